@@ -1,0 +1,131 @@
+"""Plain data types shared by every scoring module.
+
+Nothing here touches the ORM, settings or the clock: a round goes in as a `RoundInput`, boards come out as
+JSON-ready dicts in the shape `recount` prints. The database side (scoring.services) and the recount command
+both build `RoundInput` through `scoring.bundle`, so the site and a recount of a download share one path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+METHODOLOGIES = ("outcomes", "scored", "checks", "weekly")
+TASK_KINDS = ("core", "safety", "local-china", "local-global", "to-spec", "invent", "startup")
+ROUND_STATUSES = ("draft", "preview", "published")
+RUN_STATUSES = (
+    "completed",
+    "timeout",
+    "over_budget",
+    "infra_error",
+    "region_blocked",
+    "unsupported",
+    "not_started",
+)
+OUTCOMES = ("pass", "partial", "fail", "violation", "unsupported")
+VERDICT_ROLES = ("tester", "second", "third")
+EVALUATIONS = ("auto", "llm-judge", "composite", "checks", "checklist", "review")
+WINNERS = ("a", "b", "tie")
+
+
+@dataclass(frozen=True)
+class AgentInput:
+    slug: str
+    name: str
+    organization: str | None = None
+    primary_language: str | None = None
+    languages: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TaskInput:
+    key: str
+    title: str = ""
+    kind: str = "core"
+    version: str = "1.0"
+    dimensions: tuple[str, ...] = ()
+    domain: str | None = None
+    evaluation: str | None = None
+    time_limit_min: float | None = 30
+    token_budget: int | None = None
+
+
+@dataclass(frozen=True)
+class EntryInput:
+    agent: str
+    product_version: str | None = None
+    plan: str | None = None
+    region: str | None = None
+    network: str | None = None
+    model: str | None = None
+    cli: str | None = None
+
+
+@dataclass(frozen=True)
+class VerdictInput:
+    role: str
+    outcome: str | None = None
+    matched: tuple[str, ...] = ()
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class RunInput:
+    id: str
+    round: str
+    agent: str
+    task: str
+    task_version: str = "1.0"
+    trial: int = 1
+    language: str | None = None
+    status: str = "completed"
+    outcome: str | None = None
+    verdicts: tuple[VerdictInput, ...] = ()
+    rerun_of: str | None = None
+    score: float | None = None
+    auto_pass_rate: float | None = None
+    tests_passed: int | None = None
+    tests_total: int | None = None
+    judge_scores: tuple[float, ...] = ()
+    heuristic: float | None = None
+    app_started: bool | None = None
+    api_checks_passed: int | None = None
+    api_checks_total: int | None = None
+    browser_steps_passed: int | None = None
+    browser_steps_total: int | None = None
+    tokens_input: int | None = None
+    tokens_output: int | None = None
+    tokens_cache_write: int | None = None
+    cost_usd: float | None = None
+    plan_label: str | None = None
+    wall_seconds: float | None = None
+    first_output_seconds: float | None = None
+    steps: int | None = None
+    interventions: int | None = None
+    checks_version: str | None = None
+
+
+@dataclass(frozen=True)
+class VoteInput:
+    task: str
+    a: str
+    b: str
+    winner: str
+    voter: str | None = None
+    counts: bool = True
+
+
+@dataclass(frozen=True)
+class RoundInput:
+    """Everything a board of one round depends on."""
+
+    benchmark: str
+    methodology: str
+    key: str
+    tasks: tuple[TaskInput, ...]
+    agents: tuple[AgentInput, ...]
+    entries: tuple[EntryInput, ...]
+    runs: tuple[RunInput, ...]
+    params: dict[str, Any] = field(default_factory=dict)
+    status: str = "published"
+    starts_on: str | None = None
