@@ -1,0 +1,253 @@
+"""The `scored` methodology (seed 002): fractional scores from tests and an LLM judge, pass@k, best of trials.
+
+A run's score comes from its parts (auto = tests passed / total, judge = mean of 1-10 criteria / 10,
+composite = 60/40), a heuristic fallback capped at 0.60 and marked, or the score published with the run.
+The board ranks agents by their mean best score; cost and latency are separate axes where missing is None,
+never 0, and `rerank` combines the three axes with a reader's weights.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from .common import (
+    Row,
+    assign_ranks,
+    base_row,
+    desc_none_last,
+    effective_runs,
+    entered_agents,
+    mean_or_none,
+    name_key,
+    run_sort_key,
+)
+from .types import RoundInput, RunInput, TaskInput
+
+HEURISTIC_CAP = 0.6
+AUTO_WEIGHT, JUDGE_WEIGHT = 0.6, 0.4
+DEFAULT_PASS_THRESHOLD = 0.8
+# A computed score this close to the threshold is on it: 0.6 * a + 0.4 * j can land a rounding error below.
+TOLERANCE = 1e-9
+# A timeout or an over-budget run is handed in as it stood at the limit ("A timeout (default 300 seconds)");
+# an infra error is the platform's fault; region blocks, unsupported products and runs that never started
+# produced nothing to score.
+COUNTED = frozenset({"completed", "timeout", "over_budget"})
+ZERO_WHEN_UNSCORED = frozenset({"timeout", "over_budget"})
+
+
+@dataclass(frozen=True)
+class RunScore:
+    """The score of one run, whether it rests on a heuristic, and how it was obtained."""
+
+    score: float | None
+    heuristic: bool
+    source: str  # "auto", "llm-judge", "composite", "published", "timeout" or "none"
+
+
+def auto_part(run: RunInput) -> float | None:
+    """Auto evaluation: "Score = tests_passed / tests_total"; a published pass rate without counts."""
+    if run.tests_total and run.tests_passed is not None:
+        return run.tests_passed / run.tests_total
+    return run.auto_pass_rate
+
+
+def judge_part(run: RunInput) -> float | None:
+    """LLM judge: "each rubric criterion on a 1-10 scale. Final score = average / 10"."""
+    if not run.judge_scores:
+        return None
+    return math.fsum(run.judge_scores) / len(run.judge_scores) / 10
+
+
+def heuristic_part(run: RunInput) -> float | None:
+    """Fallback scoring: without a judge, a heuristic score "capped at 0.60. This is clearly marked"."""
+    return None if run.heuristic is None else min(run.heuristic, HEURISTIC_CAP)
+
+
+def run_score(run: RunInput, task: TaskInput) -> RunScore:
+    """Score one run by its task's evaluation type (seed 002, "Evaluation Types").
+
+    auto => a; llm-judge => j, or the capped heuristic h when no judge scored it; composite => 0.6 a + 0.4
+    (j or h). Without an evaluation type it is inferred from the parts present. When the parts the type
+    needs are missing, the score published with the run is used as given (capped at 0.60 and marked when
+    the run carries a heuristic). A timeout or over-budget run with no score at all scores 0.
+    """
+    a, j, h = auto_part(run), judge_part(run), heuristic_part(run)
+    judge = j if j is not None else h
+    judge_is_heuristic = j is None and h is not None
+    evaluation = task.evaluation
+    if evaluation not in ("auto", "llm-judge", "composite"):
+        if a is not None and judge is not None:
+            evaluation = "composite"
+        elif a is not None:
+            evaluation = "auto"
+        elif judge is not None:
+            evaluation = "llm-judge"
+    if evaluation == "auto" and a is not None:
+        return RunScore(a, False, "auto")
+    if evaluation == "llm-judge" and judge is not None:
+        return RunScore(judge, judge_is_heuristic, "llm-judge")
+    if evaluation == "composite" and a is not None and judge is not None:
+        return RunScore(AUTO_WEIGHT * a + JUDGE_WEIGHT * judge, judge_is_heuristic, "composite")
+    if run.score is not None:
+        if run.heuristic is not None:
+            return RunScore(min(run.score, HEURISTIC_CAP), True, "published")
+        return RunScore(run.score, False, "published")
+    if run.status in ZERO_WHEN_UNSCORED:
+        return RunScore(0.0, False, "timeout")
+    return RunScore(None, False, "none")
+
+
+def passes(score: float, threshold: float) -> bool:
+    """Pass threshold: "An agent passes a task if its score >= 0.80" (benchmark param `pass_threshold`)."""
+    return score >= threshold - TOLERANCE
+
+
+def task_cell(task: TaskInput, runs: list[RunInput], threshold: float) -> dict[str, Any] | None:
+    """One agent on one task: best score across trials, pass@k, trials, and every trial's score.
+
+    "The leaderboard reports the best score across trials"; "pass@k = (trials where score >= 0.80) /
+    total_trials". `heuristic` marks the cell when its best trial rests on a heuristic; ties on the best
+    score prefer a non-heuristic trial, then the earlier trial.
+    """
+    trials = []
+    for run in sorted(runs, key=run_sort_key):
+        rs = run_score(run, task)
+        if rs.score is None:
+            continue
+        trials.append((run, rs))
+    if not trials:
+        return None
+    best_run, best = min(trials, key=lambda t: (-(t[1].score or 0.0), t[1].heuristic, run_sort_key(t[0])))
+    assert best.score is not None
+    passing = sum(1 for _, rs in trials if passes(rs.score or 0.0, threshold))
+    return {
+        "best": best.score,
+        "best_run": best_run.id,
+        "trials": len(trials),
+        "passes": passing,
+        "pass_at_k": passing / len(trials),
+        "passed": passes(best.score, threshold),
+        "heuristic": best.heuristic,
+        "runs": [run.id for run, _ in trials],
+        "scores": [
+            {
+                "run": run.id,
+                "trial": run.trial,
+                "status": run.status,
+                "score": rs.score,
+                "source": rs.source,
+                "heuristic": rs.heuristic,
+                "passed": passes(rs.score or 0.0, threshold),
+                "published_score": run.score,
+                "score_differs": run.score is not None and rs.score is not None
+                and abs(rs.score - run.score) > TOLERANCE,
+            }
+            for run, rs in trials
+        ],
+    }
+
+
+def compute_scored_boards(round_input: RoundInput) -> dict[str, Any]:
+    """The `scored` board of one round: {"overall": [rows], "meta": {...}}.
+
+    Agent `score` (also `overall`) = mean over tested tasks of the best score; `pass_rate` = tasks whose best
+    passes / tested tasks; `domains` = mean best per task domain. Cost and latency are means over counted runs
+    that report them, None when none does ("We treat missing data as None, never 0"), and `meta` counts the
+    agents missing each axis ("n agents missing data on axis X"). Ranked by score descending, blank last,
+    equal scores sharing a rank.
+    """
+    threshold = float(round_input.params.get("pass_threshold", DEFAULT_PASS_THRESHOLD))
+    tasks = sorted(round_input.tasks, key=lambda t: t.key)
+    runs = [r for r in effective_runs(round_input) if r.status in COUNTED]
+    rows: list[Row] = []
+    for agent in entered_agents(round_input):
+        mine = [r for r in runs if r.agent == agent.slug]
+        cells: dict[str, dict[str, Any]] = {}
+        unscored: list[str] = []
+        for task in tasks:
+            task_runs = [r for r in mine if r.task == task.key]
+            cell = task_cell(task, task_runs, threshold)
+            if cell is not None:
+                cells[task.key] = cell
+            scored_ids = set(cell["runs"]) if cell else set()
+            unscored.extend(r.id for r in task_runs if r.id not in scored_ids)
+        counted_runs = [r for r in mine if any(r.id in c["runs"] for c in cells.values())]
+        domains: dict[str, list[float]] = {}
+        for task in tasks:
+            if task.key in cells and task.domain is not None:
+                domains.setdefault(task.domain, []).append(cells[task.key]["best"])
+        row = base_row(agent)
+        score = mean_or_none(c["best"] for c in cells.values())
+        row.update({
+            "score": score,
+            "overall": score,
+            "pass_rate": sum(1 for c in cells.values() if c["passed"]) / len(cells) if cells else None,
+            "tested": len(cells),
+            "of": len(tasks),
+            "domains": {d: mean_or_none(v) for d, v in sorted(domains.items())},
+            "heuristic": any(c["heuristic"] for c in cells.values()),
+            "cost_usd": mean_or_none(r.cost_usd for r in counted_runs),
+            "wall_seconds": mean_or_none(r.wall_seconds for r in counted_runs),
+            "first_output_seconds": mean_or_none(r.first_output_seconds for r in counted_runs),
+            "unscored": sorted(unscored),
+            "tasks": cells,
+        })
+        rows.append(row)
+    ranked = assign_ranks(rows, lambda r: desc_none_last(r["score"]), name_key)
+    meta = {
+        "agents": len(ranked),
+        "missing_cost": sum(1 for r in ranked if r["cost_usd"] is None),
+        "missing_latency": sum(1 for r in ranked if r["wall_seconds"] is None),
+        "pass_threshold": threshold,
+    }
+    return {"overall": ranked, "meta": meta}
+
+
+def _normalised(values: dict[str, float], invert: bool) -> dict[str, float]:
+    """Min-max normalise to 0..1 over the agents that have the axis; all-equal values all get 1."""
+    if not values:
+        return {}
+    lo, hi = min(values.values()), max(values.values())
+    out = {}
+    for agent, v in values.items():
+        n = 1.0 if hi == lo else (v - lo) / (hi - lo)
+        out[agent] = 1.0 - n if invert and hi != lo else n
+    return out
+
+
+def rerank(rows: list[Row], w_score: float, w_cost: float, w_latency: float) -> list[Row]:
+    """Re-rank a `scored` board with a reader's weights (seed 002, "The composite ranking exposes weights").
+
+    Each axis is min-max normalised to 0..1 over the agents that report it: score as is, cost (`cost_usd`)
+    and latency (`wall_seconds`) inverted so that cheaper and faster are nearer 1; an axis where every agent
+    is equal gives all of them 1. An agent's `weighted` value is sum(w * axis) / sum(w) over the axes it
+    reports, so a missing axis is left out and the weights renormalised over the others (its row lists the
+    axis under `missing_axes`, so a reader sees what is not comparable). With no reported axis of positive
+    weight `weighted` is None, ranked last. Weights must be >= 0. Returns new rows (copies) ranked by
+    `weighted`, equal values sharing a `weighted_rank`, then by name.
+    """
+    weights = {"score": w_score, "cost_usd": w_cost, "wall_seconds": w_latency}
+    if any(w < 0 or not math.isfinite(w) for w in weights.values()):
+        raise ValueError("weights must be finite and >= 0")
+    axes = {
+        axis: _normalised({r["agent"]: float(r[axis]) for r in rows if r.get(axis) is not None},
+                          invert=axis != "score")
+        for axis in weights
+    }
+    out = []
+    for row in rows:
+        new = dict(row)
+        present = [a for a in weights if row["agent"] in axes[a]]
+        total_w = math.fsum(weights[a] for a in present)
+        new["weighted"] = (math.fsum(weights[a] * axes[a][row["agent"]] for a in present) / total_w
+                           if total_w > 0 else None)
+        new["missing_axes"] = [a for a in weights if a not in present]
+        out.append(new)
+    board_rank = {r["agent"]: r.get("rank") for r in rows}
+    ranked = assign_ranks(out, lambda r: desc_none_last(r["weighted"]), name_key)
+    for r in ranked:
+        r["weighted_rank"] = r["rank"]
+        r["rank"] = board_rank[r["agent"]]
+    return ranked

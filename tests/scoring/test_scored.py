@@ -1,0 +1,144 @@
+import pytest
+from builders import make_round, make_run, make_task, row_of
+
+from scoring.scored import compute_scored_boards, rerank, run_score
+
+AUTO = make_task("code-001", evaluation="auto", domain="code")
+JUDGE = make_task("research-001", evaluation="llm-judge", domain="research")
+COMPOSITE = make_task("multi-001", evaluation="composite", domain="multi-step")
+BARE = make_task("data-001", domain="data")
+
+
+def board(tasks, runs, **kw):
+    return compute_scored_boards(make_round("scored", tasks, runs, **kw))
+
+
+def test_it_scores_auto_tasks_by_tests_passed():
+    rs = run_score(make_run("a", "code-001", tests_passed=3, tests_total=4, score=0.75), AUTO)
+    assert rs.score == 0.75 and not rs.heuristic
+
+
+def test_it_uses_a_published_pass_rate_without_test_counts():
+    assert run_score(make_run("a", "code-001", auto_pass_rate=0.5), AUTO).score == 0.5
+
+
+def test_it_scores_judge_tasks_by_the_mean_criterion_over_ten():
+    rs = run_score(make_run("a", "research-001", judge_scores=(8, 9, 7)), JUDGE)
+    assert rs.score == pytest.approx(0.8, abs=1e-15)
+
+
+def test_it_caps_the_heuristic_fallback_at_060_and_marks_it():
+    rs = run_score(make_run("a", "research-001", heuristic=0.9), JUDGE)
+    assert rs.score == 0.6 and rs.heuristic
+
+
+def test_it_prefers_judge_scores_over_a_heuristic():
+    rs = run_score(make_run("a", "research-001", heuristic=0.3, judge_scores=(5,)), JUDGE)
+    assert rs.score == 0.5 and not rs.heuristic
+
+
+def test_it_weights_composite_tasks_60_40():
+    run = make_run("a", "multi-001", tests_passed=4, tests_total=5, judge_scores=(6, 8))
+    assert run_score(run, COMPOSITE).score == 0.6 * (4 / 5) + 0.4 * 0.7
+
+
+def test_it_uses_the_heuristic_in_a_composite_and_marks_it():
+    run = make_run("a", "multi-001", tests_passed=1, tests_total=1, heuristic=0.8)
+    rs = run_score(run, COMPOSITE)
+    assert rs.score == 0.6 + 0.4 * 0.6 and rs.heuristic
+
+
+def test_it_infers_the_evaluation_from_the_parts_present():
+    assert run_score(make_run("a", "data-001", tests_passed=1, tests_total=2), BARE).score == 0.5
+    assert run_score(make_run("a", "data-001", judge_scores=(4,)), BARE).score == 0.4
+    both = run_score(make_run("a", "data-001", tests_passed=1, tests_total=2, judge_scores=(4,)), BARE)
+    assert both.source == "composite"
+
+
+def test_it_falls_back_to_the_published_score_and_caps_a_heuristic_one():
+    assert run_score(make_run("a", "data-001", score=0.7), BARE).score == 0.7
+    rs = run_score(make_run("a", "code-001", score=0.9, heuristic=0.9), AUTO)
+    assert rs.score == 0.6 and rs.heuristic and rs.source == "published"
+
+
+def test_it_flags_a_published_score_that_differs_from_the_computed_one():
+    runs = [make_run("a", "code-001", tests_passed=1, tests_total=2, score=0.9, id="x")]
+    cell = board([AUTO], runs)["overall"][0]["tasks"]["code-001"]
+    assert cell["scores"][0]["score_differs"] is True
+    assert cell["scores"][0]["published_score"] == 0.9
+
+
+def test_it_reports_the_best_trial_and_pass_at_k():
+    runs = [make_run("a", "code-001", tests_passed=1, tests_total=2, trial=1, id="t1"),
+            make_run("a", "code-001", tests_passed=9, tests_total=10, trial=2, id="t2"),
+            make_run("a", "code-001", tests_passed=4, tests_total=5, trial=3, id="t3")]
+    cell = board([AUTO], runs)["overall"][0]["tasks"]["code-001"]
+    assert cell["best"] == 0.9 and cell["best_run"] == "t2"
+    assert cell["trials"] == 3
+    assert cell["pass_at_k"] == 2 / 3
+    assert cell["runs"] == ["t1", "t2", "t3"]
+
+
+def test_it_averages_best_scores_into_score_pass_rate_and_domains():
+    runs = [make_run("a", "code-001", tests_passed=1, tests_total=1),
+            make_run("a", "research-001", judge_scores=(5,)),
+            make_run("a", "multi-001", tests_passed=0, tests_total=1, judge_scores=(10,))]
+    row = board([AUTO, JUDGE, COMPOSITE, BARE], runs)["overall"][0]
+    assert row["score"] == (1.0 + 0.5 + 0.4) / 3
+    assert row["pass_rate"] == 1 / 3
+    assert row["tested"] == 3 and row["of"] == 4
+    assert row["domains"] == {"code": 1.0, "multi-step": 0.4, "research": 0.5}
+
+
+def test_it_uses_a_custom_pass_threshold():
+    runs = [make_run("a", "code-001", tests_passed=7, tests_total=10)]
+    row = board([AUTO], runs, params={"pass_threshold": 0.7})["overall"][0]
+    assert row["pass_rate"] == 1.0
+
+
+def test_it_ignores_infra_errors_and_scores_an_empty_timeout_as_zero():
+    runs = [make_run("a", "code-001", status="infra_error", tests_passed=1, tests_total=1),
+            make_run("a", "research-001", status="timeout")]
+    row = board([AUTO, JUDGE], runs)["overall"][0]
+    assert set(row["tasks"]) == {"research-001"}
+    assert row["score"] == 0.0
+
+
+def test_it_keeps_missing_cost_and_latency_as_none_and_counts_them():
+    runs = [make_run("a", "code-001", tests_passed=1, tests_total=1, cost_usd=0.5, wall_seconds=90),
+            make_run("a", "code-001", tests_passed=1, tests_total=2, cost_usd=0.1, trial=2),
+            make_run("b", "code-001", tests_passed=1, tests_total=1)]
+    out = board([AUTO], runs)
+    a, b = row_of(out["overall"], "a"), row_of(out["overall"], "b")
+    assert a["cost_usd"] == 0.3 and a["wall_seconds"] == 90.0
+    assert b["cost_usd"] is None and b["wall_seconds"] is None
+    assert out["meta"] == {"agents": 2, "missing_cost": 1, "missing_latency": 1, "pass_threshold": 0.8}
+
+
+def test_it_marks_a_cell_whose_best_trial_is_heuristic():
+    runs = [make_run("a", "research-001", heuristic=0.5)]
+    row = board([JUDGE], runs)["overall"][0]
+    assert row["tasks"]["research-001"]["heuristic"] is True
+    assert row["heuristic"] is True
+
+
+def test_it_reranks_with_weights_over_normalised_axes():
+    rows = [
+        {"agent": "a", "name": "A", "rank": 1, "score": 0.9, "cost_usd": 1.0, "wall_seconds": 100.0},
+        {"agent": "b", "name": "B", "rank": 2, "score": 0.7, "cost_usd": 0.1, "wall_seconds": 20.0},
+        {"agent": "c", "name": "C", "rank": 3, "score": 0.5, "cost_usd": None, "wall_seconds": 60.0},
+    ]
+    by_score = rerank(rows, 1, 0, 0)
+    assert [r["agent"] for r in by_score] == ["a", "b", "c"]
+    cheap = rerank(rows, 1, 1, 0)
+    # a: (1 + 0) / 2; b: (0.5 + 1) / 2; c has no cost: 0 / 1
+    assert [(r["agent"], r["weighted"]) for r in cheap] == [("b", 0.75), ("a", 0.5), ("c", 0.0)]
+    assert cheap[2]["missing_axes"] == ["cost_usd"]
+    assert [r["weighted_rank"] for r in cheap] == [1, 2, 3]
+    assert [r["rank"] for r in cheap] == [2, 1, 3]
+    assert rows[0].get("weighted") is None
+
+
+def test_it_refuses_negative_weights():
+    with pytest.raises(ValueError):
+        rerank([], -1, 0, 0)
