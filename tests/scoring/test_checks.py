@@ -1,0 +1,95 @@
+from builders import make_round, make_run, make_task, row_of
+
+from scoring.checks import check_score, compute_checks_boards
+
+SHOP = make_task("shop", kind="to-spec", time_limit_min=60, token_budget=1000)
+BOOK = make_task("booking", kind="to-spec")
+CHAT = make_task("messenger", kind="invent")
+
+
+def checks_run(agent, task="shop", api=(8, 10), browser=(3, 4), **kw):
+    kw.setdefault("app_started", True)
+    return make_run(agent, task, api_checks_passed=api[0], api_checks_total=api[1],
+                    browser_steps_passed=browser[0], browser_steps_total=browser[1], **kw)
+
+
+def boards(tasks, runs):
+    return compute_checks_boards(make_round("checks", tasks, runs))
+
+
+def test_it_scores_half_api_and_half_browser():
+    assert check_score(checks_run("a"), SHOP) == 50 * 8 / 10 + 50 * 3 / 4
+
+
+def test_it_scores_an_app_that_did_not_start_as_zero():
+    assert check_score(checks_run("a", app_started=False), SHOP) == 0.0
+    assert check_score(checks_run("a", status="not_started"), SHOP) == 0.0
+
+
+def test_it_counts_a_missing_half_as_zero():
+    run = make_run("a", "shop", app_started=True, api_checks_passed=10, api_checks_total=10)
+    assert check_score(run, SHOP) == 50.0
+
+
+def test_it_admits_invent_runs_at_100():
+    assert check_score(checks_run("a", "messenger", api=(2, 2), browser=(1, 1)), CHAT) == 100.0
+    assert check_score(checks_run("a", "messenger", api=(1, 2), browser=(1, 1)), CHAT) == 0.0
+
+
+def test_it_takes_the_median_run_and_its_range():
+    runs = [checks_run("a", api=(p, 10), browser=(0, 4), id=f"r{p}", trial=p) for p in (2, 9, 5)]
+    row = boards([SHOP], runs)["tasks"]["shop"][0]
+    assert row["median"] == 25.0 and row["median_run"] == "r5"
+    assert (row["min"], row["max"], row["runs"]) == (10.0, 45.0, 3)
+
+
+def test_it_takes_the_lower_middle_run_for_an_even_count():
+    runs = [checks_run("a", api=(p, 10), browser=(0, 4), trial=i) for i, p in enumerate((2, 9, 5, 7), 1)]
+    assert boards([SHOP], runs)["tasks"]["shop"][0]["median"] == 25.0
+
+
+def test_it_picks_the_cheaper_of_equal_median_runs():
+    runs = [checks_run("a", tokens_input=500, tokens_output=100, id="big", trial=1),
+            checks_run("a", tokens_input=300, tokens_output=100, id="small", trial=2)]
+    row = boards([SHOP], runs)["tasks"]["shop"][0]
+    assert row["median_run"] == "small" and row["tokens"] == 400
+
+
+def test_it_leaves_out_runs_over_time_or_token_budget():
+    runs = [checks_run("a", api=(10, 10), browser=(4, 4), wall_seconds=3601),
+            checks_run("a", api=(10, 10), browser=(4, 4), tokens_input=900, tokens_output=50,
+                       tokens_cache_write=51),
+            checks_run("a", api=(0, 10), browser=(0, 4), wall_seconds=3600, tokens_input=999,
+                       tokens_output=1)]
+    row = boards([SHOP], runs)["tasks"]["shop"][0]
+    assert row["runs"] == 1 and row["median"] == 0.0 and row["not_counted"] == 2
+
+
+def test_it_never_counts_infra_errors_timeouts_or_over_budget_runs():
+    runs = [checks_run("a", status=s, api=(10, 10), browser=(4, 4))
+            for s in ("infra_error", "timeout", "over_budget", "region_blocked", "unsupported")]
+    row = boards([SHOP], runs)["tasks"]["shop"][0]
+    assert row["median"] is None and row["runs"] == 0
+
+
+def test_it_ranks_task_boards_by_median_then_tokens_then_time():
+    runs = [checks_run("a", tokens_input=10, tokens_output=10, wall_seconds=50),
+            checks_run("b", tokens_input=10, tokens_output=5, wall_seconds=90),
+            checks_run("c", tokens_input=10, tokens_output=5, wall_seconds=40),
+            checks_run("d", api=(10, 10), browser=(4, 4))]
+    board = boards([SHOP], runs)["tasks"]["shop"]
+    assert [(r["agent"], r["rank"]) for r in board] == [("d", 1), ("c", 2), ("b", 3), ("a", 4)]
+
+
+def test_it_averages_medians_over_to_spec_tasks_counting_missing_as_zero():
+    runs = [checks_run("a", "shop", api=(10, 10), browser=(4, 4)),
+            checks_run("a", "messenger", api=(1, 1), browser=(1, 1)),
+            checks_run("b", "shop", api=(5, 10), browser=(2, 4)),
+            checks_run("b", "booking", api=(5, 10), browser=(2, 4))]
+    out = boards([SHOP, BOOK, CHAT], runs)
+    a, b = row_of(out["overall"], "a"), row_of(out["overall"], "b")
+    assert a["overall"] == 50.0 and a["tasks"] == {"booking": None, "shop": 100.0}
+    assert b["overall"] == 50.0
+    assert a["rank"] == b["rank"] == 1
+    assert (b["min"], b["max"], b["runs"]) == (50.0, 50.0, 2)
+    assert "messenger" in out["tasks"]
