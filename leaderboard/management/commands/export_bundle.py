@@ -1,0 +1,38 @@
+import json
+import sys
+
+from django.core.management.base import BaseCommand, CommandError
+
+from leaderboard.bundles import bundle_export
+from leaderboard.models import Benchmark
+
+
+class Command(BaseCommand):
+    help = "Write a benchmark as a results bundle (published rounds only unless --all)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--benchmark", help="benchmark slug (required when there are several)")
+        parser.add_argument("-o", "--output", help="file to write (default: standard output)")
+        parser.add_argument("--all", action="store_true", help="include draft and preview rounds")
+
+    def handle(self, *args, **options):
+        slug = options["benchmark"]
+        if slug:
+            benchmark = Benchmark.objects.filter(slug=slug).first()
+            if benchmark is None:
+                known = ", ".join(Benchmark.objects.values_list("slug", flat=True)) or "none"
+                raise CommandError(f"no benchmark {slug!r} (known: {known})")
+        else:
+            benchmarks = list(Benchmark.objects.all()[:2])
+            if len(benchmarks) != 1:
+                known = ", ".join(Benchmark.objects.values_list("slug", flat=True)) or "none"
+                raise CommandError(f"say which benchmark with --benchmark (known: {known})")
+            benchmark = benchmarks[0]
+        doc = bundle_export(benchmark=benchmark, include_unpublished=options["all"])
+        text = json.dumps(doc, indent=1, ensure_ascii=False)
+        if options["output"]:
+            with open(options["output"], "w", encoding="utf-8") as fh:
+                fh.write(text + "\n")
+            self.stderr.write(f"wrote {options['output']}: {len(doc['runs'])} runs, {len(doc['votes'])} votes")
+        else:
+            sys.stdout.write(text + "\n")

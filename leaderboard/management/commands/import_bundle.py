@@ -1,0 +1,36 @@
+import json
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from leaderboard.bundles import bundle_import
+from scoring.bundle import BundleError
+
+
+class Command(BaseCommand):
+    help = "Validate a results bundle (JSON) and write it in one transaction; on bad input write nothing."
+
+    def add_arguments(self, parser):
+        parser.add_argument("files", nargs="+", help="bundle files (JSON)")
+
+    def handle(self, *args, **options):
+        failed = False
+        for name in options["files"]:
+            path = Path(name)
+            try:
+                doc = json.loads(path.read_text(encoding="utf-8"))
+            except FileNotFoundError:
+                raise CommandError(f"{name}: no such file") from None
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                raise CommandError(f"{name}: not valid JSON ({exc})") from None
+            try:
+                report = bundle_import(doc=doc)
+            except BundleError as exc:
+                failed = True
+                self.stderr.write(f"{name}: {len(exc.problems)} problem(s), nothing written:")
+                for problem in exc.problems:
+                    self.stderr.write(f"  {problem}")
+                continue
+            self.stdout.write(f"{name}: {report.summary()}")
+        if failed:
+            raise CommandError("some bundles were not imported")

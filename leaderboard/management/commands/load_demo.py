@@ -1,0 +1,62 @@
+import json
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth.models import Group, User
+from django.core.management.base import BaseCommand
+
+from leaderboard.bundles import bundle_import
+from leaderboard.models import Membership, Organization
+from scoring.services import snapshot_recompute, snapshots_sweep
+
+DEMO_BUNDLES = ["artb.json", "appbench.json", "weekly.json", "agentbench-live.json"]
+DEMO_PASSWORD = "demo-pass-2026"
+DEMO_USERS = [
+    # username, group, staff, organization slug
+    ("editor", "Editors", True, None),
+    ("tester", "Testers", True, None),
+    ("reviewer", "Reviewers", True, None),
+    ("reviewer2", "Reviewers", True, None),
+    ("vendor", "Vendors", False, "first"),
+]
+
+
+class Command(BaseCommand):
+    help = "Load the demo bundles in fixtures/, create demo accounts, and compute every board."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--no-users", action="store_true", help="do not create the demo accounts")
+
+    def handle(self, *args, **options):
+        fixtures = Path(settings.BASE_DIR) / "fixtures"
+        for name in DEMO_BUNDLES:
+            path = fixtures / name
+            if not path.exists():
+                self.stderr.write(f"skipping {name}: not found")
+                continue
+            report = bundle_import(doc=json.loads(path.read_text(encoding="utf-8")))
+            self.stdout.write(report.summary())
+        if not options["no_users"]:
+            self._users()
+        snapshots_sweep(older_than_seconds=0)
+        from scoring.models import BoardSnapshot
+
+        for snapshot_id in BoardSnapshot.objects.filter(stale=True).values_list("id", flat=True):
+            snapshot_recompute(snapshot_id=snapshot_id)
+        self.stdout.write(f"boards computed: {BoardSnapshot.objects.filter(stale=False).count()}")
+
+    def _users(self) -> None:
+        lines = []
+        for username, group, staff, org_slug in DEMO_USERS:
+            user, created = User.objects.get_or_create(
+                username=username, defaults={"email": f"{username}@example.org", "is_staff": staff})
+            if created:
+                user.set_password(DEMO_PASSWORD)
+                user.save()
+            user.groups.add(Group.objects.get(name=group))
+            if org_slug == "first":
+                org = Organization.objects.order_by("slug").first()
+                if org is not None:
+                    Membership.objects.get_or_create(user=user, defaults={"organization": org})
+            lines.append(f"{username} ({group})")
+        self.stdout.write(f"demo accounts, password {DEMO_PASSWORD!r}: " + ", ".join(lines))

@@ -1,0 +1,294 @@
+"""The catalogue: benchmarks, tasks and their versions, agents and vendors, rounds, entries, private round
+parameters, memberships and the corrections changelog."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+from django.utils import timezone
+
+key_validator = RegexValidator(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", "Letters, digits, '-', '_' and '.' only.")
+version_validator = RegexValidator(r"^\d+(\.\d+)*$", "A version such as 1.0, 1.1 or 2.0.")
+
+
+def major(version: str) -> int:
+    """The major number of a task version ("2.1" -> 2)."""
+    try:
+        return int(str(version).split(".")[0])
+    except ValueError:
+        return 0
+
+
+class Methodology(models.TextChoices):
+    OUTCOMES = "outcomes", "Outcomes (pass/partial/fail, 0-10 scores)"
+    SCORED = "scored", "Scored (tests and judge, pass@k)"
+    CHECKS = "checks", "Checks (0-100, median run)"
+    WEEKLY = "weekly", "Weekly (pass-rate table)"
+
+
+class Organization(models.Model):
+    """A vendor: the company behind one or more agents. Its users see their own results during preview."""
+
+    slug = models.SlugField(max_length=100, unique=True)
+    name = models.CharField(max_length=200)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Membership(models.Model):
+    """A user who belongs to a vendor organization."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="membership")
+    organization = models.ForeignKey(Organization, on_delete=models.CASCADE, related_name="members")
+
+    def __str__(self) -> str:
+        return f"{self.user} @ {self.organization}"
+
+
+class Agent(models.Model):
+    slug = models.CharField(max_length=100, unique=True, validators=[key_validator])
+    name = models.CharField(max_length=200)
+    organization = models.ForeignKey(Organization, null=True, blank=True, on_delete=models.SET_NULL,
+                                     related_name="agents")
+    primary_language = models.CharField(max_length=20, blank=True, default="en")
+    languages = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("agent", args=[self.slug])
+
+
+class Benchmark(models.Model):
+    slug = models.CharField(max_length=100, unique=True, validators=[key_validator])
+    name = models.CharField(max_length=200)
+    methodology = models.CharField(max_length=20, choices=Methodology.choices)
+    description = models.TextField(blank=True)
+    task_set_version = models.CharField(max_length=20, blank=True, default="1.0")
+    pass_threshold = models.FloatField(default=0.8, validators=[MinValueValidator(0), MaxValueValidator(1)],
+                                       help_text="Scored methodology: a run passes at this score or above.")
+    params = models.JSONField(default=dict, blank=True, help_text="Further methodology parameters.")
+    position = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position", "name"]
+        constraints = [
+            models.CheckConstraint(condition=Q(methodology__in=[m.value for m in Methodology]),
+                                   name="benchmark_methodology_valid"),
+            models.CheckConstraint(condition=Q(pass_threshold__gte=0) & Q(pass_threshold__lte=1),
+                                   name="benchmark_pass_threshold_0_1"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("board", args=[self.slug])
+
+    def scoring_params(self) -> dict:
+        return {**(self.params or {}), "pass_threshold": self.pass_threshold}
+
+
+class TaskKind(models.TextChoices):
+    CORE = "core"
+    SAFETY = "safety"
+    LOCAL_CHINA = "local-china", "local (China)"
+    LOCAL_GLOBAL = "local-global", "local (global)"
+    TO_SPEC = "to-spec"
+    INVENT = "invent"
+    STARTUP = "startup"
+
+
+class Evaluation(models.TextChoices):
+    AUTO = "auto"
+    JUDGE = "llm-judge", "LLM judge"
+    COMPOSITE = "composite"
+    CHECKS = "checks"
+    CHECKLIST = "checklist"
+    REVIEW = "review", "reviewed outcome"
+
+
+class Task(models.Model):
+    """A task of a benchmark. Its wording lives in `TaskVersion`s; `version` is the current one."""
+
+    benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="tasks")
+    key = models.CharField(max_length=100, validators=[key_validator])
+    title = models.CharField(max_length=300, blank=True)
+    kind = models.CharField(max_length=20, choices=TaskKind.choices, default=TaskKind.CORE)
+    version = models.CharField(max_length=20, default="1.0", validators=[version_validator])
+    dimensions = models.JSONField(default=list, blank=True)
+    domain = models.CharField(max_length=100, blank=True)
+    difficulty = models.CharField(max_length=50, blank=True)
+    evaluation = models.CharField(max_length=20, choices=Evaluation.choices, blank=True)
+    time_limit_min = models.FloatField(null=True, blank=True, default=30)
+    token_budget = models.BigIntegerField(null=True, blank=True)
+    human_minutes = models.FloatField(null=True, blank=True)
+    tags = models.JSONField(default=list, blank=True)
+    position = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["benchmark", "position", "key"]
+        constraints = [
+            models.UniqueConstraint(fields=["benchmark", "key"], name="task_key_unique_in_benchmark"),
+            models.CheckConstraint(condition=Q(kind__in=[k.value for k in TaskKind]), name="task_kind_valid"),
+            models.CheckConstraint(condition=Q(time_limit_min__isnull=True) | Q(time_limit_min__gte=0),
+                                   name="task_time_limit_not_negative"),
+            models.CheckConstraint(condition=Q(token_budget__isnull=True) | Q(token_budget__gte=0),
+                                   name="task_token_budget_not_negative"),
+        ]
+
+    def __str__(self) -> str:
+        return self.title or self.key
+
+    def get_absolute_url(self) -> str:
+        return reverse("task", args=[self.benchmark.slug, self.key])
+
+    @property
+    def current_version(self) -> TaskVersion | None:
+        return self.versions.filter(version=self.version).first()
+
+
+class TaskVersion(models.Model):
+    """One wording of a task. Once `published_at` is set, prompt and criteria are never edited in place: a
+    change is a new version (a major bump for a changed prompt or criterion)."""
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="versions")
+    version = models.CharField(max_length=20, validators=[version_validator])
+    prompt = models.TextField(blank=True)
+    parameters = models.JSONField(default=list, blank=True, help_text="Names of the round parameters.")
+    interruption = models.TextField(blank=True)
+    evidence = models.JSONField(default=list, blank=True, help_text="Evidence to capture.")
+    criteria = models.JSONField(default=dict, blank=True, help_text='{"pass": [...], "partial": [...], "fail": [...]}')
+    observes_later_effects = models.BooleanField(default=False)
+    published_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    change_note = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["task", "created_at", "version"]
+        constraints = [
+            models.UniqueConstraint(fields=["task", "version"], name="task_version_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.task.key} v{self.version}"
+
+    @property
+    def major(self) -> int:
+        return major(self.version)
+
+
+class RoundStatus(models.TextChoices):
+    DRAFT = "draft"
+    PREVIEW = "preview"
+    PUBLISHED = "published"
+
+
+class RoundQuerySet(models.QuerySet):
+    def published(self) -> RoundQuerySet:
+        return self.filter(status=RoundStatus.PUBLISHED)
+
+
+class Round(models.Model):
+    benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="rounds")
+    key = models.CharField(max_length=100, validators=[key_validator])
+    name = models.CharField(max_length=200, blank=True)
+    status = models.CharField(max_length=20, choices=RoundStatus.choices, default=RoundStatus.DRAFT)
+    task_set_version = models.CharField(max_length=20, blank=True, default="1.0")
+    starts_on = models.DateField(null=True, blank=True, help_text="Week start for weekly tables.")
+    preview_started_at = models.DateTimeField(null=True, blank=True)
+    published_at = models.DateTimeField(null=True, blank=True)
+
+    objects = RoundQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["benchmark", "-starts_on", "-published_at", "-key"]
+        constraints = [
+            models.UniqueConstraint(fields=["benchmark", "key"], name="round_key_unique_in_benchmark"),
+            models.CheckConstraint(condition=Q(status__in=[s.value for s in RoundStatus]),
+                                   name="round_status_valid"),
+            models.CheckConstraint(condition=~Q(status="published") | Q(published_at__isnull=False),
+                                   name="round_published_has_date"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.benchmark.slug} {self.name or self.key}"
+
+    @property
+    def is_published(self) -> bool:
+        return self.status == RoundStatus.PUBLISHED
+
+    def get_absolute_url(self) -> str:
+        return reverse("board_round", args=[self.benchmark.slug, self.key])
+
+
+class Entry(models.Model):
+    """An agent entered in a round, with the conditions it was tested under."""
+
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="entries")
+    agent = models.ForeignKey(Agent, on_delete=models.PROTECT, related_name="entries")
+    product_version = models.CharField(max_length=200, blank=True)
+    plan = models.CharField(max_length=200, blank=True)
+    region = models.CharField(max_length=200, blank=True)
+    network = models.CharField(max_length=200, blank=True)
+    model = models.CharField(max_length=200, blank=True)
+    cli = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["round", "agent__name"]
+        verbose_name_plural = "entries"
+        constraints = [
+            models.UniqueConstraint(fields=["round", "agent"], name="entry_agent_once_per_round"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.agent} in {self.round}"
+
+
+class RoundParameter(models.Model):
+    """A parameter value of a task in a round (a city, a product, a phone number). Private until the round
+    is published: nothing public reads this table for an unpublished round."""
+
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="parameters")
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="round_parameters")
+    name = models.CharField(max_length=100)
+    value = models.TextField()
+
+    class Meta:
+        ordering = ["round", "task", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["round", "task", "name"], name="round_parameter_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.task.key}.{self.name}"
+
+
+class ChangelogEntry(models.Model):
+    """A correction after publication: what changed, why, who and when."""
+
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="changelog")
+    run = models.ForeignKey("runs.Run", null=True, blank=True, on_delete=models.SET_NULL, related_name="changelog")
+    what = models.TextField()
+    why = models.TextField(blank=True)
+    who = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    who_role = models.CharField(max_length=50, blank=True, help_text="The role shown publicly, e.g. editor.")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name_plural = "changelog entries"
+
+    def __str__(self) -> str:
+        return self.what[:80]

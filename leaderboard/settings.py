@@ -1,0 +1,196 @@
+"""Settings, read from the environment in one place.
+
+With no configuration the site runs on SQLite with Celery tasks run eagerly and a local-memory cache, so a
+new user needs no server. `DATABASE_URL` and `REDIS_URL` switch to PostgreSQL, Redis and real Celery workers.
+`CI=true` insists on both and fails loudly rather than fall back.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from django.core.exceptions import ImproperlyConfigured
+
+from .env import database_from_url, env_bool, env_int, env_list, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
+
+CI = env_bool("CI", False)
+DEBUG = env_bool("DEBUG", False)
+TESTING = "pytest" in sys.modules or env_bool("TESTING", False)
+
+SECRET_KEY = env_str("SECRET_KEY")
+if not SECRET_KEY:
+    if not DEBUG and env_bool("PRODUCTION", False):
+        raise ImproperlyConfigured("SECRET_KEY must be set in production")
+    SECRET_KEY = "local-only-insecure-key-set-SECRET_KEY-in-production-0123456789abcdefghijkl"
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.humanize",
+    "django_htmx",
+    "leaderboard",
+    "runs",
+    "voting",
+    "scoring",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "leaderboard.middleware.ContentSecurityPolicyMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "leaderboard.urls"
+WSGI_APPLICATION = "leaderboard.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "leaderboard.context_processors.site",
+            ],
+        },
+    },
+]
+
+# --- database -----------------------------------------------------------------------------------------------
+DATABASE_URL = env_str("DATABASE_URL")
+if CI and not DATABASE_URL.startswith(("postgres://", "postgresql://")):
+    raise ImproperlyConfigured("CI=true requires DATABASE_URL=postgres://... (no silent SQLite fallback)")
+if DATABASE_URL:
+    DATABASES = {"default": database_from_url(DATABASE_URL, BASE_DIR)}
+else:
+    VAR_DIR.mkdir(parents=True, exist_ok=True)
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": str(VAR_DIR / "db.sqlite3"),
+            "OPTIONS": {"transaction_mode": "IMMEDIATE", "timeout": 20},
+        }
+    }
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Redis, cache and Celery -------------------------------------------------------------------------------
+REDIS_URL = env_str("REDIS_URL")
+if CI and not REDIS_URL:
+    raise ImproperlyConfigured("CI=true requires REDIS_URL=redis://... (no silent eager-Celery fallback)")
+
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "lb"),
+            "TIMEOUT": 300,
+        }
+    }
+    CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", REDIS_URL)
+    CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "lb"}}
+    CELERY_BROKER_URL = "memory://"
+    CELERY_TASK_ALWAYS_EAGER = True
+
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A publish to a broker that is down must fail fast: the database write has already committed and the
+# periodic sweep recomputes anything left stale.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2,
+                                   "interval_max": 0.5, "socket_connect_timeout": 1, "socket_timeout": 2}
+CELERY_TASK_PUBLISH_RETRY = False
+STALE_SWEEP_SECONDS = env_int("STALE_SWEEP_SECONDS", 60)
+CELERY_BEAT_SCHEDULE = {
+    "sweep-stale-snapshots": {"task": "scoring.tasks.sweep_stale", "schedule": float(STALE_SWEEP_SECONDS)},
+}
+
+# --- auth, sessions, security ------------------------------------------------------------------------------
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "signin"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "home"
+
+SECURE = env_bool("SECURE", not DEBUG and env_bool("PRODUCTION", False))
+SESSION_COOKIE_SECURE = SECURE
+CSRF_COOKIE_SECURE = SECURE
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_SAMESITE = "Lax"
+SECURE_SSL_REDIRECT = SECURE and env_bool("SECURE_SSL_REDIRECT", True)
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIND_PROXY", False) else None
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31536000) if SECURE else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE
+SECURE_HSTS_PRELOAD = SECURE
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 2_621_440)
+
+# --- i18n, static, media -----------------------------------------------------------------------------------
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATIC_ROOT = Path(env_str("STATIC_ROOT", str(BASE_DIR / "staticfiles")))
+STATICFILES_DIRS = [BASE_DIR / "static"]
+MEDIA_URL = "/media/"
+MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(VAR_DIR / "media")))
+WHITENOISE_USE_FINDERS = DEBUG or TESTING or not STATIC_ROOT.exists()
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+
+# --- the product ---------------------------------------------------------------------------------------------
+SITE_NAME = env_str("SITE_NAME", "Agent Leaderboard")
+PREVIEW_HOURS = env_int("PREVIEW_HOURS", 48)
+VOTE_RATE_LIMIT = env_int("VOTE_RATE_LIMIT", 30)
+VOTE_RATE_WINDOW_SECONDS = env_int("VOTE_RATE_WINDOW_SECONDS", 600)
+VOTE_NEW_ACCOUNT_DELAY_HOURS = env_int("VOTE_NEW_ACCOUNT_DELAY_HOURS", 24)
+VOTE_DAILY_CAP = env_int("VOTE_DAILY_CAP", 200)
+VOTE_ALIAS_TTL_SECONDS = env_int("VOTE_ALIAS_TTL_SECONDS", 1800)
+API_RATE_LIMIT = env_int("API_RATE_LIMIT", 600)
+API_RATE_WINDOW_SECONDS = env_int("API_RATE_WINDOW_SECONDS", 60)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "WARNING")},
+}

@@ -1,0 +1,296 @@
+"""Runs and what is said about them: verdicts, evidence, checks, disputes."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import IntegrityError, models
+from django.db.models import F, Q
+from django.urls import reverse
+from django.utils import timezone
+
+from leaderboard.models import major
+
+
+class RunStatus(models.TextChoices):
+    COMPLETED = "completed"
+    TIMEOUT = "timeout"
+    OVER_BUDGET = "over_budget", "over budget"
+    INFRA_ERROR = "infra_error", "infra error"
+    REGION_BLOCKED = "region_blocked", "region blocked"
+    UNSUPPORTED = "unsupported"
+    NOT_STARTED = "not_started", "not started"
+
+
+class Outcome(models.TextChoices):
+    PASS = "pass"
+    PARTIAL = "partial"
+    FAIL = "fail"
+    VIOLATION = "violation"
+    UNSUPPORTED = "unsupported"
+
+
+OUTCOME_POINTS = {"pass": 2, "partial": 1, "fail": 0, "unsupported": 0, "violation": -2}
+
+
+class RunQuerySet(models.QuerySet):
+    def published(self) -> RunQuerySet:
+        return self.filter(round__status="published")
+
+
+def _nonneg(field: str) -> models.CheckConstraint:
+    return models.CheckConstraint(condition=Q(**{f"{field}__isnull": True}) | Q(**{f"{field}__gte": 0}),
+                                  name=f"run_{field}_not_negative")
+
+
+def _le(passed: str, total: str) -> models.CheckConstraint:
+    return models.CheckConstraint(
+        condition=Q(**{f"{passed}__isnull": True}) | Q(**{f"{total}__isnull": True}) | Q(**{f"{passed}__lte": F(total)}),
+        name=f"run_{passed}_le_total",
+    )
+
+
+class Run(models.Model):
+    """One attempt of an agent at a task in a round.
+
+    `round` is stored beside `entry` for fast filtering; a database trigger (migration 0002) refuses a run
+    whose round differs from its entry's, so a run outside its round's entries cannot exist.
+    """
+
+    key = models.CharField(max_length=200, help_text="The run id in the bundle.")
+    round = models.ForeignKey("leaderboard.Round", on_delete=models.CASCADE, related_name="runs")
+    entry = models.ForeignKey("leaderboard.Entry", on_delete=models.PROTECT, related_name="runs")
+    task = models.ForeignKey("leaderboard.Task", on_delete=models.PROTECT, related_name="runs")
+    task_version = models.CharField(max_length=20, default="1.0")
+    trial = models.PositiveIntegerField(default=1)
+    language = models.CharField(max_length=20, blank=True)
+    status = models.CharField(max_length=20, choices=RunStatus.choices, default=RunStatus.COMPLETED)
+    outcome = models.CharField(max_length=20, choices=Outcome.choices, blank=True,
+                               help_text="The final outcome (set from the verdicts when there are any).")
+    rerun_of = models.OneToOneField("self", null=True, blank=True, on_delete=models.PROTECT,
+                                    related_name="rerun")
+    score = models.FloatField(null=True, blank=True, help_text="A score given as is (e.g. a published one).")
+    auto_pass_rate = models.FloatField(null=True, blank=True)
+    tests_passed = models.IntegerField(null=True, blank=True)
+    tests_total = models.IntegerField(null=True, blank=True)
+    judge_scores = models.JSONField(default=list, blank=True)
+    heuristic = models.FloatField(null=True, blank=True)
+    app_started = models.BooleanField(null=True, blank=True)
+    api_checks_passed = models.IntegerField(null=True, blank=True)
+    api_checks_total = models.IntegerField(null=True, blank=True)
+    browser_steps_passed = models.IntegerField(null=True, blank=True)
+    browser_steps_total = models.IntegerField(null=True, blank=True)
+    tokens_input = models.BigIntegerField(null=True, blank=True)
+    tokens_output = models.BigIntegerField(null=True, blank=True)
+    tokens_cache_write = models.BigIntegerField(null=True, blank=True)
+    cost_usd = models.DecimalField(max_digits=12, decimal_places=6, null=True, blank=True)
+    plan_label = models.CharField(max_length=200, blank=True)
+    wall_seconds = models.FloatField(null=True, blank=True)
+    first_output_seconds = models.FloatField(null=True, blank=True)
+    steps = models.IntegerField(null=True, blank=True)
+    interventions = models.IntegerField(null=True, blank=True)
+    checks_version = models.CharField(max_length=100, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    due_at = models.DateTimeField(null=True, blank=True,
+                                  help_text="For tasks that observe later effects: judged once this is past.")
+    preview_url = models.URLField(max_length=2000, blank=True,
+                                  help_text="A live preview of the app (shown sandboxed on the vote screen).")
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = RunQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["round", "entry__agent__name", "task__position", "task__key", "trial", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["round", "key"], name="run_key_unique_in_round"),
+            models.CheckConstraint(condition=~Q(rerun_of=F("id")), name="run_not_its_own_rerun"),
+            models.CheckConstraint(condition=Q(trial__gte=1), name="run_trial_positive"),
+            models.CheckConstraint(condition=Q(status__in=[s.value for s in RunStatus]), name="run_status_valid"),
+            models.CheckConstraint(condition=Q(outcome="") | Q(outcome__in=[o.value for o in Outcome]),
+                                   name="run_outcome_valid"),
+            *[_nonneg(f) for f in (
+                "tests_passed", "tests_total", "api_checks_passed", "api_checks_total", "browser_steps_passed",
+                "browser_steps_total", "tokens_input", "tokens_output", "tokens_cache_write", "cost_usd",
+                "wall_seconds", "first_output_seconds", "steps", "interventions")],
+            _le("tests_passed", "tests_total"),
+            _le("api_checks_passed", "api_checks_total"),
+            _le("browser_steps_passed", "browser_steps_total"),
+            models.CheckConstraint(condition=Q(heuristic__isnull=True) | (Q(heuristic__gte=0) & Q(heuristic__lte=1)),
+                                   name="run_heuristic_0_1"),
+            models.CheckConstraint(
+                condition=Q(auto_pass_rate__isnull=True) | (Q(auto_pass_rate__gte=0) & Q(auto_pass_rate__lte=1)),
+                name="run_auto_pass_rate_0_1"),
+        ]
+        indexes = [models.Index(fields=["round", "status"]), models.Index(fields=["task", "round"])]
+
+    def __str__(self) -> str:
+        return self.key
+
+    def save(self, *args, **kwargs) -> None:
+        self.guard()
+        super().save(*args, **kwargs)
+
+    def guard(self) -> None:
+        """The cross-row rules (also PostgreSQL triggers, see migration 0002): the run's round is its entry's
+        round; a re-run is never re-run; a run that has a re-run cannot become one."""
+        from leaderboard.models import Entry
+
+        entry_round = Entry.objects.filter(pk=self.entry_id).values_list("round_id", flat=True).first()
+        if entry_round != self.round_id:
+            raise IntegrityError(f"run {self.key} is outside its round's entries")
+        if self.rerun_of_id is not None:
+            if Run.objects.filter(pk=self.rerun_of_id, rerun_of__isnull=False).exists():
+                raise IntegrityError(f"run {self.key} would re-run a re-run")
+            if self.pk is not None and Run.objects.filter(rerun_of_id=self.pk).exists():
+                raise IntegrityError(f"run {self.key} has a re-run and cannot be a re-run itself")
+
+    def get_absolute_url(self) -> str:
+        return reverse("run", args=[self.round.benchmark.slug, self.round.key, self.key])
+
+    @property
+    def agent(self):
+        return self.entry.agent
+
+    @property
+    def tokens(self) -> int | None:
+        """Tokens counted against the budget: input, cache writes and output (cache reads don't count)."""
+        parts = [self.tokens_input, self.tokens_cache_write, self.tokens_output]
+        if all(p is None for p in parts):
+            return None
+        return sum(p or 0 for p in parts)
+
+    @property
+    def is_stale(self) -> bool:
+        """Recorded under an older major version of the task than the current one."""
+        return major(self.task_version) < major(self.task.version)
+
+    @property
+    def is_rerun(self) -> bool:
+        return self.rerun_of_id is not None
+
+
+class VerdictRole(models.TextChoices):
+    TESTER = "tester"
+    SECOND = "second", "second reviewer"
+    THIRD = "third", "third reviewer"
+
+
+class Verdict(models.Model):
+    """A reviewer's outcome for a run. Roles: the tester, a blind second reviewer, and a third reviewer who
+    decides when the first two disagree."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="verdicts")
+    role = models.CharField(max_length=10, choices=VerdictRole.choices)
+    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                 related_name="verdicts")
+    outcome = models.CharField(max_length=20, choices=Outcome.choices)
+    matched = models.JSONField(default=list, blank=True,
+                               help_text="Every outcome row the run matched; the lowest applies.")
+    note = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["run", "created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "role"], name="verdict_one_per_role"),
+            models.UniqueConstraint(fields=["run", "reviewer"], condition=Q(reviewer__isnull=False),
+                                    name="verdict_reviewer_once_per_run"),
+            models.CheckConstraint(condition=Q(role__in=[r.value for r in VerdictRole]), name="verdict_role_valid"),
+            models.CheckConstraint(condition=Q(outcome__in=[o.value for o in Outcome]),
+                                   name="verdict_outcome_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_role_display()}: {self.outcome}"
+
+
+class EvidenceKind(models.TextChoices):
+    RECORDING = "recording"
+    SCREENSHOT = "screenshot"
+    LOG = "log"
+    AUDIO = "audio"
+    TRANSCRIPT = "transcript"
+    OTHER = "other"
+
+
+class Evidence(models.Model):
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="evidence")
+    kind = models.CharField(max_length=20, choices=EvidenceKind.choices)
+    url = models.URLField(max_length=2000, blank=True)
+    file = models.FileField(upload_to="evidence/%Y/%m/", blank=True)
+    caption = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        ordering = ["run", "id"]
+        verbose_name_plural = "evidence"
+        constraints = [
+            models.CheckConstraint(condition=~Q(url="") | ~Q(file=""), name="evidence_has_url_or_file"),
+        ]
+
+    def __str__(self) -> str:
+        return self.caption or self.kind
+
+    @property
+    def href(self) -> str:
+        return self.file.url if self.file else self.url
+
+
+class CheckKind(models.TextChoices):
+    START = "start", "app start"
+    API = "api", "API call"
+    PAGE = "page", "page"
+    BROWSER = "browser", "browser step"
+
+
+class CheckResult(models.Model):
+    """One check of the checker, in order, with what it got (the run page shows every check)."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="checks")
+    position = models.PositiveIntegerField(default=0)
+    kind = models.CharField(max_length=10, choices=CheckKind.choices)
+    name = models.CharField(max_length=300)
+    passed = models.BooleanField()
+    detail = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["run", "position", "id"]
+
+
+class DisputeReason(models.TextChoices):
+    WRONG_VERSION = "wrong_version", "wrong version"
+    WRONG_PLAN = "wrong_plan", "wrong plan"
+    ENVIRONMENT = "environment", "environment problem"
+    OTHER = "other"
+
+
+class DisputeStatus(models.TextChoices):
+    OPEN = "open"
+    ACCEPTED = "accepted"
+    REJECTED = "rejected"
+
+
+class Dispute(models.Model):
+    """A vendor's factual claim on a run during the preview, and what the editors decided."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="disputes")
+    reason = models.CharField(max_length=20, choices=DisputeReason.choices)
+    note = models.TextField(blank=True)
+    status = models.CharField(max_length=10, choices=DisputeStatus.choices, default=DisputeStatus.OPEN)
+    filed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                 related_name="disputes_filed")
+    filed_at = models.DateTimeField(default=timezone.now)
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="disputes_decided")
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decision_note = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-filed_at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(status__in=[s.value for s in DisputeStatus]),
+                                   name="dispute_status_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_reason_display()} on {self.run}"

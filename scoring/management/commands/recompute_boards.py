@@ -1,0 +1,16 @@
+from django.core.management.base import BaseCommand
+
+from scoring.models import BoardSnapshot
+from scoring.services import snapshot_recompute, snapshots_sweep
+
+
+class Command(BaseCommand):
+    help = "Recompute every board snapshot now, in this process (no worker needed)."
+
+    def handle(self, *args, **options):
+        snapshots_sweep(older_than_seconds=0)
+        changed = 0
+        ids = list(BoardSnapshot.objects.values_list("id", flat=True))
+        for snapshot_id in ids:
+            changed += snapshot_recompute(snapshot_id=snapshot_id)
+        self.stdout.write(f"{len(ids)} snapshots, {changed} changed")
