@@ -1,0 +1,146 @@
+"""The `weekly` methodology (seed 004): one week's table of pass/partial/fail, interventions, time, cost.
+
+A round is one week. The table is sorted by pass rate, then fewer interventions, then lower dollar cost,
+then name; points stay visible "so a partial is not hidden".
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .common import (
+    OUTCOME_POINTS,
+    Row,
+    asc_none_last,
+    base_row,
+    effective_runs,
+    entered_agents,
+    fsum_or_none,
+    latest,
+    reviewed_outcome,
+)
+from .types import EntryInput, RoundInput, RunInput, TaskInput
+
+DEFAULT_CAP_MIN = 30.0
+# Statuses that mean "the job was not done": a fail. An infra error is the platform's, not the agent's, and
+# is not counted (the task stays in the week's denominator, so it cannot raise a pass rate).
+FAIL_STATUSES = frozenset({"timeout", "over_budget", "not_started", "region_blocked", "unsupported"})
+NOT_COUNTED = frozenset({"infra_error"})
+
+
+def cap_seconds(task: TaskInput) -> float:
+    """The run's time cap: the task's time limit, 30 minutes by default ("the 30-minute cap")."""
+    return (task.time_limit_min if task.time_limit_min is not None else DEFAULT_CAP_MIN) * 60
+
+
+def reached_cap(run: RunInput, task: TaskInput) -> bool:
+    """"A run that reaches the cap is a fail": status timeout, or a wall time at or over the cap."""
+    return run.status == "timeout" or (run.wall_seconds is not None and run.wall_seconds >= cap_seconds(task))
+
+
+def weekly_outcome(run: RunInput, task: TaskInput) -> str | None:
+    """pass, partial or fail for one run, or None while it is in review.
+
+    "Fail: the job was not done, or the run reached the 30-minute cap": a timeout, a wall time at or over
+    the cap, or a status meaning nothing was done is a fail whatever the reviewers said. Otherwise the
+    reviewed outcome (tester and second agree, else third) or the run's own label; violation and
+    unsupported labels are fails here (this table has no such rows).
+    """
+    if run.status in FAIL_STATUSES or reached_cap(run, task):
+        return "fail"
+    outcome = reviewed_outcome(run, allow_violation=False)
+    if outcome in ("unsupported", "violation"):
+        return "fail"
+    return outcome
+
+
+def _cost_key(row: Row) -> tuple[int, float]:
+    """Tie-break 3: dollars compared when both have them; a plan-label-only agent never outranks a dollar
+    figure; between two plan labels cost does not break the tie (both keys equal)."""
+    return (0, row["cost_usd"]) if row["cost_usd"] is not None else (1, 0.0)
+
+
+def order_key(row: Row) -> tuple:
+    """Seed 004 "Ranking": higher pass rate, fewer interventions, lower dollar cost, then name.
+
+    Unknown interventions sort after any recorded count (a missing number is not a zero).
+    """
+    rate = row["pass_rate"]
+    return ((1, 0.0) if rate is None else (0, -rate), asc_none_last(row["interventions"]), _cost_key(row),
+            row["name"], row["agent"])
+
+
+def agent_row(row: Row, tasks: dict[str, TaskInput], runs: list[RunInput], week_tasks: int,
+              entry: EntryInput | None) -> Row:
+    """One agent's week: "One run is labeled and scored" (the latest trial when several exist)."""
+    chosen: dict[str, RunInput] = {}
+    not_counted: list[str] = []
+    for key in sorted({r.task for r in runs}):
+        run = latest(r for r in runs if r.task == key and r.status not in NOT_COUNTED)
+        if run is None:
+            not_counted.append(key)
+        else:
+            chosen[key] = run
+    cells: dict[str, dict[str, Any]] = {}
+    for key, run in chosen.items():
+        task = tasks[key]
+        outcome = weekly_outcome(run, task)
+        seconds = None if run.wall_seconds is None else min(run.wall_seconds, cap_seconds(task))
+        cells[key] = {
+            "outcome": outcome if outcome is not None else "in_review",
+            "points": OUTCOME_POINTS[outcome] if outcome is not None else None,
+            "run": run.id,
+            "seconds": seconds,
+            "capped": reached_cap(run, task),
+            "interventions": run.interventions,
+            "cost_usd": run.cost_usd,
+            "plan_label": run.plan_label,
+        }
+    outcomes = [c["outcome"] for c in cells.values()]
+    passes = outcomes.count("pass")
+    used = list(chosen.values())
+    dollars = bool(used) and all(r.cost_usd is not None for r in used)
+    labels = sorted({r.plan_label for r in used if r.cost_usd is None and r.plan_label})
+    plan_label = None
+    if not dollars:
+        plan_label = ", ".join(labels) if labels else (entry.plan if entry else None)
+    row.update({
+        "passes": passes,
+        "partials": outcomes.count("partial"),
+        "fails": outcomes.count("fail"),
+        "points": sum(c["points"] or 0 for c in cells.values()),
+        "pass_rate": passes / week_tasks if week_tasks else None,
+        "tasks_that_week": week_tasks,
+        "interventions": None if all(r.interventions is None for r in used)
+        else sum(r.interventions or 0 for r in used),
+        "seconds": fsum_or_none(c["seconds"] for c in cells.values()),
+        "cost_usd": fsum_or_none(r.cost_usd for r in used) if dollars else None,
+        "plan_label": plan_label,
+        "cost_kind": "dollars" if dollars else ("plan" if plan_label else None),
+        "in_review": sorted(k for k, c in cells.items() if c["outcome"] == "in_review"),
+        "not_counted": not_counted,
+        "tasks": cells,
+    })
+    row["overall"] = row["pass_rate"]
+    return row
+
+
+def compute_weekly_boards(round_input: RoundInput) -> dict[str, list[Row]]:
+    """The week's table: {"overall": [rows]}.
+
+    pass_rate = passes / "the number of tasks that week" (the tasks with any run in the round);
+    interventions and time summed over the week's runs (time stops at the cap); cost summed in dollars
+    when every run was metered, else the plan label. Rank is the position in the order of `order_key`:
+    the order is total (it ends with the name), so ranks are 1..n without ties.
+    """
+    tasks = {t.key: t for t in round_input.tasks}
+    runs = effective_runs(round_input)
+    week_tasks = len({r.task for r in runs})
+    entries = {e.agent: e for e in round_input.entries}
+    rows = [agent_row(base_row(a), tasks, [r for r in runs if r.agent == a.slug], week_tasks,
+                      entries.get(a.slug))
+            for a in entered_agents(round_input)]
+    rows.sort(key=order_key)
+    for i, row in enumerate(rows, start=1):
+        row["rank"] = i
+    return {"overall": rows}
