@@ -1,0 +1,35 @@
+"""Recount: boards recomputed from a downloaded bundle alone, with no database (seed 003, "Data")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .boards import compute_boards
+from .bundle import BundleError, check_bundle, round_inputs, vote_inputs
+
+
+def recount(doc: dict, round_key: str | None = None) -> dict[str, Any]:
+    """Validate `doc` and compute the boards of each round (or only `round_key`).
+
+    Returns {"benchmark": slug, "methodology": m, "rounds": [{"round": key, "boards": {...}}]}, plus
+    "ratings": {"all": [ROW], "tasks": {TASK: [ROW]}} from the counted votes when the bundle has votes
+    and the Bradley-Terry module is available. Raises `BundleError` for an invalid bundle or an unknown
+    round.
+    """
+    check_bundle(doc)
+    rounds = round_inputs(doc, round_key)
+    if round_key is not None and not rounds:
+        raise BundleError([f"round: unknown round {round_key!r}"])
+    out: dict[str, Any] = {
+        "benchmark": doc["benchmark"]["slug"],
+        "methodology": doc["benchmark"]["methodology"],
+        "rounds": [{"round": r.key, "boards": compute_boards(r)} for r in rounds],
+    }
+    votes = [v for v in vote_inputs(doc) if v.counts]
+    if votes:
+        try:
+            from .bradley_terry import ratings_from_votes
+        except ImportError:
+            return out
+        out["ratings"] = ratings_from_votes(votes)
+    return out
