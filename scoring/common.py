@@ -89,20 +89,25 @@ def verdict_outcome(verdict: VerdictInput, allow_violation: bool = True) -> str 
     return lowest
 
 
-def reviewed_outcome(run: RunInput, allow_violation: bool = True) -> str | None:
+def reviewed_outcome(run: RunInput, allow_violation: bool = True, double_review: bool = True) -> str | None:
     """Outcomes §5: blind double review with a third reviewer on disagreement.
 
     With verdicts: the tester's and the second's outcome when both exist and agree; otherwise the third's;
     with no third verdict yet the run is in review and None is returned. Without any verdict the run's
-    own `outcome` label is used (the single-label form the weekly table publishes). A violation becomes a
-    fail where `allow_violation` is false.
+    own `outcome` label is used. A violation becomes a fail where `allow_violation` is false.
+
+    Without `double_review` (the weekly table: "One run is labeled and scored", with no second reviewer) a
+    lone tester verdict stands; a tester and a second who disagree still wait for a third.
     """
     if run.verdicts:
         by_role = {v.role: verdict_outcome(v, allow_violation) for v in run.verdicts}
         tester, second = by_role.get("tester"), by_role.get("second")
         if tester is not None and second is not None and tester == second:
             return tester
-        return by_role.get("third")
+        third = by_role.get("third")
+        if third is None and not double_review and second is None:
+            return tester
+        return third
     if run.outcome is None:
         return None
     if run.outcome == "violation" and not allow_violation:

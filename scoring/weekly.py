@@ -43,12 +43,13 @@ def weekly_outcome(run: RunInput, task: TaskInput) -> str | None:
 
     "Fail: the job was not done, or the run reached the 30-minute cap": a timeout, a wall time at or over
     the cap, or a status meaning nothing was done is a fail whatever the reviewers said. Otherwise the
-    reviewed outcome (tester and second agree, else third) or the run's own label; violation and
-    unsupported labels are fails here (this table has no such rows).
+    labeled outcome: a lone tester verdict, or tester and second when they agree, else the third; without
+    verdicts the run's own label. violation and unsupported labels are fails here (the table has no such
+    rows).
     """
     if run.status in FAIL_STATUSES or reached_cap(run, task):
         return "fail"
-    outcome = reviewed_outcome(run, allow_violation=False)
+    outcome = reviewed_outcome(run, allow_violation=False, double_review=False)
     if outcome in ("unsupported", "violation"):
         return "fail"
     return outcome

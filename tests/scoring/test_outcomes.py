@@ -99,6 +99,14 @@ def test_it_keeps_a_disagreement_without_third_in_review():
     assert row["tasks"]["c1"] == {"outcome": "in_review", "points": None, "run": runs[0].id, "stale": False}
 
 
+def test_it_keeps_a_run_with_only_the_tester_verdict_in_review():
+    tasks = [make_task("c1")]
+    runs = [make_run("a", "c1", verdicts=verdicts("pass"), outcome="pass")]
+    row = compute_outcomes_boards(make_round("outcomes", tasks, runs))["overall"][0]
+    assert row["in_review"] == ["c1"]
+    assert row["overall"] is None
+
+
 def test_it_counts_the_rerun_instead_of_the_disputed_run():
     tasks = [make_task("c1")]
     orig = make_run("a", "c1", outcome="fail", id="x1")

@@ -45,6 +45,13 @@ def test_it_uses_the_reviewed_outcome():
     assert row["in_review"] == ["inbox"]
 
 
+def test_it_takes_a_lone_tester_label_as_the_outcome():
+    runs = [make_run("a", "trip", verdicts=verdicts("partial"), outcome="pass")]
+    row = table(runs)[0]
+    assert row["tasks"]["trip"]["outcome"] == "partial"
+    assert row["in_review"] == []
+
+
 def test_it_sums_interventions_and_keeps_none_when_all_missing():
     runs = week("a", ["pass", "pass"], interventions=None) + \
         [make_run("b", "trip", outcome="pass", interventions=2), make_run("b", "inbox", outcome="pass")]
