@@ -1,1 +1,19 @@
-urlpatterns: list = []
+"""URLs under /api/: the ninja API (its operations, /api/openapi.json and /api/docs), the docs page's own
+assets, and a JSON 404 for any other path so API clients never get an HTML page."""
+
+from django.http import HttpRequest, JsonResponse
+from django.urls import path, re_path
+
+from .api import api, docs_asset
+
+
+def api_not_found(request: HttpRequest, rest: str = "") -> JsonResponse:
+    return JsonResponse({"detail": f"no API endpoint at {request.path}; see /api/docs"}, status=404)
+
+
+urlpatterns = [
+    path("docs/assets/<str:name>", docs_asset, name="api-docs-asset"),
+    path("", api_not_found),
+    path("", api.urls),
+    re_path(r"^(?P<rest>.*)$", api_not_found),
+]

@@ -1,0 +1,254 @@
+"""Response shapes of the read API (leaderboard.api). Every response is typed so the OpenAPI schema says
+exactly what a client gets, and schemathesis can check responses against it. Computed board and rating data
+is free-form JSON inside a typed envelope: its shape belongs to each methodology in `scoring/`.
+
+Nothing here carries a user: verdicts show the reviewer's role, never who; disputes show no filer.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Any
+
+from ninja import Schema
+
+
+class ErrorOut(Schema):
+    detail: str
+    errors: list[dict[str, Any]] | None = None
+
+
+# --- catalogue --------------------------------------------------------------------------------------------------
+
+class RoundSummaryOut(Schema):
+    key: str
+    name: str
+    status: str
+    task_set_version: str
+    starts_on: date | None
+    published_at: datetime | None
+    entry_count: int
+    run_count: int
+
+
+class BenchmarkOut(Schema):
+    slug: str
+    name: str
+    methodology: str
+    description: str
+    task_set_version: str
+    pass_threshold: float
+    params: dict[str, Any]
+    latest_round: str | None
+
+
+class BenchmarkDetailOut(BenchmarkOut):
+    rounds: list[RoundSummaryOut]
+    tasks: int
+
+
+class EntryOut(Schema):
+    agent: str
+    agent_name: str
+    product_version: str
+    plan: str
+    region: str
+    network: str
+    model: str
+    cli: str
+
+
+class ChangelogOut(Schema):
+    what: str
+    why: str
+    who: str
+    at: datetime
+
+
+class RoundDetailOut(RoundSummaryOut):
+    benchmark: str
+    entries: list[EntryOut]
+    parameters: dict[str, dict[str, str]]
+    changelog: list[ChangelogOut]
+
+
+class SnapshotOut(Schema):
+    """A computed snapshot. `data` is null until the first computation; `stale` means a recompute is queued
+    (poll again); `version` is bumped on every content change."""
+
+    benchmark: str
+    stale: bool
+    computed_at: datetime | None
+    version: int
+    data: dict[str, Any] | None
+
+
+class BoardOut(SnapshotOut):
+    round: str
+
+
+# --- tasks ------------------------------------------------------------------------------------------------------
+
+class TaskVersionOut(Schema):
+    version: str
+    published_at: datetime | None
+    change_note: str
+
+
+class TaskOut(Schema):
+    key: str
+    title: str
+    kind: str
+    version: str
+    dimensions: list[str]
+    domain: str
+    difficulty: str
+    evaluation: str
+    time_limit_min: float | None
+    token_budget: int | None
+    human_minutes: float | None
+    tags: list[str]
+    prompt: str
+    parameters: list[str]
+    criteria: dict[str, Any]
+
+
+class TaskRoundOut(Schema):
+    """A published round's parameter values for the task, and its prompt with them filled in."""
+
+    round: str
+    task_version: str
+    parameters: dict[str, str]
+    prompt: str
+
+
+class TaskDetailOut(TaskOut):
+    versions: list[TaskVersionOut]
+    rounds: list[TaskRoundOut]
+
+
+# --- runs -------------------------------------------------------------------------------------------------------
+
+class VerdictOut(Schema):
+    role: str
+    outcome: str
+    matched: list[str]
+    note: str
+    at: datetime
+
+
+class RunOut(Schema):
+    key: str
+    round: str
+    agent: str
+    task: str
+    task_version: str
+    trial: int
+    language: str
+    status: str
+    outcome: str
+    rerun_of: str | None
+    score: float | None
+    auto_pass_rate: float | None
+    tests_passed: int | None
+    tests_total: int | None
+    judge_scores: list[Any]
+    heuristic: float | None
+    app_started: bool | None
+    api_checks_passed: int | None
+    api_checks_total: int | None
+    browser_steps_passed: int | None
+    browser_steps_total: int | None
+    tokens_input: int | None
+    tokens_output: int | None
+    tokens_cache_write: int | None
+    cost_usd: float | None
+    plan_label: str
+    wall_seconds: float | None
+    first_output_seconds: float | None
+    steps: int | None
+    interventions: int | None
+    checks_version: str
+    started_at: datetime | None
+    due_at: datetime | None
+    verdicts: list[VerdictOut]
+
+
+class EvidenceOut(Schema):
+    kind: str
+    url: str
+    caption: str
+
+
+class CheckOut(Schema):
+    position: int
+    kind: str
+    name: str
+    passed: bool
+    detail: str
+
+
+class DisputeOut(Schema):
+    reason: str
+    note: str
+    status: str
+    filed_at: datetime
+    decided_at: datetime | None
+    decision_note: str
+
+
+class RunDetailOut(RunOut):
+    prompt: str
+    parameters: dict[str, str]
+    rerun: str | None
+    evidence: list[EvidenceOut]
+    checks: list[CheckOut]
+    disputes: list[DisputeOut]
+
+
+class RunPageOut(Schema):
+    count: int
+    page: int
+    page_size: int
+    pages: int
+    items: list[RunOut]
+
+
+# --- agents -----------------------------------------------------------------------------------------------------
+
+class AgentOut(Schema):
+    slug: str
+    name: str
+    organization: str | None
+    primary_language: str
+    languages: list[str]
+
+
+class AgentEntryOut(Schema):
+    benchmark: str
+    round: str
+    published_at: datetime | None
+    product_version: str
+    plan: str
+    region: str
+    network: str
+    model: str
+    cli: str
+
+
+class AgentDetailOut(AgentOut):
+    entries: list[AgentEntryOut]
+
+
+# --- the bundle -------------------------------------------------------------------------------------------------
+
+class BundleOut(Schema):
+    """The public bundle (the format of DESIGN.md): published rounds only, no identities beyond roles."""
+
+    format: str
+    benchmark: dict[str, Any]
+    agents: list[dict[str, Any]]
+    tasks: list[dict[str, Any]]
+    rounds: list[dict[str, Any]]
+    runs: list[dict[str, Any]]
+    votes: list[dict[str, Any]]
