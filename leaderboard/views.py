@@ -1,9 +1,117 @@
+"""Public pages: short views over leaderboard.selectors; htmx requests get the swapped region only."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.views.decorators.http import require_GET
+from django.views.decorators.vary import vary_on_headers
+
+from . import selectors
+from .bundles import bundle_export
 
 
-def page_not_found(request, exception=None):
+def _page(request: HttpRequest, template: str, context: dict, region: str) -> HttpResponse:
+    """The whole page, or only `region` (a {% partialdef %}) for an htmx request that is not a boost."""
+    if request.htmx and not request.htmx.boosted:
+        return render(request, f"{template}#{region}", context)
+    return render(request, template, context)
+
+
+def _csv(name: str, rows: list[list]) -> HttpResponse:
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{name}.csv"'
+    writer = csv.writer(response, lineterminator="\n")
+    writer.writerows(rows)
+    return response
+
+
+@require_GET
+def home(request: HttpRequest) -> HttpResponse:
+    return render(request, "leaderboard/home.html", selectors.home_page())
+
+
+@require_GET
+@vary_on_headers("HX-Request")
+def board(request: HttpRequest, bench: str, round: str | None = None) -> HttpResponse:
+    context = selectors.board_page(bench_slug=bench, round_key=round, params=request.GET)
+    return _page(request, "leaderboard/board.html", context, "board-region")
+
+
+@require_GET
+def run_detail(request: HttpRequest, bench: str, round: str, run: str) -> HttpResponse:
+    context = selectors.run_page(bench_slug=bench, round_key=round, run_key=run)
+    return render(request, "runs/run_detail.html", context)
+
+
+@require_GET
+def run_json(request: HttpRequest, bench: str, round: str, run: str) -> JsonResponse:
+    doc = selectors.run_document(bench_slug=bench, round_key=round, run_key=run)
+    return JsonResponse(doc, json_dumps_params={"indent": 2, "ensure_ascii": False})
+
+
+@require_GET
+def round_agent(request: HttpRequest, bench: str, round: str, agent: str) -> HttpResponse:
+    context = selectors.round_agent_page(bench_slug=bench, round_key=round, agent_slug=agent)
+    return render(request, "leaderboard/round_agent.html", context)
+
+
+@require_GET
+def task_detail(request: HttpRequest, bench: str, task: str) -> HttpResponse:
+    context = selectors.task_page(bench_slug=bench, task_key=task, agent=request.GET.get("agent"))
+    return render(request, "leaderboard/task.html", context)
+
+
+@require_GET
+def agent_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    return render(request, "leaderboard/agent.html", selectors.agent_page(slug=slug))
+
+
+@require_GET
+@vary_on_headers("HX-Request")
+def tradeoffs(request: HttpRequest, bench: str) -> HttpResponse:
+    context = selectors.tradeoffs_page(bench_slug=bench, params=request.GET)
+    return _page(request, "leaderboard/tradeoffs.html", context, "weighted-region")
+
+
+@require_GET
+def methodology(request: HttpRequest, bench: str) -> HttpResponse:
+    return render(request, "leaderboard/methodology.html", selectors.methodology_page(bench_slug=bench))
+
+
+@require_GET
+def changelog(request: HttpRequest, bench: str, round: str) -> HttpResponse:
+    context = selectors.changelog_page(bench_slug=bench, round_key=round)
+    return render(request, "leaderboard/changelog.html", context)
+
+
+@require_GET
+def runs_csv(request: HttpRequest, bench: str) -> HttpResponse:
+    benchmark, rows = selectors.runs_csv_rows(bench_slug=bench)
+    return _csv(f"{benchmark.slug}-runs", [selectors.RUN_CSV_COLUMNS, *rows])
+
+
+@require_GET
+def board_csv(request: HttpRequest, bench: str, round: str) -> HttpResponse:
+    name, rows = selectors.board_csv(bench_slug=bench, round_key=round, params=request.GET)
+    return _csv(name, rows)
+
+
+@require_GET
+def bundle_json(request: HttpRequest, bench: str) -> HttpResponse:
+    """The public bundle: published rounds only, no owner, reviewer or voter identity (voters pseudonymous)."""
+    doc = bundle_export(benchmark=selectors.benchmark_get(bench))
+    response = HttpResponse(json.dumps(doc, indent=1, ensure_ascii=False), content_type="application/json")
+    response["Content-Disposition"] = f'attachment; filename="{bench}-bundle.json"'
+    return response
+
+
+def page_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     return render(request, "404.html", status=404)
 
 
-def server_error(request):
+def server_error(request: HttpRequest) -> HttpResponse:
     return render(request, "500.html", status=500)
