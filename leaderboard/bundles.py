@@ -88,6 +88,11 @@ def _dt(value: str | None) -> datetime | None:
     return parsed
 
 
+def _date(value: str | None) -> date | None:
+    parsed = _dt(value)
+    return parsed.date() if parsed else None
+
+
 def iso(value: datetime | date | None) -> str | None:
     if value is None:
         return None
@@ -213,16 +218,19 @@ def _write(doc: dict) -> ImportReport:
             _upsert(TaskVersion, {"task": task, "version": h.get("version") or "1.0"}, {
                 "prompt": h.get("prompt") or "", "parameters": list(h.get("parameters") or []),
                 "interruption": h.get("interruption") or "", "evidence": list(h.get("evidence") or []),
-                "criteria": h.get("criteria") or {}, "observes_later_effects": bool(h.get("observes_later_effects")),
+                "criteria": h.get("criteria") or {},
+                "observes_later_effects": bool(h.get("observes_later_effects"))
+                or "observes-later-effects" in (t.get("tags") or []),
                 "published_at": _dt(h.get("published_at")), "change_note": h.get("change_note") or "",
             }, report, "task versions")
 
     rounds: dict[str, Round] = {}
     entries: dict[tuple[str, str], Entry] = {}
+    pending_changelog: list[tuple[Round, dict]] = []
     for r in doc.get("rounds") or []:
         rnd, changed = _upsert(Round, {"benchmark": benchmark, "key": r["key"]}, {
             "name": r.get("name") or "", "status": r["status"], "task_set_version": r.get("task_set_version") or "1.0",
-            "starts_on": _dt(r.get("starts_on")).date() if r.get("starts_on") else None,
+            "starts_on": _date(r.get("starts_on")),
             "preview_started_at": _dt(r.get("preview_started_at")), "published_at": _dt(r.get("published_at")),
         }, report, "rounds")
         rounds[r["key"]] = rnd
@@ -238,18 +246,16 @@ def _write(doc: dict) -> ImportReport:
             for name, value in values.items():
                 _upsert(RoundParameter, {"round": rnd, "task": tasks[task_key], "name": name},
                         {"value": str(value)}, report, "round parameters")
-        for ch in r.get("changelog") or []:
-            at = _dt(ch.get("at")) or rnd.published_at or timezone.now()
-            _upsert(ChangelogEntry, {"round": rnd, "what": ch["what"], "created_at": at},
-                    {"why": ch.get("why") or "", "who_role": ch.get("who") or ""}, report, "changelog entries")
+        pending_changelog.extend((rnd, ch) for ch in r.get("changelog") or [])
 
     runs: dict[str, Run] = {}
     docs_by_id = {str(run["id"]): run for run in doc.get("runs") or []}
     # Originals before re-runs, so a re-run can point at a saved run.
     ordered = sorted(docs_by_id.values(), key=lambda run: run.get("rerun_of") is not None)
+    values: dict[str, Any]
     for run_doc in ordered:
         rnd = rounds[run_doc["round"]]
-        values: dict[str, Any] = {}
+        values = {}
         for f in RUN_SCALARS:
             value = run_doc.get(f, RUN_DEFAULTS.get(f))
             if f in DATETIME_FIELDS:
@@ -267,6 +273,13 @@ def _write(doc: dict) -> ImportReport:
         changed |= _write_run_children(run, run_doc, report)
         if changed:
             report.round_ids.add(rnd.id)
+
+    for rnd, ch in pending_changelog:
+        at = _dt(ch.get("at")) or rnd.published_at or timezone.now()
+        run = Run.objects.filter(round=rnd, key=str(ch["run"])).first() if ch.get("run") else None
+        _upsert(ChangelogEntry, {"round": rnd, "what": ch["what"], "created_at": at},
+                {"why": ch.get("why") or "", "who_role": ch.get("who") or "", "run": run}, report,
+                "changelog entries")
 
     _write_votes(doc, tasks, agents, report)
     return report
@@ -363,7 +376,7 @@ def bundle_export(*, benchmark: Benchmark, include_unpublished: bool = False,
         rounds_qs = rounds_qs.filter(status="published")
     if round_keys is not None:
         rounds_qs = rounds_qs.filter(key__in=round_keys)
-    rounds = list(rounds_qs.prefetch_related("entries__agent", "parameters__task", "changelog"))
+    rounds = list(rounds_qs.prefetch_related("entries__agent", "parameters__task", "changelog__run"))
     round_ids = [r.id for r in rounds]
     tasks = list(benchmark.tasks.prefetch_related("versions").order_by("position", "key"))
     runs = list(
@@ -434,7 +447,8 @@ def _round_doc(r: Round) -> dict:
         "entries": [{"agent": e.agent.slug, **{f: getattr(e, f) or None for f in ENTRY_FIELDS}}
                     for e in sorted(r.entries.all(), key=lambda e: e.agent.slug)],
         "parameters": params,
-        "changelog": [{"what": c.what, "why": c.why or None, "who": c.who_role or None, "at": iso(c.created_at)}
+        "changelog": [{"what": c.what, "why": c.why or None, "who": c.who_role or None, "at": iso(c.created_at),
+                       "run": c.run.key if c.run else None}
                       for c in sorted(r.changelog.all(), key=lambda c: (c.created_at, c.id))],
     }
 

@@ -181,9 +181,9 @@ def validate_bundle(doc: Any) -> list[str]:
         if params is not None:
             if c.obj(params, "benchmark.params"):
                 c.number(params, "pass_threshold", "benchmark.params", minimum=0.0, maximum=1.0)
-    for key in ("agents", "tasks", "rounds", "runs", "votes"):
-        if key in doc and doc[key] is not None and not isinstance(doc[key], list):
-            c.add(key, f"must be a list, got {type(doc[key]).__name__}")
+    for section in ("agents", "tasks", "rounds", "runs", "votes"):
+        if section in doc and doc[section] is not None and not isinstance(doc[section], list):
+            c.add(section, f"must be a list, got {type(doc[section]).__name__}")
             return c.problems
 
     agents: dict[str, dict] = {}
@@ -395,12 +395,12 @@ def validate_bundle(doc: Any) -> list[str]:
         tk = c.string(v, "task", p, required=True)
         if tk is not None and tk not in tasks:
             c.add(f"{p}.task", f"unknown task {tk!r}")
-        a = c.string(v, "a", p, required=True)
-        b = c.string(v, "b", p, required=True)
-        for side, val in (("a", a), ("b", b)):
-            if val is not None and val not in agents:
-                c.add(f"{p}.{side}", f"unknown agent {val!r}")
-        if a is not None and a == b:
+        slug_a = c.string(v, "a", p, required=True)
+        slug_b = c.string(v, "b", p, required=True)
+        for side, agent_slug in (("a", slug_a), ("b", slug_b)):
+            if agent_slug is not None and agent_slug not in agents:
+                c.add(f"{p}.{side}", f"unknown agent {agent_slug!r}")
+        if slug_a is not None and slug_a == slug_b:
             c.add(f"{p}.b", "an agent cannot be matched against itself")
         c.string(v, "winner", p, required=True, choices=WINNERS)
         c.string(v, "voter", p, max_len=100)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .boards import compute_boards
+from .bradley_terry import ratings_from_votes
 from .bundle import BundleError, check_bundle, round_inputs, vote_inputs
 
 
@@ -13,7 +14,7 @@ def recount(doc: dict, round_key: str | None = None) -> dict[str, Any]:
 
     Returns {"benchmark": slug, "methodology": m, "rounds": [{"round": key, "boards": {...}}]}, plus
     "ratings": {"all": [ROW], "tasks": {TASK: [ROW]}} from the counted votes when the bundle has votes
-    and the Bradley-Terry module is available. Raises `BundleError` for an invalid bundle or an unknown
+    (only votes with "counts": true are fitted). Raises `BundleError` for an invalid bundle or an unknown
     round.
     """
     check_bundle(doc)
@@ -27,9 +28,5 @@ def recount(doc: dict, round_key: str | None = None) -> dict[str, Any]:
     }
     votes = [v for v in vote_inputs(doc) if v.counts]
     if votes:
-        try:
-            from .bradley_terry import ratings_from_votes
-        except ImportError:
-            return out
         out["ratings"] = ratings_from_votes(votes)
     return out
