@@ -1,10 +1,44 @@
-from django.contrib import admin
+from django.contrib import admin, messages
 
-from .models import Vote
+from .models import Matchup, Vote, VoterFlag
 
 
 @admin.register(Vote)
 class VoteAdmin(admin.ModelAdmin):
-    list_display = ["task", "agent_a", "agent_b", "winner", "voter_label", "cast_at", "counts"]
-    list_filter = ["counts", "winner", "task__benchmark"]
+    list_display = ["task", "agent_a", "agent_b", "winner", "voter_label", "cast_at", "counts", "held"]
+    list_filter = ["counts", "held", "winner", "task__benchmark"]
     list_select_related = ["task", "agent_a", "agent_b"]
+    raw_id_fields = ["voter", "run_a", "run_b", "matchup"]
+
+
+@admin.register(Matchup)
+class MatchupAdmin(admin.ModelAdmin):
+    list_display = ["id", "task", "voter", "created_at", "expires_at", "used_at"]
+    list_filter = ["task__benchmark"]
+    list_select_related = ["task", "voter"]
+    raw_id_fields = ["voter", "run_a", "run_b", "task"]
+    readonly_fields = ["key", "alias_a", "alias_b"]
+
+
+@admin.register(VoterFlag)
+class VoterFlagAdmin(admin.ModelAdmin):
+    """Flagged voters: their votes do not count until an editor clears them (action "Clear")."""
+
+    list_display = ["voter", "benchmark", "decided_votes", "agreed", "p_value", "flagged_at", "cleared_at",
+                    "cleared_by"]
+    list_filter = [("cleared_at", admin.EmptyFieldListFilter), "benchmark"]
+    list_select_related = ["voter", "benchmark", "cleared_by"]
+    readonly_fields = ["voter", "benchmark", "decided_votes", "agreed", "p_value", "flagged_at", "cleared_at",
+                       "cleared_by"]
+    actions = ["clear"]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    @admin.action(description="Clear: the selected voters' votes count again")
+    def clear(self, request, queryset) -> None:
+        from .services import voter_flag_clear
+
+        flags = list(queryset.filter(cleared_at__isnull=True))
+        votes = sum(voter_flag_clear(flag=flag, by=request.user) for flag in flags)
+        self.message_user(request, f"Cleared {len(flags)} voter(s); {votes} vote(s) count again.", messages.SUCCESS)

@@ -1,4 +1,4 @@
-"""Blind pairwise votes between two agents' apps for one task."""
+"""Blind pairwise votes between two agents' apps for one task, and the matchups they are cast on."""
 
 from __future__ import annotations
 
@@ -14,9 +14,66 @@ class Winner(models.TextChoices):
     TIE = "tie", "Tie"
 
 
+class Held(models.TextChoices):
+    """Why a stored vote does not count (blank: it counts)."""
+
+    NONE = "", "counts"
+    NEW_ACCOUNT = "new-account", "new account (counts later)"
+    DAILY_CAP = "daily-cap", "over the daily cap"
+    FLAGGED = "flagged", "voter flagged"
+
+
+class MatchupQuerySet(models.QuerySet):
+    def open(self, *, now=None) -> MatchupQuerySet:
+        return self.filter(used_at__isnull=True, expires_at__gt=now or timezone.now())
+
+
+class Matchup(models.Model):
+    """Two runs of one task shown to one voter as "A" and "B".
+
+    The page only ever holds the three random tokens: `key` (the vote is cast on it, once) and `alias_a` /
+    `alias_b` (the previews are served through them, to the issuing voter, until the matchup expires). None
+    of them is derived from the runs, so nothing on the page names a run before the vote.
+    """
+
+    key = models.CharField(max_length=64, unique=True)
+    alias_a = models.CharField(max_length=64, unique=True)
+    alias_b = models.CharField(max_length=64, unique=True)
+    voter = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="matchups")
+    task = models.ForeignKey("leaderboard.Task", on_delete=models.CASCADE, related_name="matchups")
+    run_a = models.ForeignKey("runs.Run", on_delete=models.CASCADE, related_name="+")
+    run_b = models.ForeignKey("runs.Run", on_delete=models.CASCADE, related_name="+")
+    scope = models.CharField(max_length=250, blank=True, help_text="What the voter picked: '', a benchmark "
+                             "slug, or 'benchmark/task'.")
+    created_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField()
+    used_at = models.DateTimeField(null=True, blank=True)
+
+    objects = MatchupQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=~Q(run_a=F("run_b")), name="matchup_two_different_runs"),
+            models.CheckConstraint(condition=Q(expires_at__gt=F("created_at")), name="matchup_expires_after_created"),
+        ]
+        indexes = [models.Index(fields=["voter", "used_at", "expires_at"])]
+
+    def __str__(self) -> str:
+        return f"matchup {self.pk} on {self.task_id}"
+
+    def side_of(self, alias: str) -> str | None:
+        if alias == self.alias_a:
+            return "a"
+        if alias == self.alias_b:
+            return "b"
+        return None
+
+
 class Vote(models.Model):
     """One vote. `counts` is decided when it is cast (a new account's vote is stored but does not count
-    until the account is old enough; a flagged voter's votes stop counting until an editor clears them)."""
+    until the account is old enough; a flagged voter's votes stop counting until an editor clears them);
+    `held` says why a vote does not count, so the rules can be re-applied later."""
 
     task = models.ForeignKey("leaderboard.Task", on_delete=models.CASCADE, related_name="votes")
     agent_a = models.ForeignKey("leaderboard.Agent", on_delete=models.CASCADE, related_name="+")
@@ -29,14 +86,60 @@ class Vote(models.Model):
     voter_label = models.CharField(max_length=100, blank=True, help_text="A stable pseudonym, never the account.")
     cast_at = models.DateTimeField(default=timezone.now)
     counts = models.BooleanField(default=True)
+    held = models.CharField(max_length=20, choices=Held.choices, blank=True, default=Held.NONE)
+    counts_from = models.DateTimeField(null=True, blank=True,
+                                       help_text="A new account's vote starts counting at this time.")
+    matchup = models.OneToOneField(Matchup, null=True, blank=True, on_delete=models.SET_NULL, related_name="vote")
 
     class Meta:
         ordering = ["cast_at", "id"]
         constraints = [
             models.CheckConstraint(condition=~Q(agent_a=F("agent_b")), name="vote_two_different_agents"),
             models.CheckConstraint(condition=Q(winner__in=["a", "b", "tie"]), name="vote_winner_valid"),
+            models.CheckConstraint(condition=Q(held__in=[h.value for h in Held]), name="vote_held_valid"),
+            # A held vote never counts (a counting vote may have held="" only).
+            models.CheckConstraint(condition=Q(held="") | Q(counts=False), name="vote_held_does_not_count"),
         ]
-        indexes = [models.Index(fields=["task", "counts"]), models.Index(fields=["voter", "cast_at"])]
+        indexes = [models.Index(fields=["task", "counts"]), models.Index(fields=["voter", "cast_at"]),
+                   models.Index(fields=["held", "counts_from"])]
 
     def __str__(self) -> str:
         return f"{self.agent_a} vs {self.agent_b}: {self.winner}"
+
+
+class VoterFlagQuerySet(models.QuerySet):
+    def active(self) -> VoterFlagQuerySet:
+        return self.filter(cleared_at__isnull=True)
+
+
+class VoterFlag(models.Model):
+    """A voter whose choices disagree with the fitted ratings far beyond chance. While the flag is active
+    (not cleared) the voter's votes do not count; an editor clears it in the admin."""
+
+    voter = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="vote_flags")
+    benchmark = models.ForeignKey("leaderboard.Benchmark", null=True, blank=True, on_delete=models.SET_NULL,
+                                  related_name="+")
+    decided_votes = models.PositiveIntegerField(help_text="The voter's non-tie votes compared with the fit.")
+    agreed = models.PositiveIntegerField(help_text="How many of them picked the fit's predicted winner.")
+    p_value = models.FloatField(help_text="P(agreeing this rarely or less) for a voter at chance (one-sided).")
+    flagged_at = models.DateTimeField(default=timezone.now)
+    cleared_at = models.DateTimeField(null=True, blank=True)
+    cleared_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="+")
+
+    objects = VoterFlagQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-flagged_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["voter"], condition=Q(cleared_at__isnull=True),
+                                    name="voter_flag_one_active_per_voter"),
+            models.CheckConstraint(condition=Q(agreed__lte=F("decided_votes")), name="voter_flag_agreed_le_votes"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.voter} flagged {self.flagged_at:%Y-%m-%d}"
+
+    @property
+    def is_active(self) -> bool:
+        return self.cleared_at is None

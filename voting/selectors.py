@@ -1,0 +1,207 @@
+"""Reads of the voting app: what can be voted on, what a matchup shows, and where a voter stands."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from django.conf import settings
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.text import slugify
+
+from leaderboard.models import Benchmark, Task
+from runs.models import Evidence, EvidenceKind, Run, RunStatus
+
+from .models import Held, Matchup, Vote, VoterFlag
+
+
+def votable_benchmarks() -> list[Benchmark]:
+    """Benchmarks open to votes: those whose agents build apps (the `checks` methodology) unless their params
+    say `"votes": false`, and any other whose params say `"votes": true`."""
+    return [b for b in Benchmark.objects.all()
+            if (b.params or {}).get("votes", b.methodology == "checks") is True]
+
+
+def scope_tasks(scope: str) -> list[int]:
+    """Task ids of a scope: '' (any task), 'benchmark' (any task of it) or 'benchmark/task'."""
+    benches = [b.id for b in votable_benchmarks()]
+    tasks = Task.objects.filter(benchmark_id__in=benches)
+    bench_slug, _, task_key = (scope or "").partition("/")
+    if bench_slug:
+        tasks = tasks.filter(benchmark__slug=bench_slug)
+    if task_key:
+        tasks = tasks.filter(key=task_key)
+    return list(tasks.values_list("id", flat=True))
+
+
+def _organization_id(voter) -> int | None:
+    membership = getattr(voter, "membership", None) if voter.is_authenticated else None
+    return membership.organization_id if membership else None
+
+
+def eligible_runs(*, voter, task_ids: list[int]) -> list[tuple[int, int, int]]:
+    """(run id, task id, agent id) of the runs that may be shown to `voter`: completed runs of published
+    rounds, not superseded by a re-run, never of an agent of the voter's own organization."""
+    runs = (Run.objects.published().filter(task_id__in=task_ids, status=RunStatus.COMPLETED, rerun__isnull=True))
+    org_id = _organization_id(voter)
+    if org_id is not None:
+        runs = runs.exclude(entry__agent__organization_id=org_id)
+    return list(runs.values_list("id", "task_id", "entry__agent_id"))
+
+
+@dataclass(frozen=True)
+class ScopeChoice:
+    value: str
+    label: str
+
+
+def vote_scopes(*, voter) -> list[tuple[str, list[ScopeChoice]]]:
+    """The scope select: per votable benchmark, "any task" and each task with two agents to compare."""
+    groups = []
+    for bench in votable_benchmarks():
+        task_ids = list(bench.tasks.values_list("id", flat=True))
+        agents: dict[int, set[int]] = {}
+        for _, task_id, agent_id in eligible_runs(voter=voter, task_ids=task_ids):
+            agents.setdefault(task_id, set()).add(agent_id)
+        tasks = [t for t in bench.tasks.all() if len(agents.get(t.id, ())) >= 2]
+        if tasks:
+            groups.append((bench.name, [ScopeChoice(bench.slug, f"Any task of {bench.name}")]
+                           + [ScopeChoice(f"{bench.slug}/{t.key}", t.title or t.key) for t in tasks]))
+    return groups
+
+
+def matchup_open(*, voter, scope: str, now: datetime | None = None) -> Matchup | None:
+    """The voter's latest unused, unexpired matchup for this scope (reloading the page shows the same pair,
+    so a voter cannot reroll until a pair they like comes up)."""
+    return Matchup.objects.open(now=now).filter(voter=voter, scope=scope).select_related("task__benchmark").first()
+
+
+# --- previews -----------------------------------------------------------------------------------------------
+
+def identifying_strings(run: Run) -> list[str]:
+    """Strings that would name the run, its agent, model or vendor if they appeared on the vote page."""
+    entry, agent = run.entry, run.entry.agent
+    values = [run.key, agent.slug, agent.name, slugify(agent.name), entry.model, entry.cli, entry.product_version]
+    if agent.organization_id:
+        values += [agent.organization.name, agent.organization.slug]
+    return [v.lower() for v in values if v and len(v) >= 3]
+
+
+def url_is_opaque(url: str, run: Run) -> bool:
+    """True when a URL names none of the run's identifying strings (nor its database id as a path part)."""
+    low = url.lower()
+    if any(s in low for s in identifying_strings(run)):
+        return False
+    return not re.search(rf"(^|[/=_.-]){run.pk}([/?&#=_.-]|$)", low.split("://", 1)[-1])
+
+
+@dataclass(frozen=True)
+class Shot:
+    """One picture of a side: an uploaded file (streamed through the alias), an external address that
+    names nothing (redirected to), or the checker's record drawn as an SVG (when the screenshots live at
+    addresses that name the agent, or there are none)."""
+
+    kind: str  # "file", "url" or "checks"
+    evidence: Evidence | None = None
+
+
+def preview_shots(run: Run) -> list[Shot]:
+    shots: list[Shot] = []
+    named = False
+    for ev in run.evidence.filter(kind=EvidenceKind.SCREENSHOT):
+        if ev.file:
+            shots.append(Shot("file", ev))
+        elif url_is_opaque(ev.url, run):
+            shots.append(Shot("url", ev))
+        else:
+            named = True
+    if named or not shots:
+        shots.append(Shot("checks"))
+    return shots
+
+
+def checker_record(run: Run) -> dict:
+    """What the checker recorded for a run, laid out for the picture drawn when no screenshot can be shown
+    (the task's own check names, passed or not: nothing that names the agent)."""
+    checks = list(run.checks.all())
+    api = [c for c in checks if c.kind in ("api", "page")]
+    api_passed = sum(c.passed for c in api)
+    started = run.app_started
+    if started is None:
+        start = next((c for c in checks if c.kind == "start"), None)
+        started = start.passed if start else None
+    steps = [c for c in checks if c.kind == "browser"][:14]
+    return {
+        "app_started": started, "api_passed": api_passed, "api_total": len(api),
+        "api_bar": round(300 * api_passed / len(api)) if api else 0,
+        "steps": [{"name": c.name, "passed": c.passed, "x": 24 if i < 7 else 330, "y": 212 + 26 * (i % 7)}
+                  for i, c in enumerate(steps)],
+    }
+
+
+@dataclass(frozen=True)
+class Side:
+    letter: str
+    alias: str
+    run: Run
+    shot_count: int
+    has_live: bool
+
+    @property
+    def shot_indexes(self) -> range:
+        return range(self.shot_count)
+
+
+def matchup_sides(matchup: Matchup) -> list[Side]:
+    sides = []
+    for letter, alias, run in (("A", matchup.alias_a, matchup.run_a), ("B", matchup.alias_b, matchup.run_b)):
+        sides.append(Side(letter, alias, run, len(preview_shots(run)), bool(run.preview_url)))
+    return sides
+
+
+def matchup_for_alias(alias: str) -> tuple[Matchup | None, str | None]:
+    matchup = (Matchup.objects.select_related("task", "run_a__entry__agent__organization",
+                                              "run_b__entry__agent__organization")
+               .filter(Q(alias_a=alias) | Q(alias_b=alias)).first())
+    return matchup, (matchup.side_of(alias) if matchup else None)
+
+
+def matchup_by_key(key: str) -> Matchup | None:
+    return (Matchup.objects.select_related("task__benchmark", "run_a__entry__agent__organization",
+                                           "run_b__entry__agent__organization", "vote")
+            .filter(key=key).first())
+
+
+# --- the voter ----------------------------------------------------------------------------------------------
+
+def day_start(now: datetime) -> datetime:
+    """The start of the UTC day: the daily cap counts votes cast since then."""
+    return now.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+def account_counts_from(user) -> datetime:
+    """When a new account's votes start counting: sign-up + VOTE_NEW_ACCOUNT_DELAY_HOURS."""
+    return user.date_joined + timedelta(hours=settings.VOTE_NEW_ACCOUNT_DELAY_HOURS)
+
+
+@dataclass(frozen=True)
+class VoterStatus:
+    counts_from: datetime | None  # set while the account is too new for its votes to count
+    flagged: bool
+    counted_today: int
+    daily_cap: int
+
+    @property
+    def over_cap(self) -> bool:
+        return self.counted_today >= self.daily_cap
+
+
+def voter_status(*, voter, now: datetime | None = None) -> VoterStatus:
+    now = now or timezone.now()
+    counts_from = account_counts_from(voter)
+    today = (Vote.objects.filter(voter=voter, cast_at__gte=day_start(now)).exclude(held=Held.DAILY_CAP).count())
+    return VoterStatus(counts_from=counts_from if counts_from > now else None,
+                       flagged=VoterFlag.objects.active().filter(voter=voter).exists(),
+                       counted_today=today, daily_cap=settings.VOTE_DAILY_CAP)

@@ -1,0 +1,314 @@
+"""Writes of the voting app: drawing matchups, recording votes, rate limits, the counting rules and flagging.
+
+The counting rules, in the order they are applied when a vote is cast (`vote_standing`):
+
+1. a voter with an active flag: stored, held "flagged" (counts once an editor clears the flag);
+2. the voter already has VOTE_DAILY_CAP votes today (UTC) that count or will count: stored, held "daily-cap"
+   for good;
+3. an account younger than VOTE_NEW_ACCOUNT_DELAY_HOURS: stored, held "new-account" until `counts_from`
+   (sign-up + the delay); `votes_mature` turns it into a counting vote then;
+4. otherwise it counts.
+
+`Vote.counts` is true exactly when `held` is blank for site votes, so `recount` (which reads `counts` from the
+download) agrees with the site.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import secrets
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from random import Random
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.cache import cache
+from django.db import transaction
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from .models import Held, Matchup, Vote, VoterFlag, Winner
+from .selectors import account_counts_from, day_start, eligible_runs, scope_tasks
+
+# System randomness for draws and tokens: a voter must not be able to predict the next pair.
+_system_random = secrets.SystemRandom()
+
+
+class MatchupRefused(Exception):
+    """A vote or preview on a matchup that cannot be used: forged, another voter's, used or expired."""
+
+    def __init__(self, reason: str, status: int, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.status = status
+        self.message = message
+
+
+def _refuse_forged() -> MatchupRefused:
+    # The same answer for an unknown token and for another voter's: it tells a forger nothing.
+    return MatchupRefused("forged", 400, "This pair was not issued to you. Load a new pair to vote.")
+
+
+def matchup_check(matchup: Matchup | None, *, voter_id: int, now: datetime, for_vote: bool) -> Matchup:
+    """Raise MatchupRefused unless this voter may use the matchup now (to vote: only once)."""
+    if matchup is None or matchup.voter_id != voter_id:
+        raise _refuse_forged()
+    if for_vote and matchup.used_at is not None:
+        raise MatchupRefused("used", 410, "You already voted on this pair. Each pair takes one vote.")
+    if matchup.expires_at <= now:
+        raise MatchupRefused("expired", 410, "This pair has expired. Load a new pair to vote.")
+    return matchup
+
+
+# --- drawing ------------------------------------------------------------------------------------------------
+
+def _token() -> str:
+    return secrets.token_urlsafe(18)
+
+
+def matchup_draw(*, voter, scope: str = "", now: datetime | None = None, rng: Random | None = None) -> Matchup | None:
+    """Draw a pair of runs of one task for `voter`, or None when the scope has no two agents to compare.
+
+    Rules: only runs of published rounds (completed, not superseded by a re-run); never an agent of the
+    voter's own organization; two different agents; pairs with fewer votes are favoured (weight
+    1 / (1 + votes on that pair in that task)^2); the pair the voter last saw in that task is not drawn
+    again straight away when there is another. A and B are assigned at random and each agent's run is
+    picked at random among its runs of the task.
+    """
+    rng = rng or _system_random
+    now = now or timezone.now()
+    runs_by_task: dict[int, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
+    for run_id, task_id, agent_id in eligible_runs(voter=voter, task_ids=scope_tasks(scope)):
+        runs_by_task[task_id][agent_id].append(run_id)
+    candidates: list[tuple[int, int, int]] = []
+    for task_id, agents in runs_by_task.items():
+        ids = sorted(agents)
+        candidates += [(task_id, a, b) for i, a in enumerate(ids) for b in ids[i + 1:]]
+    if not candidates:
+        return None
+    seen: dict[tuple[int, int, int], int] = defaultdict(int)
+    for task_id, a, b, n in (Vote.objects.filter(task_id__in=runs_by_task.keys())
+                             .values_list("task_id", "agent_a_id", "agent_b_id").annotate(n=Count("id"))):
+        seen[(task_id, min(a, b), max(a, b))] += n
+    last = (Matchup.objects.filter(voter=voter).select_related("run_a__entry", "run_b__entry")
+            .order_by("-created_at", "-id").first())
+    if last is not None and len(candidates) > 1:
+        pair = sorted([last.run_a.entry.agent_id, last.run_b.entry.agent_id])
+        candidates = [c for c in candidates if c != (last.task_id, pair[0], pair[1])]
+    weights = [1.0 / (1 + seen[c]) ** 2 for c in candidates]
+    task_id, a, b = rng.choices(candidates, weights=weights, k=1)[0]
+    if rng.random() < 0.5:
+        a, b = b, a
+    agents = runs_by_task[task_id]
+    return Matchup.objects.create(
+        key=_token(), alias_a=_token(), alias_b=_token(), voter=voter, task_id=task_id,
+        run_a_id=rng.choice(agents[a]), run_b_id=rng.choice(agents[b]), scope=scope, created_at=now,
+        expires_at=now + timedelta(seconds=settings.VOTE_ALIAS_TTL_SECONDS))
+
+
+# --- rate limits --------------------------------------------------------------------------------------------
+
+def rate_limit_hit(*, bucket: str, idents: list[str], limit: int, window: int, at: float | None = None) -> int:
+    """Count one request against each identity (an account, an address) in a fixed window on the cache.
+    Returns 0 when within `limit` for all of them, else the seconds until the window ends.
+
+    A fixed window lets a burst straddling two windows reach twice the limit; that bound is what the
+    documentation states. Counters live in the Django cache (Redis in production, shared by all workers)."""
+    at = time.time() if at is None else at
+    slot = int(at // window)
+    over = False
+    for ident in idents:
+        digest = hashlib.sha256(f"{settings.SECRET_KEY}:{ident}".encode()).hexdigest()[:24]
+        key = f"vote-rate:{bucket}:{digest}:{slot}"
+        cache.add(key, 0, timeout=window + 5)
+        try:
+            count = cache.incr(key)
+        except ValueError:  # evicted between add and incr
+            cache.set(key, 1, timeout=window + 5)
+            count = 1
+        over |= count > limit
+    return max(1, math.ceil((slot + 1) * window - at)) if over else 0
+
+
+# --- votes --------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Standing:
+    held: str
+    counts_from: datetime | None
+
+    @property
+    def counts(self) -> bool:
+        return self.held == Held.NONE
+
+
+def vote_standing(*, voter, now: datetime) -> Standing:
+    """Whether a vote cast now by `voter` counts, and if not why (the rules in the module docstring)."""
+    counts_from = account_counts_from(voter)
+    if VoterFlag.objects.active().filter(voter=voter).exists():
+        return Standing(Held.FLAGGED, counts_from if counts_from > now else None)
+    today = (Vote.objects.filter(voter=voter, cast_at__gte=day_start(now))
+             .exclude(held=Held.DAILY_CAP).count())
+    if today >= settings.VOTE_DAILY_CAP:
+        return Standing(Held.DAILY_CAP, None)
+    if counts_from > now:
+        return Standing(Held.NEW_ACCOUNT, counts_from)
+    return Standing(Held.NONE, None)
+
+
+def vote_record(*, key: str, voter, winner: str, now: datetime | None = None) -> Vote:
+    """Cast `voter`'s vote on the matchup `key`: exactly once, by the voter it was issued to, before it
+    expires. Marks the task's ratings stale (the refit runs after commit, debounced)."""
+    from scoring.services import snapshots_mark_stale
+
+    if winner not in Winner.values:
+        raise ValueError(f"unknown winner {winner!r}")
+    now = now or timezone.now()
+    with transaction.atomic():
+        # Locking the voter's row serialises one voter's concurrent votes, so two requests cannot both pass
+        # the daily cap at cap - 1.
+        get_user_model().objects.select_for_update().filter(pk=voter.pk).first()
+        # Locking the matchup makes a replayed key wait for the first vote and then see used_at set.
+        matchup = (Matchup.objects.select_for_update().select_related("run_a__entry", "run_b__entry")
+                   .filter(key=key).first())
+        matchup_check(matchup, voter_id=voter.pk, now=now, for_vote=True)
+        assert matchup is not None
+        # The conditional update is the claim: only one request can turn used_at from NULL.
+        if Matchup.objects.filter(pk=matchup.pk, used_at__isnull=True).update(used_at=now) != 1:
+            raise MatchupRefused("used", 410, "You already voted on this pair. Each pair takes one vote.")
+        standing = vote_standing(voter=voter, now=now)
+        vote = Vote.objects.create(
+            task_id=matchup.task_id, agent_a_id=matchup.run_a.entry.agent_id,
+            agent_b_id=matchup.run_b.entry.agent_id, run_a_id=matchup.run_a_id, run_b_id=matchup.run_b_id,
+            winner=winner, voter=voter, cast_at=now, counts=standing.counts, held=standing.held,
+            counts_from=standing.counts_from, matchup=matchup)
+        if standing.counts:
+            snapshots_mark_stale(rating_task_ids=[matchup.task_id])
+    return vote
+
+
+def votes_mature(*, now: datetime | None = None, voter_id: int | None = None) -> int:
+    """New-account votes whose `counts_from` has passed start counting (a flagged voter's become held
+    "flagged" instead). Returns how many started counting."""
+    from scoring.services import snapshots_mark_stale
+
+    now = now or timezone.now()
+    with transaction.atomic():
+        due = Vote.objects.select_for_update().filter(held=Held.NEW_ACCOUNT, counts_from__lte=now)
+        if voter_id is not None:
+            due = due.filter(voter_id=voter_id)
+        flagged = VoterFlag.objects.active().values("voter_id")
+        due.filter(voter_id__in=flagged).update(held=Held.FLAGGED)
+        tasks = set(due.exclude(voter_id__in=flagged).values_list("task_id", flat=True))
+        n = due.exclude(voter_id__in=flagged).update(held=Held.NONE, counts=True)
+        if n:
+            snapshots_mark_stale(rating_task_ids=tasks)
+    return n
+
+
+def matchups_prune(*, now: datetime | None = None, keep_days: int = 2) -> int:
+    """Delete matchups that expired unused more than `keep_days` ago (used ones stay with their vote)."""
+    now = now or timezone.now()
+    deleted, _ = Matchup.objects.filter(used_at__isnull=True, expires_at__lt=now - timedelta(days=keep_days)).delete()
+    return deleted
+
+
+# --- flagging -----------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Agreement:
+    voter_id: int
+    decided: int
+    agreed: int
+    p_value: float
+
+
+def voter_agreement(*, benchmark_id: int) -> list[Agreement]:
+    """For each site voter of the benchmark: of their non-tie votes on pairs the fit can order, how many
+    picked the agent with the higher fitted rating in that task, and the one-sided binomial p-value of
+    agreeing that rarely if each vote agreed with probability 1/2.
+
+    The fit is Bradley-Terry on the task's counted votes (point estimate only). An honest voter agrees with
+    probability >= 1/2 on every pair (the fit's favourite is, by the fit, at least as likely to win), so
+    testing against 1/2 is conservative: a low p-value means choices opposed to the crowd far beyond
+    chance, not merely noisy ones."""
+    from scipy.stats import binomtest
+
+    from scoring.bradley_terry import fit_ratings
+
+    votes = list(Vote.objects.filter(task__benchmark_id=benchmark_id)
+                 .values_list("task_id", "agent_a__slug", "agent_b__slug", "winner", "counts", "voter_id"))
+    by_task: dict[int, list[tuple[str, str, str]]] = defaultdict(list)
+    for task_id, a, b, winner, counts, _ in votes:
+        if counts:
+            by_task[task_id].append((a, b, winner))
+    rating: dict[int, dict[str, float]] = {
+        task_id: {row["agent"]: row["rating"] for row in fit_ratings(rows, bootstrap_rounds=1)}
+        for task_id, rows in by_task.items()}
+    tally: dict[int, list[int]] = defaultdict(lambda: [0, 0])
+    for task_id, a, b, winner, _, voter_id in votes:
+        ra, rb = rating.get(task_id, {}).get(a), rating.get(task_id, {}).get(b)
+        if voter_id is None or winner == Winner.TIE or ra is None or rb is None or ra == rb:
+            continue
+        favourite = Winner.A if ra > rb else Winner.B
+        tally[voter_id][0] += 1
+        tally[voter_id][1] += winner == favourite
+    return [Agreement(voter_id, n, k, float(binomtest(k, n, 0.5, alternative="less").pvalue))
+            for voter_id, (n, k) in sorted(tally.items())]
+
+
+def voters_flag(*, benchmark_id: int, now: datetime | None = None) -> list[VoterFlag]:
+    """Flag the voters of a benchmark with at least VOTE_FLAG_MIN_VOTES decided votes whose agreement with
+    the fit has p < VOTE_FLAG_P_VALUE; their votes stop counting. A voter already flagged is skipped; a
+    voter an editor cleared is judged again on the evidence as it stands now."""
+    now = now or timezone.now()
+    flags = []
+    for row in voter_agreement(benchmark_id=benchmark_id):
+        if row.decided < settings.VOTE_FLAG_MIN_VOTES or row.p_value >= settings.VOTE_FLAG_P_VALUE:
+            continue
+        cleared = (VoterFlag.objects.filter(voter_id=row.voter_id, cleared_at__isnull=False)
+                   .order_by("-cleared_at").first())
+        if cleared and not Vote.objects.filter(voter_id=row.voter_id, cast_at__gt=cleared.cleared_at).exists():
+            continue  # an editor cleared this voter and nothing new has been cast since
+        with transaction.atomic():
+            get_user_model().objects.select_for_update().filter(pk=row.voter_id).first()
+            if VoterFlag.objects.active().filter(voter_id=row.voter_id).exists():
+                continue
+            flags.append(VoterFlag.objects.create(
+                voter_id=row.voter_id, benchmark_id=benchmark_id, decided_votes=row.decided, agreed=row.agreed,
+                p_value=row.p_value, flagged_at=now))
+            _hold_flagged(row.voter_id)
+    return flags
+
+
+def _hold_flagged(voter_id: int) -> None:
+    from scoring.services import snapshots_mark_stale
+
+    counting = Vote.objects.filter(voter_id=voter_id, held=Held.NONE, counts=True)
+    tasks = set(counting.values_list("task_id", flat=True))
+    counting.update(held=Held.FLAGGED, counts=False)
+    if tasks:
+        snapshots_mark_stale(rating_task_ids=tasks)
+
+
+def voter_flag_clear(*, flag: VoterFlag, by, now: datetime | None = None) -> int:
+    """An editor clears a flag: the voter's held-for-flag votes count again (those cast while the account
+    was new wait for their `counts_from`). Returns how many votes count again."""
+    from scoring.services import snapshots_mark_stale
+
+    now = now or timezone.now()
+    with transaction.atomic():
+        if VoterFlag.objects.filter(pk=flag.pk, cleared_at__isnull=True).update(cleared_at=now, cleared_by=by) != 1:
+            return 0
+        held = Vote.objects.filter(voter_id=flag.voter_id, held=Held.FLAGGED)
+        tasks = set(held.values_list("task_id", flat=True))
+        held.filter(counts_from__gt=now).update(held=Held.NEW_ACCOUNT)
+        n = held.filter(Q(counts_from__isnull=True) | Q(counts_from__lte=now)).update(
+            held=Held.NONE, counts=True, counts_from=None)
+        if tasks:
+            snapshots_mark_stale(rating_task_ids=tasks)
+    return n
