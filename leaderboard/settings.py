@@ -171,7 +171,9 @@ STATIC_ROOT = Path(env_str("STATIC_ROOT", str(BASE_DIR / "staticfiles")))
 STATICFILES_DIRS = [BASE_DIR / "static"]
 MEDIA_URL = "/media/"
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(VAR_DIR / "media")))
-WHITENOISE_USE_FINDERS = DEBUG or TESTING or not STATIC_ROOT.exists()
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+# Serve from the app folders until `collectstatic` has filled STATIC_ROOT (development, tests, demo).
+WHITENOISE_USE_FINDERS = DEBUG or TESTING or not any(STATIC_ROOT.iterdir())
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},

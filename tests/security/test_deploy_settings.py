@@ -1,0 +1,84 @@
+"""The production configuration: `check --deploy` clean, HTTPS-only cookies and HSTS, a strict CSP, no
+framing; and the no-configuration defaults (SQLite, eager Celery) for a new user."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PROD_ENV = {
+    "PRODUCTION": "true",
+    "SECRET_KEY": "k" * 20 + "-a-long-random-production-secret-0123456789-abcdefghijkl",
+    "ALLOWED_HOSTS": "leaderboard.example.org",
+}
+
+
+def _run(args, env_extra, clear=("DEBUG", "CI", "PRODUCTION", "SECRET_KEY")):
+    env = {k: v for k, v in os.environ.items() if k not in clear}
+    env.update(env_extra)
+    return subprocess.run([sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+
+
+def _settings(env_extra, names, clear=("DEBUG", "CI", "PRODUCTION", "SECRET_KEY")):
+    code = ("import django, json; django.setup(); from django.conf import settings as s; "
+            f"print(json.dumps({{n: str(getattr(s, n)) for n in {names!r}}}))")
+    result = _run(["-c", code], {"DJANGO_SETTINGS_MODULE": "leaderboard.settings", **env_extra}, clear=clear)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_check_deploy_is_clean_under_production_settings():
+    result = _run(["manage.py", "check", "--deploy", "--fail-level", "WARNING"], PROD_ENV)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
+
+
+def test_production_settings_use_secure_cookies_hsts_and_https():
+    s = _settings(PROD_ENV, ["SESSION_COOKIE_SECURE", "CSRF_COOKIE_SECURE", "SECURE_HSTS_SECONDS",
+                             "SECURE_SSL_REDIRECT", "DEBUG", "X_FRAME_OPTIONS"])
+    assert s == {"SESSION_COOKIE_SECURE": "True", "CSRF_COOKIE_SECURE": "True", "SECURE_HSTS_SECONDS": "31536000",
+                 "SECURE_SSL_REDIRECT": "True", "DEBUG": "False", "X_FRAME_OPTIONS": "DENY"}
+
+
+def test_production_refuses_to_start_without_a_secret_key():
+    env = dict(PROD_ENV)
+    env.pop("SECRET_KEY")
+    result = _run(["manage.py", "check"], env)
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set in production" in result.stderr
+
+
+def test_ci_refuses_to_fall_back_to_sqlite_or_eager_celery():
+    result = _run(["manage.py", "check"], {"CI": "true"}, clear=("CI", "DATABASE_URL", "REDIS_URL"))
+    assert result.returncode != 0 and "CI=true requires DATABASE_URL" in result.stderr
+    result = _run(["manage.py", "check"], {"CI": "true", "DATABASE_URL": "postgres://postgres@127.0.0.1/x"},
+                  clear=("CI", "REDIS_URL"))
+    assert result.returncode != 0 and "CI=true requires REDIS_URL" in result.stderr
+
+
+def test_no_configuration_means_sqlite_eager_celery_and_a_memory_cache(tmp_path):
+    s = _settings({"VAR_DIR": str(tmp_path)}, ["DATABASES", "CELERY_TASK_ALWAYS_EAGER", "CACHES"],
+                  clear=("CI", "DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL"))
+    assert "sqlite3" in s["DATABASES"] and str(tmp_path) in s["DATABASES"]
+    assert s["CELERY_TASK_ALWAYS_EAGER"] == "True"
+    assert "LocMemCache" in s["CACHES"]
+
+
+def test_database_url_can_name_another_sqlite_file(tmp_path):
+    s = _settings({"DATABASE_URL": f"sqlite:///{tmp_path}/other.db"}, ["DATABASES"])
+    assert f"{tmp_path}/other.db" in s["DATABASES"]
+
+
+@pytest.mark.django_db
+def test_pages_carry_a_strict_csp_and_refuse_framing(client):
+    response = client.get("/admin/login/")
+    assert response["X-Frame-Options"] == "DENY"
+    response = client.get("/")
+    csp = response["Content-Security-Policy"]
+    assert "script-src 'self';" in csp and "unsafe-inline" not in csp
+    assert "frame-ancestors 'none'" in csp
+    assert response["X-Content-Type-Options"] == "nosniff"
