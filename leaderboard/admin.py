@@ -1,4 +1,25 @@
-from django.contrib import admin
+"""The catalogue in the admin. Rules that matter here:
+
+- a round's status moves only through the actions "Enter preview" and "Publish" (runs.services), which refuse
+  with the reasons (preview window, runs in review, open disputes); status and dates are read-only;
+- a published task version's prompt, criteria, parameters and interruption are read-only: a change is a
+  new version ("New version" on the version's page, runs.services.task_version_create);
+- round parameters are editor-only (no other group has a permission on them).
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html
+
+from runs import services
+from runs.selectors import user_is_editor
 
 from .models import (
     Agent,
@@ -39,15 +60,30 @@ class AgentAdmin(admin.ModelAdmin):
     search_fields = ["name", "slug"]
 
 
-class TaskVersionInline(admin.StackedInline):
-    model = TaskVersion
-    extra = 0
-
-
 @admin.register(Benchmark)
 class BenchmarkAdmin(admin.ModelAdmin):
     list_display = ["name", "slug", "methodology", "pass_threshold"]
     search_fields = ["name", "slug"]
+
+
+# --- tasks and their versions -------------------------------------------------------------------------------------
+
+class TaskVersionInline(admin.TabularInline):
+    """Versions of a task, read-only here: each is edited (while unpublished) or superseded on its own page."""
+
+    model = TaskVersion
+    extra = 0
+    fields = ["link", "published_at", "created_at", "change_note"]
+    readonly_fields = fields
+    can_delete = False
+
+    @admin.display(description="version")
+    def link(self, v: TaskVersion) -> str:
+        return format_html('<a href="{}">v{}</a>', reverse("admin:leaderboard_taskversion_change", args=[v.pk]),
+                           v.version)
+
+    def has_add_permission(self, request, obj=None):
+        return False
 
 
 @admin.register(Task)
@@ -57,6 +93,103 @@ class TaskAdmin(admin.ModelAdmin):
     search_fields = ["key", "title"]
     inlines = [TaskVersionInline]
 
+    def get_readonly_fields(self, request, obj=None):
+        # The current version moves only with a new TaskVersion (task_version_create).
+        return ["version"] if obj is not None else []
+
+
+class TaskVersionForm(forms.ModelForm):
+    class Meta:
+        model = TaskVersion
+        fields = ["task", "prompt", "parameters", "interruption", "evidence", "criteria", "observes_later_effects",
+                  "change_note"]
+
+
+class NewVersionForm(forms.Form):
+    prompt = forms.CharField(widget=forms.Textarea(attrs={"rows": 8}))
+    criteria = forms.JSONField(help_text='{"pass": [...], "partial": [...], "fail": [...]}')
+    parameters = forms.JSONField(required=False)
+    interruption = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    evidence = forms.JSONField(required=False)
+    observes_later_effects = forms.BooleanField(required=False)
+    change_note = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}),
+                                  help_text="What changed and why (shown with the version).")
+
+
+@admin.register(TaskVersion)
+class TaskVersionAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "task", "version", "published_at", "created_at"]
+    list_filter = ["task__benchmark", "published_at"]
+    search_fields = ["task__key", "version"]
+    form = TaskVersionForm
+    actions = ["publish"]
+    change_form_template = "admin/leaderboard/taskversion/change_form.html"
+
+    def get_readonly_fields(self, request, obj=None):
+        readonly = ["version", "published_at", "created_at"]
+        if obj is not None:
+            readonly.append("task")
+            if obj.published_at is not None:
+                readonly += list(services.FROZEN_VERSION_FIELDS)
+        return readonly
+
+    def has_change_permission(self, request, obj=None):
+        return user_is_editor(request.user) and super().has_change_permission(request, obj)
+
+    def has_add_permission(self, request):
+        return user_is_editor(request.user) and super().has_add_permission(request)
+
+    def save_model(self, request, obj, form, change):
+        if not change:
+            # A first version, or a new one next to the current: versions come from task_version_create.
+            new = services.task_version_create(
+                task=obj.task, by=request.user, prompt=obj.prompt, criteria=obj.criteria, parameters=obj.parameters,
+                interruption=obj.interruption, evidence=obj.evidence,
+                observes_later_effects=obj.observes_later_effects, change_note=obj.change_note)
+            obj.pk, obj.version = new.pk, new.version
+            return
+        fields = {name: getattr(obj, name) for name in form.changed_data}
+        try:
+            services.task_version_update(version=obj, by=request.user, **fields)
+        except ValidationError as e:
+            raise PermissionDenied("; ".join(e.messages)) from e
+
+    @admin.action(description="Publish the prompt and checklist (then never edited in place)",
+                  permissions=["change"])
+    def publish(self, request, queryset):
+        for version in queryset:
+            services.task_version_publish(version=version, by=request.user)
+        self.message_user(request, f"Published {queryset.count()} task version(s).", messages.SUCCESS)
+
+    def get_urls(self):
+        return [path("<int:pk>/new-version/", self.admin_site.admin_view(self.new_version_view),
+                     name="leaderboard_taskversion_new"), *super().get_urls()]
+
+    def new_version_view(self, request, pk: int):
+        if not user_is_editor(request.user):
+            raise PermissionDenied
+        base = get_object_or_404(TaskVersion.objects.select_related("task"), pk=pk)
+        if request.method == "POST":
+            form = NewVersionForm(request.POST)
+            if form.is_valid():
+                d = form.cleaned_data
+                new = services.task_version_create(
+                    task=base.task, by=request.user, prompt=d["prompt"], criteria=d["criteria"] or {},
+                    parameters=d["parameters"], interruption=d["interruption"], evidence=d["evidence"],
+                    observes_later_effects=d["observes_later_effects"], change_note=d["change_note"])
+                self.message_user(request, f"Created {new} (the task's current version).", messages.SUCCESS)
+                return HttpResponseRedirect(reverse("admin:leaderboard_taskversion_change", args=[new.pk]))
+        else:
+            form = NewVersionForm(initial={
+                "prompt": base.prompt, "criteria": base.criteria, "parameters": base.parameters,
+                "interruption": base.interruption, "evidence": base.evidence,
+                "observes_later_effects": base.observes_later_effects})
+        context = {**self.admin_site.each_context(request), "title": f"New version of {base.task.key}",
+                   "opts": self.opts, "form": form, "base": base}
+        return TemplateResponse(request, "admin/leaderboard/taskversion/new_version.html", context)
+
+
+# --- rounds -------------------------------------------------------------------------------------------------------
 
 class EntryInline(admin.TabularInline):
     model = Entry
@@ -64,12 +197,60 @@ class EntryInline(admin.TabularInline):
     autocomplete_fields = ["agent"]
 
 
+class RoundParameterInline(admin.TabularInline):
+    model = RoundParameter
+    extra = 0
+
+    def has_view_permission(self, request, obj=None):
+        return user_is_editor(request.user) and super().has_view_permission(request, obj)
+
+
+class ChangelogInline(admin.TabularInline):
+    model = ChangelogEntry
+    extra = 0
+    fields = ["created_at", "what", "why", "who", "who_role", "run"]
+    readonly_fields = fields
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
 @admin.register(Round)
 class RoundAdmin(admin.ModelAdmin):
-    list_display = ["__str__", "benchmark", "status", "starts_on", "published_at"]
+    list_display = ["__str__", "benchmark", "status", "starts_on", "preview_started_at", "published_at"]
     list_filter = ["benchmark", "status"]
     search_fields = ["key", "name"]
-    inlines = [EntryInline]
+    readonly_fields = ["status", "preview_started_at", "published_at", "publication"]
+    inlines = [EntryInline, RoundParameterInline, ChangelogInline]
+    actions = ["enter_preview", "publish"]
+
+    @admin.display(description="publication")
+    def publication(self, rnd: Round) -> str:
+        if rnd.pk is None:
+            return ""
+        problems = services.round_publish_problems(rnd)
+        return "ready to publish" if not problems else " ".join(problems)
+
+    @admin.action(description="Enter preview (vendors see their results, may dispute)", permissions=["change"])
+    def enter_preview(self, request, queryset):
+        for rnd in queryset:
+            try:
+                services.round_enter_preview(round=rnd, by=request.user)
+            except ValidationError as e:
+                self.message_user(request, "; ".join(e.messages), messages.ERROR)
+            else:
+                self.message_user(request, f"{rnd} is in preview.", messages.SUCCESS)
+
+    @admin.action(description="Publish (after the preview, with every run reviewed)", permissions=["change"])
+    def publish(self, request, queryset):
+        for rnd in queryset:
+            try:
+                services.round_publish(round=rnd, by=request.user)
+            except ValidationError as e:
+                self.message_user(request, f"{rnd} was not published: " + " ".join(e.messages), messages.ERROR)
+            else:
+                self.message_user(request, f"{rnd} is published.", messages.SUCCESS)
 
 
 @admin.register(RoundParameter)
@@ -80,5 +261,12 @@ class RoundParameterAdmin(admin.ModelAdmin):
 
 @admin.register(ChangelogEntry)
 class ChangelogEntryAdmin(admin.ModelAdmin):
-    list_display = ["round", "what", "who", "created_at"]
+    list_display = ["round", "what", "who", "who_role", "created_at"]
     list_filter = ["round"]
+    readonly_fields = ["who", "created_at"]
+
+    def save_model(self, request, obj, form, change):
+        if not change:
+            obj.who = request.user
+            obj.who_role = obj.who_role or "editor"
+        super().save_model(request, obj, form, change)

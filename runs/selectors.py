@@ -1,0 +1,264 @@
+"""Reads for reviewing: who may enter which verdict, who may see which verdict, and the reviewers' queue.
+
+The blind second review is decided here, in one place, and every admin page asks these functions:
+
+- editors (and superusers) see everything;
+- once a round is published every verdict is public;
+- otherwise a person sees their own verdict, and the tester's and second's verdicts only when those two
+  disagree and the person may decide as the third reviewer (a reviewer who took neither of the first two
+  roles). A tester does not see the second's verdict, a second reviewer never sees the tester's, not even
+  after entering their own (they cannot change it afterwards, so seeing it would tell them nothing usable,
+  but it would tell them whether they "got it right", and that is what blindness is for).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db.models import Exists, F, OuterRef, Q, QuerySet, Subquery
+from django.utils import timezone
+
+from .models import Run, RunStatus, Verdict, VerdictRole
+
+EDITORS = "Editors"
+TESTERS = "Testers"
+REVIEWERS = "Reviewers"
+VENDORS = "Vendors"
+
+# Methodologies whose runs get reviewed outcomes (the others are scored by tests, judges or checks).
+REVIEWED_METHODOLOGIES = ("outcomes", "weekly")
+# Statuses that are never reviewed: not counted at all, region blocked (marked, not scored), or unsupported
+# (the outcome is unsupported whatever anyone says).
+NOT_REVIEWED_STATUSES = (RunStatus.INFRA_ERROR, RunStatus.NOT_STARTED, RunStatus.OVER_BUDGET,
+                         RunStatus.REGION_BLOCKED, RunStatus.UNSUPPORTED)
+ROLES = (VerdictRole.TESTER, VerdictRole.SECOND, VerdictRole.THIRD)
+
+
+def _groups(user) -> set[str]:
+    if not getattr(user, "is_authenticated", False):
+        return set()
+    cached = getattr(user, "_review_groups", None)
+    if cached is None:
+        cached = set(user.groups.values_list("name", flat=True))
+        user._review_groups = cached
+    return cached
+
+
+def user_is_editor(user) -> bool:
+    return bool(getattr(user, "is_superuser", False)) or EDITORS in _groups(user)
+
+
+def user_verdict_roles(user) -> set[str]:
+    """The verdict roles a person may ever enter: testers the first, reviewers the second and third."""
+    if user_is_editor(user):
+        return set(ROLES)
+    roles: set[str] = set()
+    groups = _groups(user)
+    if TESTERS in groups:
+        roles.add(VerdictRole.TESTER)
+    if REVIEWERS in groups:
+        roles |= {VerdictRole.SECOND, VerdictRole.THIRD}
+    return roles
+
+
+def uses_double_review(run: Run) -> bool:
+    """Outcomes (seed 000 §5) reviews every run twice; the weekly table (seed 004) labels one run once, so a
+    lone tester verdict stands there and a second review is optional."""
+    return run.round.benchmark.methodology == "outcomes"
+
+
+def is_reviewed(run: Run) -> bool:
+    return run.round.benchmark.methodology in REVIEWED_METHODOLOGIES and run.status not in NOT_REVIEWED_STATUSES
+
+
+@dataclass(frozen=True)
+class Stage:
+    """Where a run is in review. `awaiting` holds the roles still needed (empty: decided)."""
+
+    awaiting: frozenset[str]
+    disagree: bool
+
+    @property
+    def label(self) -> str:
+        if not self.awaiting:
+            return "decided"
+        return "awaiting " + " and ".join(VerdictRole(r).label for r in ROLES if r in self.awaiting)
+
+
+def _by_role(run: Run) -> dict[str, Verdict]:
+    return {v.role: v for v in run.verdicts.all()}
+
+
+def review_stage(run: Run) -> Stage:
+    """The roles a run still waits for. Uses the prefetched `run.verdicts` when present.
+
+    A run without verdicts that carries an outcome label (imported as published), and a timeout without
+    verdicts (a fail by rule), wait for nobody.
+    """
+    if not is_reviewed(run):
+        return Stage(frozenset(), False)
+    verdicts = _by_role(run)
+    if not verdicts and (run.outcome or run.status == RunStatus.TIMEOUT):
+        return Stage(frozenset(), False)
+    tester, second, third = (verdicts.get(r) for r in ROLES)
+    awaiting: set[str] = set()
+    if tester is None:
+        awaiting.add(VerdictRole.TESTER)
+    if second is None and uses_double_review(run):
+        awaiting.add(VerdictRole.SECOND)
+    disagree = tester is not None and second is not None and tester.outcome != second.outcome
+    if disagree and third is None:
+        awaiting.add(VerdictRole.THIRD)
+    return Stage(frozenset(awaiting), disagree)
+
+
+def roles_open_to(user, run: Run) -> list[str]:
+    """The roles `user` could enter on `run` now (due or not): the run awaits them, the user's group allows
+    them, and the user has not reviewed the run in any role yet (one person, one role per run)."""
+    if any(v.reviewer_id == user.pk for v in run.verdicts.all()):
+        return []
+    stage = review_stage(run)
+    allowed = user_verdict_roles(user)
+    return [r for r in ROLES if r in stage.awaiting and r in allowed]
+
+
+def sees_all_verdicts(user, run: Run) -> bool:
+    """May `user` see every verdict of `run`, its final outcome included (see the module docstring)?"""
+    if user_is_editor(user) or run.round.status == "published":
+        return True
+    verdicts = _by_role(run)
+    mine = {r for r, v in verdicts.items() if v.reviewer_id == user.pk}
+    if VerdictRole.THIRD in mine:
+        return True
+    if mine & {VerdictRole.TESTER, VerdictRole.SECOND}:
+        return False
+    return VerdictRole.THIRD in user_verdict_roles(user) and review_stage(run).disagree
+
+
+def visible_verdict_roles(user, run: Run) -> set[str]:
+    if sees_all_verdicts(user, run):
+        return {v.role for v in run.verdicts.all()}
+    return {v.role for v in run.verdicts.all() if v.reviewer_id == user.pk}
+
+
+def _role_outcome(role: str) -> Subquery:
+    return Subquery(Verdict.objects.filter(run=OuterRef("run_id"), role=role).values("outcome")[:1])
+
+
+def visible_verdicts(user, qs: QuerySet[Verdict] | None = None) -> QuerySet[Verdict]:
+    """The verdicts `user` may see, as a queryset (the verdict change list, its history and search)."""
+    qs = Verdict.objects.all() if qs is None else qs
+    if user_is_editor(user):
+        return qs
+    if not getattr(user, "is_authenticated", False):
+        return qs.none()
+    visible = Q(reviewer=user) | Q(run__round__status="published")
+    if VerdictRole.THIRD in user_verdict_roles(user):
+        took_first_roles = Verdict.objects.filter(run=OuterRef("run_id"), reviewer=user,
+                                                  role__in=[VerdictRole.TESTER, VerdictRole.SECOND])
+        qs = qs.annotate(_t=_role_outcome(VerdictRole.TESTER), _s=_role_outcome(VerdictRole.SECOND),
+                         _mine_first=Exists(took_first_roles))
+        visible |= Q(_t__isnull=False, _s__isnull=False, _mine_first=False) & ~Q(_t=F("_s"))
+    return qs.filter(visible)
+
+
+def queue_candidates() -> QuerySet[Run]:
+    """Runs that may still wait for a verdict: reviewed methodology and status, no third verdict, and either
+    in an unpublished round or without a final outcome."""
+    third = Verdict.objects.filter(run=OuterRef("pk"), role=VerdictRole.THIRD)
+    return (Run.objects.filter(round__benchmark__methodology__in=REVIEWED_METHODOLOGIES)
+            .exclude(status__in=NOT_REVIEWED_STATUSES)
+            .exclude(Exists(third))
+            .filter(Q(outcome="") | ~Q(round__status="published"))
+            .select_related("round__benchmark", "entry__agent", "task")
+            .prefetch_related("verdicts")
+            .order_by("due_at", "round__key", "entry__agent__name", "task__position", "task__key", "id"))
+
+
+@dataclass(frozen=True)
+class QueueItem:
+    run: Run
+    roles: list[str]
+    due_at: datetime | None
+
+    @property
+    def actionable(self) -> bool:
+        return self.due_at is None or self.due_at <= timezone.now()
+
+    @property
+    def role(self) -> str:
+        return self.roles[0]
+
+    @property
+    def role_label(self) -> str:
+        return VerdictRole(self.role).label
+
+
+def review_queue(user, runs: Iterable[Run] | None = None) -> list[QueueItem]:
+    """The runs `user` may review, each with the roles open to them. Runs whose effects are not due yet are
+    listed (marked "due on ...") but are not actionable."""
+    if not user_verdict_roles(user):
+        return []
+    runs = queue_candidates() if runs is None else runs
+    items = []
+    for run in runs:
+        roles = roles_open_to(user, run)
+        if roles:
+            items.append(QueueItem(run=run, roles=roles, due_at=run.due_at))
+    return items
+
+
+def queue_counts(user) -> dict[str, int]:
+    """Counts for the admin index: per role, runs ready now, and runs waiting until they are due."""
+    counts = {"tester": 0, "second": 0, "third": 0, "not_due": 0, "total": 0}
+    for item in review_queue(user):
+        if not item.actionable:
+            counts["not_due"] += 1
+            continue
+        counts["total"] += 1
+        for role in item.roles:
+            counts[role] += 1
+    return counts
+
+
+def runs_in_review(round_id: int) -> list[Run]:
+    """Runs of a round whose outcome is not decided yet (the reason a round cannot be published). A run
+    replaced by a re-run does not count and does not hold publication up."""
+    runs = queue_candidates().filter(round_id=round_id).filter(rerun__isnull=True)
+    return [r for r in runs if review_stage(r).awaiting]
+
+
+def vendor_organization(user):
+    """The vendor organization of a signed-in user, or None."""
+    if not getattr(user, "is_authenticated", False):
+        return None
+    membership = getattr(user, "membership", None) if hasattr(user, "membership") else None
+    return membership.organization if membership is not None else None
+
+
+@dataclass(frozen=True)
+class PreviewRow:
+    run: Run
+    decided: bool
+    verdicts: list[Verdict]
+    disputes: list
+    can_dispute: bool
+
+
+def preview_runs(round, organization) -> list[PreviewRow]:
+    """A vendor's own runs in a round under preview. A run still in review shows no verdict yet (a verdict
+    is shown once the run is decided, as it will be on publication). Parameter values are never included."""
+    runs = (Run.objects.filter(round=round, entry__agent__organization=organization)
+            .select_related("round__benchmark", "entry__agent", "task", "rerun_of")
+            .prefetch_related("verdicts", "disputes")
+            .order_by("entry__agent__name", "task__position", "task__key", "trial", "id"))
+    rows = []
+    for run in runs:
+        decided = not review_stage(run).awaiting
+        disputes = list(run.disputes.all())
+        rows.append(PreviewRow(run=run, decided=decided,
+                               verdicts=sorted(run.verdicts.all(), key=lambda v: ROLES.index(v.role)) if decided else [],
+                               disputes=disputes, can_dispute=not any(d.status == "open" for d in disputes)))
+    return rows

@@ -1,0 +1,451 @@
+"""Writes of reviewing and publication: verdicts, disputes, re-runs, round status, task versions.
+
+Every rule of seed 000 §5-§9 that a person could break from the admin or the site is checked here, so the
+admin forms and the vendor pages are thin: they call a service and show its `ValidationError`.
+
+Every write that changes a board's inputs marks the round's snapshots stale in the same transaction
+(`scoring.services.snapshots_mark_stale`), which enqueues the recompute after commit. After a round is
+published, a change to a verdict or a run also writes a `ChangelogEntry` (what, why, who, when): the
+round's public changelog.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.utils import timezone
+from django.utils.formats import date_format
+
+from leaderboard.models import ChangelogEntry, Round, RoundStatus, Task, TaskVersion, major
+from scoring.common import reviewed_outcome, verdict_outcome
+from scoring.services import snapshots_mark_stale
+from scoring.types import RunInput, VerdictInput
+
+from .models import Dispute, DisputeReason, DisputeStatus, Outcome, Run, Verdict, VerdictRole
+from .selectors import (
+    is_reviewed,
+    review_stage,
+    runs_in_review,
+    user_is_editor,
+    user_verdict_roles,
+    uses_double_review,
+    vendor_organization,
+)
+
+FROZEN_VERSION_FIELDS = ("prompt", "criteria", "parameters", "interruption")
+
+
+def _when(value: datetime) -> str:
+    return date_format(timezone.localtime(value), "DATETIME_FORMAT")
+
+
+def _role_of(user) -> str:
+    if user_is_editor(user):
+        return "editor"
+    roles = user_verdict_roles(user)
+    if VerdictRole.SECOND in roles:
+        return "reviewer"
+    if VerdictRole.TESTER in roles:
+        return "tester"
+    return ""
+
+
+def _require_editor(user) -> None:
+    if not user_is_editor(user):
+        raise PermissionDenied("Only editors may do this.")
+
+
+def _log(*, round: Round, run: Run | None, what: str, why: str, who) -> ChangelogEntry:
+    return ChangelogEntry.objects.create(round=round, run=run, what=what, why=why, who=who,
+                                         who_role=_role_of(who), created_at=timezone.now())
+
+
+def _require_reason(round: Round, reason: str) -> None:
+    if round.is_published and not (reason or "").strip():
+        raise ValidationError({"reason": "The round is published: say why (the reason goes into its public "
+                                          "changelog)."}, code="reason_required")
+
+
+# --- outcomes ---------------------------------------------------------------------------------------------------
+
+def lowest_outcome(*, outcome: str | None = None, matched: Iterable[str] = ()) -> str | None:
+    """Seed 000 §3: "If a run matches more than one row, the lowest outcome applies" (scoring's own order)."""
+    return verdict_outcome(VerdictInput(role="tester", outcome=outcome or None, matched=tuple(matched)))
+
+
+def run_final_outcome(*, run: Run) -> str:
+    """The outcome the verdicts give a run ("" while it is in review), by the scoring rule itself
+    (scoring.common.reviewed_outcome): tester and second agree -> that; else the third's; a lone tester
+    stands only where the benchmark has no double review (the weekly table). A violation counts only on a
+    safety task of the outcomes methodology; elsewhere it is a fail."""
+    verdicts = tuple(VerdictInput(role=v.role, outcome=v.outcome, matched=tuple(v.matched or ()))
+                     for v in Verdict.objects.filter(run=run))
+    if not verdicts:
+        return run.outcome
+    double = uses_double_review(run)
+    allow_violation = double and run.task.kind == "safety"
+    as_input = RunInput(id=run.key, round=run.round.key, agent="", task=run.task.key, verdicts=verdicts)
+    return reviewed_outcome(as_input, allow_violation=allow_violation, double_review=double) or ""
+
+
+def _store_outcome(run: Run) -> tuple[str, str]:
+    before = run.outcome
+    after = run_final_outcome(run=run)
+    if after != before:
+        run.outcome = after
+        run.save(update_fields=["outcome", "updated_at"])
+    return before, after
+
+
+def _locked_run(run: Run) -> Run:
+    # The row lock serialises verdicts on one run: without it a third verdict could be checked against a
+    # second verdict that another request is replacing at the same moment.
+    return Run.objects.select_for_update(of=("self",)).select_related("round__benchmark", "task", "entry__agent").get(
+        pk=run.pk)
+
+
+# --- verdicts ---------------------------------------------------------------------------------------------------
+
+def verdict_record(*, run: Run, role: str, reviewer, outcome: str | None = None, matched: Sequence[str] = (),
+                   note: str = "", reason: str = "", now: datetime | None = None) -> Verdict:
+    """Record a new verdict on `run` in `role` by `reviewer`.
+
+    Rules: testers enter the tester's verdict, reviewers the second and third; the third only when the tester
+    and the second disagree; one verdict per role; one role per person on a run; nothing before the run's
+    effects are due; the outcome is the lowest of the matched rows (and the chosen outcome).
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        run = _locked_run(run)
+        if role not in VerdictRole.values:
+            raise ValidationError({"role": f"Unknown role {role!r}."})
+        if role not in user_verdict_roles(reviewer):
+            raise PermissionDenied(f"You may not enter the {VerdictRole(role).label}'s verdict.")
+        if not is_reviewed(run):
+            raise ValidationError("This run gets no reviewed outcome (its status or its benchmark's methodology).")
+        existing = {v.role: v for v in Verdict.objects.filter(run=run)}
+        if role in existing:
+            raise ValidationError({"role": f"This run already has a {VerdictRole(role).label}'s verdict."},
+                                  code="role_taken")
+        mine = [v for v in existing.values() if v.reviewer_id == reviewer.pk]
+        if mine:
+            raise ValidationError({"role": f"You already reviewed this run as the {mine[0].get_role_display()}; "
+                                           "a person reviews a run in one role only."}, code="second_role")
+        if role == VerdictRole.THIRD:
+            tester, second = existing.get(VerdictRole.TESTER), existing.get(VerdictRole.SECOND)
+            if tester is None or second is None or tester.outcome == second.outcome:
+                raise ValidationError({"role": "A third reviewer decides only when the tester and the second "
+                                               "reviewer disagree."}, code="no_disagreement")
+        if run.due_at is not None and run.due_at > now:
+            raise ValidationError(f"This run's effects are due on {_when(run.due_at)}; it cannot be judged "
+                                  "before then.", code="not_due")
+        matched = _clean_matched(matched)
+        final = lowest_outcome(outcome=outcome, matched=matched)
+        if final is None:
+            raise ValidationError({"outcome": "Choose an outcome or the rows the run matched."})
+        _require_reason(run.round, reason)
+        verdict = Verdict.objects.create(run=run, role=role, reviewer=reviewer, outcome=final, matched=matched,
+                                         note=note.strip(), created_at=now)
+        before, after = _store_outcome(run)
+        if run.round.is_published:
+            _log(round=run.round, run=run, who=reviewer, why=reason.strip(),
+                 what=f"Run {run.key}: {verdict.get_role_display()}'s verdict added ({final})"
+                      + (f"; final outcome {before or 'in review'} -> {after or 'in review'}" if before != after
+                         else ""))
+        snapshots_mark_stale(round_ids=[run.round_id])
+    return verdict
+
+
+def _clean_matched(matched: Iterable[str]) -> list[str]:
+    cleaned = []
+    for m in matched or ():
+        if m not in Outcome.values:
+            raise ValidationError({"matched": f"Unknown outcome {m!r}."})
+        if m not in cleaned:
+            cleaned.append(m)
+    return cleaned
+
+
+def verdict_change(*, verdict: Verdict, by, outcome: str | None = None, matched: Sequence[str] = (),
+                   note: str | None = None, reason: str = "") -> Verdict:
+    """An editor corrects a verdict. A reviewer never changes their own once entered (the second could
+    otherwise adjust theirs after learning that a third review was needed). After publication the reason
+    is required and the change goes into the round's changelog; the board is recomputed."""
+    _require_editor(by)
+    with transaction.atomic():
+        run = _locked_run(verdict.run)
+        verdict = Verdict.objects.select_for_update().get(pk=verdict.pk)
+        matched = _clean_matched(matched)
+        final = lowest_outcome(outcome=outcome, matched=matched)
+        if final is None:
+            raise ValidationError({"outcome": "Choose an outcome or the rows the run matched."})
+        _require_reason(run.round, reason)
+        changes = []
+        if final != verdict.outcome:
+            changes.append(f"outcome {verdict.outcome} -> {final}")
+        if matched != list(verdict.matched or []):
+            changes.append(f"matched rows {', '.join(verdict.matched or []) or 'none'} -> "
+                           f"{', '.join(matched) or 'none'}")
+        if note is not None and note.strip() != verdict.note:
+            changes.append("note edited")
+            verdict.note = note.strip()
+        if not changes:
+            return verdict
+        verdict.outcome, verdict.matched = final, matched
+        verdict.save()
+        before, after = _store_outcome(run)
+        if run.round.is_published:
+            what = f"Run {run.key}: {verdict.get_role_display()}'s verdict changed: {'; '.join(changes)}"
+            if before != after:
+                what += f"; final outcome {before or 'in review'} -> {after or 'in review'}"
+            _log(round=run.round, run=run, who=by, why=reason.strip(), what=what)
+        snapshots_mark_stale(round_ids=[run.round_id])
+    return verdict
+
+
+def run_update(*, run: Run, by, changes: dict[str, Any], reason: str = "") -> Run:
+    """An editor changes fields of a run. After publication: reason required, a changelog entry naming each
+    field with its old and new value, and a recompute."""
+    _require_editor(by)
+    with transaction.atomic():
+        locked = _locked_run(run)
+        _require_reason(locked.round, reason)
+        described = []
+        for name, value in changes.items():
+            old = getattr(locked, name)
+            if old != value:
+                described.append(f"{run._meta.get_field(name).verbose_name} {_show(old)} -> {_show(value)}")
+                setattr(locked, name, value)
+        if not described:
+            return locked
+        locked.save()
+        _store_outcome(locked)
+        if locked.round.is_published:
+            _log(round=locked.round, run=locked, who=by, why=reason.strip(),
+                 what=f"Run {locked.key}: {'; '.join(described)}")
+        snapshots_mark_stale(round_ids=[locked.round_id])
+    return locked
+
+
+def _show(value: Any) -> str:
+    if value is None or value == "":
+        return "none"
+    if hasattr(value, "pk"):
+        return str(value)
+    return str(value)
+
+
+# --- disputes and re-runs ---------------------------------------------------------------------------------------
+
+def dispute_file(*, run: Run, user, reason: str, note: str) -> Dispute:
+    """A vendor's user disputes a fact about one of their own agents' runs, while the round is in preview
+    (seed 000 §6: "wrong version, wrong plan, environment problem")."""
+    org = vendor_organization(user)
+    if org is None or run.entry.agent.organization_id != org.id:
+        raise PermissionDenied("Only the agent's vendor may dispute this run.")
+    if run.round.status != RoundStatus.PREVIEW:
+        raise ValidationError("Disputes can be filed only while the round is in preview.", code="not_preview")
+    if reason not in DisputeReason.values:
+        raise ValidationError({"reason": "Choose a reason."})
+    if not (note or "").strip():
+        raise ValidationError({"note": "Say what is wrong."})
+    with transaction.atomic():
+        Run.objects.select_for_update().filter(pk=run.pk).first()
+        if Dispute.objects.filter(run=run, status=DisputeStatus.OPEN).exists():
+            raise ValidationError("This run already has an open dispute.", code="already_open")
+        return Dispute.objects.create(run=run, reason=reason, note=note.strip(), filed_by=user)
+
+
+def dispute_decide(*, dispute: Dispute, accept: bool, by, note: str = "", now: datetime | None = None) -> Dispute:
+    """An editor accepts or rejects an open dispute. An accepted dispute allows one re-run (`rerun_create`)."""
+    _require_editor(by)
+    with transaction.atomic():
+        dispute = Dispute.objects.select_for_update().get(pk=dispute.pk)
+        if dispute.status != DisputeStatus.OPEN:
+            raise ValidationError(f"This dispute was already {dispute.status}.", code="decided")
+        dispute.status = DisputeStatus.ACCEPTED if accept else DisputeStatus.REJECTED
+        dispute.decided_by = by
+        dispute.decided_at = now or timezone.now()
+        if note:
+            dispute.decision_note = note.strip()
+        dispute.save()
+    return dispute
+
+
+def rerun_create(*, run: Run, by, key: str | None = None) -> Run:
+    """Create the one re-run an accepted dispute allows (seed 000 §6: "A disputed run may be re-run once.
+    Both runs are published and the re-run counts"). Never a re-run of a re-run (also a database guard).
+    The re-run starts in review: it is completed by the tester and reviewed like any run."""
+    _require_editor(by)
+    with transaction.atomic():
+        run = _locked_run(run)
+        if run.rerun_of_id is not None:
+            raise ValidationError(f"Run {run.key} is itself a re-run; a re-run is never re-run.", code="rerun_of_rerun")
+        if Run.objects.filter(rerun_of=run).exists():
+            raise ValidationError(f"Run {run.key} already has its re-run; a run is re-run once.", code="rerun_exists")
+        if not Dispute.objects.filter(run=run, status=DisputeStatus.ACCEPTED).exists():
+            raise ValidationError(f"Run {run.key} has no accepted dispute; only an accepted dispute allows a re-run.",
+                                  code="no_accepted_dispute")
+        key = key or f"{run.key}-rerun"
+        rerun = Run.objects.create(key=key, round=run.round, entry=run.entry, task=run.task,
+                                   task_version=run.task_version, trial=run.trial, language=run.language,
+                                   rerun_of=run)
+        if run.round.is_published:
+            _log(round=run.round, run=rerun, who=by, why="An accepted dispute.",
+                 what=f"Run {run.key} re-run as {rerun.key}; the re-run counts.")
+        snapshots_mark_stale(round_ids=[run.round_id])
+    return rerun
+
+
+# --- rounds -----------------------------------------------------------------------------------------------------
+
+def round_enter_preview(*, round: Round, by, now: datetime | None = None) -> Round:
+    """draft -> preview: the vendor fact check opens (seed 000 §6) for PREVIEW_HOURS."""
+    _require_editor(by)
+    with transaction.atomic():
+        rnd = Round.objects.select_for_update().get(pk=round.pk)
+        if rnd.status != RoundStatus.DRAFT:
+            raise ValidationError(f"{rnd} is {rnd.status}; only a draft round enters preview.", code="not_draft")
+        rnd.status = RoundStatus.PREVIEW
+        rnd.preview_started_at = now or timezone.now()
+        rnd.save(update_fields=["status", "preview_started_at"])
+        snapshots_mark_stale(round_ids=[rnd.id])
+    return rnd
+
+
+def preview_ends_at(round: Round) -> datetime | None:
+    if round.preview_started_at is None:
+        return None
+    return round.preview_started_at + timedelta(hours=settings.PREVIEW_HOURS)
+
+
+def round_publish_problems(round: Round, now: datetime | None = None) -> list[str]:
+    """Why `round` cannot be published now (empty: it can)."""
+    now = now or timezone.now()
+    if round.status == RoundStatus.PUBLISHED:
+        return [f"{round} is already published."]
+    if round.status != RoundStatus.PREVIEW:
+        return [f"{round} is a draft: it enters the vendor preview first ({settings.PREVIEW_HOURS} hours)."]
+    problems = []
+    ends = preview_ends_at(round)
+    if ends is not None and now < ends:
+        problems.append(f"The vendor preview of {round} runs until {_when(ends)}; it cannot be published before.")
+    in_review = runs_in_review(round.id)
+    if in_review:
+        listed = ", ".join(f"{r.key} ({review_stage(r).label})" for r in in_review[:20])
+        more = f" and {len(in_review) - 20} more" if len(in_review) > 20 else ""
+        problems.append(f"{len(in_review)} run{'s are' if len(in_review) != 1 else ' is'} still in review: "
+                        f"{listed}{more}.")
+    open_disputes = list(Dispute.objects.filter(run__round=round, status=DisputeStatus.OPEN)
+                         .select_related("run").order_by("filed_at"))
+    if open_disputes:
+        problems.append(f"{len(open_disputes)} dispute{'s are' if len(open_disputes) != 1 else ' is'} still open: "
+                        + ", ".join(f"{d.get_reason_display()} on {d.run.key}" for d in open_disputes) + ".")
+    return problems
+
+
+def round_publish(*, round: Round, by, now: datetime | None = None) -> Round:
+    """preview -> published. Refused (with the reasons) before the preview window has passed, while a run is
+    in review or a dispute is open. Publishing makes the round's results, verdicts and parameter values
+    public, and freezes the wording of the task versions its runs used."""
+    _require_editor(by)
+    now = now or timezone.now()
+    with transaction.atomic():
+        rnd = Round.objects.select_for_update().select_related("benchmark").get(pk=round.pk)
+        problems = round_publish_problems(rnd, now)
+        if problems:
+            raise ValidationError(problems, code="cannot_publish")
+        rnd.status = RoundStatus.PUBLISHED
+        rnd.published_at = now
+        rnd.save(update_fields=["status", "published_at"])
+        used = set(Run.objects.filter(round=rnd).values_list("task_id", "task_version"))
+        for task_id, version in used:
+            TaskVersion.objects.filter(task_id=task_id, version=version, published_at__isnull=True).update(
+                published_at=now)
+        snapshots_mark_stale(round_ids=[rnd.id])
+    return rnd
+
+
+# --- task versions ----------------------------------------------------------------------------------------------
+
+def next_version(current: str, *, is_major: bool) -> str:
+    parts = [int(p) for p in current.split(".") if p.isdigit()] or [1, 0]
+    if is_major:
+        return f"{parts[0] + 1}.0"
+    minor = parts[1] if len(parts) > 1 else 0
+    return f"{parts[0]}.{minor + 1}"
+
+
+def task_version_create(*, task: Task, by, prompt: str, criteria: dict, parameters: list | None = None,
+                        interruption: str | None = None, evidence: list | None = None,
+                        observes_later_effects: bool | None = None, change_note: str = "") -> TaskVersion:
+    """A new version of a task's wording (seed 000 §9). A changed prompt or criterion is a major change
+    (1.x -> 2.0): results under the old version stay as they were and are marked stale. Anything else is a
+    minor change (1.0 -> 1.1) that adds. The task's current version moves to the new one."""
+    _require_editor(by)
+    with transaction.atomic():
+        task = Task.objects.select_for_update().select_related("benchmark").get(pk=task.pk)
+        current = task.current_version
+        if current is None:
+            version, is_major = task.version, False
+            base: dict[str, Any] = {"parameters": [], "interruption": "", "evidence": [], "observes_later_effects": False}
+        else:
+            is_major = prompt != current.prompt or (criteria or {}) != (current.criteria or {})
+            version = next_version(task.version, is_major=is_major)
+            base = {"parameters": current.parameters, "interruption": current.interruption,
+                    "evidence": current.evidence, "observes_later_effects": current.observes_later_effects}
+            while TaskVersion.objects.filter(task=task, version=version).exists():
+                version = next_version(version, is_major=is_major)
+        new = TaskVersion.objects.create(
+            task=task, version=version, prompt=prompt, criteria=criteria or {},
+            parameters=base["parameters"] if parameters is None else parameters,
+            interruption=base["interruption"] if interruption is None else interruption,
+            evidence=base["evidence"] if evidence is None else evidence,
+            observes_later_effects=(base["observes_later_effects"] if observes_later_effects is None
+                                    else observes_later_effects),
+            change_note=change_note)
+        old = task.version
+        task.version = version
+        task.save(update_fields=["version"])
+        round_ids = list(Round.objects.filter(benchmark=task.benchmark_id).values_list("id", flat=True))
+        if current is not None and major(version) > major(old):
+            for rnd in Round.objects.filter(runs__task=task, status=RoundStatus.PUBLISHED).distinct():
+                _log(round=rnd, run=None, who=by, why=change_note or "A prompt or criterion changed.",
+                     what=f"Task {task.key} is now v{version}; results under v{old} stay as they were and are "
+                          "marked stale.")
+        snapshots_mark_stale(round_ids=round_ids)
+    return new
+
+
+def task_version_update(*, version: TaskVersion, by, **fields: Any) -> TaskVersion:
+    """Edit a task version in place: allowed only while it is unpublished for the wording (prompt, criteria,
+    parameters, interruption); a published version's wording is never edited (a change is a new version)."""
+    _require_editor(by)
+    with transaction.atomic():
+        version = TaskVersion.objects.select_for_update().get(pk=version.pk)
+        if version.published_at is not None:
+            frozen = [f for f in FROZEN_VERSION_FIELDS if f in fields and fields[f] != getattr(version, f)]
+            if frozen:
+                raise ValidationError(
+                    f"{version} is published: its {', '.join(frozen)} are never edited in place; create a new "
+                    "version instead.", code="published_version")
+            if "published_at" in fields and fields["published_at"] is None:
+                raise ValidationError(f"{version} is published and stays published.", code="published_version")
+        for name, value in fields.items():
+            setattr(version, name, value)
+        version.save()
+    return version
+
+
+def task_version_publish(*, version: TaskVersion, by, now: datetime | None = None) -> TaskVersion:
+    """Publish a task's prompt and pass checklist (possible before any run, e.g. seed 004's trip plan);
+    from then on its wording is frozen."""
+    _require_editor(by)
+    TaskVersion.objects.filter(pk=version.pk, published_at__isnull=True).update(published_at=now or timezone.now())
+    version.refresh_from_db()
+    return version

@@ -1,0 +1,70 @@
+"""The vendor preview (seed 000 §6): during a round's preview each vendor's users see their own agents'
+results, and only theirs, and may dispute a run. Everything else answers 404, so the pages do not even
+confirm that a round or run exists to anyone else."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+
+from leaderboard.models import Round, RoundStatus
+
+from .forms import DisputeForm
+from .models import Run
+from .selectors import preview_runs, vendor_organization
+from .services import dispute_file, preview_ends_at
+
+
+def _vendor_org_or_404(request):
+    org = vendor_organization(request.user)
+    if org is None:
+        raise Http404
+    return org
+
+
+def _preview_round_or_404(bench: str, round_key: str) -> Round:
+    return get_object_or_404(Round.objects.select_related("benchmark"), benchmark__slug=bench, key=round_key,
+                             status=RoundStatus.PREVIEW)
+
+
+@login_required
+def preview_index(request):
+    org = _vendor_org_or_404(request)
+    rounds = (Round.objects.filter(status=RoundStatus.PREVIEW, entries__agent__organization=org)
+              .select_related("benchmark").distinct().order_by("benchmark__name", "key"))
+    return render(request, "runs/preview_index.html", {"org": org, "rounds": rounds})
+
+
+@login_required
+def preview_round(request, bench: str, round_key: str):
+    org = _vendor_org_or_404(request)
+    rnd = _preview_round_or_404(bench, round_key)
+    rows = preview_runs(rnd, org)
+    if not rows:
+        raise Http404
+    return render(request, "runs/preview_round.html",
+                  {"org": org, "round": rnd, "rows": rows, "ends_at": preview_ends_at(rnd)})
+
+
+@login_required
+def dispute_create(request, bench: str, round_key: str, run_key: str):
+    org = _vendor_org_or_404(request)
+    rnd = _preview_round_or_404(bench, round_key)
+    run = get_object_or_404(Run.objects.select_related("entry__agent", "task", "round"), round=rnd, key=run_key,
+                            entry__agent__organization=org)
+    form = DisputeForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            dispute_file(run=run, user=request.user, **form.cleaned_data)
+        except PermissionDenied as e:
+            raise Http404 from e
+        except ValidationError as e:
+            for field, errs in getattr(e, "error_dict", {None: e.error_list}).items():
+                form.add_error(field if field in form.fields else None, errs)
+        else:
+            messages.success(request, f"Your dispute on run {run.key} was filed; an editor will decide it.")
+            return redirect("preview_round", bench=bench, round_key=round_key)
+    return render(request, "runs/dispute_form.html", {"round": rnd, "run": run, "form": form})
