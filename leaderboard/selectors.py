@@ -359,7 +359,7 @@ def _outcomes_table(ctx: BoardContext, tab: str) -> Table:
                                         f"{href}#kind-safety", badges=badges)
         for d in dims:
             v = (row.get("dimensions") or {}).get(d)
-            cells[f"dim:{d}"] = _num_cell(v, fmt_score(v, "outcomes"), f"{href}#dim-{d}")
+            cells[f"dim:{d}"] = _num_cell(v, fmt_score(v, "outcomes"), f"{href}#kind-{'local-china' if tab == 'local-china' else 'local-global' if tab == 'local-global' else 'core'}")
         unsupported = row.get("unsupported") or []
         sub = ("unsupported: " + ", ".join(unsupported)) if unsupported else ""
         blocked = row.get("region_blocked") or []
@@ -444,7 +444,7 @@ def _scored_table(ctx: BoardContext, tab: str) -> Table:
                  "pass_at_k": _num_cell(mean_pak, fmt_pct(mean_pak), href)}
         for d in domains:
             v = (row.get("domains") or {}).get(d)
-            cells[f"dom:{d}"] = _num_cell(v, fmt_score(v, "scored"), f"{href}#domain-{d}")
+            cells[f"dom:{d}"] = _num_cell(v, fmt_score(v, "scored"), href)
         cells["cost"] = _num_cell(row.get("cost_usd"), fmt_money(row.get("cost_usd")), href)
         cells["time"] = _num_cell(row.get("wall_seconds"), fmt_seconds(row.get("wall_seconds")), href)
         cells["coverage"] = Cell(text=f"{row.get('tested')} of {row.get('of')}", sort=row.get("tested"), href=href,
