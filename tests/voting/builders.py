@@ -1,0 +1,87 @@
+"""A small voting world: one app benchmark (checks methodology) with a published round of five agents from
+five vendors, a draft round with a sixth agent, runs with screenshots at addresses that name the agent, and
+live previews. Every identifying string is distinctive so a test can look for it in a page."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+
+from leaderboard.models import Agent, Benchmark, Entry, Membership, Organization, Round, Task, TaskVersion
+from runs.models import CheckResult, Evidence, Run
+
+AGENTS = [
+    # slug, name, organization, model
+    ("zephyrbot", "Zephyr Bot", "Quasar Widgets", "qmodel-x9"),
+    ("marlinide", "Marlin IDE", "Pelagic Systems", "pelagic-m4"),
+    ("thistledev", "Thistle Dev", "Heather Robotics", "heath-3b"),
+    ("corvidcode", "Corvid Code", "Rookery Labs", "rook-7"),
+    ("yarrowai", "Yarrow AI", "Milfoil Inc", "milfoil-2"),
+]
+DRAFT_AGENT = ("secretdraft", "Secret Draft Agent", "Hidden Vendor", "hidden-model")
+
+
+@dataclass
+class World:
+    benchmark: Benchmark
+    round: Round
+    tasks: list[Task]
+    agents: dict[str, Agent]
+    orgs: dict[str, Organization]
+    runs: list[Run] = field(default_factory=list)
+    draft_runs: list[Run] = field(default_factory=list)
+
+    def identifying_strings(self, run: Run) -> list[str]:
+        entry = run.entry
+        agent = entry.agent
+        return [run.key, agent.slug, agent.name, agent.organization.name, agent.organization.slug, entry.model,
+                run.preview_url, f"/{run.pk}/"]
+
+
+def build_world(*, tasks: tuple[str, ...] = ("todo-app", "shop-app"), trials: int = 2,
+                with_preview: bool = True) -> World:
+    bench = Benchmark.objects.create(slug="appbench-t", name="App Bench T", methodology="checks")
+    rnd = Round.objects.create(benchmark=bench, key="2026-10", name="October", status="published",
+                               published_at=timezone.now() - timedelta(days=3))
+    draft = Round.objects.create(benchmark=bench, key="2026-11", name="November", status="draft")
+    task_objs = []
+    for pos, key in enumerate(tasks):
+        task = Task.objects.create(benchmark=bench, key=key, title=f"Build a {key.replace('-', ' ')}", position=pos)
+        TaskVersion.objects.create(task=task, version="1.0", prompt=f"Build the {key} with sign-in.")
+        task_objs.append(task)
+    world = World(bench, rnd, task_objs, {}, {})
+    for slug, name, org_name, model in [*AGENTS, DRAFT_AGENT]:
+        org = Organization.objects.create(slug=org_name.lower().replace(" ", "-"), name=org_name)
+        agent = Agent.objects.create(slug=slug, name=name, organization=org)
+        world.agents[slug], world.orgs[slug] = agent, org
+        target = draft if slug == DRAFT_AGENT[0] else rnd
+        entry = Entry.objects.create(round=target, agent=agent, model=model, cli=f"{slug}-cli 1.0")
+        for task in task_objs:
+            for trial in range(1, trials + 1):
+                key = f"{target.key}-{slug}-{task.key}-t{trial}"
+                run = Run.objects.create(
+                    key=key, round=target, entry=entry, task=task, trial=trial, app_started=True,
+                    preview_url=f"https://{slug}-{task.key}-{trial}.preview.example.org/" if with_preview else "")
+                Evidence.objects.create(run=run, kind="screenshot",
+                                        url=f"https://media.example.org/{target.key}/{slug}/{task.key}/home.png")
+                for pos, (kind, check, passed) in enumerate([
+                        ("start", "starts and shows the seeded data", True),
+                        ("api", "POST /api/items creates an item", trial == 1),
+                        ("browser", "Sign in", True), ("browser", "Add an item", trial == 1)]):
+                    CheckResult.objects.create(run=run, position=pos, kind=kind, name=check, passed=passed)
+                (world.draft_runs if target is draft else world.runs).append(run)
+    return world
+
+
+def make_user(email: str, *, age_hours: float = 72, organization: Organization | None = None, password="x"):
+    user = get_user_model().objects.create_user(username=email, email=email, password=password)
+    user.date_joined = timezone.now() - timedelta(hours=age_hours)
+    user.save(update_fields=["date_joined"])
+    if organization is not None:
+        Membership.objects.create(user=user, organization=organization)
+    return user
+
+

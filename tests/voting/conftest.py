@@ -1,0 +1,23 @@
+"""Fixtures of the voting tests (the world itself is built in tests/voting/builders.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.voting.builders import World, build_world, make_user
+
+
+@pytest.fixture
+def world(db) -> World:
+    return build_world()
+
+
+@pytest.fixture
+def voter(db):
+    return make_user("voter@example.com")
+
+
+@pytest.fixture
+def voter_client(client, voter):
+    client.force_login(voter)
+    return client

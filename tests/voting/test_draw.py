@@ -1,0 +1,98 @@
+"""Drawing pairs server-side: who may be shown what, and which pairs come up more often."""
+
+from __future__ import annotations
+
+from collections import Counter
+from random import Random
+
+import pytest
+from django.urls import reverse
+
+from tests.voting.builders import make_user
+from voting.models import Matchup, Vote
+from voting.services import matchup_draw
+
+pytestmark = pytest.mark.django_db
+
+
+def _agents(m: Matchup) -> tuple[int, int]:
+    return m.run_a.entry.agent_id, m.run_b.entry.agent_id
+
+
+def test_own_organization_agents_are_never_drawn(world):
+    vendor = make_user("dev@quasar.example", organization=world.orgs["zephyrbot"])
+    own = world.agents["zephyrbot"].id
+    rng = Random(1)
+    seen = Counter()
+    for _ in range(300):
+        m = matchup_draw(voter=vendor, rng=rng)
+        seen.update(_agents(m))
+    assert own not in seen
+    assert len(seen) == 4  # every other published agent comes up
+
+
+def test_own_organization_agents_are_never_shown_on_the_page(client, world):
+    vendor = make_user("dev@pelagic.example", organization=world.orgs["marlinide"])
+    client.force_login(vendor)
+    for _ in range(40):
+        html = client.get(reverse("vote")).content.decode()
+        m = Matchup.objects.filter(voter=vendor).latest("id")
+        assert world.agents["marlinide"].id not in _agents(m)
+        revealed = client.post(reverse("vote_cast", args=[m.key]), {"winner": "tie"}, HTTP_HX_REQUEST="true")
+        assert "Marlin IDE" not in html + revealed.content.decode()
+
+
+def test_a_pair_is_two_different_agents_of_one_task_from_published_rounds(voter, world):
+    draft_ids = {r.id for r in world.draft_runs}
+    rng = Random(2)
+    for _ in range(200):
+        m = matchup_draw(voter=voter, rng=rng)
+        a, b = _agents(m)
+        assert a != b
+        assert m.run_a.task_id == m.run_b.task_id == m.task_id
+        assert m.run_a_id not in draft_ids and m.run_b_id not in draft_ids
+        assert m.run_a.round.is_published and m.run_b.round.is_published
+
+
+def test_superseded_and_failed_runs_are_not_drawn(voter, world):
+    broken = world.runs[0]
+    broken.status = "infra_error"
+    broken.save()
+    rng = Random(3)
+    drawn = set()
+    for _ in range(200):
+        m = matchup_draw(voter=voter, rng=rng)
+        drawn |= {m.run_a_id, m.run_b_id}
+    assert broken.id not in drawn
+
+
+def test_pairs_with_fewer_votes_are_favoured(voter, world):
+    task = world.tasks[0]
+    a, b = world.agents["zephyrbot"], world.agents["marlinide"]
+    Vote.objects.bulk_create([Vote(task=task, agent_a=a, agent_b=b, winner="a") for _ in range(20)])
+    rng = Random(4)
+    pairs = Counter()
+    for _ in range(600):
+        m = matchup_draw(voter=voter, scope=f"{world.benchmark.slug}/{task.key}", rng=rng)
+        pairs[frozenset(_agents(m))] += 1
+    busy = pairs[frozenset((a.id, b.id))]
+    others = [n for p, n in pairs.items() if p != frozenset((a.id, b.id))]
+    assert busy < 5  # weight 1/441 of an unvoted pair's
+    assert min(others) > 20
+
+
+def test_the_pair_just_seen_is_not_drawn_again_straight_away(voter, world):
+    rng = Random(5)
+    scope = f"{world.benchmark.slug}/{world.tasks[0].key}"
+    last = None
+    for _ in range(100):
+        m = matchup_draw(voter=voter, scope=scope, rng=rng)
+        pair = frozenset(_agents(m))
+        assert pair != last
+        last = pair
+
+
+def test_any_task_covers_every_task(voter, world):
+    rng = Random(6)
+    tasks = {matchup_draw(voter=voter, rng=rng).task_id for _ in range(100)}
+    assert tasks == {t.id for t in world.tasks}
