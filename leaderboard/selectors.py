@@ -678,6 +678,7 @@ def run_page(*, bench_slug: str, round_key: str, run_key: str) -> dict[str, Any]
         raise Http404("No such run")
     bench, rnd = run.round.benchmark, run.round
     version = run.task.versions.filter(version=run.task_version).first()
+    interruption = version.interruption if version else ""
     params = {p.name: p.value for p in RoundParameter.objects.filter(round=rnd, task=run.task)}
     snap = BoardSnapshot.objects.filter(round=rnd, kind=SnapshotKind.BOARDS).first()
     standing = run.key in standing_runs(bench.methodology, snap.data if snap else None)
@@ -687,7 +688,7 @@ def run_page(*, bench_slug: str, round_key: str, run_key: str) -> dict[str, Any]
     rerun = run.rerun if _has_rerun(run) else None
     return {"bench": bench, "round": rnd, "run": run, "agent": run.entry.agent, "entry": run.entry,
             "task": run.task, "version": version, "prompt": fill_prompt(version.prompt if version else "", params),
-            "params": params, "verdicts": verdicts, "evidence": list(run.evidence.all()),
+            "params": params, "interruption": fill_prompt(interruption, params), "verdicts": verdicts, "evidence": list(run.evidence.all()),
             "checks": list(run.checks.all()), "disputes": list(run.disputes.all()), "standing": standing,
             "summary": run_summary(run, bench.methodology), "checks_passed": passed, "checks_total": total,
             "counts": run_counts(run, bench.methodology, rerun is not None), "rerun": rerun,
@@ -900,18 +901,37 @@ def pareto(points: list[dict[str, Any]], x: str) -> set[str]:
     return front
 
 
-def _ticks(lo: float, hi: float, n: int = 5) -> list[float]:
+def _ticks(lo: float, hi: float, n: int = 5, steps: tuple[float, ...] | None = None) -> list[float]:
+    """Round tick values from lo to at least hi (the last tick is >= hi, so every point is inside)."""
     if hi <= lo:
         hi = lo + 1
     raw = (hi - lo) / n
-    mag = 10 ** math.floor(math.log10(raw))
-    step = next(s * mag for s in (1, 2, 2.5, 5, 10) if s * mag >= raw)
-    start = math.floor(lo / step) * step
-    ticks, t = [], start
-    while t <= hi + step * 0.001:
-        ticks.append(round(t, 10))
+    if steps:
+        step = next((s for s in steps if s >= raw), steps[-1])
+    else:
+        mag = 10 ** math.floor(math.log10(raw))
+        step = next(s * mag for s in (1, 2, 2.5, 5, 10) if s * mag >= raw)
+    t = math.floor(lo / step) * step
+    ticks = [round(t, 10)]
+    while ticks[-1] < hi - 1e-12:
         t += step
+        ticks.append(round(t, 10))
     return ticks
+
+
+TIME_STEPS = (10, 30, 60, 120, 300, 600, 900, 1200, 1800, 3600, 7200, 10800, 21600, 43200, 86400)
+
+
+def _tick_money(v: float) -> str:
+    return f"${v:g}"
+
+
+def _tick_time(v: float) -> str:
+    minutes = int(round(v)) // 60
+    if minutes >= 60:
+        hours, rest = divmod(minutes, 60)
+        return f"{hours}h" if not rest else f"{hours}h{rest:02d}"
+    return f"{minutes}m" if minutes else f"{int(round(v))}s"
 
 
 def scatter_chart(rows: list[dict], x: str, fmt_x, score_fmt, hrefs: dict[str, str]) -> dict[str, Any] | None:
@@ -920,9 +940,11 @@ def scatter_chart(rows: list[dict], x: str, fmt_x, score_fmt, hrefs: dict[str, s
     if not pts:
         return None
     w, h, left, right, top, bottom = 640, 360, 64, 24, 16, 48
-    xticks = _ticks(0, max(p[x] for p in pts) * 1.05)
+    is_time = x == "wall_seconds"
+    xticks = _ticks(0, max(p[x] for p in pts) * 1.02, steps=TIME_STEPS if is_time else None)
+    tick_x = _tick_time if is_time else _tick_money
     ys = [p["score"] for p in pts]
-    yticks = _ticks(min(0.0, min(ys)), max(ys) * 1.05 if max(ys) > 0 else 1)
+    yticks = _ticks(min(0.0, min(ys)), max(ys) if max(ys) > 0 else 1)
     x0, x1, y0, y1 = xticks[0], xticks[-1], yticks[0], yticks[-1]
 
     def px(v: float) -> float:
@@ -937,7 +959,7 @@ def scatter_chart(rows: list[dict], x: str, fmt_x, score_fmt, hrefs: dict[str, s
              "title": f"{p['name']}: score {score_fmt(p['score'])}, {fmt_x(p[x])}"} for p in pts]
     line = sorted((p for p in pts if p["agent"] in front), key=lambda p: p[x])
     return {"w": w, "h": h, "dots": dots, "frontier": " ".join(f"{px(p[x])},{py(p['score'])}" for p in line),
-            "xticks": [{"pos": px(t), "label": fmt_x(t)} for t in xticks],
+            "xticks": [{"pos": px(t), "label": tick_x(t)} for t in xticks],
             "yticks": [{"pos": py(t), "label": score_fmt(t)} for t in yticks],
             "plot_left": left, "plot_right": w - right, "plot_top": top, "plot_bottom": h - bottom,
             "front": sorted(p["name"] for p in line)}
