@@ -470,6 +470,9 @@ class VerdictAdmin(admin.ModelAdmin):
     def save_model(self, request, obj, form, change):
         pass  # written by the service in the form's clean()
 
+    def save_related(self, request, form, formsets, change):
+        pass  # a verdict has no related rows to save
+
     def log_addition(self, request, obj, message):
         return _neutral_log(request, obj, ADDITION, message)
 
