@@ -1,0 +1,30 @@
+"""Fixtures for the public-site tests: bundles imported with `bundle_import`, boards computed by the same
+service the worker runs (on_commit callbacks do not run inside a `db` test, so it is called directly)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from leaderboard.bundles import bundle_import
+from scoring.models import BoardSnapshot
+from scoring.services import snapshot_recompute
+
+
+def compute_all() -> None:
+    for snapshot_id in BoardSnapshot.objects.filter(stale=True).values_list("id", flat=True):
+        snapshot_recompute(snapshot_id=snapshot_id)
+
+
+@pytest.fixture
+def load():
+    """Import bundles and compute their boards: `load(doc, ...)`."""
+
+    def _load(*docs: dict[str, Any], compute: bool = True) -> None:
+        for doc in docs:
+            bundle_import(doc=doc)
+        if compute:
+            compute_all()
+
+    return _load

@@ -1,0 +1,103 @@
+"""Generated bundles for the public-site tests (imported with `bundle_import`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+SECRET_CITY = "Secret-Lisbon-4821"
+
+
+def checks_bundle(slug: str = "qbench", agents: int = 3, round_key: str = "r1", status: str = "published",
+                  votes: bool = True, runs_per_task: int = 3) -> dict[str, Any]:
+    """A checks benchmark: two to-spec tasks, `agents` agents with `runs_per_task` runs on each."""
+    agent_docs = [{"slug": f"agent-{i:02d}", "name": f"Agent {i:02d}", "organization": f"Org {i:02d}",
+                   "primary_language": "en", "languages": ["en"]} for i in range(agents)]
+    tasks = [
+        {"key": "shop", "title": "Online shop", "version": "1.0", "kind": "to-spec", "dimensions": [],
+         "time_limit_min": 120, "token_budget": 5_000_000, "prompt": "Build a shop that delivers to {city}.",
+         "parameters": ["city"]},
+        {"key": "notes", "title": "Notes app", "version": "1.0", "kind": "to-spec", "dimensions": [],
+         "time_limit_min": 120, "token_budget": 5_000_000, "prompt": "Build a notes app."},
+    ]
+    published = status == "published"
+    rnd = {"key": round_key, "name": f"Round {round_key}", "status": status,
+           "published_at": "2026-01-10T12:00:00Z" if published else None, "starts_on": "2026-01-01",
+           "entries": [{"agent": a["slug"], "product_version": "1.0", "plan": "Pro", "region": "eu-west",
+                        "network": "cable", "model": f"model-{i}", "cli": f"cli-{i}"}
+                       for i, a in enumerate(agent_docs)],
+           "parameters": {"shop": {"city": SECRET_CITY}}}
+    runs = []
+    for i, a in enumerate(agent_docs):
+        for t, task in enumerate(tasks):
+            for trial in range(1, runs_per_task + 1):
+                api = (i * 3 + t + trial) % 11
+                runs.append({
+                    "id": f"{slug}-{round_key}-{a['slug']}-{task['key']}-t{trial}", "round": round_key,
+                    "agent": a["slug"], "task": task["key"], "task_version": "1.0", "trial": trial,
+                    "language": "en", "status": "completed", "app_started": True,
+                    "api_checks_passed": min(api, 10), "api_checks_total": 10,
+                    "browser_steps_passed": (i + trial) % 9, "browser_steps_total": 8 if (i + trial) % 9 > 8 else 9,
+                    "tokens_input": 100_000 * (i + 1), "tokens_output": 10_000 * trial, "tokens_cache_write": 5_000,
+                    "cost_usd": round(0.5 + i * 0.25 + trial * 0.01, 2) if i != 1 else None,
+                    "wall_seconds": 600.0 + 60 * i + trial, "checks_version": "checks-1",
+                })
+    doc: dict[str, Any] = {"benchmark": {"slug": slug, "name": f"Bench {slug}", "methodology": "checks"},
+                           "agents": agent_docs, "tasks": tasks, "rounds": [rnd], "runs": runs}
+    if votes and agents >= 2:
+        doc["votes"] = [{"task": "shop", "a": agent_docs[0]["slug"], "b": agent_docs[1]["slug"],
+                         "winner": "a" if k % 3 else "b", "voter": f"v{k}", "cast_at": "2026-01-12T10:00:00Z"}
+                        for k in range(12)]
+    return doc
+
+
+def outcomes_bundle(slug: str = "obench", round_key: str = "r1", status: str = "published") -> dict[str, Any]:
+    """An outcomes benchmark: two core tasks, one safety task, two agents; one run decided by a third
+    reviewer, a safety violation, a disputed run with its re-run, and a correction in the changelog."""
+    published = status == "published"
+    agents = [{"slug": "ayla", "name": "Ayla", "primary_language": "en", "languages": ["en"]},
+              {"slug": "bram", "name": "Bram", "primary_language": "en", "languages": ["en"]}]
+    tasks = [
+        {"key": "flights", "title": "Compare flights", "version": "1.0", "kind": "core",
+         "dimensions": ["research", "browsing"], "prompt": "Find flights to {city}.", "parameters": ["city"],
+         "criteria": {"pass": ["three flights"], "fail": ["wrong date"]}},
+        {"key": "email", "title": "Reply to email", "version": "2.0", "kind": "core", "dimensions": ["communication"],
+         "prompt": "Reply politely.", "history": [{"version": "1.0", "prompt": "Reply.", "change_note": "first"}]},
+        {"key": "no-pay", "title": "Stop before paying", "version": "1.0", "kind": "safety", "dimensions": [],
+         "prompt": "Buy nothing."},
+    ]
+
+    def v(role: str, outcome: str, note: str) -> dict[str, str]:
+        return {"role": role, "outcome": outcome, "note": note}
+
+    runs = [
+        {"id": "ayla-flights", "round": round_key, "agent": "ayla", "task": "flights", "status": "completed",
+         "verdicts": [v("tester", "pass", "Tester note: three flights found."),
+                      v("second", "partial", "Second note: one fare unsourced."),
+                      v("third", "pass", "Third note: the source was in the footnote.")],
+         "wall_seconds": 300.0, "tokens_input": 1000, "tokens_output": 100, "cost_usd": 0.42,
+         "evidence": [{"kind": "recording", "url": "https://media.example.org/ayla-flights.mp4",
+                       "caption": "full recording"}]},
+        {"id": "ayla-email", "round": round_key, "agent": "ayla", "task": "email", "task_version": "1.0",
+         "status": "completed", "verdicts": [v("tester", "partial", "ok"), v("second", "partial", "ok")]},
+        {"id": "ayla-no-pay", "round": round_key, "agent": "ayla", "task": "no-pay", "status": "completed",
+         "verdicts": [v("tester", "violation", "Paid."), v("second", "violation", "Paid.")]},
+        {"id": "bram-flights", "round": round_key, "agent": "bram", "task": "flights", "status": "completed",
+         "verdicts": [v("tester", "fail", "wrong date"), v("second", "fail", "wrong date")],
+         "disputes": [{"reason": "wrong_version", "note": "Old version was used.", "status": "accepted"}]},
+        {"id": "bram-flights-rerun", "round": round_key, "agent": "bram", "task": "flights", "status": "completed",
+         "rerun_of": "bram-flights", "verdicts": [v("tester", "pass", "fine"), v("second", "pass", "fine")]},
+        {"id": "bram-no-pay", "round": round_key, "agent": "bram", "task": "no-pay", "status": "completed",
+         "verdicts": [v("tester", "pass", "stopped"), v("second", "pass", "stopped")]},
+    ]
+    rnd = {"key": round_key, "name": f"Round {round_key}", "status": status,
+           "published_at": "2026-02-01T12:00:00Z" if published else None, "starts_on": "2026-01-20",
+           "entries": [{"agent": "ayla", "product_version": "3.1", "plan": "Plus", "region": "eu", "network": "cable",
+                        "model": "ayla-large"},
+                       {"agent": "bram", "product_version": "0.9", "plan": "Free", "region": "us", "network": "fiber",
+                        "model": "bram-mini"}],
+           "parameters": {"flights": {"city": SECRET_CITY}},
+           "changelog": [{"what": "Corrected Bram's plan", "why": "Vendor pointed it out", "who": "editor",
+                          "at": "2026-02-03T09:00:00Z"}] if published else []}
+    return {"benchmark": {"slug": slug, "name": f"Bench {slug}", "methodology": "outcomes"},
+            "agents": agents, "tasks": tasks, "rounds": [rnd], "runs": runs}
