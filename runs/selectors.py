@@ -84,7 +84,7 @@ class Stage:
     def label(self) -> str:
         if not self.awaiting:
             return "decided"
-        return "awaiting " + " and ".join(VerdictRole(r).label for r in ROLES if r in self.awaiting)
+        return "awaiting " + " and ".join(str(VerdictRole(r).label).lower() for r in ROLES if r in self.awaiting)
 
 
 def _by_role(run: Run) -> dict[str, Verdict]:

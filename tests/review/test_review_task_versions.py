@@ -1,0 +1,89 @@
+"""Task versions (seed 000 §9; seed 004 "not rewritten after a run looks hard"): a changed prompt or criterion
+is a new major version and old results are marked stale; a published version is never edited in place."""
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from review_factory import make_people, make_world
+
+from leaderboard.models import ChangelogEntry, Task, TaskVersion
+from runs.models import Run
+from runs.services import task_version_create, task_version_publish, task_version_update
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def w():
+    return {**make_world(), **make_people()}
+
+
+def trip():
+    return Task.objects.get(key="trip")
+
+
+def test_a_changed_prompt_is_a_major_version_and_old_runs_are_stale(w):
+    old = trip().current_version
+    new = task_version_create(task=trip(), by=w["editor"], prompt="Plan a week in {city}.", criteria=old.criteria,
+                              change_note="A week, not a weekend.")
+    assert new.version == "2.0" and trip().version == "2.0"
+    run = Run.objects.get(key="acme-trip")
+    assert run.task_version == "1.0" and run.is_stale
+    assert TaskVersion.objects.get(task=trip(), version="1.0").prompt == old.prompt  # stays as it was
+
+
+def test_a_changed_criterion_is_major_and_anything_else_minor(w):
+    old = trip().current_version
+    minor = task_version_create(task=trip(), by=w["editor"], prompt=old.prompt, criteria=old.criteria,
+                                evidence=["screenshot of the itinerary"])
+    assert minor.version == "1.1" and not Run.objects.get(key="acme-trip").is_stale
+    major = task_version_create(task=trip(), by=w["editor"], prompt=old.prompt,
+                                criteria={**old.criteria, "partial": ["a plan without times"]})
+    assert major.version == "2.0"
+
+
+def test_a_major_change_after_publication_is_logged_in_the_round(w):
+    rnd = w["round"]
+    rnd.status, rnd.published_at = "published", timezone.now()
+    rnd.save()
+    old = trip().current_version
+    task_version_create(task=trip(), by=w["editor"], prompt="New wording", criteria=old.criteria)
+    assert "stale" in ChangelogEntry.objects.get(round=rnd).what
+
+
+def test_a_published_version_is_never_edited_in_place(w):
+    v = task_version_publish(version=trip().current_version, by=w["editor"])
+    with pytest.raises(ValidationError, match="never edited in place"):
+        task_version_update(version=v, by=w["editor"], prompt="Sneaky rewrite")
+    task_version_update(version=v, by=w["editor"], change_note="typo in the note")  # not the wording: fine
+
+
+def test_the_database_refuses_an_in_place_edit_of_a_published_version(w):
+    v = task_version_publish(version=trip().current_version, by=w["editor"])
+    for field, value in (("prompt", "Sneaky"), ("criteria", {"pass": ["easier"]}), ("published_at", None)):
+        with pytest.raises(IntegrityError), transaction.atomic():
+            TaskVersion.objects.filter(pk=v.pk).update(**{field: value})
+
+
+def test_the_admin_makes_a_published_version_read_only_and_offers_a_new_version(client, w):
+    v = task_version_publish(version=trip().current_version, by=w["editor"])
+    client.force_login(w["editor"])
+    html = client.get(f"/admin/leaderboard/taskversion/{v.pk}/change/").content.decode()
+    assert 'name="prompt"' not in html and 'name="criteria"' not in html
+    assert f"/admin/leaderboard/taskversion/{v.pk}/new-version/" in html
+    response = client.post(f"/admin/leaderboard/taskversion/{v.pk}/new-version/", {
+        "prompt": "Plan a long weekend in {city}.", "criteria": '{"pass": ["an itinerary"]}', "parameters": '["city"]',
+        "evidence": "[]", "interruption": "", "change_note": "Long weekend."})
+    assert response.status_code == 302
+    assert trip().version == "2.0"
+    assert TaskVersion.objects.get(pk=v.pk).prompt.startswith("Plan a weekend")
+    # a forged POST of the read-only field does not change it either
+    client.post(f"/admin/leaderboard/taskversion/{v.pk}/change/", {"prompt": "Forged", "change_note": "x"})
+    assert TaskVersion.objects.get(pk=v.pk).prompt.startswith("Plan a weekend")
+
+
+def test_an_unpublished_version_may_be_edited(w):
+    v = trip().current_version
+    task_version_update(version=v, by=w["editor"], prompt="Plan a weekend in {city}, cheaply.")
+    assert TaskVersion.objects.get(pk=v.pk).prompt.endswith("cheaply.")
