@@ -1,0 +1,110 @@
+"""Helpers of the integration tests: worker processes on the test database, the broker, waiting."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from urllib.parse import quote
+
+import redis
+from django.conf import settings
+from django.db import connection
+
+ROOT = Path(__file__).resolve().parents[2]
+CELERY = Path(sys.executable).parent / "celery"
+
+
+def worker_database_url() -> str:
+    """The URL of the database this test session writes to (pytest-django's `test_<name>`)."""
+    s = connection.settings_dict
+    auth = quote(s["USER"] or "", safe="")
+    if s["PASSWORD"]:
+        auth += ":" + quote(s["PASSWORD"], safe="")
+    host = s["HOST"] or "127.0.0.1"
+    port = f":{s['PORT']}" if s["PORT"] else ""
+    return f"postgres://{auth}@{host}{port}/{quote(s['NAME'], safe='')}"
+
+
+def broker_flush(url: str) -> None:
+    """Empty the broker's Redis database: queued tasks, and unacked ones left by a killed worker."""
+    redis.Redis.from_url(url, socket_connect_timeout=2).flushdb()
+
+
+def queue_length(url: str, queue: str = "celery") -> int:
+    return int(redis.Redis.from_url(url, socket_connect_timeout=2).llen(queue))
+
+
+def wait_for(predicate: Callable[[], object], timeout: float, what: str, interval: float = 0.1,
+             log: Path | None = None) -> object:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    tail = ""
+    if log is not None and log.exists():
+        tail = "\nworker log (last 3000 chars):\n" + log.read_text(errors="replace")[-3000:]
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}{tail}")
+
+
+class Workers:
+    """Starts Celery worker processes on the test database; kills them all at teardown."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.tmp_path = tmp_path
+        self.procs: list[subprocess.Popen] = []
+        self.logs: list[Path] = []
+
+    def env(self, **overrides: str) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if k != "CELERY_TASK_ALWAYS_EAGER"}
+        env.update({
+            "DJANGO_SETTINGS_MODULE": "leaderboard.settings",
+            "DATABASE_URL": worker_database_url(),
+            "REDIS_URL": settings.REDIS_URL,
+            "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
+            "OPENBLAS_NUM_THREADS": "1",
+            "PYTHONUNBUFFERED": "1",
+        })
+        env.update(overrides)
+        return env
+
+    def start(self, *, beat: bool = False, **env: str) -> subprocess.Popen:
+        n = len(self.procs)
+        log = self.tmp_path / f"worker-{n}.log"
+        cmd = [str(CELERY), "-A", "leaderboard", "worker", "--pool=solo", "--concurrency=1", "-Q", "celery",
+               "--without-heartbeat", "--without-mingle", "--without-gossip", "-l", "warning",
+               "-n", f"integration-{os.getpid()}-{n}@%h"]
+        if beat:
+            cmd += ["--beat", "-s", str(self.tmp_path / f"beat-schedule-{n}")]
+        with log.open("wb") as out:
+            proc = subprocess.Popen(cmd, cwd=ROOT, env=self.env(**env), stdout=out, stderr=subprocess.STDOUT,
+                                    start_new_session=True)
+        self.procs.append(proc)
+        self.logs.append(log)
+        return proc
+
+    @property
+    def log(self) -> Path | None:
+        return self.logs[-1] if self.logs else None
+
+    def kill(self, proc: subprocess.Popen, sig: int = signal.SIGKILL) -> None:
+        if proc.poll() is None:
+            try:
+                os.killpg(proc.pid, sig)  # its own session: the worker and anything it forked
+            except ProcessLookupError:
+                pass
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(timeout=10)
+
+    def stop_all(self) -> None:
+        for proc in self.procs:
+            self.kill(proc, signal.SIGTERM)
