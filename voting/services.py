@@ -227,38 +227,42 @@ class Agreement:
     p_value: float
 
 
-def voter_agreement(*, benchmark_id: int) -> list[Agreement]:
-    """For each site voter of the benchmark: of their non-tie votes on pairs the fit can order, how many
-    picked the agent with the higher fitted rating in that task, and the one-sided binomial p-value of
-    agreeing that rarely if each vote agreed with probability 1/2.
+def voter_agreement(*, benchmark_id: int, min_votes: int = 1) -> list[Agreement]:
+    """For each site voter of the benchmark with at least `min_votes` non-tie votes: of those votes on pairs
+    the fit can order, how many picked the agent with the higher fitted rating in that task, and the
+    one-sided binomial p-value of agreeing that rarely if each vote agreed with probability 1/2.
 
-    The fit is Bradley-Terry on the task's counted votes (point estimate only). An honest voter agrees with
-    probability >= 1/2 on every pair (the fit's favourite is, by the fit, at least as likely to win), so
-    testing against 1/2 is conservative: a low p-value means choices opposed to the crowd far beyond
-    chance, not merely noisy ones."""
+    The fit is Bradley-Terry on the task's counted votes of everyone *but* this voter (point estimate), so a
+    voter who casts many votes cannot bend the fit towards their own choices and then agree with it. An
+    honest voter agrees with probability >= 1/2 on every pair (the fit's favourite is, by the fit, at least
+    as likely to win), so testing against 1/2 is conservative: a low p-value means choices opposed to
+    everyone else's far beyond chance, not merely noisy ones."""
     from scipy.stats import binomtest
 
     from scoring.bradley_terry import fit_ratings
 
     votes = list(Vote.objects.filter(task__benchmark_id=benchmark_id)
                  .values_list("task_id", "agent_a__slug", "agent_b__slug", "winner", "counts", "voter_id"))
-    by_task: dict[int, list[tuple[str, str, str]]] = defaultdict(list)
-    for task_id, a, b, winner, counts, _ in votes:
-        if counts:
-            by_task[task_id].append((a, b, winner))
-    rating: dict[int, dict[str, float]] = {
-        task_id: {row["agent"]: row["rating"] for row in fit_ratings(rows, bootstrap_rounds=1)}
-        for task_id, rows in by_task.items()}
-    tally: dict[int, list[int]] = defaultdict(lambda: [0, 0])
-    for task_id, a, b, winner, _, voter_id in votes:
-        ra, rb = rating.get(task_id, {}).get(a), rating.get(task_id, {}).get(b)
-        if voter_id is None or winner == Winner.TIE or ra is None or rb is None or ra == rb:
-            continue
-        favourite = Winner.A if ra > rb else Winner.B
-        tally[voter_id][0] += 1
-        tally[voter_id][1] += winner == favourite
-    return [Agreement(voter_id, n, k, float(binomtest(k, n, 0.5, alternative="less").pvalue))
-            for voter_id, (n, k) in sorted(tally.items())]
+    decided: dict[int, int] = defaultdict(int)
+    for *_, winner, _, voter_id in votes:
+        if voter_id is not None and winner != Winner.TIE:
+            decided[voter_id] += 1
+    rows = []
+    for voter_id in sorted(v for v, n in decided.items() if n >= min_votes):
+        own_tasks = {task_id for task_id, *_, v in votes if v == voter_id}
+        rating = {task_id: {r["agent"]: r["rating"] for r in fit_ratings(
+            [(a, b, w) for t, a, b, w, counts, v in votes if t == task_id and counts and v != voter_id],
+            bootstrap_rounds=1)} for task_id in own_tasks}
+        n = k = 0
+        for task_id, a, b, winner, _, v in votes:
+            ra, rb = rating.get(task_id, {}).get(a), rating.get(task_id, {}).get(b)
+            if v != voter_id or winner == Winner.TIE or ra is None or rb is None or ra == rb:
+                continue
+            n += 1
+            k += winner == (Winner.A if ra > rb else Winner.B)
+        if n:
+            rows.append(Agreement(voter_id, n, k, float(binomtest(k, n, 0.5, alternative="less").pvalue)))
+    return rows
 
 
 def voters_flag(*, benchmark_id: int, now: datetime | None = None) -> list[VoterFlag]:
@@ -267,7 +271,7 @@ def voters_flag(*, benchmark_id: int, now: datetime | None = None) -> list[Voter
     voter an editor cleared is judged again on the evidence as it stands now."""
     now = now or timezone.now()
     flags = []
-    for row in voter_agreement(benchmark_id=benchmark_id):
+    for row in voter_agreement(benchmark_id=benchmark_id, min_votes=settings.VOTE_FLAG_MIN_VOTES):
         if row.decided < settings.VOTE_FLAG_MIN_VOTES or row.p_value >= settings.VOTE_FLAG_P_VALUE:
             continue
         cleared = (VoterFlag.objects.filter(voter_id=row.voter_id, cleared_at__isnull=False)

@@ -85,3 +85,22 @@ def make_user(email: str, *, age_hours: float = 72, organization: Organization |
     return user
 
 
+
+
+def matchup_for(voter, run_a: Run, run_b: Run, *, now=None):
+    """A matchup on two chosen runs (tests that need a particular pair)."""
+    from voting.models import Matchup
+
+    now = now or timezone.now()
+    import secrets
+
+    return Matchup.objects.create(
+        key=secrets.token_urlsafe(12), alias_a=secrets.token_urlsafe(12), alias_b=secrets.token_urlsafe(12),
+        voter=voter, task=run_a.task, run_a=run_a, run_b=run_b, created_at=now,
+        expires_at=now + timedelta(minutes=30))
+
+
+def cast(voter, run_a: Run, run_b: Run, winner: str, *, now=None):
+    from voting.services import vote_record
+
+    return vote_record(key=matchup_for(voter, run_a, run_b, now=now).key, voter=voter, winner=winner, now=now)

@@ -1,0 +1,58 @@
+"""Sign up with an email and a password, sign in, sign out."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.urls import reverse
+
+from tests.voting.builders import make_user
+
+pytestmark = pytest.mark.django_db
+
+PASSWORD = "plum-orchard-77-kite"
+
+
+def test_it_signs_up_with_email_and_password_and_is_signed_in(client):
+    response = client.post(reverse("signup"), {"email": "New.Person@Example.com", "password1": PASSWORD,
+                                               "password2": PASSWORD, "next": "/vote/"})
+    assert response.status_code == 302 and response["Location"] == "/vote/"
+    user = get_user_model().objects.get()
+    assert user.email == "new.person@example.com" and user.check_password(PASSWORD)
+    assert client.get(reverse("vote")).status_code == 200  # signed in
+
+
+def test_the_pages_use_the_exact_labels(client):
+    assert "<h1>Sign up</h1>" in client.get(reverse("signup")).content.decode()
+    assert "<h1>Sign in</h1>" in client.get(reverse("signin")).content.decode()
+
+
+def test_sign_up_refuses_a_taken_email_weak_or_mismatched_passwords(client):
+    make_user("taken@example.com")
+    taken = client.post(reverse("signup"), {"email": "TAKEN@example.com", "password1": PASSWORD, "password2": PASSWORD})
+    assert "already exists" in taken.content.decode()
+    weak = client.post(reverse("signup"), {"email": "a@example.com", "password1": "123", "password2": "123"})
+    assert weak.status_code == 200 and "too short" in weak.content.decode()
+    differ = client.post(reverse("signup"), {"email": "b@example.com", "password1": PASSWORD,
+                                             "password2": PASSWORD + "x"})
+    assert "differ" in differ.content.decode()
+    assert get_user_model().objects.count() == 1
+
+
+def test_it_signs_in_and_out(client):
+    make_user("member@example.com", password=PASSWORD)
+    bad = client.post(reverse("signin"), {"username": "member@example.com", "password": "wrong"})
+    assert "do not match" in bad.content.decode()
+    good = client.post(reverse("signin"), {"username": "Member@Example.com", "password": PASSWORD, "next": "/vote/"})
+    assert good.status_code == 302 and good["Location"] == "/vote/"
+    assert "Sign out" in client.get(reverse("signout")).content.decode()
+    out = client.post(reverse("signout"))
+    assert out.status_code == 302
+    assert client.get(reverse("vote")).status_code == 302  # signed out: back to sign in
+
+
+def test_sign_in_ignores_an_offsite_next(client):
+    make_user("member2@example.com", password=PASSWORD)
+    response = client.post(reverse("signin"), {"username": "member2@example.com", "password": PASSWORD,
+                                               "next": "https://evil.example.net/"})
+    assert response.status_code == 302 and "evil" not in response["Location"]
