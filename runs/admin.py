@@ -426,7 +426,6 @@ class VerdictAdmin(admin.ModelAdmin):
 
     def get_form(self, request, obj=None, **kwargs):
         kwargs["form"] = VerdictAddForm if obj is None else VerdictChangeForm
-        kwargs["fields"] = None
         return _with_request(super().get_form(request, obj, **kwargs), request)
 
     def get_fields(self, request, obj=None):

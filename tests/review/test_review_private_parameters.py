@@ -1,0 +1,127 @@
+"""A round's parameter values are private until it is published: not in pages, downloads, the API, error pages
+or HTML comments (seed 000 §1: "kept private until results are published"). This test crawls every public
+URL pattern (filled in with every key of the round) and every link found, as anonymous, a vendor, and a
+signed-in member of the public, then publishes and checks the values do appear on the run and task pages."""
+
+import re
+from datetime import timedelta
+from itertools import product
+from urllib.parse import urljoin, urlparse
+
+import pytest
+from django.urls import URLPattern, URLResolver, get_resolver
+from django.utils import timezone
+from review_factory import BENCH, ROUND, SECRET_CITY, SECRET_PHONE, make_people, make_world
+
+from runs.services import round_enter_preview, round_publish, verdict_record
+
+pytestmark = pytest.mark.django_db
+PRIVATE = (SECRET_CITY, SECRET_PHONE, "Zanzibar")
+SKIP_PREFIXES = ("admin/",)  # staff only (and tested in test_review_blind_admin)
+LINK = re.compile(r"""(?:href|src|hx-get|action)=["']([^"'#]+)""")
+
+
+def _patterns(resolver: URLResolver | None = None, prefix: str = ""):
+    resolver = resolver or get_resolver()
+    for p in resolver.url_patterns:
+        route = prefix + str(p.pattern)
+        if isinstance(p, URLResolver):
+            yield from _patterns(p, route)
+        elif isinstance(p, URLPattern):
+            yield route
+
+
+def _values(name: str, keys: dict[str, list[str]]) -> list[str]:
+    name = name.lower()
+    for hint, found in (("bench", keys["bench"]), ("round", keys["round"]), ("run", keys["run"]),
+                        ("task", keys["task"]), ("agent", keys["agent"]), ("slug", keys["agent"] + keys["bench"]),
+                        ("key", keys["run"] + keys["task"])):
+        if hint in name:
+            return found
+    return sorted({v for vs in keys.values() for v in vs})
+
+
+def public_urls(keys: dict[str, list[str]]) -> set[str]:
+    """Every URL pattern of the site filled with the round's keys (regex patterns are tried as literal
+    prefixes only)."""
+    urls = set()
+    for route in _patterns():
+        route = route.lstrip("^").rstrip("$").replace("\\Z", "").replace("\\", "")
+        if route.startswith(SKIP_PREFIXES):
+            continue
+        names = re.findall(r"<(?:\w+:)?(\w+)>|\(\?P<(\w+)>[^)]*\)", route)
+        names = [a or b for a, b in names]
+        if not names:
+            urls.add("/" + route)
+            continue
+        for combo in product(*(_values(n, keys) for n in names)):
+            url = route
+            for n, v in zip(names, combo, strict=True):
+                url = re.sub(rf"<(?:\w+:)?{n}>|\(\?P<{n}>[^)]*\)", v, url, count=1)
+            urls.add("/" + url)
+    return urls
+
+
+def crawl(client, start: set[str], limit: int = 600) -> dict[str, str]:
+    seen: dict[str, str] = {}
+    todo = sorted(start)
+    while todo and len(seen) < limit:
+        url = todo.pop()
+        if url in seen:
+            continue
+        response = client.get(url)
+        body = b"".join(response.streaming_content) if response.streaming else response.content
+        text = body.decode("utf-8", "replace") + " ".join(f"{k}: {v}" for k, v in response.items())
+        seen[url] = text
+        for link in LINK.findall(text):
+            absolute = urljoin(url, link)
+            parsed = urlparse(absolute)
+            if parsed.netloc or not parsed.path.startswith("/") or parsed.path.startswith(("/admin", "/static")):
+                continue
+            target = parsed.path + (f"?{parsed.query}" if parsed.query else "")
+            if target not in seen:
+                todo.append(target)
+    return seen
+
+
+@pytest.fixture
+def w():
+    return {**make_world(), **make_people()}
+
+
+def keys_of(w) -> dict[str, list[str]]:
+    return {"bench": [BENCH], "round": [ROUND], "run": ["acme-trip", "other-trip", "acme-remind"],
+            "task": ["trip", "inbox"], "agent": ["acme-agent", "other-agent"]}
+
+
+def assert_private(pages: dict[str, str]) -> None:
+    leaks = {url: secret for url, text in pages.items() for secret in PRIVATE if secret in text}
+    assert not leaks, leaks
+
+
+@pytest.mark.parametrize("status", ["draft", "preview"])
+def test_no_public_response_of_an_unpublished_round_holds_its_parameters(client, w, status):
+    verdict_record(run=w["acme-trip"], role="tester", reviewer=w["tester"], outcome="pass")
+    if status == "preview":
+        round_enter_preview(round=w["round"], by=w["editor"])
+    start = public_urls(keys_of(w)) | {"/", "/api/", "/api/openapi.json", "/no-such-page/", "/api/no-such-endpoint"}
+    pages = crawl(client, start)
+    assert len(pages) > 20  # the crawl really went through the site
+    assert_private(pages)
+    for who in ("vendor", "plain"):
+        client.force_login(w[who])
+        assert_private(crawl(client, start | {"/preview/", f"/preview/{BENCH}/{ROUND}/"}))
+
+
+def test_publishing_makes_the_parameters_visible_on_run_and_task_pages(client, w):
+    for key in ("acme-trip", "acme-inbox", "other-trip", "acme-remind"):
+        run = w[key]
+        now = (run.due_at or timezone.now()) + timedelta(seconds=1)
+        verdict_record(run=run, role="tester", reviewer=w["tester"], outcome="pass", now=now)
+        verdict_record(run=run, role="second", reviewer=w["second"], outcome="pass", now=now)
+    round_enter_preview(round=w["round"], by=w["editor"], now=timezone.now() - timedelta(hours=49))
+    round_publish(round=w["round"], by=w["editor"])
+    run_page = client.get(f"/b/{BENCH}/r/{ROUND}/runs/acme-trip/")
+    assert run_page.status_code == 200
+    assert SECRET_CITY in run_page.content.decode()
+    assert SECRET_CITY in client.get(f"/b/{BENCH}/tasks/trip/").content.decode()
