@@ -1,0 +1,101 @@
+"""Downloads: every run of the published rounds as CSV, the board as CSV, the public bundle as JSON."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from django.contrib.auth.models import User
+from site_bundles import SECRET_CITY, checks_bundle, outcomes_bundle
+
+from runs.models import Verdict
+from scoring.models import BoardSnapshot
+
+pytestmark = pytest.mark.django_db
+
+REQUIRED = ["agent", "cli", "model", "task", "score", "checks_passed", "median_run", "tokens", "cost_usd",
+            "wall_seconds", "checks_version"]
+
+
+def _rows(response) -> list[dict[str, str]]:
+    assert response["Content-Type"].startswith("text/csv")
+    assert "attachment" in response["Content-Disposition"]
+    return list(csv.DictReader(io.StringIO(response.content.decode())))
+
+
+def test_it_downloads_every_published_run_with_the_required_columns(load, client):
+    load(checks_bundle(), checks_bundle(round_key="r2", status="preview"))
+    rows = _rows(client.get("/b/qbench/download/runs.csv"))
+    assert len(rows) == 3 * 2 * 3
+    assert set(REQUIRED) <= set(rows[0])
+    assert {r["round"] for r in rows} == {"r1"}
+    first = next(r for r in rows if r["run"] == "qbench-r1-agent-00-shop-t1")
+    assert first["cli"] == "cli-0" and first["model"] == "model-0" and first["checks_version"] == "checks-1"
+    assert first["tokens"] == str(100_000 + 10_000 + 5_000)
+
+
+def test_it_flags_the_median_runs_the_board_rests_on(load, client):
+    load(checks_bundle())
+    data = BoardSnapshot.objects.get(kind="boards").data
+    medians = {r["median_run"] for rows in data["tasks"].values() for r in rows}
+    rows = _rows(client.get("/b/qbench/download/runs.csv"))
+    assert {r["run"] for r in rows if r["median_run"] == "yes"} == medians
+    by_run = {r["run"]: r for r in rows}
+    for task, task_rows in data["tasks"].items():
+        for row in task_rows:
+            assert float(by_run[row["median_run"]]["score"]) == pytest.approx(row["median"])
+
+
+def test_it_keeps_missing_cost_blank_not_zero(load, client):
+    load(checks_bundle())
+    rows = _rows(client.get("/b/qbench/download/runs.csv"))
+    assert {r["cost_usd"] for r in rows if r["agent"] == "agent-01"} == {""}
+
+
+def test_it_marks_a_replaced_run_not_counted(load, client):
+    load(outcomes_bundle())
+    rows = {r["run"]: r for r in _rows(client.get("/b/obench/download/runs.csv"))}
+    assert rows["bram-flights"]["counted"] == "no"
+    assert rows["bram-flights-rerun"]["counted"] == "yes"
+    assert rows["bram-flights-rerun"]["rerun_of"] == "bram-flights"
+
+
+def test_it_puts_no_owner_or_reviewer_identity_in_downloads(load, client):
+    load(outcomes_bundle(), checks_bundle())
+    user = User.objects.create_user("zelda-reviewer", "zelda@example.org", "x")
+    Verdict.objects.filter(role="tester").update(reviewer=user)
+    for url in ["/b/obench/download/runs.csv", "/b/obench/download/bundle.json", "/b/obench/r/r1/board.csv",
+                "/b/qbench/download/bundle.json"]:
+        body = client.get(url).content.decode()
+        assert "zelda" not in body, url
+
+
+def test_it_downloads_the_board_as_shown(load, client):
+    load(checks_bundle())
+    data = BoardSnapshot.objects.get(kind="boards").data
+    rows = _rows(client.get("/b/qbench/r/r1/board.csv?tab=overall"))
+    assert [r["agent"] for r in rows] == [r["agent"] for r in data["overall"]]
+    assert float(rows[0]["overall"]) == pytest.approx(data["overall"][0]["overall"])
+    assert rows[0]["cli"].startswith("cli-") and rows[0]["model"].startswith("model-")
+    task_rows = _rows(client.get("/b/qbench/r/r1/board.csv?tab=tasks&task=shop"))
+    assert float(task_rows[0]["median"]) == pytest.approx(data["tasks"]["shop"][0]["median"])
+
+
+def test_it_downloads_the_public_bundle_without_unpublished_rounds(load, client):
+    load(outcomes_bundle(), outcomes_bundle(round_key="r2", status="draft"))
+    response = client.get("/b/obench/download/bundle.json")
+    assert "attachment" in response["Content-Disposition"]
+    doc = json.loads(response.content)
+    assert [r["key"] for r in doc["rounds"]] == ["r1"]
+    assert {run["round"] for run in doc["runs"]} == {"r1"}
+    assert SECRET_CITY in response.content.decode()  # r1 is published: its parameters are public
+
+
+def test_it_downloads_nothing_for_an_unpublished_benchmark_round(load, client):
+    load(outcomes_bundle(status="preview"))
+    doc = json.loads(client.get("/b/obench/download/bundle.json").content)
+    assert doc["rounds"] == [] and doc["runs"] == []
+    assert SECRET_CITY not in json.dumps(doc)
+    assert _rows(client.get("/b/obench/download/runs.csv")) == []

@@ -1,0 +1,48 @@
+"""Board and run pages run the same number of queries for 3 agents as for 40."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from site_bundles import checks_bundle
+
+pytestmark = pytest.mark.django_db
+
+URLS = {
+    "board": "/b/{slug}/",
+    "board_round_tasks": "/b/{slug}/r/r1/?tab=tasks&task=shop&sort=median&dir=desc",
+    "board_partial": "/b/{slug}/r/r1/?tab=overall",
+    "run": "/b/{slug}/r/r1/runs/{slug}-r1-agent-00-shop-t1/",
+    "run_json": "/b/{slug}/r/r1/runs/{slug}-r1-agent-00-shop-t1.json",
+    "round_agent": "/b/{slug}/r/r1/agents/agent-00/",
+    "task": "/b/{slug}/tasks/shop/",
+    "tradeoffs": "/b/{slug}/tradeoffs/",
+    "home": "/",
+}
+
+
+def _count(client, url: str, htmx: bool = False) -> int:
+    with CaptureQueriesContext(connection) as ctx:
+        response = client.get(url, headers={"HX-Request": "true"} if htmx else {})
+    assert response.status_code == 200, url
+    return len(ctx.captured_queries)
+
+
+@pytest.mark.parametrize("page", sorted(URLS))
+def test_it_runs_a_constant_number_of_queries(load, client, page):
+    load(checks_bundle(slug="small", agents=3))
+    small = _count(client, URLS[page].format(slug="small"), htmx=page == "board_partial")
+    load(checks_bundle(slug="large", agents=40, runs_per_task=5))
+    large = _count(client, URLS[page].format(slug="large"), htmx=page == "board_partial")
+    assert small == large, f"{page}: {small} queries for 3 agents, {large} for 40"
+
+
+def test_board_and_run_pages_stay_within_a_few_queries(load, client, django_assert_num_queries):
+    load(checks_bundle(slug="small", agents=3))
+    load(checks_bundle(slug="large", agents=40, runs_per_task=5))
+    for slug in ("small", "large"):
+        with django_assert_num_queries(5):
+            client.get(f"/b/{slug}/")
+        with django_assert_num_queries(9):
+            client.get(f"/b/{slug}/r/r1/runs/{slug}-r1-agent-00-shop-t1/")
