@@ -71,6 +71,8 @@ class ClientRateThrottle(BaseThrottle):
     """API_RATE_LIMIT requests per API_RATE_WINDOW_SECONDS per client, counted in fixed windows in the shared
     cache. `cache.incr` is atomic in Redis, so concurrent workers cannot both take the last request."""
 
+    timer = staticmethod(time.time)
+
     def __init__(self) -> None:
         # One throttle object serves every thread; the wait belongs to the request just checked.
         self._local = threading.local()
@@ -79,7 +81,7 @@ class ClientRateThrottle(BaseThrottle):
         limit, window = settings.API_RATE_LIMIT, max(1, settings.API_RATE_WINDOW_SECONDS)
         if limit <= 0:
             return True
-        now = time.time()
+        now = self.timer()
         bucket = int(now // window)
         ident = hashlib.sha256(client_id(request).encode()).hexdigest()[:32]
         key = f"api-rate:{ident}:{bucket}"

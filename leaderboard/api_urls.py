@@ -15,5 +15,5 @@ urlpatterns = [
     path("docs/assets/<str:name>", docs_asset, name="api-docs-asset"),
     path("", api_not_found),
     path("", api.urls),
-    re_path(r"^(?P<rest>.*)$", api_not_found),
+    re_path(r"^(?P<rest>[\s\S]*)\Z", api_not_found),  # any path, line breaks included
 ]

@@ -100,5 +100,10 @@ def demo(db, django_capture_on_commit_callbacks):
 
 
 @pytest.fixture
+def bundle_doc() -> dict:
+    return small_bundle()
+
+
+@pytest.fixture
 def no_rate_limit(settings):
     settings.API_RATE_LIMIT = 0
