@@ -124,20 +124,26 @@ def preview_shots(run: Run) -> list[Shot]:
 
 def checker_record(run: Run) -> dict:
     """What the checker recorded for a run, laid out for the picture drawn when no screenshot can be shown
-    (the task's own check names, passed or not: nothing that names the agent)."""
+    (the task's own check names, passed or not, or the run's check counts: nothing that names the agent)."""
     checks = list(run.checks.all())
     api = [c for c in checks if c.kind in ("api", "page")]
-    api_passed = sum(c.passed for c in api)
+    steps = [c for c in checks if c.kind == "browser"]
     started = run.app_started
     if started is None:
         start = next((c for c in checks if c.kind == "start"), None)
         started = start.passed if start else None
-    steps = [c for c in checks if c.kind == "browser"][:14]
+
+    def bar(passed: int | None, total: int | None) -> dict | None:
+        if not total:
+            return None
+        return {"passed": passed or 0, "total": total, "width": round(300 * (passed or 0) / total)}
+
     return {
-        "app_started": started, "api_passed": api_passed, "api_total": len(api),
-        "api_bar": round(300 * api_passed / len(api)) if api else 0,
+        "app_started": started,
+        "api": bar(sum(c.passed for c in api), len(api)) if api else bar(run.api_checks_passed, run.api_checks_total),
+        "browser": None if steps else bar(run.browser_steps_passed, run.browser_steps_total),
         "steps": [{"name": c.name, "passed": c.passed, "x": 24 if i < 7 else 330, "y": 212 + 26 * (i % 7)}
-                  for i, c in enumerate(steps)],
+                  for i, c in enumerate(steps[:14])],
     }
 
 
