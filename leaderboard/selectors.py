@@ -229,7 +229,7 @@ def standing_runs(methodology: str, data: dict | None) -> set[str]:
         for rows in (data.get("tasks") or {}).values():
             out.update(r["median_run"] for r in rows if r.get("median_run"))
         return out
-    for board, rows in data.items():
+    for _board, rows in data.items():
         if not isinstance(rows, list):
             continue
         for row in rows:
@@ -359,7 +359,8 @@ def _outcomes_table(ctx: BoardContext, tab: str) -> Table:
                                         f"{href}#kind-safety", badges=badges)
         for d in dims:
             v = (row.get("dimensions") or {}).get(d)
-            cells[f"dim:{d}"] = _num_cell(v, fmt_score(v, "outcomes"), f"{href}#kind-{'local-china' if tab == 'local-china' else 'local-global' if tab == 'local-global' else 'core'}")
+            kind = tab if tab in ("local-china", "local-global") else "core"
+            cells[f"dim:{d}"] = _num_cell(v, fmt_score(v, "outcomes"), f"{href}#kind-{kind}")
         unsupported = row.get("unsupported") or []
         sub = ("unsupported: " + ", ".join(unsupported)) if unsupported else ""
         blocked = row.get("region_blocked") or []
@@ -688,7 +689,8 @@ def run_page(*, bench_slug: str, round_key: str, run_key: str) -> dict[str, Any]
     rerun = run.rerun if _has_rerun(run) else None
     return {"bench": bench, "round": rnd, "run": run, "agent": run.entry.agent, "entry": run.entry,
             "task": run.task, "version": version, "prompt": fill_prompt(version.prompt if version else "", params),
-            "params": params, "interruption": fill_prompt(interruption, params), "verdicts": verdicts, "evidence": list(run.evidence.all()),
+            "params": params, "interruption": fill_prompt(interruption, params), "verdicts": verdicts,
+            "evidence": list(run.evidence.all()),
             "checks": list(run.checks.all()), "disputes": list(run.disputes.all()), "standing": standing,
             "summary": run_summary(run, bench.methodology), "checks_passed": passed, "checks_total": total,
             "counts": run_counts(run, bench.methodology, rerun is not None), "rerun": rerun,
@@ -781,6 +783,7 @@ def task_page(*, bench_slug: str, task_key: str, agent: str | None) -> dict[str,
     for run in runs:
         by_round.setdefault(run.round_id, {}).setdefault(run.entry.agent.slug, []).append(run)
     replaced = {r.rerun_of_id for r in runs if r.rerun_of_id}
+    names = {r.entry.agent.slug: r.entry.agent.name for r in runs}
     sections = []
     for round_id, agents in by_round.items():
         rnd = rounds[round_id]
@@ -807,7 +810,8 @@ def task_page(*, bench_slug: str, task_key: str, agent: str | None) -> dict[str,
     current = next((v for v in versions if v.version == task.version), None)
     return {"bench": bench, "task": task, "versions": versions, "current": current, "sections": sections,
             "agent": agent, "ratings": [
-                {"agent": r["agent"], **(fmt_rating(r) or {})} for r in (ratings_snap.data or {}).get("tasks", {})
+                {"agent": r["agent"], "name": names.get(r["agent"], r["agent"]), **(fmt_rating(r) or {})}
+                for r in (ratings_snap.data or {}).get("tasks", {})
                 .get(task.key, [])] if ratings_snap and ratings_snap.data else [],
             "standing_label": {"checks": "median run", "scored": "best trial"}.get(m, "counted run")}
 
@@ -848,7 +852,8 @@ def changelog_page(*, bench_slug: str, round_key: str) -> dict[str, Any]:
     bench = benchmark_get(bench_slug)
     rnd = round_pick(rounds_published(bench), round_key)
     entries = list(rnd.changelog.select_related("run").order_by("created_at", "id"))
-    reruns = list(Run.objects.filter(round=rnd, rerun_of__isnull=False).select_related("rerun_of", "entry__agent", "task")
+    reruns = list(Run.objects.filter(round=rnd, rerun_of__isnull=False)
+                  .select_related("rerun_of", "entry__agent", "task")
                   .prefetch_related(Prefetch("rerun_of__disputes")))
     return {"bench": bench, "round": rnd, "entries": entries, "reruns": reruns}
 

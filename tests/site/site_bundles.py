@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-
 SECRET_CITY = "Secret-Lisbon-4821"
 
 

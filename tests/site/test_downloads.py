@@ -43,7 +43,7 @@ def test_it_flags_the_median_runs_the_board_rests_on(load, client):
     rows = _rows(client.get("/b/qbench/download/runs.csv"))
     assert {r["run"] for r in rows if r["median_run"] == "yes"} == medians
     by_run = {r["run"]: r for r in rows}
-    for task, task_rows in data["tasks"].items():
+    for _task, task_rows in data["tasks"].items():
         for row in task_rows:
             assert float(by_run[row["median_run"]]["score"]) == pytest.approx(row["median"])
 

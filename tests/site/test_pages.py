@@ -205,7 +205,8 @@ def test_it_plots_score_against_cost_and_lists_agents_missing_an_axis(load, clie
 
 def test_it_reranks_with_weights_through_htmx(load, client):
     load(checks_bundle(agents=4))
-    html = client.get("/b/qbench/tradeoffs/?w_score=0&w_cost=1&w_time=0", headers={"HX-Request": "true"}).content.decode()
+    url = "/b/qbench/tradeoffs/?w_score=0&w_cost=1&w_time=0"
+    html = client.get(url, headers={"HX-Request": "true"}).content.decode()
     assert html.lstrip().startswith('<div id="weighted-region"')
     # cost only: the cheapest agent (Agent 00) ranks first; Agent 01 has no cost and is marked
     first_row = html.split("<tbody>")[1].split("</tr>")[0]
