@@ -11,6 +11,19 @@ The counting rules, in the order they are applied when a vote is cast (`vote_sta
 
 `Vote.counts` is true exactly when `held` is blank for site votes, so `recount` (which reads `counts` from the
 download) agrees with the site.
+
+What one account can do (tested in tests/voting/test_counting.py): at most VOTE_RATE_LIMIT votes per
+VOTE_RATE_WINDOW_SECONDS get through at all (per account and per address; a fixed window, so a burst across a
+window edge can reach twice that), and at most VOTE_DAILY_CAP of a day's votes ever count. A new account adds
+nothing for VOTE_NEW_ACCOUNT_DELAY_HOURS, and the hourly agreement check (`voters_flag`, against a fit of
+everyone else's votes) flags a voter who keeps picking the crowd's loser; a flagged voter's votes stop counting
+at once, so the push is undone at the next refit. A voter who pushes only where the crowd is split (pairs
+rated about equal) is not caught by the check; the cap is the bound there.
+
+Matchups: an open matchup is shown again when the page is reloaded (no rerolling for a wanted pair), new pairs
+are limited to VOTE_DRAW_RATE_LIMIT per window, the vote key works once (row lock plus a conditional update
+on `used_at`), and the preview aliases serve only the issuing voter until VOTE_ALIAS_TTL_SECONDS have passed
+(after the vote too, so the revealed pair keeps its pictures; by then the names are on the screen anyway).
 """
 
 from __future__ import annotations

@@ -95,6 +95,7 @@ def test_sign_up_sign_in_vote_three_ways_and_sign_out(live_server, demo, browser
     page.get_by_role("link", name="Next pair").click()
     _vote_and_check_reveal(page, "B is better", names)
     page.get_by_role("link", name="Next pair").click()
+    page.locator("#vote-stage").get_by_role("button", name="Tie").wait_for()
     page.set_viewport_size({"width": 390, "height": 844})
     page.wait_for_load_state("networkidle")
     _shoot(page, "vote-phone")
