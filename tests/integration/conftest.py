@@ -38,18 +38,19 @@ def live_celery(transactional_db, tmp_path) -> Iterator[Workers]:
 @pytest.fixture
 def broker_at() -> Iterator[Callable[[str], None]]:
     """Point this process's Celery publisher at another broker URL (restored at teardown)."""
-    original = celery_app.conf.broker_url
+    # Celery reads CELERY_BROKER_URL from the environment before its own setting, but a write URL wins.
+    original = celery_app.conf.get("broker_write_url")
 
     def reset_pools() -> None:
-        if celery_app._pool is not None:
-            celery_app._pool.force_close_all()
+        # Drop the references only: the pools themselves are kombu's, shared per broker URL.
         celery_app._pool = None
         celery_app.amqp._producer_pool = None
 
     def point(url: str) -> None:
         reset_pools()
-        celery_app.conf.broker_url = url
+        celery_app.conf.broker_write_url = url
+        assert celery_app.connection_for_write().as_uri(include_password=True) == url
 
     yield point
     reset_pools()
-    celery_app.conf.broker_url = original
+    celery_app.conf.broker_write_url = original

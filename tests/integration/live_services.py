@@ -108,3 +108,67 @@ class Workers:
     def stop_all(self) -> None:
         for proc in self.procs:
             self.kill(proc, signal.SIGTERM)
+
+
+def checks_bundle(*, slug: str = "big", agents: int = 40, tasks: int = 10, trials: int = 10,
+                  with_runs: bool = True, seed: int = 7) -> dict:
+    """A valid bundle of one published round on the `checks` methodology: every agent runs every task
+    `trials` times (scores vary by agent and trial, deterministically)."""
+    import random
+
+    rng = random.Random(seed)
+    doc: dict = {
+        "benchmark": {"slug": slug, "name": f"Bench {slug}", "methodology": "checks"},
+        "agents": [{"slug": f"agent-{a:03d}", "name": f"Agent {a:03d}", "organization": f"Org {a % 7}"}
+                   for a in range(agents)],
+        "tasks": [{"key": f"task-{t:02d}", "title": f"Task {t:02d}", "version": "1.0", "kind": "to-spec",
+                   "prompt": f"Build app {t}."} for t in range(tasks)],
+        "rounds": [{"key": "r1", "name": "Round 1", "status": "published", "published_at": "2026-10-01T12:00:00Z",
+                    "entries": [{"agent": f"agent-{a:03d}"} for a in range(agents)]}],
+        "runs": [],
+    }
+    if not with_runs:
+        return doc
+    for a in range(agents):
+        for t in range(tasks):
+            for k in range(1, trials + 1):
+                doc["runs"].append(run_doc(a, t, k, rng))
+    return doc
+
+
+def run_doc(a: int, t: int, k: int, rng) -> dict:
+    return {"id": f"r1-{a:03d}-{t:02d}-{k}", "round": "r1", "agent": f"agent-{a:03d}", "task": f"task-{t:02d}",
+            "trial": k, "status": "completed", "app_started": True,
+            "api_checks_total": 12, "api_checks_passed": rng.randint(0, 12),
+            "browser_steps_total": 9, "browser_steps_passed": rng.randint(0, 9),
+            "tokens_input": rng.randint(10_000, 900_000), "wall_seconds": float(rng.randint(60, 3600))}
+
+
+class RedisServer:
+    """A throwaway redis-server in the foreground (this process owns it), on its own port."""
+
+    def __init__(self, port: int, tmp_path: Path) -> None:
+        self.port, self.tmp_path, self.proc = port, tmp_path, None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}"
+
+    def ping(self) -> bool:
+        try:
+            return bool(redis.Redis(port=self.port, socket_connect_timeout=0.5).ping())
+        except redis.exceptions.ConnectionError:
+            return False
+
+    def start(self) -> None:
+        log = (self.tmp_path / f"redis-{self.port}.log").open("ab")
+        self.proc = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+             "--dir", str(self.tmp_path)], stdout=log, stderr=subprocess.STDOUT)
+        wait_for(self.ping, 10, f"redis-server on port {self.port}", interval=0.05)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(timeout=10)
+        self.proc = None
