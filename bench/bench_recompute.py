@@ -6,7 +6,9 @@
     .venv/bin/python bench/bench_recompute.py --profile        # cProfile of one 1x recompute
 
 A generated round (100 agents x 30 tasks x 5 trials at 1x; more trials for the larger scales) is written with
-`bundle_import` (not timed; skipped when the database already holds it), then the snapshot is recomputed
+`bundle_import` (not timed; skipped when the database already holds it; the 4x and 16x rounds write their
+catalogue through `bundle_import` and their runs with one bulk insert, since the importer writes about 100
+runs a second: `--import-all` to import them too), then the snapshot is recomputed
 from the database with its digest cleared, so every repeat does the whole work: read the round back as a
 bundle (`round_document`), digest its board inputs, score it (`compute_round_boards`) and save the snapshot.
 
@@ -98,8 +100,27 @@ def make_round(*, slug: str, methodology: str, agents: int, tasks: int, trials: 
     return doc
 
 
-def seed_round(doc: dict) -> int:
-    """Import the bundle unless the database already holds this round with every run; the snapshot id."""
+def _bulk_runs(doc: dict) -> None:
+    """The runs of a checks bundle in one bulk insert (bundle_import writes about 100 runs a second)."""
+    from leaderboard.bundles import RUN_DEFAULTS, RUN_SCALARS
+    from leaderboard.models import Entry, Round, Task
+    from runs.models import Run
+
+    assert doc["benchmark"]["methodology"] == "checks", "bulk seeding writes no verdicts"
+    rnd = Round.objects.get(benchmark__slug=doc["benchmark"]["slug"], key="r1")
+    entries = dict(Entry.objects.filter(round=rnd).values_list("agent__slug", "id"))
+    tasks = dict(Task.objects.filter(benchmark=rnd.benchmark).values_list("key", "id"))
+    rows = []
+    for run in doc["runs"]:
+        values = {f: run.get(f, RUN_DEFAULTS.get(f)) for f in RUN_SCALARS if f in run or f in RUN_DEFAULTS}
+        rows.append(Run(key=run["id"], round=rnd, entry_id=entries[run["agent"]], task_id=tasks[run["task"]],
+                        **values))
+    Run.objects.bulk_create(rows, batch_size=5000)
+
+
+def seed_round(doc: dict, bulk: bool = False) -> int:
+    """Import the bundle unless the database already holds this round with every run; the snapshot id.
+    `bulk`: the catalogue through bundle_import, the runs with one bulk insert (for the large scales)."""
     from leaderboard.bundles import bundle_import
     from leaderboard.models import Round
     from runs.models import Run
@@ -112,10 +133,15 @@ def seed_round(doc: dict) -> int:
         enqueue, services._enqueue = services._enqueue, lambda *a, **k: None
         started = time.perf_counter()
         try:
-            bundle_import(doc=doc)
+            if bulk:
+                bundle_import(doc={**doc, "runs": []})
+                _bulk_runs(doc)
+            else:
+                bundle_import(doc=doc)
         finally:
             services._enqueue = enqueue
-        print(f"  imported {len(doc['runs'])} runs into {slug} in {time.perf_counter() - started:.1f} s (not timed)")
+        how = "bulk-inserted" if bulk else "imported"
+        print(f"  {how} {len(doc['runs'])} runs into {slug} in {time.perf_counter() - started:.1f} s (not timed)")
         rnd = Round.objects.get(benchmark__slug=slug, key="r1")
     snap, _ = BoardSnapshot.objects.get_or_create(round=rnd, kind="boards", defaults={"benchmark_id": rnd.benchmark_id})
     return snap.id
@@ -197,6 +223,8 @@ def main() -> None:
     parser.add_argument("--methodology", default="checks", choices=["checks", "outcomes"])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--profile", action="store_true", help="cProfile one recompute of the 1x round")
+    parser.add_argument("--import-all", action="store_true",
+                        help="write the larger scales with bundle_import too (slow: ~100 runs/s)")
     args = parser.parse_args()
 
     ensure_database(os.environ["DATABASE_URL"])
@@ -213,10 +241,11 @@ def main() -> None:
              f"{'total':>7} {'median':>7} {'us/run':>7}"
     rows = []
     for scale in [int(s) for s in args.scales.split(",")]:
+        repeats = args.repeats if scale <= 4 else 1
         doc = make_round(slug=f"bench-{args.methodology}-{scale}x", methodology=args.methodology,
                          agents=AGENTS, tasks=TASKS, trials=TRIALS * scale)
         n = len(doc["runs"])
-        snapshot_id = seed_round(doc)
+        snapshot_id = seed_round(doc, bulk=scale > 1 and args.methodology == "checks" and not args.import_all)
         del doc
         if args.profile:
             import cProfile
@@ -230,7 +259,7 @@ def main() -> None:
             prof.runcall(snapshot_recompute, snapshot_id=snapshot_id)
             pstats.Stats(prof).sort_stats("cumulative").print_stats(35)
             return
-        results = time_recompute(snapshot_id, args.repeats)
+        results = time_recompute(snapshot_id, repeats)
         best = min(results, key=lambda r: r["total"])
         med = statistics.median(r["total"] for r in results)
         rows.append(f"{scale:>4}x {n:>7} {best.get('read', 0):7.3f} {best.get('digest', 0):7.3f} "
