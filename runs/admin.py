@@ -126,7 +126,7 @@ class RunAdminForm(forms.ModelForm):
 
     class Meta:
         model = Run
-        fields = "__all__"
+        exclude: list[str] = []  # every field; the admin's fieldsets decide what is shown
 
     def clean(self):
         data = super().clean()

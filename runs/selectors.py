@@ -259,6 +259,7 @@ def preview_runs(round, organization) -> list[PreviewRow]:
         decided = not review_stage(run).awaiting
         disputes = list(run.disputes.all())
         rows.append(PreviewRow(run=run, decided=decided,
-                               verdicts=sorted(run.verdicts.all(), key=lambda v: ROLES.index(v.role)) if decided else [],
+                               verdicts=sorted(run.verdicts.all(), key=lambda v: ROLES.index(v.role))
+                               if decided else [],
                                disputes=disputes, can_dispute=not any(d.status == "open" for d in disputes)))
     return rows

@@ -393,7 +393,8 @@ def task_version_create(*, task: Task, by, prompt: str, criteria: dict, paramete
         current = task.current_version
         if current is None:
             version, is_major = task.version, False
-            base: dict[str, Any] = {"parameters": [], "interruption": "", "evidence": [], "observes_later_effects": False}
+            base: dict[str, Any] = {"parameters": [], "interruption": "", "evidence": [],
+                                    "observes_later_effects": False}
         else:
             is_major = prompt != current.prompt or (criteria or {}) != (current.criteria or {})
             version = next_version(task.version, is_major=is_major)

@@ -46,7 +46,7 @@ def sign_in(browser, live_server, username):
 
 def review(page, live_server, role: str, outcome: str, note: str) -> None:
     page.goto(f"{live_server.url}/admin/runs/run/queue/")
-    page.click(f'tr[data-run="acme-trip"] a:has-text("Review as")')
+    page.click('tr[data-run="acme-trip"] a:has-text("Review as")')
     assert page.input_value("#id_role") == role
     page.select_option("#id_outcome", outcome)
     page.fill("#id_note", note)

@@ -45,7 +45,8 @@ def test_a_disagreement_waits_for_the_third_who_decides(w):
 def test_the_lowest_matched_row_applies(w):
     v = verdict_record(run=w["acme-trip"], role="tester", reviewer=w["tester"], matched=["pass", "partial", "fail"])
     assert v.outcome == "fail"
-    v = verdict_record(run=w["acme-inbox"], role="tester", reviewer=w["tester"], outcome="pass", matched=["unsupported"])
+    v = verdict_record(run=w["acme-inbox"], role="tester", reviewer=w["tester"], outcome="pass",
+                       matched=["unsupported"])
     assert v.outcome == "unsupported"
 
 
