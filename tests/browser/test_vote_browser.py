@@ -8,8 +8,6 @@ from pathlib import Path
 
 import pytest
 
-os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,7 +27,10 @@ def demo(transactional_db):
 
 
 @pytest.fixture
-def browser():
+def browser(monkeypatch):
+    # Playwright's sync API runs an event loop in this thread; the ORM calls of the test around it are safe.
+    # Set here, not at import, so collecting this module never leaks it into other tests' subprocesses.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     sync_api = pytest.importorskip("playwright.sync_api")
     if not Path("/usr/bin/chromium").exists():
         pytest.skip("Chromium is not installed (make chromium)")
