@@ -26,7 +26,7 @@ def test_unknown_things_answer_404_json(demo, client, url, status, detail):
 
 @pytest.mark.parametrize("url", ["/api/benchmarks/bad%20slug", "/api/benchmarks/%00", "/api/agents/" + "a" * 101,
                                  "/api/benchmarks/demo/rounds/-x"])
-def test_malformed_keys_answer_422_before_any_query(demo, client, url, django_assert_num_queries):
+def test_malformed_keys_answer_422_before_any_query(db, client, url, django_assert_num_queries):
     with django_assert_num_queries(0):
         r = client.get(url)
     assert r.status_code == 422

@@ -54,7 +54,7 @@ def test_it_pages_through_runs(demo, client):
 
 @pytest.mark.parametrize("query", ["page=0", "page=-1", "page_size=0", "page_size=201", "page_size=10000000000000",
                                    "page=abc", "page_size=1.5", "round=has%20space", "agent=%00"])
-def test_bad_paging_and_filter_values_answer_422_with_a_message(demo, client, query):
+def test_bad_paging_and_filter_values_answer_422_with_a_message(db, client, query):
     r = client.get(f"{RUNS}?{query}")
     assert r.status_code == 422
     assert r.json()["detail"].startswith("query.")
