@@ -146,10 +146,14 @@ def compute_checks_boards(round_input: RoundInput) -> dict[str, Any]:
     agents = entered_agents(round_input)
     task_boards: dict[str, list[Row]] = {}
     medians: dict[tuple[str, str], Row] = {}
+    # Group once: scanning every run for every agent and task would be agents x tasks x runs.
+    by_cell: dict[tuple[str, str], list[RunInput]] = {}
+    for r in runs:
+        by_cell.setdefault((r.agent, r.task), []).append(r)
     for task in tasks:
         rows = []
         for agent in agents:
-            mine = [r for r in runs if r.agent == agent.slug and r.task == task.key]
+            mine = by_cell.get((agent.slug, task.key), [])
             if not mine:
                 continue
             row = task_row(base_row(agent), task, mine)
@@ -166,8 +170,8 @@ def compute_checks_boards(round_input: RoundInput) -> dict[str, Any]:
         for task in spec:
             cell = medians.get((agent.slug, task.key))
             per_task[task.key] = cell["median"] if cell else None
-            spread.extend(check_score(r, task) for r in runs
-                          if r.agent == agent.slug and r.task == task.key and counts(r, task))
+            spread.extend(check_score(r, task) for r in by_cell.get((agent.slug, task.key), [])
+                          if counts(r, task))
         row = base_row(agent)
         row.update({
             "overall": math.fsum(m or 0.0 for m in per_task.values()) / len(spec) if spec else None,

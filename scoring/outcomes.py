@@ -155,19 +155,24 @@ def compute_outcomes_boards(round_input: RoundInput) -> dict[str, list[Row]]:
     for t in sorted(round_input.tasks, key=lambda t: t.key):
         by_kind.setdefault(t.kind, []).append(t)
 
+    # Group once by agent and task (scanning all runs per agent and task grows as agents x tasks x runs).
+    by_cell: dict[tuple[str, str], list[RunInput]] = {}
+    for r in runs:
+        by_cell.setdefault((r.agent, r.task), []).append(r)
     boards: dict[str, list[Row]] = {}
     for board, (kind, primary) in BOARDS.items():
         tasks = by_kind.get(kind, [])
-        keys = {t.key for t in tasks}
         rows = []
         for agent in agents:
-            mine = [r for r in runs if r.agent == agent.slug and r.task in keys
-                    and is_other_language(r, agent) != primary]
-            if not mine and board not in ALWAYS_LISTED:
+            mine_by_task = {
+                t.key: [r for r in by_cell.get((agent.slug, t.key), []) if is_other_language(r, agent) != primary]
+                for t in tasks
+            }
+            if not any(mine_by_task.values()) and board not in ALWAYS_LISTED:
                 continue
             results: dict[str, TaskResult] = {}
             for task in tasks:
-                res = task_result([r for r in mine if r.task == task.key], task)
+                res = task_result(mine_by_task[task.key], task)
                 if res is not None:
                     results[task.key] = res
             rows.append(board_row(agent, tasks, results))

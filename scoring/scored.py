@@ -162,12 +162,15 @@ def compute_scored_boards(round_input: RoundInput) -> dict[str, Any]:
     tasks = sorted(round_input.tasks, key=lambda t: t.key)
     runs = [r for r in effective_runs(round_input) if r.status in COUNTED]
     rows: list[Row] = []
+    by_cell: dict[tuple[str, str], list[RunInput]] = {}
+    for r in runs:
+        by_cell.setdefault((r.agent, r.task), []).append(r)
     for agent in entered_agents(round_input):
-        mine = [r for r in runs if r.agent == agent.slug]
+        mine = [r for t in tasks for r in by_cell.get((agent.slug, t.key), [])]
         cells: dict[str, dict[str, Any]] = {}
         unscored: list[str] = []
         for task in tasks:
-            task_runs = [r for r in mine if r.task == task.key]
+            task_runs = by_cell.get((agent.slug, task.key), [])
             cell = task_cell(task, task_runs, threshold)
             if cell is not None:
                 cells[task.key] = cell

@@ -138,8 +138,10 @@ def compute_weekly_boards(round_input: RoundInput) -> dict[str, list[Row]]:
     runs = effective_runs(round_input)
     week_tasks = len({r.task for r in runs})
     entries = {e.agent: e for e in round_input.entries}
-    rows = [agent_row(base_row(a), tasks, [r for r in runs if r.agent == a.slug], week_tasks,
-                      entries.get(a.slug))
+    by_agent: dict[str, list] = {}
+    for r in runs:
+        by_agent.setdefault(r.agent, []).append(r)
+    rows = [agent_row(base_row(a), tasks, by_agent.get(a.slug, []), week_tasks, entries.get(a.slug))
             for a in entered_agents(round_input)]
     rows.sort(key=order_key)
     for i, row in enumerate(rows, start=1):
