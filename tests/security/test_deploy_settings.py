@@ -18,7 +18,8 @@ PROD_ENV = {
 
 
 def _run(args, env_extra, clear=("DEBUG", "CI", "PRODUCTION", "SECRET_KEY")):
-    env = {k: v for k, v in os.environ.items() if k not in clear}
+    # DJANGO_ALLOW_ASYNC_UNSAFE is set by the browser tests for their own process; a deployment never has it.
+    env = {k: v for k, v in os.environ.items() if k not in clear and k != "DJANGO_ALLOW_ASYNC_UNSAFE"}
     env.update(env_extra)
     return subprocess.run([sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
 
