@@ -26,6 +26,8 @@ def _vendor_org_or_404(request):
 
 
 def _preview_round_or_404(bench: str, round_key: str) -> Round:
+    if "\x00" in bench + round_key:  # PostgreSQL refuses NUL in text: a 404, not a DataError
+        raise Http404
     return get_object_or_404(Round.objects.select_related("benchmark"), benchmark__slug=bench, key=round_key,
                              status=RoundStatus.PREVIEW)
 
@@ -53,6 +55,8 @@ def preview_round(request, bench: str, round_key: str):
 def dispute_create(request, bench: str, round_key: str, run_key: str):
     org = _vendor_org_or_404(request)
     rnd = _preview_round_or_404(bench, round_key)
+    if "\x00" in run_key:
+        raise Http404
     run = get_object_or_404(Run.objects.select_related("entry__agent", "task", "round"), round=rnd, key=run_key,
                             entry__agent__organization=org)
     form = DisputeForm(request.POST or None)

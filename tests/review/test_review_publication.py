@@ -197,3 +197,10 @@ def test_a_rejected_dispute_allows_no_rerun(w):
         rerun_create(run=w["acme-trip"], by=w["editor"])
     with pytest.raises(ValidationError, match="already rejected"):
         dispute_decide(dispute=d, accept=True, by=w["editor"])
+
+
+def test_a_nul_byte_in_a_preview_url_is_a_404(client, w):
+    preview_past(w, hours=1)
+    client.force_login(w["vendor"])
+    assert client.get(f"/preview/{BENCH}/%00/").status_code == 404
+    assert client.get(f"/preview/{BENCH}/{ROUND}/runs/%00/dispute/").status_code == 404
