@@ -25,7 +25,6 @@ from typing import Any
 
 import ninja
 from django.conf import settings
-from django.core.cache import cache
 from django.db.models import Count, Q
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.template import engines
@@ -44,6 +43,7 @@ from voting.models import Vote
 from . import api_schemas as s
 from .bundles import bundle_export
 from .models import Agent, Benchmark, Entry, Round, RoundParameter, Task, TaskVersion
+from .ratelimit import window_hit
 
 KEY_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
 MAX_PAGE_SIZE = 200
@@ -84,15 +84,10 @@ class ClientRateThrottle(BaseThrottle):
         now = self.timer()
         bucket = int(now // window)
         ident = hashlib.sha256(client_id(request).encode()).hexdigest()[:32]
-        key = f"api-rate:{ident}:{bucket}"
-        cache.add(key, 0, timeout=window + 1)
-        try:
-            count = cache.incr(key)
-        except ValueError:  # expired between add and incr
-            cache.set(key, 1, timeout=window + 1)
-            count = 1
+        count = window_hit(f"api-rate:{ident}:{bucket}", window)
         self._local.wait = (bucket + 1) * window - now
-        return count <= limit
+        # A cache that is down lets reads through rather than failing every request.
+        return count is None or count <= limit
 
     def wait(self) -> float | None:
         return getattr(self._local, "wait", None)

@@ -227,13 +227,12 @@ def test_it_keeps_writing_and_serving_while_redis_is_down(live_celery, spare_red
     assert _points("r1", "beta") == 2 and _points("r2", "beta") == 0
 
 
-@pytest.mark.xfail(strict=True, raises=redis.exceptions.ConnectionError,
-                   reason="the API's rate limit counts requests in the Django cache (RedisCache) and does not "
-                          "catch a cache that is down: every /api/ request fails with a 500 while Redis is down")
 def test_the_api_answers_while_the_cache_is_down(live_celery, spare_redis, client):
     bundle_import(doc=copy.deepcopy(SMALL))
     spare_redis.stop()
+    # The rate-limit counter lives in the cache; with the cache down, reads are let through.
     assert client.get("/api/benchmarks").status_code == 200
+    assert client.get("/api/benchmarks/small/rounds").status_code == 200
 
 
 # --- (c) an interrupted import -------------------------------------------------------------------------------------
