@@ -18,7 +18,6 @@ import sys
 import time
 
 import pytest
-import redis
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import DatabaseError, connection, transaction
