@@ -16,6 +16,19 @@ from runs.models import Evidence, EvidenceKind, Run, RunStatus
 
 from .models import Held, Matchup, Vote, VoterFlag
 
+# Matchup tokens are secrets.token_urlsafe; scopes are benchmark slugs and task keys (leaderboard key_validator).
+TOKEN_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
+SCOPE_RE = re.compile(r"[A-Za-z0-9_.-]{0,100}(/[A-Za-z0-9_.-]{1,100})?")
+
+
+def is_token(value: str) -> bool:
+    """Only token-shaped strings reach the database (a NUL byte in a query is a PostgreSQL error)."""
+    return bool(TOKEN_RE.fullmatch(value or ""))
+
+
+def scope_is_valid(scope: str) -> bool:
+    return bool(SCOPE_RE.fullmatch(scope or ""))
+
 
 def votable_benchmarks() -> list[Benchmark]:
     """Benchmarks open to votes: those whose agents build apps (the `checks` methodology) unless their params
@@ -25,7 +38,10 @@ def votable_benchmarks() -> list[Benchmark]:
 
 
 def scope_tasks(scope: str) -> list[int]:
-    """Task ids of a scope: '' (any task), 'benchmark' (any task of it) or 'benchmark/task'."""
+    """Task ids of a scope: '' (any task), 'benchmark' (any task of it) or 'benchmark/task'; none for a
+    malformed scope."""
+    if not scope_is_valid(scope):
+        return []
     benches = [b.id for b in votable_benchmarks()]
     tasks = Task.objects.filter(benchmark_id__in=benches)
     bench_slug, _, task_key = (scope or "").partition("/")
@@ -168,6 +184,8 @@ def matchup_sides(matchup: Matchup) -> list[Side]:
 
 
 def matchup_for_alias(alias: str) -> tuple[Matchup | None, str | None]:
+    if not is_token(alias):
+        return None, None
     matchup = (Matchup.objects.select_related("task", "run_a__entry__agent__organization",
                                               "run_b__entry__agent__organization")
                .filter(Q(alias_a=alias) | Q(alias_b=alias)).first())
@@ -175,6 +193,8 @@ def matchup_for_alias(alias: str) -> tuple[Matchup | None, str | None]:
 
 
 def matchup_by_key(key: str) -> Matchup | None:
+    if not is_token(key):
+        return None
     return (Matchup.objects.select_related("task__benchmark", "run_a__entry__agent__organization",
                                            "run_b__entry__agent__organization", "vote")
             .filter(key=key).first())

@@ -45,7 +45,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from .models import Held, Matchup, Vote, VoterFlag, Winner
-from .selectors import account_counts_from, day_start, eligible_runs, scope_tasks
+from .selectors import account_counts_from, day_start, eligible_runs, is_token, scope_tasks
 
 # System randomness for draws and tokens: a voter must not be able to predict the next pair.
 _system_random = secrets.SystemRandom()
@@ -180,6 +180,8 @@ def vote_record(*, key: str, voter, winner: str, now: datetime | None = None) ->
 
     if winner not in Winner.values:
         raise ValueError(f"unknown winner {winner!r}")
+    if not is_token(key):
+        raise _refuse_forged()
     now = now or timezone.now()
     with transaction.atomic():
         # Locking the voter's row serialises one voter's concurrent votes, so two requests cannot both pass

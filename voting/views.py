@@ -27,6 +27,7 @@ from .selectors import (
     matchup_open,
     matchup_sides,
     preview_shots,
+    scope_is_valid,
     url_is_opaque,
     vote_scopes,
     voter_status,
@@ -79,6 +80,8 @@ def _stage(request: HttpRequest, context: dict, status: int = 200) -> HttpRespon
 @require_GET
 def vote(request: HttpRequest) -> HttpResponse:
     scope = request.GET.get("scope", "").strip()
+    if not scope_is_valid(scope):
+        return _stage(request, {"scope": "", "state": "empty"})
     matchup = matchup_open(voter=request.user, scope=scope)
     if matchup is None:
         if limited := _too_many(request, "draw", settings.VOTE_DRAW_RATE_LIMIT):

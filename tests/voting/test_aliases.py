@@ -108,3 +108,13 @@ def test_a_replay_racing_the_first_vote_records_exactly_one():
         t.join()
     assert sorted(outcomes) == ["ok"] + ["used"] * 5
     assert Vote.objects.filter(matchup=matchup).count() == 1
+
+
+@pytest.mark.parametrize("junk", ["\x00", "' OR 1=1 --", "x" * 300])
+def test_malformed_aliases_and_scopes_are_refused_not_errors(voter_client, world, junk):
+    assert voter_client.post(reverse("vote_cast", args=[junk]), {"winner": "a"}).status_code == 400
+    assert voter_client.get(reverse("vote_reveal", args=[junk])).status_code == 400
+    assert voter_client.get(reverse("vote_preview_shot", args=[junk, 0])).status_code == 400
+    assert voter_client.get(reverse("vote_preview_live", args=[junk])).status_code == 400
+    page = voter_client.get(reverse("vote"), {"scope": junk})
+    assert page.status_code == 200 and "No pair to show" in page.content.decode()
