@@ -55,7 +55,7 @@ def world(db):
     w = build_world()
     owner = make_user("owner@example.com")
     other = make_user("other@example.com")
-    their = matchup_for(owner, w.runs[0], w.runs[2])
+    their = matchup_for(owner, w.runs[0], w.runs[4])  # two different agents
     return {"w": w, "owner": owner, "other": other, "their": their}
 
 
