@@ -342,3 +342,48 @@ def test_a_vendor_without_a_membership_or_with_junk_ids_gets_404s(client, previe
     client.force_login(preview["vendor"])
     response = client.post(f"{preview['base']}/acme-trip/dispute/", {"reason": "environment", "note": "x"})
     assert response.status_code == 404
+
+
+# --- response headers: no inline script, no framing except the sandboxed previews -------------------------------
+
+INLINE_SCRIPT = re.compile(r"<script(?![^>]*\bsrc=)[^>]*>", re.I)
+
+
+def _csp(response) -> dict[str, str]:
+    return {d.strip().split(" ", 1)[0]: d.strip() for d in response["Content-Security-Policy"].split(";") if d.strip()}
+
+
+def test_public_and_vote_pages_forbid_inline_script_and_framing(client, world):
+    w = world["w"]
+    run = w.runs[0]
+    pages = ["/", f"/b/{w.benchmark.slug}/", f"/b/{w.benchmark.slug}/r/{w.round.key}/runs/{run.key}/",
+             "/signin/", "/signup/", "/no-such-page/"]
+    client.force_login(world["owner"])
+    for url in [*pages, "/vote/"]:
+        response = client.get(url)
+        csp = _csp(response)
+        assert "'unsafe-inline'" not in csp["script-src"] and "'unsafe-eval'" not in csp["script-src"], url
+        assert csp["frame-ancestors"] == "frame-ancestors 'none'", url
+        assert response["X-Frame-Options"] == "DENY", url
+        assert not INLINE_SCRIPT.search(response.content.decode()), url
+
+
+def test_the_vote_screen_frames_previews_only_sandboxed(client, world):
+    client.force_login(world["owner"])
+    html = client.get("/vote/").content.decode()
+    frames = re.findall(r"<iframe\b[^>]*>", html)
+    assert frames, "the world has live previews"
+    for frame in frames:
+        sandbox = re.search(r'\bsandbox="([^"]*)"', frame)
+        assert sandbox is not None, frame
+        # allow-scripts with allow-same-origin would let the framed page remove its own sandbox
+        assert not {"allow-same-origin", "allow-top-navigation"} & set(sandbox.group(1).split()), frame
+
+
+def test_the_preview_route_may_be_framed_by_this_site_only(client, world):
+    client.force_login(world["owner"])
+    response = client.get(f"/vote/p/{world['their'].alias_a}/live/")
+    assert response["X-Frame-Options"] == "SAMEORIGIN"
+    csp = _csp(response)
+    assert csp["frame-ancestors"] == "frame-ancestors 'self'" and csp["default-src"] == "default-src 'none'"
+    assert response["Referrer-Policy"] == "no-referrer" and response["Cache-Control"].startswith("private")
