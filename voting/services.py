@@ -34,15 +34,16 @@ import secrets
 import time
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from random import Random
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.cache import cache
 from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
+
+from leaderboard.ratelimit import window_hit
 
 from .models import Held, Matchup, Vote, VoterFlag, Winner
 from .selectors import account_counts_from, day_start, eligible_runs, is_token, scope_tasks
@@ -125,25 +126,29 @@ def matchup_draw(*, voter, scope: str = "", now: datetime | None = None, rng: Ra
 
 # --- rate limits --------------------------------------------------------------------------------------------
 
-def rate_limit_hit(*, bucket: str, idents: list[str], limit: int, window: int, at: float | None = None) -> int:
+def rate_limit_hit(*, bucket: str, idents: list[str], limit: int, window: int, at: float | None = None,
+                   voter=None) -> int:
     """Count one request against each identity (an account, an address) in a fixed window on the cache.
     Returns 0 when within `limit` for all of them, else the seconds until the window ends.
 
     A fixed window lets a burst straddling two windows reach twice the limit; that bound is what the
-    documentation states. Counters live in the Django cache (Redis in production, shared by all workers)."""
+    documentation states. Counters live in the Django cache (Redis in production, shared by all workers).
+    When the cache is down, votes are still limited per account from the database (the votes the account
+    cast in the last window); the per-address limit needs the cache and is skipped until it is back."""
     at = time.time() if at is None else at
     slot = int(at // window)
     over = False
+    cache_down = False
     for ident in idents:
         digest = hashlib.sha256(f"{settings.SECRET_KEY}:{ident}".encode()).hexdigest()[:24]
-        key = f"vote-rate:{bucket}:{digest}:{slot}"
-        cache.add(key, 0, timeout=window + 5)
-        try:
-            count = cache.incr(key)
-        except ValueError:  # evicted between add and incr
-            cache.set(key, 1, timeout=window + 5)
-            count = 1
+        count = window_hit(f"vote-rate:{bucket}:{digest}:{slot}", window)
+        if count is None:
+            cache_down = True
+            continue
         over |= count > limit
+    if cache_down and voter is not None and bucket == "vote":
+        since = datetime.fromtimestamp(at - window, tz=UTC)
+        over |= Vote.objects.filter(voter=voter, cast_at__gte=since).count() >= limit
     return max(1, math.ceil((slot + 1) * window - at)) if over else 0
 
 

@@ -50,7 +50,7 @@ def _address(request: HttpRequest) -> str:
 def _too_many(request: HttpRequest, bucket: str, limit: int) -> HttpResponse | None:
     window = settings.VOTE_RATE_WINDOW_SECONDS
     wait = rate_limit_hit(bucket=bucket, idents=[f"user:{request.user.pk}", f"addr:{_address(request)}"],
-                          limit=limit, window=window)
+                          limit=limit, window=window, voter=request.user)
     if not wait:
         return None
     context = {"limit": limit, "window_minutes": math.ceil(window / 60), "wait_minutes": math.ceil(wait / 60),

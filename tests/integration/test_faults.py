@@ -226,6 +226,45 @@ def test_it_keeps_writing_and_serving_while_redis_is_down(live_celery, spare_red
     assert _points("r1", "beta") == 2 and _points("r2", "beta") == 0
 
 
+VOTE_BUNDLE = {
+    "benchmark": {"slug": "apps", "name": "Apps", "methodology": "checks"},
+    "agents": [{"slug": "alpha", "name": "Alpha"}, {"slug": "beta", "name": "Beta"}],
+    "tasks": [{"key": "shop", "title": "Shop", "version": "1.0", "kind": "to-spec"}],
+    "rounds": [{"key": "r1", "status": "published", "published_at": "2026-10-01T00:00:00Z",
+                "entries": [{"agent": "alpha"}, {"agent": "beta"}]}],
+    "runs": [{"id": f"{a}-shop", "round": "r1", "agent": a, "task": "shop", "status": "completed",
+              "app_started": True, "api_checks_passed": 3, "api_checks_total": 4, "browser_steps_passed": 2,
+              "browser_steps_total": 4} for a in ("alpha", "beta")],
+}
+
+
+def test_votes_are_stored_and_rate_limited_from_the_database_while_the_cache_is_down(
+        live_celery, spare_redis, client, settings):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from voting.models import Vote
+
+    settings.VOTE_RATE_LIMIT = 2
+    bundle_import(doc=copy.deepcopy(VOTE_BUNDLE))
+    voter = get_user_model().objects.create_user("voter@example.org", "voter@example.org", "pw-voter-123")
+    voter.date_joined = timezone.now() - timedelta(days=3)
+    voter.save(update_fields=["date_joined"])
+    client.force_login(voter)
+    spare_redis.stop()
+    statuses = []
+    for _ in range(3):
+        page = client.get("/vote/")
+        assert page.status_code == 200
+        key = page.context["matchup"].key
+        statuses.append(client.post(f"/vote/m/{key}/", {"winner": "a"}).status_code)
+    # Two votes stored (the database is the source of truth); the third is over the per-account limit,
+    # which falls back on the database while the cache is unreachable.
+    assert statuses == [302, 302, 429]  # a vote without htmx redirects to the reveal page
+    assert Vote.objects.filter(voter=voter).count() == 2
+
+
 def test_the_api_answers_while_the_cache_is_down(live_celery, spare_redis, client):
     bundle_import(doc=copy.deepcopy(SMALL))
     spare_redis.stop()
