@@ -248,31 +248,25 @@ def _write(doc: dict) -> ImportReport:
                         {"value": str(value)}, report, "round parameters")
         pending_changelog.extend((rnd, ch) for ch in r.get("changelog") or [])
 
+    round_ids = [rnd.id for rnd in rounds.values()]
+    run_rows = _Rows(Run, Run.objects.filter(round_id__in=round_ids), lambda r: (r.round_id, r.key), report, "runs")
     runs: dict[str, Run] = {}
     docs_by_id = {str(run["id"]): run for run in doc.get("runs") or []}
-    # Originals before re-runs, so a re-run can point at a saved run.
-    ordered = sorted(docs_by_id.values(), key=lambda run: run.get("rerun_of") is not None)
-    values: dict[str, Any]
-    for run_doc in ordered:
-        rnd = rounds[run_doc["round"]]
-        values = {}
-        for f in RUN_SCALARS:
-            value = run_doc.get(f, RUN_DEFAULTS.get(f))
-            if f in DATETIME_FIELDS:
-                value = _dt(value)
-            elif f in BLANK_STRING_FIELDS and value is None:
-                value = ""
-            values[f] = value
-        values["judge_scores"] = list(run_doc.get("judge_scores") or [])
-        values["entry"] = entries[(run_doc["round"], run_doc["agent"])]
-        values["task"] = tasks[run_doc["task"]]
-        rerun_of = run_doc.get("rerun_of")
-        values["rerun_of"] = runs[str(rerun_of)] if rerun_of is not None else None
-        run, changed = _upsert(Run, {"round": rnd, "key": str(run_doc["id"])}, values, report, "runs")
-        runs[str(run_doc["id"])] = run
-        changed |= _write_run_children(run, run_doc, report)
-        if changed:
-            report.round_ids.add(rnd.id)
+    # Originals first and saved, so a re-run can point at a saved run.
+    for reruns in (False, True):
+        for run_doc in docs_by_id.values():
+            if (run_doc.get("rerun_of") is not None) != reruns:
+                continue
+            rnd = rounds[run_doc["round"]]
+            values = _run_values(run_doc, entries, tasks, runs)
+            run, changed = run_rows.put((rnd.id, str(run_doc["id"])), {"round": rnd, "key": str(run_doc["id"])},
+                                        values)
+            runs[str(run_doc["id"])] = run
+            if changed:
+                report.round_ids.add(rnd.id)
+        run_rows.flush()
+    for rnd_id in _write_run_children(runs, docs_by_id, round_ids, report):
+        report.round_ids.add(rnd_id)
 
     for rnd, ch in pending_changelog:
         at = _dt(ch.get("at")) or rnd.published_at or timezone.now()
@@ -285,34 +279,95 @@ def _write(doc: dict) -> ImportReport:
     return report
 
 
-def _write_run_children(run: Run, run_doc: dict, report: ImportReport) -> bool:
-    changed = False
-    for v in run_doc.get("verdicts") or []:
-        matched = list(v.get("matched") or [])
-        outcome = v.get("outcome") or _lowest(matched)
-        values = {"outcome": outcome, "matched": matched, "note": v.get("note") or ""}
-        if v.get("at"):
-            values["created_at"] = _dt(v["at"])
-        _, c = _upsert(Verdict, {"run": run, "role": v["role"]}, values, report, "verdicts")
-        changed |= c
-    for e in run_doc.get("evidence") or []:
-        _, c = _upsert(Evidence, {"run": run, "url": e["url"]},
-                       {"kind": e["kind"], "caption": e.get("caption") or ""}, report, "evidence")
-        changed |= c
-    for pos, ch in enumerate(run_doc.get("checks") or []):
-        _upsert(CheckResult, {"run": run, "position": pos}, {
-            "kind": ch["kind"], "name": ch["name"], "passed": ch["passed"], "detail": ch.get("detail") or "",
-        }, report, "checks")
-    for d in run_doc.get("disputes") or []:
-        filed_at = _dt(d.get("filed_at"))
-        lookup = {"run": run, "reason": d["reason"], "note": d.get("note") or ""}
-        values = {"status": d.get("status") or "open", "decision_note": d.get("decision_note") or "",
-                  "decided_at": _dt(d.get("decided_at"))}
-        if filed_at:
-            values["filed_at"] = filed_at
-        _, c = _upsert(Dispute, lookup, values, report, "disputes")
-        changed |= c
-    return changed
+def _run_values(run_doc: dict, entries: dict, tasks: dict, runs: dict) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for f in RUN_SCALARS:
+        value = run_doc.get(f, RUN_DEFAULTS.get(f))
+        if f in DATETIME_FIELDS:
+            value = _dt(value)
+        elif f in BLANK_STRING_FIELDS and value is None:
+            value = ""
+        values[f] = value
+    values["judge_scores"] = list(run_doc.get("judge_scores") or [])
+    values["entry"] = entries[(run_doc["round"], run_doc["agent"])]
+    values["task"] = tasks[run_doc["task"]]
+    rerun_of = run_doc.get("rerun_of")
+    values["rerun_of"] = runs[str(rerun_of)] if rerun_of is not None else None
+    return values
+
+
+class _Rows:
+    """The existing rows of one model, keyed by their identity in the bundle; changed rows are saved one by
+    one, new rows are created together in `flush`. Reading every row first keeps an import at a handful of
+    queries per table instead of several per run."""
+
+    def __init__(self, model, rows, key, report: ImportReport, kind: str) -> None:
+        self.model, self.report, self.kind = model, report, kind
+        self.by_key = {key(row): row for row in rows}
+        self.new: list = []
+
+    def put(self, ident, lookup: dict[str, Any], values: dict[str, Any]):
+        obj = self.by_key.get(ident)
+        if obj is None:
+            obj = self.model(**lookup)
+            _set_fields(obj, values)
+            self.new.append(obj)
+            self.by_key[ident] = obj
+            self.report.count(self.kind, created=True)
+            return obj, True
+        if _set_fields(obj, values):
+            obj.save()
+            self.report.count(self.kind, created=False)
+            return obj, True
+        return obj, False
+
+    def flush(self) -> None:
+        # Bundle validation has already checked what Run.save() guards (entries, re-runs), and PostgreSQL's
+        # triggers still check every inserted row.
+        if self.new:
+            self.model.objects.bulk_create(self.new, batch_size=500)
+            self.new = []
+
+
+def _write_run_children(runs: dict[str, Run], docs: dict[str, dict], round_ids: list[int],
+                        report: ImportReport) -> set[int]:
+    """Verdicts, evidence, checks and disputes of every run; returns the rounds whose inputs changed."""
+    in_rounds = {"run__round_id__in": round_ids}
+    verdicts = _Rows(Verdict, Verdict.objects.filter(**in_rounds), lambda v: (v.run_id, v.role), report, "verdicts")
+    evidence = _Rows(Evidence, Evidence.objects.filter(**in_rounds), lambda e: (e.run_id, e.url), report, "evidence")
+    checks = _Rows(CheckResult, CheckResult.objects.filter(**in_rounds), lambda c: (c.run_id, c.position), report,
+                   "checks")
+    disputes = _Rows(Dispute, Dispute.objects.filter(**in_rounds), lambda d: (d.run_id, d.reason, d.note), report,
+                     "disputes")
+    changed_rounds: set[int] = set()
+    for run_id, run_doc in docs.items():
+        run = runs[run_id]
+        changed = False
+        for v in run_doc.get("verdicts") or []:
+            matched = list(v.get("matched") or [])
+            values = {"outcome": v.get("outcome") or _lowest(matched), "matched": matched, "note": v.get("note") or ""}
+            if v.get("at"):
+                values["created_at"] = _dt(v["at"])
+            changed |= verdicts.put((run.pk, v["role"]), {"run": run, "role": v["role"]}, values)[1]
+        for e in run_doc.get("evidence") or []:
+            changed |= evidence.put((run.pk, e["url"]), {"run": run, "url": e["url"]},
+                                    {"kind": e["kind"], "caption": e.get("caption") or ""})[1]
+        for pos, ch in enumerate(run_doc.get("checks") or []):
+            checks.put((run.pk, pos), {"run": run, "position": pos}, {
+                "kind": ch["kind"], "name": ch["name"], "passed": ch["passed"], "detail": ch.get("detail") or ""})
+        for d in run_doc.get("disputes") or []:
+            values = {"status": d.get("status") or "open", "decision_note": d.get("decision_note") or "",
+                      "decided_at": _dt(d.get("decided_at"))}
+            if d.get("filed_at"):
+                values["filed_at"] = _dt(d["filed_at"])
+            note = d.get("note") or ""
+            changed |= disputes.put((run.pk, d["reason"], note), {"run": run, "reason": d["reason"], "note": note},
+                                    values)[1]
+        if changed:
+            changed_rounds.add(run.round_id)
+    for rows in (verdicts, evidence, checks, disputes):
+        rows.flush()
+    return changed_rounds
 
 
 def _lowest(matched: list[str]) -> str:

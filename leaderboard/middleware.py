@@ -20,3 +20,22 @@ class ContentSecurityPolicyMiddleware:
             policy = policy.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'")
         response["Content-Security-Policy"] = policy
         return response
+
+
+class RejectNulMiddleware:
+    """A NUL byte never names anything here, and PostgreSQL refuses it in text: a path holding one is a 404
+    and a query string holding one a 400, before any view or query sees it."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        from django.http import Http404
+        from django.shortcuts import render
+
+        if "\x00" in request.path:
+            raise Http404("No such page.")
+        if any("\x00" in key or any("\x00" in v for v in values) for key, values in request.GET.lists()):
+            return render(request, "400.html", {"message": "The address holds a character that cannot be used."},
+                          status=400)
+        return self.get_response(request)

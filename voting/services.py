@@ -193,7 +193,7 @@ def vote_record(*, key: str, voter, winner: str, now: datetime | None = None) ->
         # the daily cap at cap - 1.
         get_user_model().objects.select_for_update().filter(pk=voter.pk).first()
         # Locking the matchup makes a replayed key wait for the first vote and then see used_at set.
-        matchup = (Matchup.objects.select_for_update().select_related("run_a__entry", "run_b__entry")
+        matchup = (Matchup.objects.select_for_update(of=("self",)).select_related("run_a__entry", "run_b__entry")
                    .filter(key=key).first())
         matchup_check(matchup, voter_id=voter.pk, now=now, for_vote=True)
         assert matchup is not None
