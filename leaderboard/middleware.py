@@ -24,7 +24,8 @@ class ContentSecurityPolicyMiddleware:
 
 class RejectNulMiddleware:
     """A NUL byte never names anything here, and PostgreSQL refuses it in text: a path holding one is a 404
-    and a query string holding one a 400, before any view or query sees it."""
+    and a query string holding one a 400, before any view or query sees it. The API (/api/) answers such
+    input itself, in JSON."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -33,6 +34,8 @@ class RejectNulMiddleware:
         from django.http import Http404
         from django.shortcuts import render
 
+        if request.path.startswith("/api/"):
+            return self.get_response(request)
         if "\x00" in request.path:
             raise Http404("No such page.")
         if any("\x00" in key or any("\x00" in v for v in values) for key, values in request.GET.lists()):

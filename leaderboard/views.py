@@ -11,6 +11,7 @@ from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
 from . import selectors
+from .caching import public_page
 from .bundles import bundle_export
 
 
@@ -29,11 +30,13 @@ def _csv(name: str, rows: list[list]) -> HttpResponse:
     return response
 
 
+@public_page
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
     return render(request, "leaderboard/home.html", selectors.home_page())
 
 
+@public_page
 @require_GET
 @vary_on_headers("HX-Request")
 def board(request: HttpRequest, bench: str, round: str | None = None) -> HttpResponse:
@@ -41,6 +44,7 @@ def board(request: HttpRequest, bench: str, round: str | None = None) -> HttpRes
     return _page(request, "leaderboard/board.html", context, "board-region")
 
 
+@public_page
 @require_GET
 def run_detail(request: HttpRequest, bench: str, round: str, run: str) -> HttpResponse:
     context = selectors.run_page(bench_slug=bench, round_key=round, run_key=run)
@@ -53,23 +57,27 @@ def run_json(request: HttpRequest, bench: str, round: str, run: str) -> JsonResp
     return JsonResponse(doc, json_dumps_params={"indent": 2, "ensure_ascii": False})
 
 
+@public_page
 @require_GET
 def round_agent(request: HttpRequest, bench: str, round: str, agent: str) -> HttpResponse:
     context = selectors.round_agent_page(bench_slug=bench, round_key=round, agent_slug=agent)
     return render(request, "leaderboard/round_agent.html", context)
 
 
+@public_page
 @require_GET
 def task_detail(request: HttpRequest, bench: str, task: str) -> HttpResponse:
     context = selectors.task_page(bench_slug=bench, task_key=task, agent=request.GET.get("agent"))
     return render(request, "leaderboard/task.html", context)
 
 
+@public_page
 @require_GET
 def agent_detail(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "leaderboard/agent.html", selectors.agent_page(slug=slug))
 
 
+@public_page
 @require_GET
 @vary_on_headers("HX-Request")
 def tradeoffs(request: HttpRequest, bench: str) -> HttpResponse:
@@ -77,11 +85,13 @@ def tradeoffs(request: HttpRequest, bench: str) -> HttpResponse:
     return _page(request, "leaderboard/tradeoffs.html", context, "weighted-region")
 
 
+@public_page
 @require_GET
 def methodology(request: HttpRequest, bench: str) -> HttpResponse:
     return render(request, "leaderboard/methodology.html", selectors.methodology_page(bench_slug=bench))
 
 
+@public_page
 @require_GET
 def changelog(request: HttpRequest, bench: str, round: str) -> HttpResponse:
     context = selectors.changelog_page(bench_slug=bench, round_key=round)

@@ -22,6 +22,8 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from leaderboard.caching import content_version_bump
+
 from .models import BoardSnapshot, SnapshotKind
 
 log = logging.getLogger(__name__)
@@ -83,10 +85,13 @@ def snapshots_mark_stale(*, round_ids: Iterable[int] = (), rating_task_ids: Iter
             rating_turned.append(snap.id)
         elif BoardSnapshot.objects.filter(pk=snap.pk, stale=False).update(stale=True, stale_since=now):
             rating_turned.append(snap.id)
-    if turned:
-        transaction.on_commit(lambda: _enqueue(turned))
-    if rating_turned:
-        transaction.on_commit(lambda: _enqueue(rating_turned, countdown=RATINGS_DEBOUNCE_SECONDS))
+    if turned or rating_turned:
+        def after_commit() -> None:
+            content_version_bump()  # cached public pages show "updating" from now on
+            _enqueue(turned)
+            _enqueue(rating_turned, countdown=RATINGS_DEBOUNCE_SECONDS)
+
+        transaction.on_commit(after_commit)
     return turned + rating_turned
 
 
@@ -158,6 +163,8 @@ def snapshot_recompute(*, snapshot_id: int) -> bool:
             digest = _digest(board_inputs(doc))
             changed = digest != snap.digest or snap.data is None
             data = compute_round_boards(doc) if changed else snap.data
+        if changed or snap.stale:
+            transaction.on_commit(content_version_bump)
         snap.stale = False
         snap.stale_since = None
         if changed:

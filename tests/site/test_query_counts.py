@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from site_bundles import checks_bundle
@@ -23,6 +24,7 @@ URLS = {
 
 
 def _count(client, url: str, htmx: bool = False) -> int:
+    cache.clear()  # measure a rendering, not a hit of the public page cache (leaderboard.caching)
     with CaptureQueriesContext(connection) as ctx:
         response = client.get(url, headers={"HX-Request": "true"} if htmx else {})
     assert response.status_code == 200, url
@@ -36,6 +38,20 @@ def test_it_runs_a_constant_number_of_queries(load, client, page):
     load(checks_bundle(slug="large", agents=40, runs_per_task=5))
     large = _count(client, URLS[page].format(slug="large"), htmx=page == "board_partial")
     assert small == large, f"{page}: {small} queries for 3 agents, {large} for 40"
+
+
+def test_a_visitor_without_a_session_is_served_from_the_page_cache(load, client):
+    load(checks_bundle(slug="small", agents=3))
+    first = client.get("/b/small/")
+    with CaptureQueriesContext(connection) as ctx:
+        second = client.get("/b/small/")
+    assert second["X-Page-Cache"] == "hit" and len(ctx.captured_queries) == 0
+    assert second.content == first.content
+    # A recompute that changes the board retires the cached page.
+    from leaderboard.caching import content_version_bump
+
+    content_version_bump()
+    assert not client.get("/b/small/").has_header("X-Page-Cache")
 
 
 def test_board_and_run_pages_stay_within_a_few_queries(load, client, django_assert_num_queries):

@@ -1,0 +1,74 @@
+"""Whole-page caching of the public pages for visitors without a session.
+
+Board, run and task pages are built from snapshots that change only when a recompute finishes. A visitor
+with no session cookie (no account, no pending message) sees exactly what every other such visitor sees,
+so the rendered page is kept in the cache under its URL, whether htmx asked for a fragment, and the site's
+*content version*. The version is bumped whenever a board snapshot changes or turns stale, which retires
+every cached page at once; a short timeout bounds how long any other edit (an agent renamed in the admin)
+takes to show. Signed-in visitors are never served from this cache.
+
+A cache that is down is skipped: pages are rendered as if nothing was cached.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from functools import wraps
+
+from django.conf import settings
+from django.core.cache import cache
+from django.http import HttpRequest, HttpResponse
+
+log = logging.getLogger(__name__)
+VERSION_KEY = "site:content-version"
+PAGE_TIMEOUT = 60
+
+
+def content_version_bump() -> None:
+    """Retire every cached public page (called when a snapshot changes or turns stale)."""
+    try:
+        try:
+            cache.incr(VERSION_KEY)
+        except ValueError:
+            cache.set(VERSION_KEY, 2, timeout=None)
+    except Exception:  # noqa: BLE001 - a cache that is down holds no pages to retire
+        log.warning("could not bump the content version: cache unreachable")
+
+
+def _cacheable(request: HttpRequest) -> bool:
+    return (request.method == "GET" and settings.SESSION_COOKIE_NAME not in request.COOKIES
+            and "messages" not in request.COOKIES)
+
+
+def public_page(view):
+    """Serve `view` from the cache to visitors without a session (see the module docstring)."""
+
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        if not _cacheable(request):
+            return view(request, *args, **kwargs)
+        try:
+            version = cache.get_or_set(VERSION_KEY, 1, timeout=None)
+            raw = f"{version}:{bool(getattr(request, 'htmx', False))}:{request.get_full_path()}"
+            key = "page:" + hashlib.sha256(raw.encode()).hexdigest()
+            hit = cache.get(key)
+        except Exception:  # noqa: BLE001 - cache down: render
+            return view(request, *args, **kwargs)
+        if hit is not None:
+            response = HttpResponse(hit["content"], content_type=hit["content_type"])
+            for header, value in hit["headers"].items():
+                response[header] = value
+            response["X-Page-Cache"] = "hit"
+            return response
+        response = view(request, *args, **kwargs)
+        if response.status_code == 200 and not response.cookies and not response.streaming:
+            headers = {h: response[h] for h in ("Vary", "Content-Disposition") if response.has_header(h)}
+            try:
+                cache.set(key, {"content": response.content, "content_type": response["Content-Type"],
+                                "headers": headers}, timeout=PAGE_TIMEOUT)
+            except Exception:  # noqa: BLE001
+                pass
+        return response
+
+    return wrapped
