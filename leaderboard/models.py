@@ -225,12 +225,12 @@ class Round(models.Model):
     def __str__(self) -> str:
         return f"{self.benchmark.slug} {self.name or self.key}"
 
+    def get_absolute_url(self) -> str:
+        return reverse("board_round", args=[self.benchmark.slug, self.key])
+
     @property
     def is_published(self) -> bool:
         return self.status == RoundStatus.PUBLISHED
-
-    def get_absolute_url(self) -> str:
-        return reverse("board_round", args=[self.benchmark.slug, self.key])
 
 
 class Entry(models.Model):

@@ -11,8 +11,8 @@ from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
 from . import selectors
-from .caching import public_page
 from .bundles import bundle_export
+from .caching import public_page
 
 
 def _page(request: HttpRequest, template: str, context: dict, region: str) -> HttpResponse:

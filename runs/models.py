@@ -44,7 +44,8 @@ def _nonneg(field: str) -> models.CheckConstraint:
 
 def _le(passed: str, total: str) -> models.CheckConstraint:
     return models.CheckConstraint(
-        condition=Q(**{f"{passed}__isnull": True}) | Q(**{f"{total}__isnull": True}) | Q(**{f"{passed}__lte": F(total)}),
+        condition=(Q(**{f"{passed}__isnull": True}) | Q(**{f"{total}__isnull": True})
+                   | Q(**{f"{passed}__lte": F(total)})),
         name=f"run_{passed}_le_total",
     )
 
@@ -130,6 +131,9 @@ class Run(models.Model):
         self.guard()
         super().save(*args, **kwargs)
 
+    def get_absolute_url(self) -> str:
+        return reverse("run", args=[self.round.benchmark.slug, self.round.key, self.key])
+
     def guard(self) -> None:
         """The cross-row rules (also PostgreSQL triggers, see migration 0002): the run's round is its entry's
         round; a re-run is never re-run; a run that has a re-run cannot become one."""
@@ -143,9 +147,6 @@ class Run(models.Model):
                 raise IntegrityError(f"run {self.key} would re-run a re-run")
             if self.pk is not None and Run.objects.filter(rerun_of_id=self.pk).exists():
                 raise IntegrityError(f"run {self.key} has a re-run and cannot be a re-run itself")
-
-    def get_absolute_url(self) -> str:
-        return reverse("run", args=[self.round.benchmark.slug, self.round.key, self.key])
 
     @property
     def agent(self):
@@ -255,6 +256,9 @@ class CheckResult(models.Model):
 
     class Meta:
         ordering = ["run", "position", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()}: {self.name} ({'passed' if self.passed else 'failed'})"
 
 
 class DisputeReason(models.TextChoices):

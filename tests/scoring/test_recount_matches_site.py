@@ -47,7 +47,8 @@ def test_recount_of_the_public_download_equals_the_published_boards():
     benchmark = Benchmark.objects.get(slug="artb")
     public = json.loads(json.dumps(bundle_export(benchmark=benchmark)))
     counted = recount(public)
-    published = {s.round.key: s.data for s in BoardSnapshot.objects.filter(benchmark=benchmark, round__status="published")}
+    published = {s.round.key: s.data
+                 for s in BoardSnapshot.objects.filter(benchmark=benchmark, round__status="published")}
     assert {r["round"]: r["boards"] for r in counted["rounds"]} == published
     assert "2026-r3" not in published  # the draft round is neither downloaded nor recounted
 

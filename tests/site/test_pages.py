@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
-from leaderboard.caching import content_version_bump
 from django.contrib.auth.models import User
 from site_bundles import SECRET_CITY, checks_bundle, outcomes_bundle
 
+from leaderboard.caching import content_version_bump
 from leaderboard.models import Round
 from runs.models import Run, Verdict
 from scoring.models import BoardSnapshot

@@ -15,7 +15,8 @@ class Command(BaseCommand):
     requires_migrations_checks = False
 
     def add_arguments(self, parser):
-        parser.add_argument("bundle", help="a bundle file (JSON), e.g. a download of /b/<benchmark>/download/bundle.json")
+        parser.add_argument("bundle", help="a bundle file (JSON), e.g. a download of "
+                                           "/b/<benchmark>/download/bundle.json")
         parser.add_argument("--round", dest="round_key", help="only this round")
         parser.add_argument("-o", "--output", help="write to this file instead of standard output")
 
