@@ -2,10 +2,10 @@
 
 Board, run and task pages are built from snapshots that change only when a recompute finishes. A visitor
 with no session cookie (no account, no pending message) sees exactly what every other such visitor sees,
-so the rendered page is kept in the cache under its URL, whether htmx asked for a fragment, and the site's
-*content version*. The version is bumped whenever a board snapshot changes or turns stale, which retires
-every cached page at once; a short timeout bounds how long any other edit (an agent renamed in the admin)
-takes to show. Signed-in visitors are never served from this cache.
+so the rendered page is kept in the cache under its URL and whether htmx asked for a fragment, with the
+site's *content version* it was made for. The version is bumped whenever a board snapshot changes or turns
+stale, which retires every cached page at once; a short timeout bounds how long any other edit (an agent
+renamed in the admin) takes to show. Signed-in visitors are never served from this cache.
 
 A cache that is down is skipped: pages are rendered as if nothing was cached.
 """
@@ -30,7 +30,7 @@ def content_version_bump() -> None:
     try:
         try:
             cache.incr(VERSION_KEY)
-        except ValueError:
+        except ValueError:  # never set: pages were cached under the default version 1
             cache.set(VERSION_KEY, 2, timeout=None)
     except Exception:  # noqa: BLE001 - a cache that is down holds no pages to retire
         log.warning("could not bump the content version: cache unreachable")
@@ -48,14 +48,16 @@ def public_page(view):
     def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
         if not _cacheable(request):
             return view(request, *args, **kwargs)
+        raw = f"{bool(getattr(request, 'htmx', False))}:{request.get_full_path()}"
+        key = "page:" + hashlib.sha256(raw.encode()).hexdigest()
         try:
-            version = cache.get_or_set(VERSION_KEY, 1, timeout=None)
-            raw = f"{version}:{bool(getattr(request, 'htmx', False))}:{request.get_full_path()}"
-            key = "page:" + hashlib.sha256(raw.encode()).hexdigest()
-            hit = cache.get(key)
+            # One round trip: the current version and the page, which remembers the version it was made for.
+            found = cache.get_many([VERSION_KEY, key])
         except Exception:  # noqa: BLE001 - cache down: render
             return view(request, *args, **kwargs)
-        if hit is not None:
+        version = found.get(VERSION_KEY, 1)
+        hit = found.get(key)
+        if hit is not None and hit["version"] == version:
             response = HttpResponse(hit["content"], content_type=hit["content_type"])
             for header, value in hit["headers"].items():
                 response[header] = value
@@ -65,8 +67,8 @@ def public_page(view):
         if response.status_code == 200 and not response.cookies and not response.streaming:
             headers = {h: response[h] for h in ("Vary", "Content-Disposition") if response.has_header(h)}
             try:
-                cache.set(key, {"content": response.content, "content_type": response["Content-Type"],
-                                "headers": headers}, timeout=PAGE_TIMEOUT)
+                cache.set(key, {"version": version, "content": response.content,
+                                "content_type": response["Content-Type"], "headers": headers}, timeout=PAGE_TIMEOUT)
             except Exception:  # noqa: BLE001
                 pass
         return response

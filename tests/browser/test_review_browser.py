@@ -2,7 +2,6 @@
 through the admin; an editor publishes the round with the admin action; the public run page shows all three
 verdicts."""
 
-import os
 import sys
 from datetime import timedelta
 from pathlib import Path
@@ -17,21 +16,8 @@ from leaderboard.models import Round  # noqa: E402
 from runs.models import Run  # noqa: E402
 from runs.services import verdict_record  # noqa: E402
 
-os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 PASSWORD = "a-browser-test-password"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run", "--disable-quic"]
-
-
-@pytest.fixture
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 def sign_in(browser, live_server, username):

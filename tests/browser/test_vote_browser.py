@@ -11,8 +11,6 @@ import pytest
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run", "--disable-quic"]
 PASSWORD = "plum-orchard-77-kite"
 
 
@@ -24,20 +22,6 @@ def demo(transactional_db):
     doc["votes"] = []  # the screen does not need the demo's votes; importing them only slows the set-up
     bundle_import(doc=doc)
     return doc
-
-
-@pytest.fixture
-def browser(monkeypatch):
-    # Playwright's sync API runs an event loop in this thread; the ORM calls of the test around it are safe.
-    # Set here, not at import, so collecting this module never leaks it into other tests' subprocesses.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    if not Path("/usr/bin/chromium").exists():
-        pytest.skip("Chromium is not installed (make chromium)")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 def _names(doc) -> list[str]:
