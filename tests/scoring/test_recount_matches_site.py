@@ -78,3 +78,25 @@ def test_the_recount_command_names_problems(tmp_path):
     bad.write_text(json.dumps({"benchmark": {"slug": "x"}}))
     with pytest.raises(CommandError, match="problem"):
         call_command("recount", str(bad))
+
+
+@pytest.mark.parametrize("name", DEMO)
+def test_the_public_download_of_each_demo_benchmark_recounts_to_the_boards_the_site_shows(name, client):
+    doc = json.loads((FIXTURES / name).read_text())
+    bundle_import(doc=doc)
+    _compute_all()
+    slug = doc["benchmark"]["slug"]
+    response = client.get(f"/b/{slug}/download/bundle.json")
+    assert response.status_code == 200
+    counted = recount(json.loads(response.content))
+    benchmark = Benchmark.objects.get(slug=slug)
+    shown = {s.round.key: s.data for s in BoardSnapshot.objects.filter(benchmark=benchmark, kind="boards",
+                                                                       round__status="published")}
+    assert {r["round"]: r["boards"] for r in counted["rounds"]} == shown
+    ratings = BoardSnapshot.objects.filter(benchmark=benchmark, kind="ratings").first()
+    if ratings is not None and ratings.data and ratings.data.get("all"):
+        assert counted["ratings"] == ratings.data
+    # And the board page shows the recounted leader.
+    last = counted["rounds"][-1]
+    leader = last["boards"]["overall"][0]["name"]
+    assert leader in client.get(f"/b/{slug}/r/{last['round']}/").content.decode()
