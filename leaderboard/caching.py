@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import threading
+import time
+from collections import OrderedDict
 from functools import wraps
 
 from django.conf import settings
@@ -23,10 +26,41 @@ from django.http import HttpRequest, HttpResponse
 log = logging.getLogger(__name__)
 VERSION_KEY = "site:content-version"
 PAGE_TIMEOUT = 60
+# Each process also keeps its latest pages, and trusts the version it last read for one second: repeated hits
+# then cost no cache round trip, and a changed board reaches every process within that second.
+LOCAL_VERSION_SECONDS = 1.0
+LOCAL_PAGES = 256
+_local_lock = threading.Lock()
+_local_version: list = [None, 0.0]  # [version, time.monotonic() when read]
+_local_pages: OrderedDict[str, dict] = OrderedDict()
+
+
+def local_clear() -> None:
+    """Forget this process's copies (the next request reads the shared cache)."""
+    with _local_lock:
+        _local_version[:] = [None, 0.0]
+        _local_pages.clear()
+
+
+def _remember(key: str, entry: dict) -> None:
+    with _local_lock:
+        _local_pages[key] = entry
+        _local_pages.move_to_end(key)
+        while len(_local_pages) > LOCAL_PAGES:
+            _local_pages.popitem(last=False)
+
+
+def _served(entry: dict) -> HttpResponse:
+    response = HttpResponse(entry["content"], content_type=entry["content_type"])
+    for header, value in entry["headers"].items():
+        response[header] = value
+    response["X-Page-Cache"] = "hit"
+    return response
 
 
 def content_version_bump() -> None:
     """Retire every cached public page (called when a snapshot changes or turns stale)."""
+    local_clear()
     try:
         try:
             cache.incr(VERSION_KEY)
@@ -50,25 +84,32 @@ def public_page(view):
             return view(request, *args, **kwargs)
         raw = f"{bool(getattr(request, 'htmx', False))}:{request.get_full_path()}"
         key = "page:" + hashlib.sha256(raw.encode()).hexdigest()
+        now = time.monotonic()
+        with _local_lock:
+            version = _local_version[0] if now - _local_version[1] < LOCAL_VERSION_SECONDS else None
+            local = _local_pages.get(key)
+        if version is not None and local is not None and local["version"] == version:
+            return _served(local)
         try:
             # One round trip: the current version and the page, which remembers the version it was made for.
             found = cache.get_many([VERSION_KEY, key])
         except Exception:  # noqa: BLE001 - cache down: render
             return view(request, *args, **kwargs)
         version = found.get(VERSION_KEY, 1)
+        with _local_lock:
+            _local_version[:] = [version, now]
         hit = found.get(key)
         if hit is not None and hit["version"] == version:
-            response = HttpResponse(hit["content"], content_type=hit["content_type"])
-            for header, value in hit["headers"].items():
-                response[header] = value
-            response["X-Page-Cache"] = "hit"
-            return response
+            _remember(key, hit)
+            return _served(hit)
         response = view(request, *args, **kwargs)
         if response.status_code == 200 and not response.cookies and not response.streaming:
             headers = {h: response[h] for h in ("Vary", "Content-Disposition") if response.has_header(h)}
+            entry = {"version": version, "content": response.content, "content_type": response["Content-Type"],
+                     "headers": headers}
+            _remember(key, entry)
             try:
-                cache.set(key, {"version": version, "content": response.content,
-                                "content_type": response["Content-Type"], "headers": headers}, timeout=PAGE_TIMEOUT)
+                cache.set(key, entry, timeout=PAGE_TIMEOUT)
             except Exception:  # noqa: BLE001
                 pass
         return response

@@ -15,6 +15,10 @@ celery_app.conf.task_eager_propagates = True
 
 @pytest.fixture(autouse=True)
 def _fresh_cache():
+    from leaderboard.caching import local_clear
+
     cache.clear()
+    local_clear()
     yield
     cache.clear()
+    local_clear()
