@@ -125,8 +125,11 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # A publish to a broker that is down must fail fast: the database write has already committed and the
 # periodic sweep recomputes anything left stale.
+# With acks_late, a task whose worker died is handed out again after the visibility timeout (Redis broker):
+# ten minutes, well above the longest recompute, instead of Redis's default hour.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2,
-                                   "interval_max": 0.5, "socket_connect_timeout": 1, "socket_timeout": 2}
+                                   "interval_max": 0.5, "socket_connect_timeout": 1, "socket_timeout": 2,
+                                   "visibility_timeout": 600}
 CELERY_TASK_PUBLISH_RETRY = False
 STALE_SWEEP_SECONDS = env_int("STALE_SWEEP_SECONDS", 60)
 CELERY_BEAT_SCHEDULE = {
