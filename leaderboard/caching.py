@@ -71,7 +71,8 @@ def content_version_bump() -> None:
 
 
 def _cacheable(request: HttpRequest) -> bool:
-    return (request.method == "GET" and settings.SESSION_COOKIE_NAME not in request.COOKIES
+    # DEBUG (make serve) renders every time, so template edits show at once.
+    return (not settings.DEBUG and request.method == "GET" and settings.SESSION_COOKIE_NAME not in request.COOKIES
             and "messages" not in request.COOKIES)
 
 
