@@ -8,6 +8,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from site_bundles import checks_bundle
 
+from leaderboard.caching import local_clear
+
 pytestmark = pytest.mark.django_db
 
 URLS = {
@@ -25,6 +27,7 @@ URLS = {
 
 def _count(client, url: str, htmx: bool = False) -> int:
     cache.clear()  # measure a rendering, not a hit of the public page cache (leaderboard.caching)
+    local_clear()
     with CaptureQueriesContext(connection) as ctx:
         response = client.get(url, headers={"HX-Request": "true"} if htmx else {})
     assert response.status_code == 200, url
