@@ -172,3 +172,26 @@ class RedisServer:
             self.proc.terminate()
             self.proc.wait(timeout=10)
         self.proc = None
+
+
+def two_agent_bundle(slug: str, name: str) -> dict:
+    """One outcomes round, one task, two agents: alpha passes; for beta the tester and the second reviewer
+    disagree and the third sides with fail, so beta scores 0 points."""
+    return {
+        "benchmark": {"slug": slug, "name": name, "methodology": "outcomes"},
+        "agents": [
+            {"slug": "alpha", "name": "Alpha", "organization": "Alpha Labs", "primary_language": "en"},
+            {"slug": "beta", "name": "Beta", "organization": "Beta Inc", "primary_language": "en"},
+        ],
+        "tasks": [{"key": "t1", "title": "Book a table", "version": "1.0", "kind": "core",
+                   "dimensions": ["booking"], "prompt": "Book a table."}],
+        "rounds": [{"key": "r1", "name": "Round 1", "status": "published", "published_at": "2026-09-01T12:00:00Z",
+                    "entries": [{"agent": "alpha"}, {"agent": "beta"}]}],
+        "runs": [
+            {"id": "r1-alpha-t1", "round": "r1", "agent": "alpha", "task": "t1", "status": "completed",
+             "verdicts": [{"role": "tester", "outcome": "pass"}, {"role": "second", "outcome": "pass"}]},
+            {"id": "r1-beta-t1", "round": "r1", "agent": "beta", "task": "t1", "status": "completed",
+             "verdicts": [{"role": "tester", "outcome": "pass"}, {"role": "second", "outcome": "fail"},
+                          {"role": "third", "outcome": "fail"}]},
+        ],
+    }

@@ -29,6 +29,7 @@ from live_services import (
     checks_bundle,
     queue_length,
     run_doc,
+    two_agent_bundle,
     wait_for,
     worker_database_url,
 )
@@ -136,30 +137,22 @@ def test_it_heals_a_board_whose_worker_was_killed_mid_recompute(live_celery, cli
 
 # --- (b) Redis down -----------------------------------------------------------------------------------------------
 
-SMALL = {
-    "benchmark": {"slug": "small", "name": "Small Bench", "methodology": "outcomes"},
-    "agents": [{"slug": "alpha", "name": "Alpha"}, {"slug": "beta", "name": "Beta"}],
-    "tasks": [{"key": "t1", "title": "Book a table", "version": "1.0", "kind": "core", "dimensions": ["booking"],
-               "prompt": "Book a table."}],
-    "rounds": [{"key": "r1", "name": "Round 1", "status": "published", "published_at": "2026-09-01T12:00:00Z",
-                "entries": [{"agent": "alpha"}, {"agent": "beta"}]}],
-    "runs": [
-        {"id": "r1-alpha-t1", "round": "r1", "agent": "alpha", "task": "t1", "status": "completed",
-         "verdicts": [{"role": "tester", "outcome": "pass"}, {"role": "second", "outcome": "pass"}]},
-        {"id": "r1-beta-t1", "round": "r1", "agent": "beta", "task": "t1", "status": "completed",
-         "verdicts": [{"role": "tester", "outcome": "pass"}, {"role": "second", "outcome": "fail"},
-                      {"role": "third", "outcome": "fail"}]},
-    ],
-}
-SPARE_PORT = 6390
+SMALL = two_agent_bundle("small", "Small Bench")
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
 
 
 @pytest.fixture
 def spare_redis(tmp_path, broker_at):
     """A throwaway Redis the app uses as its cache and broker for this test, so it can be stopped."""
-    server = RedisServer(SPARE_PORT, tmp_path)
-    if server.ping():
-        pytest.skip(f"something already listens on port {SPARE_PORT}")
+    server = RedisServer(_free_port(), tmp_path)
+    assert not server.ping(), "the spare Redis port is taken"
     server.start()
     cache = {"default": {**settings.CACHES["default"], "LOCATION": f"{server.url}/1"}}
     broker = f"{server.url}/2"

@@ -9,7 +9,7 @@ import copy
 import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from live_services import broker_flush, queue_length, wait_for
+from live_services import broker_flush, queue_length, two_agent_bundle, wait_for
 
 from leaderboard.bundles import bundle_import
 from leaderboard.models import Round
@@ -19,25 +19,7 @@ from scoring.services import snapshot_recompute
 
 pytestmark = pytest.mark.services
 
-BUNDLE = {
-    "benchmark": {"slug": "live", "name": "Live Bench", "methodology": "outcomes"},
-    "agents": [
-        {"slug": "alpha", "name": "Alpha", "organization": "Alpha Labs", "primary_language": "en", "languages": ["en"]},
-        {"slug": "beta", "name": "Beta", "organization": "Beta Inc", "primary_language": "en", "languages": ["en"]},
-    ],
-    "tasks": [{"key": "t1", "title": "Book a table", "version": "1.0", "kind": "core", "dimensions": ["booking"],
-               "prompt": "Book a table."}],
-    "rounds": [{"key": "r1", "name": "Round 1", "status": "published", "published_at": "2026-09-01T12:00:00Z",
-                "entries": [{"agent": "alpha"}, {"agent": "beta"}]}],
-    "runs": [
-        {"id": "r1-alpha-t1", "round": "r1", "agent": "alpha", "task": "t1", "status": "completed",
-         "verdicts": [{"role": "tester", "outcome": "pass"}, {"role": "second", "outcome": "pass"}]},
-        # The tester and the second disagree; the third reviewer sided with fail: beta scores 0 points.
-        {"id": "r1-beta-t1", "round": "r1", "agent": "beta", "task": "t1", "status": "completed",
-         "verdicts": [{"role": "tester", "outcome": "pass"}, {"role": "second", "outcome": "fail"},
-                      {"role": "third", "outcome": "fail"}]},
-    ],
-}
+BUNDLE = two_agent_bundle("live", "Live Bench")
 
 
 def _points(snap: BoardSnapshot, agent: str) -> int:
