@@ -27,7 +27,7 @@ demo: $(STAMP)
 	$(PY) manage.py load_demo
 
 serve: demo
-	@if [ -n "$$REDIS_URL" ]; then \
+	@mkdir -p var; if [ -n "$$REDIS_URL" ]; then \
 	  $(VENV)/bin/celery -A leaderboard worker --beat --schedule var/celerybeat-schedule --loglevel=WARNING --concurrency=2 & \
 	  trap "kill $$!" EXIT; \
 	fi; \
