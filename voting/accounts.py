@@ -10,6 +10,22 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
 from .forms import SignInForm, SignUpForm
+from .services import client_address, rate_limit_hit
+
+
+def _too_many_attempts(request: HttpRequest, what: str) -> HttpResponse | None:
+    """ACCOUNT_RATE_LIMIT sign-in or sign-up attempts per address per VOTE_RATE_WINDOW_SECONDS (password
+    guessing, account farming), answered with the 429 page."""
+    window = settings.VOTE_RATE_WINDOW_SECONDS
+    wait = rate_limit_hit(bucket=f"account-{what}", idents=[f"addr:{client_address(request)}"],
+                          limit=settings.ACCOUNT_RATE_LIMIT, window=window)
+    if not wait:
+        return None
+    context = {"limit": settings.ACCOUNT_RATE_LIMIT, "window_minutes": -(-window // 60),
+               "wait_minutes": -(-wait // 60), "what": f"{what} attempts"}
+    response = render(request, "429.html", context, status=429)
+    response["Retry-After"] = str(wait)
+    return response
 
 
 def _next_url(request: HttpRequest) -> str:
@@ -21,6 +37,8 @@ def _next_url(request: HttpRequest) -> str:
 
 @require_http_methods(["GET", "POST"])
 def signup(request: HttpRequest) -> HttpResponse:
+    if request.method == "POST" and (refused := _too_many_attempts(request, "sign-up")):
+        return refused
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
@@ -32,6 +50,8 @@ def signup(request: HttpRequest) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 def signin(request: HttpRequest) -> HttpResponse:
+    if request.method == "POST" and (refused := _too_many_attempts(request, "sign-in")):
+        return refused
     form = SignInForm(request, data=request.POST or None)
     if request.method == "POST" and form.is_valid():
         login(request, form.get_user())

@@ -32,24 +32,15 @@ from .selectors import (
     vote_scopes,
     voter_status,
 )
-from .services import MatchupRefused, matchup_check, matchup_draw, rate_limit_hit, vote_record
+from .services import MatchupRefused, client_address, matchup_check, matchup_draw, rate_limit_hit, vote_record
 
 # The vote page frames live previews (sandboxed); naming no host keeps the preview's address out of headers.
 FRAME_SRC = "'self' https:"
 
 
-def _address(request: HttpRequest) -> str:
-    """The client address. Behind the one trusted proxy (BEHIND_PROXY) it is the last X-Forwarded-For hop,
-    the one the proxy itself appended; earlier hops are whatever the client sent."""
-    forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
-    if settings.SECURE_PROXY_SSL_HEADER and forwarded:
-        return forwarded.split(",")[-1].strip()
-    return request.META.get("REMOTE_ADDR", "")
-
-
 def _too_many(request: HttpRequest, bucket: str, limit: int) -> HttpResponse | None:
     window = settings.VOTE_RATE_WINDOW_SECONDS
-    wait = rate_limit_hit(bucket=bucket, idents=[f"user:{request.user.pk}", f"addr:{_address(request)}"],
+    wait = rate_limit_hit(bucket=bucket, idents=[f"user:{request.user.pk}", f"addr:{client_address(request)}"],
                           limit=limit, window=window, voter=request.user)
     if not wait:
         return None

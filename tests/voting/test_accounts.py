@@ -56,3 +56,17 @@ def test_sign_in_ignores_an_offsite_next(client):
     response = client.post(reverse("signin"), {"username": "member2@example.com", "password": PASSWORD,
                                                "next": "https://evil.example.net/"})
     assert response.status_code == 302 and "evil" not in response["Location"]
+
+
+def test_sign_in_and_sign_up_attempts_are_rate_limited_per_address(client, settings):
+    settings.ACCOUNT_RATE_LIMIT = 2
+    make_user("guessed@example.com", password="the-right-password-42")
+    attempts = [{"username": "guessed@example.com", "password": f"wrong-{i}"} for i in range(3)]
+    statuses = [client.post(reverse("signin"), data).status_code for data in attempts]
+    assert statuses == [200, 200, 429]
+    # Even the right password waits: the limit is on attempts, not on failures.
+    response = client.post(reverse("signin"), {"username": "guessed@example.com", "password": "the-right-password-42"})
+    assert response.status_code == 429 and "Too many sign-in attempts" in response.content.decode()
+    assert "_auth_user_id" not in client.session
+    statuses = [client.post(reverse("signup"), {"email": f"new{i}@example.com"}).status_code for i in range(3)]
+    assert statuses == [200, 200, 429]
