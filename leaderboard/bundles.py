@@ -25,6 +25,7 @@ from django.utils.text import slugify
 
 from runs.models import CheckResult, Dispute, Evidence, Run, Verdict
 from scoring.bundle import BundleError, check_bundle
+from scoring.common import OUTCOME_ORDER
 from voting.models import Vote
 
 from .models import (
@@ -371,8 +372,8 @@ def _write_run_children(runs: dict[str, Run], docs: dict[str, dict], round_ids: 
 
 
 def _lowest(matched: list[str]) -> str:
-    order = ["violation", "fail", "unsupported", "partial", "pass"]
-    return min(matched, key=order.index) if matched else "fail"
+    """The lowest matched outcome (the order is scoring's, seed 000 §3)."""
+    return min(matched, key=OUTCOME_ORDER.__getitem__) if matched else "fail"
 
 
 def _vote_key(task_id: int, a_id: int, b_id: int, winner: str, label: str, cast_at: datetime | None) -> tuple:
