@@ -47,9 +47,11 @@ class Command(BaseCommand):
 
     def _users(self) -> None:
         lines = []
-        for username, group, staff, org_slug in DEMO_USERS:
+        for name, group, staff, org_slug in DEMO_USERS:
+            # Site accounts sign in by email, and their username is that email (voting.accounts).
+            username = f"{name}@example.org"
             user, created = User.objects.get_or_create(
-                username=username, defaults={"email": f"{username}@example.org", "is_staff": staff})
+                username=username, defaults={"email": username, "is_staff": staff})
             if created:
                 user.set_password(DEMO_PASSWORD)
                 user.save()
@@ -59,4 +61,5 @@ class Command(BaseCommand):
                 if org is not None:
                     Membership.objects.get_or_create(user=user, defaults={"organization": org})
             lines.append(f"{username} ({group})")
-        self.stdout.write(f"demo accounts, password {DEMO_PASSWORD!r}: " + ", ".join(lines))
+        self.stdout.write(f"demo accounts (sign in with the email, on the site and in /admin/), password "
+                          f"{DEMO_PASSWORD!r}: " + ", ".join(lines))
