@@ -38,7 +38,6 @@ from ninja.throttling import BaseThrottle
 
 from runs.models import Run, Verdict
 from scoring.models import BoardSnapshot, SnapshotKind
-from voting.models import Vote
 
 from . import api_schemas as s
 from .bundles import bundle_export
@@ -197,10 +196,7 @@ def _task(benchmark: Benchmark, key: str) -> Task:
 
 
 def _public_agents():
-    voted = Vote.objects.values("agent_a")
-    voted_b = Vote.objects.values("agent_b")
-    return (Agent.objects.filter(Q(entries__round__status="published") | Q(id__in=voted) | Q(id__in=voted_b))
-            .distinct().select_related("organization"))
+    return Agent.objects.public().select_related("organization")
 
 
 def _fill(prompt: str, values: dict[str, str]) -> str:

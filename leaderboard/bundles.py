@@ -2,7 +2,7 @@
 
 `bundle_import` validates the whole document first (scoring.bundle) and writes in one transaction, so a bad
 bundle writes nothing. It is an upsert keyed on the bundle's own keys (benchmark slug, agent slug, task key,
-round key, run id, verdict role), so importing the same bundle twice leaves the database as it was.
+round key, run id, verdict role, vote id), so importing the same bundle twice leaves the database as it was.
 Nothing absent from a bundle is deleted: a bundle adds and corrects, it never loses data.
 
 `bundle_export` writes the same format. The public download holds published rounds only, with no user,
@@ -24,7 +24,7 @@ from django.utils.dateparse import parse_date, parse_datetime
 from django.utils.text import slugify
 
 from runs.models import CheckResult, Dispute, Evidence, Run, Verdict
-from scoring.bundle import BundleError, check_bundle
+from scoring.bundle import BundleError, check_bundle, vote_ids
 from scoring.common import OUTCOME_ORDER
 from voting.models import Vote
 
@@ -178,7 +178,9 @@ def bundle_import(*, doc: Any) -> ImportReport:
         report = _write(doc)
         from scoring.services import snapshots_mark_stale
 
-        snapshots_mark_stale(round_ids=report.round_ids, rating_task_ids=report.rating_tasks)
+        # A round that changed (published, say) may make agents public, and their votes with them.
+        snapshots_mark_stale(round_ids=report.round_ids, rating_task_ids=report.rating_tasks,
+                             benchmark_ids=[Benchmark.objects.get(slug=report.benchmark).id] if report.round_ids else [])
     return report
 
 
@@ -276,7 +278,7 @@ def _write(doc: dict) -> ImportReport:
                 {"why": ch.get("why") or "", "who_role": ch.get("who") or "", "run": run}, report,
                 "changelog entries")
 
-    _write_votes(doc, tasks, agents, report)
+    _write_votes(doc, benchmark, tasks, agents, report)
     return report
 
 
@@ -376,37 +378,37 @@ def _lowest(matched: list[str]) -> str:
     return min(matched, key=OUTCOME_ORDER.__getitem__) if matched else "fail"
 
 
-def _vote_key(task_id: int, a_id: int, b_id: int, winner: str, label: str, cast_at: datetime | None) -> tuple:
-    return (task_id, a_id, b_id, winner, label, iso(cast_at))
-
-
-def _write_votes(doc: dict, tasks: dict[str, Task], agents: dict[str, Agent], report: ImportReport) -> None:
+def _write_votes(doc: dict, benchmark: Benchmark, tasks: dict[str, Task], agents: dict[str, Agent],
+                 report: ImportReport) -> None:
+    """Votes are matched by their identity (`votes[].id`, or `vote_ids`' position-derived one), never by
+    their content: identical anonymous votes are separate votes, and importing a file again adds nothing.
+    An id already stored for a different vote (task, agents or winner) is refused; only `counts` may change."""
     votes = doc.get("votes") or []
     if not votes:
         return
-    task_ids = [t.id for t in tasks.values()]
-    existing = {
-        _vote_key(v.task_id, v.agent_a_id, v.agent_b_id, v.winner, v.voter_label, v.cast_at): v
-        for v in Vote.objects.filter(task_id__in=task_ids)
-    }
+    existing = {v.key: v for v in Vote.objects.filter(task__benchmark=benchmark)
+                .select_related("task", "agent_a", "agent_b")}
     new = []
-    for v in votes:
+    conflicts = []
+    for i, (v, key) in enumerate(zip(votes, vote_ids(doc), strict=True)):
         task, a, b = tasks[v["task"]], agents[v["a"]], agents[v["b"]]
-        cast_at = _dt(v.get("cast_at"))
-        label = v.get("voter") or ""
         counts = v.get("counts", True) is not False
-        key = _vote_key(task.id, a.id, b.id, v["winner"], label, cast_at)
         found = existing.get(key)
         if found is None:
-            vote = Vote(task=task, agent_a=a, agent_b=b, winner=v["winner"], voter_label=label,
-                        cast_at=cast_at or timezone.now(), counts=counts)
+            cast_at = _dt(v.get("cast_at"))
+            vote = Vote(key=key, task=task, agent_a=a, agent_b=b, winner=v["winner"],
+                        voter_label=v.get("voter") or "", cast_at=cast_at or timezone.now(), counts=counts)
             new.append(vote)
-            existing[key] = vote
             report.rating_tasks.add(task.id)
-        elif found.counts != counts and found.pk:
+        elif (found.task_id, found.agent_a_id, found.agent_b_id, found.winner) != (task.id, a.id, b.id, v["winner"]):
+            conflicts.append(f"votes[{i}].id: {key!r} is already stored as another vote ({found.task.key}: "
+                             f"{found.agent_a.slug} vs {found.agent_b.slug}, winner {found.winner})")
+        elif found.counts != counts and found.voter_id is None:  # a site vote's counting is the site's rules
             Vote.objects.filter(pk=found.pk).update(counts=counts)
             report.count("votes", created=False)
             report.rating_tasks.add(task.id)
+    if conflicts:
+        raise BundleError(conflicts)
     Vote.objects.bulk_create(new, batch_size=1000)
     if new:
         report.created["votes"] = report.created.get("votes", 0) + len(new)
@@ -426,7 +428,8 @@ def voter_pseudonym(vote: Vote) -> str:
 def bundle_export(*, benchmark: Benchmark, include_unpublished: bool = False,
                   round_keys: list[str] | None = None, include_votes: bool = True) -> dict:
     """The benchmark as a bundle. Public downloads leave `include_unpublished` off: draft and preview rounds,
-    their runs and their parameters are then absent."""
+    their runs and their parameters are then absent, and so is every vote naming an agent that has no
+    published entry yet (`VoteQuerySet.public`)."""
     rounds_qs = benchmark.rounds.order_by("starts_on", "published_at", "key")
     if not include_unpublished:
         rounds_qs = rounds_qs.filter(status="published")
@@ -437,10 +440,11 @@ def bundle_export(*, benchmark: Benchmark, include_unpublished: bool = False,
     tasks = list(benchmark.tasks.prefetch_related("versions").order_by("position", "key"))
     runs = _run_docs(round_ids)
     agent_ids = {e.agent_id for r in rounds for e in r.entries.all()}
+    votes_qs = Vote.objects.filter(task__benchmark=benchmark)
+    if not include_unpublished:
+        votes_qs = votes_qs.public()
     votes = [] if not include_votes else list(
-        Vote.objects.filter(task__benchmark=benchmark).select_related("task", "agent_a", "agent_b")
-        .order_by("cast_at", "id")
-    )
+        votes_qs.select_related("task", "agent_a", "agent_b").order_by("cast_at", "id"))
     for v in votes:
         agent_ids.update((v.agent_a_id, v.agent_b_id))
     agents = list(Agent.objects.filter(id__in=agent_ids).select_related("organization").order_by("slug"))
@@ -576,5 +580,5 @@ def _run_doc_from(row: dict, verdicts, evidence, checks, disputes) -> dict:
 
 
 def _vote_doc(v: Vote) -> dict:
-    return {"task": v.task.key, "a": v.agent_a.slug, "b": v.agent_b.slug, "winner": v.winner,
+    return {"id": v.key, "task": v.task.key, "a": v.agent_a.slug, "b": v.agent_b.slug, "winner": v.winner,
             "voter": voter_pseudonym(v), "cast_at": iso(v.cast_at), "counts": v.counts}

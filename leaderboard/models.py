@@ -52,6 +52,16 @@ class Membership(models.Model):
         return f"{self.user} @ {self.organization}"
 
 
+class AgentQuerySet(models.QuerySet):
+    def public(self, benchmark_id: int | None = None) -> AgentQuerySet:
+        """Agents with an entry in a published round (of this benchmark): an agent becomes public with its
+        first published entry; before that nothing of it (name, runs, votes, ratings) is shown anywhere."""
+        entries = Entry.objects.filter(agent=models.OuterRef("pk"), round__status=RoundStatus.PUBLISHED)
+        if benchmark_id is not None:
+            entries = entries.filter(round__benchmark_id=benchmark_id)
+        return self.filter(models.Exists(entries))
+
+
 class Agent(models.Model):
     slug = models.CharField(max_length=100, unique=True, validators=[key_validator])
     name = models.CharField(max_length=200)
@@ -59,6 +69,8 @@ class Agent(models.Model):
                                      related_name="agents")
     primary_language = models.CharField(max_length=20, blank=True, default="en")
     languages = models.JSONField(default=list, blank=True)
+
+    objects = AgentQuerySet.as_manager()
 
     class Meta:
         ordering = ["name"]

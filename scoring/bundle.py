@@ -8,11 +8,14 @@ Fields beyond DESIGN.md's list (all optional): benchmark ``params``/``descriptio
 task ``difficulty``, ``evaluation``, ``human_minutes``, ``tags``, ``parameters``, ``interruption``,
 ``evidence``, ``criteria``, ``published_at``, ``history``; round ``task_set_version``, ``preview_started_at``,
 ``changelog``; run ``auto_pass_rate`` (a test pass rate published without counts), ``app_started``,
-``started_at``, ``preview_url``, ``evidence``, ``checks``, ``disputes``; verdict ``at``.
+``started_at``, ``preview_url``, ``evidence``, ``checks``, ``disputes``; verdict ``at``; vote ``id`` (its
+stable identity: kept on import, written on export; see `vote_ids` for a bundle without ids).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import re
 from collections.abc import Iterable
@@ -388,10 +391,21 @@ def validate_bundle(doc: Any) -> list[str]:
             c.add(p, f"run {orig!r} already has a re-run (runs[{reruns_of[orig]}])")
         reruns_of[orig] = i
 
+    vote_ids: dict[str, int] = {}
     for i, v in enumerate(doc.get("votes") or []):
         p = f"votes[{i}]"
         if not c.obj(v, p):
             continue
+        vid = v.get("id")
+        if vid is not None:
+            if _is_int(vid):
+                vid = str(vid)
+            if not isinstance(vid, str) or not vid or len(vid) > 100:
+                c.add(f"{p}.id", "must be a non-empty string of at most 100 characters")
+            elif vid in vote_ids:
+                c.add(f"{p}.id", f"duplicate vote id {vid!r} (votes[{vote_ids[vid]}])")
+            else:
+                vote_ids[vid] = i
         tk = c.string(v, "task", p, required=True)
         if tk is not None and tk not in tasks:
             c.add(f"{p}.task", f"unknown task {tk!r}")
@@ -498,6 +512,22 @@ def round_inputs(doc: dict, round_key: str | None = None) -> list[RoundInput]:
             params=dict(bench.get("params") or {}), status=r.get("status", "published"),
             starts_on=r.get("starts_on"),
         ))
+    return out
+
+
+def vote_ids(doc: dict) -> list[str]:
+    """Each vote's identity, in document order: its `id` when it has one; otherwise one derived from its
+    position in the document and its content, so importing the same file again finds every vote it stored
+    (and two identical anonymous votes stay two votes). `counts` is left out of the derivation, so a file that
+    only flips `counts` updates the stored votes instead of adding copies."""
+    out = []
+    for i, v in enumerate(doc.get("votes") or []):
+        if v.get("id") is not None:
+            out.append(str(v["id"]))
+            continue
+        content = json.dumps([v.get("task"), v.get("a"), v.get("b"), v.get("winner"), v.get("voter"),
+                              v.get("cast_at")], separators=(",", ":"))
+        out.append(f"pos{i}-{hashlib.sha256(content.encode()).hexdigest()[:12]}")
     return out
 
 

@@ -129,15 +129,21 @@ def compute_round_boards(doc: dict) -> dict:
     return compute_boards(round_input)
 
 
-def compute_ratings(benchmark_id: int) -> tuple[str, dict]:
+def compute_ratings(benchmark_id: int, *, unless_digest: str = "") -> tuple[str, dict | None]:
+    """The benchmark's public ratings and the digest of their inputs; the data is None (no fit) when the
+    digest equals `unless_digest`."""
     from voting.models import Vote
 
     from .bradley_terry import ratings_from_votes
     from .types import VoteInput
 
-    rows = list(Vote.objects.filter(task__benchmark_id=benchmark_id, counts=True)
+    # Public ratings are fitted from public votes only (both agents with a published entry), so the public
+    # download recounts to exactly these numbers and an unpublished agent shows nowhere.
+    rows = list(Vote.objects.filter(task__benchmark_id=benchmark_id, counts=True).public()
                 .order_by("id").values_list("task__key", "agent_a__slug", "agent_b__slug", "winner"))
     digest = _digest(sorted(rows))
+    if digest == unless_digest:
+        return digest, None
     votes = [VoteInput(task=t, a=a, b=b, winner=w, counts=True) for t, a, b, w in rows]
     return digest, ratings_from_votes(votes)
 
@@ -154,8 +160,8 @@ def snapshot_recompute(*, snapshot_id: int) -> bool:
         except BoardSnapshot.DoesNotExist:
             return False
         if snap.kind == SnapshotKind.RATINGS:
-            digest, data = compute_ratings(snap.benchmark_id)
-            changed = digest != snap.digest or snap.data is None
+            digest, data = compute_ratings(snap.benchmark_id, unless_digest=snap.digest if snap.data else "")
+            changed = data is not None
         else:
             if snap.round_id is None:
                 return False

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import secrets
+
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
@@ -70,11 +72,32 @@ class Matchup(models.Model):
         return None
 
 
+def new_vote_key() -> str:
+    """A site vote's identity in bundles: random, so it says nothing about the voter or the matchup."""
+    return f"v-{secrets.token_hex(8)}"
+
+
+class VoteQuerySet(models.QuerySet):
+    def public(self) -> VoteQuerySet:
+        """Votes between two public agents of the vote's benchmark (each with an entry in one of its published
+        rounds). A vote naming an agent that is not public yet is stored and counted for the team's own fit
+        (`export_bundle --all` then `recount`), but no public rating, download, API or page shows it."""
+        from leaderboard.models import Entry, RoundStatus
+
+        def published_entry(side: str) -> models.Exists:
+            return models.Exists(Entry.objects.filter(agent=models.OuterRef(side), round__status=RoundStatus.PUBLISHED,
+                                                      round__benchmark=models.OuterRef("task__benchmark")))
+
+        return self.filter(published_entry("agent_a"), published_entry("agent_b"))
+
+
 class Vote(models.Model):
     """One vote. `counts` is decided when it is cast (a new account's vote is stored but does not count
     until the account is old enough; a flagged voter's votes stop counting until an editor clears them);
     `held` says why a vote does not count, so the rules can be re-applied later."""
 
+    key = models.CharField(max_length=100, default=new_vote_key,
+                           help_text="The vote's identity in bundles (`votes[].id`), kept on import and export.")
     task = models.ForeignKey("leaderboard.Task", on_delete=models.CASCADE, related_name="votes")
     agent_a = models.ForeignKey("leaderboard.Agent", on_delete=models.CASCADE, related_name="+")
     agent_b = models.ForeignKey("leaderboard.Agent", on_delete=models.CASCADE, related_name="+")
@@ -91,10 +114,14 @@ class Vote(models.Model):
                                        help_text="A new account's vote starts counting at this time.")
     matchup = models.OneToOneField(Matchup, null=True, blank=True, on_delete=models.SET_NULL, related_name="vote")
 
+    objects = VoteQuerySet.as_manager()
+
     class Meta:
         ordering = ["cast_at", "id"]
         constraints = [
             models.CheckConstraint(condition=~Q(agent_a=F("agent_b")), name="vote_two_different_agents"),
+            # One stored row per bundle vote id: a re-import finds the row instead of adding a copy.
+            models.UniqueConstraint(fields=["task", "key"], name="vote_key_unique_per_task"),
             models.CheckConstraint(condition=Q(winner__in=["a", "b", "tie"]), name="vote_winner_valid"),
             models.CheckConstraint(condition=Q(held__in=[h.value for h in Held]), name="vote_held_valid"),
             # A held vote never counts (a counting vote may have held="" only).

@@ -125,3 +125,74 @@ def test_publishing_makes_the_parameters_visible_on_run_and_task_pages(client, w
     assert run_page.status_code == 200
     assert SECRET_CITY in run_page.content.decode()
     assert SECRET_CITY in client.get(f"/b/{BENCH}/tasks/trip/").content.decode()
+
+
+def _recompute_all() -> None:
+    """What the worker does once the writes commit: every stale board and the ratings are recomputed."""
+    from scoring.models import BoardSnapshot
+    from scoring.services import snapshot_recompute
+
+    for snap_id in BoardSnapshot.objects.filter(stale=True).values_list("id", flat=True):
+        snapshot_recompute(snapshot_id=snap_id)
+
+
+def _published_round_and_votes() -> None:
+    """A published round r0 of the same benchmark where `other-agent` and `pub-agent` are entered, and votes
+    naming `acme-agent`, which is entered only in the draft round r1 (so it is not public yet)."""
+    from leaderboard.bundles import bundle_import
+
+    doc = {
+        "benchmark": {"slug": BENCH, "name": "ARTB test", "methodology": "outcomes"},
+        "agents": [{"slug": "acme-agent", "name": "Acme Agent", "organization": "Acme"},
+                   {"slug": "other-agent", "name": "Other Agent", "organization": "Other Co"},
+                   {"slug": "pub-agent", "name": "Pub Agent"}],
+        "tasks": [{"key": "inbox", "title": "Inbox triage", "version": "1.0", "kind": "core", "dimensions": ["email"],
+                   "prompt": "Sort my inbox.", "criteria": {"pass": ["sorted"]}}],
+        "rounds": [{"key": "r0", "name": "Round 0", "status": "published", "published_at": "2026-08-01T00:00:00Z",
+                    "entries": [{"agent": "other-agent"}, {"agent": "pub-agent"}]}],
+        "runs": [{"id": f"r0-{a}", "round": "r0", "agent": a, "task": "inbox", "status": "completed",
+                  "outcome": "pass"} for a in ("other-agent", "pub-agent")],
+        "votes": [{"task": "inbox", "a": "acme-agent", "b": "other-agent", "winner": "a"},
+                  {"task": "inbox", "a": "pub-agent", "b": "acme-agent", "winner": "b"},
+                  {"task": "inbox", "a": "pub-agent", "b": "other-agent", "winner": "a"}],
+    }
+    bundle_import(doc=doc)
+
+
+@pytest.mark.parametrize("status", ["draft", "preview"])
+def test_an_agent_entered_only_in_an_unpublished_round_is_nowhere_public(client, w, status):
+    _published_round_and_votes()
+    _recompute_all()
+    if status == "preview":
+        verdict_record(run=w["acme-trip"], role="tester", reviewer=w["tester"], outcome="pass")
+        round_enter_preview(round=w["round"], by=w["editor"])
+    keys = {**keys_of(w), "round": [ROUND, "r0"], "run": ["acme-trip", "r0-other-agent", "r0-pub-agent"]}
+    start = public_urls(keys) | {"/", "/api/", "/api/agents", f"/api/benchmarks/{BENCH}/bundle",
+                                 f"/api/benchmarks/{BENCH}/ratings", "/vote/"}
+    pages = crawl(client, start)
+    # The crawl reached the places the votes were leaking through, and they answered.
+    for url in (f"/api/benchmarks/{BENCH}/bundle", f"/api/benchmarks/{BENCH}/ratings", "/api/agents"):
+        assert url in pages and "pub-agent" in pages[url], url
+    leaks = {url for url, text in pages.items() if "Acme Agent" in text or
+             ("acme-agent" in text and "acme-agent" not in url)}
+    assert not leaks, sorted(leaks)
+    # The public ratings are a fit of the one public vote: pub-agent beat other-agent.
+    ratings = client.get(f"/api/benchmarks/{BENCH}/ratings").json()["data"]["all"]
+    assert [(r["agent"], r["votes"]) for r in ratings] == [("pub-agent", 1), ("other-agent", 1)]
+
+
+def test_an_agent_and_its_votes_become_public_with_its_first_published_entry(client, w):
+    _published_round_and_votes()
+    for key in ("acme-trip", "acme-inbox", "other-trip", "acme-remind"):
+        run = w[key]
+        now = (run.due_at or timezone.now()) + timedelta(seconds=1)
+        verdict_record(run=run, role="tester", reviewer=w["tester"], outcome="pass", now=now)
+        verdict_record(run=run, role="second", reviewer=w["second"], outcome="pass", now=now)
+    round_enter_preview(round=w["round"], by=w["editor"], now=timezone.now() - timedelta(hours=49))
+    round_publish(round=w["round"], by=w["editor"])
+    _recompute_all()
+    bundle = client.get(f"/api/benchmarks/{BENCH}/bundle").json()
+    assert len(bundle["votes"]) == 3
+    ratings = client.get(f"/api/benchmarks/{BENCH}/ratings").json()["data"]["all"]
+    # acme-agent won both its votes: it now leads the public fit, with 2 votes.
+    assert (ratings[0]["agent"], ratings[0]["votes"]) == ("acme-agent", 2)
