@@ -179,8 +179,8 @@ def bundle_import(*, doc: Any) -> ImportReport:
         from scoring.services import snapshots_mark_stale
 
         # A round that changed (published, say) may make agents public, and their votes with them.
-        snapshots_mark_stale(round_ids=report.round_ids, rating_task_ids=report.rating_tasks,
-                             benchmark_ids=[Benchmark.objects.get(slug=report.benchmark).id] if report.round_ids else [])
+        bench_ids = [Benchmark.objects.get(slug=report.benchmark).id] if report.round_ids else []
+        snapshots_mark_stale(round_ids=report.round_ids, rating_task_ids=report.rating_tasks, benchmark_ids=bench_ids)
     return report
 
 
