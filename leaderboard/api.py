@@ -37,6 +37,7 @@ from ninja.openapi.docs import DocsBase
 from ninja.throttling import BaseThrottle
 
 from runs.models import Run, Verdict
+from scoring.boards import WITH_VOTES, boards_as_shown
 from scoring.models import BoardSnapshot, SnapshotKind
 
 from . import api_schemas as s
@@ -287,7 +288,11 @@ def board(request: HttpRequest, response: HttpResponse, slug: str = Path(..., pa
     b = _benchmark(slug)
     rnd = _published_round(b, key)
     snap = BoardSnapshot.objects.filter(round=rnd, kind=SnapshotKind.BOARDS).first()
-    return {"benchmark": b.slug, "round": rnd.key, **_snapshot_payload(snap, response)}
+    payload = _snapshot_payload(snap, response)
+    if payload["data"] and b.methodology in WITH_VOTES:  # ranked by votes (checks invent and startup tasks)
+        ratings = BoardSnapshot.objects.filter(benchmark=b, round=None, kind=SnapshotKind.RATINGS).first()
+        payload["data"] = boards_as_shown(b.methodology, payload["data"], ratings.data if ratings else None)
+    return {"benchmark": b.slug, "round": rnd.key, **payload}
 
 
 @api.get("/benchmarks/{slug}/ratings", response={200: s.SnapshotOut, **ERRORS}, tags=["boards"])

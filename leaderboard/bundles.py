@@ -231,11 +231,14 @@ def _write(doc: dict) -> ImportReport:
     entries: dict[tuple[str, str], Entry] = {}
     pending_changelog: list[tuple[Round, dict]] = []
     for r in doc.get("rounds") or []:
-        rnd, changed = _upsert(Round, {"benchmark": benchmark, "key": r["key"]}, {
+        round_values = {
             "name": r.get("name") or "", "status": r["status"], "task_set_version": r.get("task_set_version") or "1.0",
             "starts_on": _date(r.get("starts_on")),
             "preview_started_at": _dt(r.get("preview_started_at")), "published_at": _dt(r.get("published_at")),
-        }, report, "rounds")
+        }
+        if r.get("tasks") is not None:
+            round_values["task_keys"] = list(r["tasks"])
+        rnd, changed = _upsert(Round, {"benchmark": benchmark, "key": r["key"]}, round_values, report, "rounds")
         rounds[r["key"]] = rnd
         if changed or changed_tasks:
             report.round_ids.add(rnd.id)
@@ -270,6 +273,9 @@ def _write(doc: dict) -> ImportReport:
         run_rows.flush()
     for rnd_id in _write_run_children(runs, docs_by_id, round_ids, report):
         report.round_ids.add(rnd_id)
+
+    for rnd in rounds.values():
+        rnd.task_set_freeze()
 
     for rnd, ch in pending_changelog:
         at = _dt(ch.get("at")) or rnd.published_at or timezone.now()
@@ -501,6 +507,7 @@ def _round_doc(r: Round) -> dict:
         "published_at": iso(r.published_at),
         "entries": [{"agent": e.agent.slug, **{f: getattr(e, f) or None for f in ENTRY_FIELDS}}
                     for e in sorted(r.entries.all(), key=lambda e: e.agent.slug)],
+        "tasks": list(r.task_keys) if r.task_keys else None,
         "parameters": params,
         "changelog": [{"what": c.what, "why": c.why or None, "who": c.who_role or None, "at": iso(c.created_at),
                        "run": c.run.key if c.run else None}

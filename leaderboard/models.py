@@ -221,6 +221,10 @@ class Round(models.Model):
     starts_on = models.DateField(null=True, blank=True, help_text="Week start for weekly tables.")
     preview_started_at = models.DateTimeField(null=True, blank=True)
     published_at = models.DateTimeField(null=True, blank=True)
+    task_keys = models.JSONField(
+        default=list, blank=True,
+        help_text="The round's task set (task keys). Empty: the tasks with any run in the round, frozen into "
+                  "this list when the round is published, so a task added later never changes its boards.")
 
     objects = RoundQuerySet.as_manager()
 
@@ -243,6 +247,16 @@ class Round(models.Model):
     @property
     def is_published(self) -> bool:
         return self.status == RoundStatus.PUBLISHED
+
+    def task_set_freeze(self) -> None:
+        """A published round without a task set gets the tasks with any run in it, once: from then on a task
+        added to the benchmark (or a run of another task) never changes this round's boards."""
+        if self.status != RoundStatus.PUBLISHED or self.task_keys:
+            return
+        keys = set(self.runs.values_list("task__key", flat=True))
+        self.task_keys = list(self.benchmark.tasks.filter(key__in=keys).order_by("position", "key")
+                              .values_list("key", flat=True))
+        self.save(update_fields=["task_keys"])
 
 
 class Entry(models.Model):

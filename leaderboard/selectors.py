@@ -26,6 +26,7 @@ from scoring import checks as checks_rules
 from scoring import outcomes as outcomes_rules
 from scoring import scored as scored_rules
 from scoring import weekly as weekly_rules
+from scoring.boards import boards_as_shown
 from scoring.models import BoardSnapshot, SnapshotKind
 from scoring.types import RunInput, TaskInput
 
@@ -467,6 +468,8 @@ def _checks_table(ctx: BoardContext, tab: str, task_key: str | None) -> Table:
     if tab == "tasks":
         key = task_key if task_key in task_boards else next(iter(task_boards), None)
         rows = task_boards.get(key) or []
+        if rows and "admitted" in rows[0]:
+            return _admission_table(ctx, key, rows)
         ratings = ctx.task_ratings.get(key or "", {})
         cols = [Column("rank", "Rank"), Column("agent", "Agent", num=False),
                 Column("median", "Median (0-100)", title="The median counted run; lower middle for even counts"),
@@ -509,21 +512,62 @@ def _checks_table(ctx: BoardContext, tab: str, task_key: str | None) -> Table:
         href = ctx.agent_href(row["agent"])
         cells = {"rank": _rank_cell(row), "agent": _agent_cell(row, ctx),
                  "overall": _num_cell(row.get("overall"), fmt_score(row.get("overall"), "checks"), href,
-                                      sub=f"{row.get('tested')} of {row.get('of')} tasks"
-                                      if row.get("tested") != row.get("of") else ""),
+                                      sub=_checks_overall_sub(row)),
                  "range": _num_cell(row.get("min"), _range(row.get("min"), row.get("max")), href),
                  "runs": _num_cell(row.get("runs"), str(row.get("runs")), href)}
         for k in spec:
             v = (row.get("tasks") or {}).get(k)
+            if k in (row.get("pending") or []):
+                cells[f"task:{k}"] = Cell(text="awaiting re-run", sort=None, title="Only platform failures so far: "
+                                          "left out of this agent's overall until it is re-run")
+                continue
             cells[f"task:{k}"] = _num_cell(v, fmt_score(v, "checks"), ctx.run_href(median_runs.get((k, row["agent"]))),
                                            "Open the median run")
         if ctx.ratings:
             cells["rating"] = _rating_cell(ctx.ratings.get(row["agent"]))
         out.append({"agent": row["agent"], "cells": [cells[c.key] for c in cols]})
     return Table(caption=f"Overall board, {ctx.rnd.name or ctx.rnd.key}", columns=cols, rows=out,
-                 note="Overall is the mean of each agent's median score over the to-spec tasks (a task without "
-                      "runs counts as 0); invent and startup tasks are ranked by votes only. The vote rating "
-                      "is shown beside the score and never changes it.")
+                 note="Overall is the mean of each agent's median score over the round's to-spec tasks (a task "
+                      "without runs counts as 0; a task with only platform failures waits for a re-run and is "
+                      "left out). Range: the overall from each agent's worst counted run on every task to the "
+                      "one from its best. Equal overall scores go to fewer tokens, then less time. Invent and "
+                      "startup tasks are ranked by votes only; the vote rating never changes this score.")
+
+
+def _admission_table(ctx: BoardContext, key: str | None, rows: list[dict]) -> Table:
+    """An invent or startup task: ranked by the task's vote rating; the checks only admit the run."""
+    cols = [Column("rank", "Rank"), Column("agent", "Agent", num=False),
+            Column("rating", "Vote rating", title="Bradley-Terry rating in this task, with its 95% interval"),
+            Column("checks", "Checks", num=False, title="The checks only admit the run: it starts and shows the data"),
+            Column("runs", "Runs"), Column("tokens", "Tokens", title="Tokens of the median run"),
+            Column("time", "Time", title="Time of the median run")]
+    out = []
+    for row in rows:
+        filt = task_url(ctx.bench.slug, key, row["agent"]) if key else None
+        checks = "awaiting re-run" if row.get("awaiting_rerun") else (
+            "admitted" if row.get("admitted") else "not admitted")
+        cells = [_rank_cell(row), _agent_cell(row, ctx), _rating_cell(row.get("rating")),
+                 Cell(text=checks, sort=checks, href=ctx.run_href(row.get("median_run")), raw=row.get("admitted")),
+                 _num_cell(row.get("runs"), str(row.get("runs")), filt,
+                           sub=f"+{row['not_counted']} not counted" if row.get("not_counted") else ""),
+                 _num_cell(row.get("tokens"), fmt_tokens(row.get("tokens")), ctx.run_href(row.get("median_run"))),
+                 _num_cell(row.get("seconds"), fmt_seconds(row.get("seconds")), ctx.run_href(row.get("median_run")))]
+        out.append({"agent": row["agent"], "cells": cells})
+    title = next((t.title or t.key for t in ctx.tasks if t.key == key), key or "")
+    return Table(caption=f"Task {title}, {ctx.rnd.name or ctx.rnd.key}", columns=cols, rows=out,
+                 note="People rank these apps in blind votes: admitted apps by their vote rating, then admitted "
+                      "apps without a rating yet, then apps the checks did not admit.",
+                 empty="No runs on this task in this round.")
+
+
+def _checks_overall_sub(row: dict) -> str:
+    parts = []
+    if row.get("tested") != row.get("of"):
+        parts.append(f"{row.get('tested')} of {row.get('of')} tasks")
+    if row.get("pending"):
+        n = len(row["pending"])
+        parts.append(f"{n} task{'s' if n != 1 else ''} awaiting re-run")
+    return " · ".join(parts)
 
 
 def _range(lo: float | None, hi: float | None) -> str:
@@ -650,7 +694,7 @@ def board_page(*, bench_slug: str, round_key: str | None, params: Mapping[str, s
     tab = params.get("tab") if params.get("tab") in dict(tabs) else tabs[0][0]
     ratings, task_ratings = ratings_maps(ratings_snap)
     state = snapshot_state(snap)
-    data = snap.data if snap and snap.data else {}
+    data = boards_as_shown(bench.methodology, snap.data if snap else None, ratings_snap.data if ratings_snap else None)
     ctx = BoardContext(bench, rnd, data, entries, ratings, task_ratings, tasks)
     task_key = params.get("task")
     table = board_table(ctx, tab, task_key) if data else None

@@ -9,11 +9,13 @@ from django.urls import reverse
 from django.utils import timezone
 
 from leaderboard.models import major
+from scoring.common import budget_tokens
 
 
 class RunStatus(models.TextChoices):
     COMPLETED = "completed"
     TIMEOUT = "timeout"
+    BUDGET_EXHAUSTED = "budget_exhausted", "budget exhausted"
     OVER_BUDGET = "over_budget", "over budget"
     INFRA_ERROR = "infra_error", "infra error"
     REGION_BLOCKED = "region_blocked", "region blocked"
@@ -154,11 +156,9 @@ class Run(models.Model):
 
     @property
     def tokens(self) -> int | None:
-        """Tokens counted against the budget: input, cache writes and output (cache reads don't count)."""
-        parts = [self.tokens_input, self.tokens_cache_write, self.tokens_output]
-        if all(p is None for p in parts):
-            return None
-        return sum(p or 0 for p in parts)
+        """Tokens counted against the budget, by scoring's one rule (`budget_tokens`): input + cache writes +
+        output; unknown when input or output is unknown ("missing usage never counts as zero")."""
+        return budget_tokens(self.tokens_input, self.tokens_output, self.tokens_cache_write)
 
     @property
     def is_stale(self) -> bool:

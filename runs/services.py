@@ -367,6 +367,7 @@ def round_publish(*, round: Round, by, now: datetime | None = None) -> Round:
         for task_id, version in used:
             TaskVersion.objects.filter(task_id=task_id, version=version, published_at__isnull=True).update(
                 published_at=now)
+        rnd.task_set_freeze()
         # Its agents may become public now, and with them their votes: the public ratings refit.
         snapshots_mark_stale(round_ids=[rnd.id], benchmark_ids=[rnd.benchmark_id])
     return rnd

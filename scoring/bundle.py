@@ -260,6 +260,16 @@ def validate_bundle(doc: Any) -> list[str]:
                 entries.add((key or "", ag))
             for f in ("product_version", "plan", "region", "network", "model", "cli"):
                 c.string(e, f, ep, max_len=200)
+        round_tasks = r.get("tasks")
+        if round_tasks is not None:
+            if not isinstance(round_tasks, list) or not all(isinstance(t, str) for t in round_tasks):
+                c.add(f"{p}.tasks", "must be a list of task keys")
+            else:
+                for tk in round_tasks:
+                    if tk not in tasks:
+                        c.add(f"{p}.tasks", f"unknown task {tk!r}")
+                if len(set(round_tasks)) != len(round_tasks):
+                    c.add(f"{p}.tasks", "a task is listed twice")
         params = r.get("parameters")
         if params is not None and c.obj(params, f"{p}.parameters"):
             for tk, values in params.items():
@@ -290,6 +300,9 @@ def validate_bundle(doc: Any) -> list[str]:
         rk = c.string(run, "round", p, required=True)
         if rk is not None and rk not in rounds:
             c.add(f"{p}.round", f"unknown round {rk!r}")
+        elif rk is not None and isinstance(rounds[rk].get("tasks"), list) and run.get("task") in tasks \
+                and run.get("task") not in rounds[rk]["tasks"]:
+            c.add(f"{p}.task", f"task {run.get('task')!r} is not in round {rk!r}'s tasks")
         ag = c.string(run, "agent", p, required=True)
         if ag is not None and ag not in agents:
             c.add(f"{p}.agent", f"unknown agent {ag!r}")
@@ -478,6 +491,15 @@ def _run_input(run: dict) -> RunInput:
     )
 
 
+def round_task_keys(round_doc: dict, runs: Iterable[RunInput] | Iterable[dict]) -> set[str]:
+    """A round's task set: its `tasks` when given (frozen at publication), else the tasks with any run in the
+    round. Every board of the round is over this set, so a task added for a later round never changes an
+    earlier round's numbers."""
+    if isinstance(round_doc.get("tasks"), list):
+        return set(round_doc["tasks"])
+    return {r.task if isinstance(r, RunInput) else r["task"] for r in runs}
+
+
 def round_inputs(doc: dict, round_key: str | None = None) -> list[RoundInput]:
     """Turn a valid bundle into one `RoundInput` per round (or just `round_key`), in document order."""
     bench = doc["benchmark"]
@@ -500,6 +522,8 @@ def round_inputs(doc: dict, round_key: str | None = None) -> list[RoundInput]:
     for r in doc.get("rounds") or []:
         if round_key is not None and r["key"] != round_key:
             continue
+        task_set = round_task_keys(r, runs_by_round.get(r["key"], []))
+        round_tasks = tuple(t for t in tasks if t.key in task_set)
         entries = tuple(
             EntryInput(agent=e["agent"], product_version=e.get("product_version"), plan=e.get("plan"),
                        region=e.get("region"), network=e.get("network"), model=e.get("model"),
@@ -507,7 +531,7 @@ def round_inputs(doc: dict, round_key: str | None = None) -> list[RoundInput]:
             for e in r.get("entries") or []
         )
         out.append(RoundInput(
-            benchmark=bench["slug"], methodology=bench["methodology"], key=r["key"], tasks=tasks,
+            benchmark=bench["slug"], methodology=bench["methodology"], key=r["key"], tasks=round_tasks,
             agents=agents, entries=entries, runs=tuple(runs_by_round.get(r["key"], [])),
             params=dict(bench.get("params") or {}), status=r.get("status", "published"),
             starts_on=r.get("starts_on"),

@@ -24,10 +24,13 @@ from .common import (
 from .types import RoundInput, RunInput, TaskInput
 
 ADMISSION_KINDS = frozenset({"invent", "startup"})
-# "A platform failure (infra_error) ... never goes into the score"; timeouts and over-budget runs are outside
-# "within the task's time limit and token budget"; blocked and unsupported runs produced no app to check.
-# A run whose app never started is the agent's doing: it counts, as 0.
-COUNTED = frozenset({"completed", "not_started"})
+# "A run stops at the task's time limit or when the token budget runs out. Whatever is in /work at that moment
+# is what's handed in": completed runs, runs stopped at the time limit (timeout) and runs stopped because the
+# budget ran out (budget_exhausted) are all checked and counted. A run whose app never started is the agent's
+# doing: it counts, as 0. Not counted: over_budget ("Going over ... doesn't go into the rankings"),
+# infra_error ("our fault and never goes into the score"), blocked and unsupported runs (no app to check).
+COUNTED = frozenset({"completed", "not_started", "timeout", "budget_exhausted"})
+PLATFORM_FAILURE = "infra_error"
 
 
 def share(passed: int | None, total: int | None) -> float | None:
@@ -74,21 +77,42 @@ def check_score(run: RunInput, task: TaskInput) -> float:
     return 50 * (api or 0.0) + 50 * (browser or 0.0)
 
 
+def known_tokens(run: RunInput) -> int:
+    """The part of a run's budgeted usage that is known (input + cache writes + output, unknown parts left out):
+    a lower bound of what it spent, enough to show it went over."""
+    return (run.tokens_input or 0) + (run.tokens_output or 0) + (run.tokens_cache_write or 0)
+
+
 def counts(run: RunInput, task: TaskInput) -> bool:
-    """Whether a run goes into the rankings (seed 003, "Rankings", "Token budget").
+    """Whether a run goes into the rankings (seed 003, "The run", "Rankings", "Token budget").
 
     "Only runs within the task's time limit and token budget that spent no more than their budget count":
-    completed runs (and runs whose app never started, as 0) whose wall time is within time_limit_min and
-    whose tokens (input + cache writes + output) are within token_budget. Over budget: "doesn't go into the
-    rankings -- no tolerance". An unknown time or token count cannot be shown to be over, so it counts.
+    a handed-in run (completed, timeout, budget_exhausted, or an app that never started, as 0) counts unless
+    its own numbers put it over: wall time above time_limit_min, or usage above token_budget ("no
+    tolerance"). Usage already known to exceed the budget is over even when another part of it is unknown;
+    an entirely unknown time or usage cannot show the run over, so it counts.
     """
     if run.status not in COUNTED:
         return False
     if task.time_limit_min is not None and run.wall_seconds is not None \
             and run.wall_seconds > task.time_limit_min * 60:
         return False
-    tokens = run_tokens(run)
-    return not (task.token_budget is not None and tokens is not None and tokens > task.token_budget)
+    return not (task.token_budget is not None and known_tokens(run) > task.token_budget)
+
+
+def votable(run: RunInput, task: TaskInput) -> bool:
+    """Whether a run may be shown in a blind vote: it counts in the rankings and its app started and showed the
+    data (seed 003, check 1); on an invent or startup task the checks admitted it. A run whose app did not
+    start, that failed admission or that does not count has nothing fair to compare."""
+    if not counts(run, task) or run.status == "not_started" or run.app_started is False:
+        return False
+    return admitted(run) if task.kind in ADMISSION_KINDS else True
+
+
+def awaiting_rerun(runs: list[RunInput], task: TaskInput) -> bool:
+    """"A platform failure (infra_error) is our fault and never goes into the score": an agent whose only runs
+    of a task are platform failures has no result there yet, which is not a 0. The task waits for a re-run."""
+    return bool(runs) and all(r.status == PLATFORM_FAILURE for r in runs)
 
 
 def median_pick(scored: list[tuple[RunInput, float]]) -> tuple[RunInput, float]:
@@ -105,9 +129,14 @@ def median_pick(scored: list[tuple[RunInput, float]]) -> tuple[RunInput, float]:
 
 
 def task_row(agent_row: Row, task: TaskInput, runs: list[RunInput]) -> Row:
-    """One agent on one task: median, number of counted runs, range, and the median run's tokens and time."""
+    """One agent on one task: median, number of counted runs, range, and the median run's tokens and time.
+    Invent and startup tasks also say whether the median run was admitted; a task with only platform
+    failures is awaiting a re-run."""
     scored = [(r, check_score(r, task)) for r in runs if counts(r, task)]
     row = dict(agent_row)
+    row["awaiting_rerun"] = not scored and awaiting_rerun(runs, task)
+    if task.kind in ADMISSION_KINDS:
+        row["admitted"] = False
     if not scored:
         row.update({"median": None, "runs": 0, "min": None, "max": None, "median_run": None,
                     "tokens": None, "seconds": None, "not_counted": len(runs)})
@@ -124,6 +153,8 @@ def task_row(agent_row: Row, task: TaskInput, runs: list[RunInput]) -> Row:
         "seconds": run.wall_seconds,
         "not_counted": len(runs) - len(scored),
     })
+    if task.kind in ADMISSION_KINDS:
+        row["admitted"] = median == 100.0
     return row
 
 
@@ -132,14 +163,47 @@ def _task_rank_key(row: Row) -> tuple:
     return (desc_none_last(row["median"]), asc_none_last(row["tokens"]), asc_none_last(row["seconds"]))
 
 
+def rank_by_votes(rows: list[Row], ratings: dict[str, Row]) -> list[Row]:
+    """An invent or startup task's board (seed 003: "Their checks only admit the run ...; people rank the apps
+    in blind votes"): admitted agents by their vote rating in the task (Bradley-Terry, highest first; equal
+    ratings share a rank), then admitted agents without a rating yet, then agents not admitted. Each row
+    carries its rating row (or None). The checks' 100 never orders this board."""
+    def key(row: Row) -> tuple:
+        rating = ratings.get(row["agent"]) if row.get("admitted") else None
+        group = 0 if rating is not None else (1 if row.get("admitted") else 2)
+        return (group, -float(rating["rating"]) if rating is not None else 0.0)
+
+    out = []
+    for row in rows:
+        rating = ratings.get(row["agent"])
+        out.append({**row, "rating": dict(rating) if rating is not None else None})
+    return assign_ranks(out, key, name_key)
+
+
+def boards_with_votes(boards: dict[str, Any], ratings: dict[str, Any] | None) -> dict[str, Any]:
+    """The `checks` boards as shown and recounted: invent and startup task boards ranked by the task's vote
+    ratings (`rank_by_votes`). The stored boards snapshot holds them ranked without votes (admitted first);
+    the site and `recount` both apply this with the ratings of the same votes."""
+    per_task = (ratings or {}).get("tasks") or {}
+    tasks = {}
+    for key, rows in (boards.get("tasks") or {}).items():
+        if rows and "admitted" in rows[0]:
+            rows = rank_by_votes(rows, {r["agent"]: r for r in per_task.get(key) or []})
+        tasks[key] = rows
+    return {**boards, "tasks": tasks}
+
+
 def compute_checks_boards(round_input: RoundInput) -> dict[str, Any]:
     """The `checks` boards of one round: {"overall": [rows], "tasks": {task key: [rows]}}.
 
     Task boards list the agents with any run on the task, ranked by median, then fewer tokens, then less
-    time (equal on all three share a rank). Overall: "an agent's average median score across all to-spec
-    tasks; a task without runs counts as 0. Invent and startup tasks aren't in it"; `min` and `max` are the
-    range over the agent's counted to-spec runs ("the range from its worst run to its best"), `runs` their
-    number. Equal overall scores share a rank.
+    time (equal on all three share a rank); invent and startup boards are ranked by votes (`rank_by_votes`,
+    here with no ratings: admitted first). Overall: "an agent's average median score across all to-spec
+    tasks; a task without runs counts as 0. Invent and startup tasks aren't in it". A task awaiting a re-run
+    (only platform failures) is left out of that agent's mean and listed in `pending`. The spread ("the range
+    from its worst run to its best") is the overall the agent would have from its worst counted run on each
+    task (`min`) and from its best (`max`), a task without runs 0 in both. Equal overall scores go to fewer
+    tokens, then less time, summed over the median runs; equal on all three share a rank.
     """
     tasks = sorted(round_input.tasks, key=lambda t: t.key)
     runs = effective_runs(round_input)
@@ -160,30 +224,49 @@ def compute_checks_boards(round_input: RoundInput) -> dict[str, Any]:
             medians[(agent.slug, task.key)] = row
             rows.append(row)
         if rows:
-            task_boards[task.key] = assign_ranks(rows, _task_rank_key, name_key)
+            task_boards[task.key] = (rank_by_votes(rows, {}) if task.kind in ADMISSION_KINDS
+                                     else assign_ranks(rows, _task_rank_key, name_key))
 
     spec = [t for t in tasks if t.kind == "to-spec"]
     overall = []
     for agent in agents:
         per_task: dict[str, float | None] = {}
-        spread: list[float] = []
+        worst: list[float] = []
+        best: list[float] = []
+        pending: list[str] = []
+        tokens: list[int | None] = []
+        seconds: list[float | None] = []
+        n_runs = 0
         for task in spec:
             cell = medians.get((agent.slug, task.key))
             per_task[task.key] = cell["median"] if cell else None
-            spread.extend(check_score(r, task) for r in by_cell.get((agent.slug, task.key), [])
-                          if counts(r, task))
+            if cell and cell["awaiting_rerun"]:
+                pending.append(task.key)
+                continue
+            worst.append(cell["min"] if cell and cell["min"] is not None else 0.0)
+            best.append(cell["max"] if cell and cell["max"] is not None else 0.0)
+            if cell and cell["median"] is not None:
+                n_runs += cell["runs"]
+                tokens.append(cell["tokens"])
+                seconds.append(cell["seconds"])
+        scored_tasks = len(spec) - len(pending)
         row = base_row(agent)
         row.update({
-            "overall": math.fsum(m or 0.0 for m in per_task.values()) / len(spec) if spec else None,
+            "overall": math.fsum(m or 0.0 for k, m in per_task.items() if k not in pending) / scored_tasks
+            if scored_tasks else None,
             "tasks": per_task,
-            "min": min(spread) if spread else None,
-            "max": max(spread) if spread else None,
-            "runs": len(spread),
-            "tested": sum(1 for m in per_task.values() if m is not None),
+            "min": math.fsum(worst) / scored_tasks if scored_tasks else None,
+            "max": math.fsum(best) / scored_tasks if scored_tasks else None,
+            "runs": n_runs,
+            "tokens": None if not tokens or None in tokens else sum(t for t in tokens if t is not None),
+            "seconds": None if not seconds or None in seconds else math.fsum(s for s in seconds if s is not None),
+            "tested": sum(1 for k, m in per_task.items() if m is not None),
             "of": len(spec),
+            "pending": pending,
         })
         overall.append(row)
     return {
-        "overall": assign_ranks(overall, lambda r: desc_none_last(r["overall"]), name_key),
+        "overall": assign_ranks(overall, lambda r: (desc_none_last(r["overall"]), asc_none_last(r["tokens"]),
+                                                    asc_none_last(r["seconds"])), name_key),
         "tasks": task_boards,
     }

@@ -121,9 +121,14 @@ def run_tokens(run: RunInput) -> int | None:
     Cache reads never count. Missing usage never counts as zero: when input or output is unknown the total is
     unknown (None). A missing cache-write count is read as none written.
     """
-    if run.tokens_input is None or run.tokens_output is None:
+    return budget_tokens(run.tokens_input, run.tokens_output, run.tokens_cache_write)
+
+
+def budget_tokens(tokens_input: int | None, tokens_output: int | None, tokens_cache_write: int | None) -> int | None:
+    """`run_tokens` from the three counts: the one rule for a run's token total (board, run page, CSV, API)."""
+    if tokens_input is None or tokens_output is None:
         return None
-    return run.tokens_input + run.tokens_output + (run.tokens_cache_write or 0)
+    return tokens_input + tokens_output + (tokens_cache_write or 0)
 
 
 def fsum_or_none(values: Iterable[float | int | None]) -> float | None:

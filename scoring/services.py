@@ -29,7 +29,7 @@ from .models import BoardSnapshot, SnapshotKind
 log = logging.getLogger(__name__)
 
 # Bump when a scoring rule changes, so every snapshot is recomputed even though its inputs did not change.
-SCORING_VERSION = "1"
+SCORING_VERSION = "2"
 RATINGS_DEBOUNCE_SECONDS = 2
 
 

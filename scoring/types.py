@@ -16,6 +16,7 @@ ROUND_STATUSES = ("draft", "preview", "published")
 RUN_STATUSES = (
     "completed",
     "timeout",
+    "budget_exhausted",
     "over_budget",
     "infra_error",
     "region_blocked",

@@ -12,7 +12,10 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from leaderboard.models import Benchmark, Task
+from leaderboard.selectors import run_input, task_input
 from runs.models import Evidence, EvidenceKind, Run, RunStatus
+from scoring import checks as checks_rules
+from scoring.types import TaskInput
 
 from .models import Held, Matchup, Vote, VoterFlag
 
@@ -58,13 +61,21 @@ def _organization_id(voter) -> int | None:
 
 
 def eligible_runs(*, voter, task_ids: list[int]) -> list[tuple[int, int, int]]:
-    """(run id, task id, agent id) of the runs that may be shown to `voter`: completed runs of published
-    rounds, not superseded by a re-run, never of an agent of the voter's own organization."""
-    runs = (Run.objects.published().filter(task_id__in=task_ids, status=RunStatus.COMPLETED, rerun__isnull=True))
+    """(run id, task id, agent id) of the runs that may be shown to `voter`: runs of published rounds, not
+    superseded by a re-run, that count and whose app started (and, on invent and startup tasks, was admitted:
+    `scoring.checks.votable`), never of an agent of the voter's own organization."""
+    runs = (Run.objects.published().filter(task_id__in=task_ids, status__in=checks_rules.COUNTED, rerun__isnull=True)
+            .exclude(status=RunStatus.NOT_STARTED).exclude(app_started=False).select_related("task", "entry"))
     org_id = _organization_id(voter)
     if org_id is not None:
         runs = runs.exclude(entry__agent__organization_id=org_id)
-    return list(runs.values_list("id", "task_id", "entry__agent_id"))
+    tasks: dict[int, TaskInput] = {}
+    out = []
+    for run in runs:
+        task = tasks.get(run.task_id) or tasks.setdefault(run.task_id, task_input(run.task))
+        if checks_rules.votable(run_input(run), task):
+            out.append((run.id, run.task_id, run.entry.agent_id))
+    return out
 
 
 @dataclass(frozen=True)
