@@ -96,3 +96,32 @@ def test_any_task_covers_every_task(voter, world):
     rng = Random(6)
     tasks = {matchup_draw(voter=voter, rng=rng).task_id for _ in range(100)}
     assert tasks == {t.id for t in world.tasks}
+
+
+def test_only_counted_runs_whose_app_started_and_was_admitted_are_drawn(voter, world):
+    # Seed 003: the checks "admit the run (it starts, it shows the data)"; a run that does not count in the
+    # rankings has nothing fair to show either.
+    todo, shop = world.tasks
+    shop.kind = "invent"
+    shop.token_budget = 1000
+    shop.save()
+    todo_runs = [r for r in world.runs if r.task_id == todo.id]
+    shop_runs = [r for r in world.runs if r.task_id == shop.id]
+    never_started, went_over = todo_runs[0], todo_runs[1]
+    never_started.app_started = False
+    never_started.save()
+    went_over.status = "over_budget"
+    went_over.save()
+    not_admitted, over_by_own_numbers = shop_runs[0], shop_runs[1]
+    not_admitted.api_checks_passed, not_admitted.api_checks_total = 1, 2
+    not_admitted.save()
+    over_by_own_numbers.tokens_input, over_by_own_numbers.tokens_output = 1200, None  # known 1,200 > 1,000
+    over_by_own_numbers.save()
+    excluded = {never_started.id, went_over.id, not_admitted.id, over_by_own_numbers.id}
+    rng = Random(5)
+    drawn = set()
+    for _ in range(300):
+        m = matchup_draw(voter=voter, rng=rng)
+        drawn |= {m.run_a_id, m.run_b_id}
+    assert not drawn & excluded
+    assert len(drawn) == len(world.runs) - 4  # every other run still comes up
