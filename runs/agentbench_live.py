@@ -9,7 +9,10 @@ API
 ``convert_directory(path) -> dict``
     The bundle (valid under ``scoring.bundle.validate_bundle``), or ``ConversionError`` listing every problem,
     each naming the file and the field, e.g. ``results/foo.json: scores[3].score: 'abc' is not a number``.
-    Nothing partial is ever returned. Same directory in, identical dict out.
+    Nothing partial is ever returned. Same directory in, identical dict out. One round per run session
+    (see ``run_sessions``), oldest first, so the last round is the latest session.
+``run_sessions(timestamps) -> list[dict]``
+    The run sessions (rounds) the result timestamps fall into: a gap of more than six hours starts a new one.
 ``score_parts(row) -> dict``
     The methodology's parts of one published score row: ``score``, ``auto_pass_rate``, ``judge_scores``,
     ``heuristic`` (see its docstring). Raises ``ConversionError`` (paths relative to the row) on bad values.
@@ -25,7 +28,8 @@ import json
 import math
 import re
 import sys
-from datetime import datetime
+from collections.abc import Iterable
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -35,8 +39,10 @@ from scoring.bundle import SLUG_RE, validate_bundle
 from scoring.types import EVALUATIONS
 
 BENCHMARK_SLUG = "agentbench-live"
-ROUND_KEY = "2026-03"
-ROUND_NAME = "March 2026 runs"
+# The team ran the benchmark in sittings a few days apart, each with its own judge set-up (the 14 March
+# heuristic gave 0.7, above the later 0.60 cap). A gap of more than this between two result files (of any
+# agent) ends one run session; each session is its own round, so best-of-trials never mixes set-ups.
+SESSION_GAP = timedelta(hours=6)
 PASS_THRESHOLD = 0.8
 HEURISTIC_CAP = 0.6  # documented by the methodology; scoring applies it, the converter keeps raw values
 
@@ -350,6 +356,40 @@ def _load_results(root: Path, task_keys: set[str], problems: list[str]) -> list[
     return records
 
 
+def _session_name(first: datetime, last: datetime) -> str:
+    def day(d: datetime) -> str:
+        return f"{d.day} {d:%B %Y}"
+    if first == last:
+        return f"Run session of {day(first)}, {first:%H:%M}"
+    if first.date() == last.date():
+        return f"Run session of {day(first)}, {first:%H:%M}-{last:%H:%M}"
+    return f"Run session of {day(first)} {first:%H:%M} to {day(last)} {last:%H:%M}"
+
+
+def run_sessions(whens: Iterable[datetime]) -> list[dict]:
+    """Split result timestamps into the team's run sessions, oldest first; each session becomes one round.
+
+    A gap of more than ``SESSION_GAP`` (6 hours) between consecutive result files, whichever agent they are
+    for, starts a new session. A session's key is the date it started (``2026-03-19``); a later session
+    starting the same day gets ``-2``, ``-3``... (``2026-03-14-2``). Returns ``[{"key", "name", "whens"}]``
+    with ``whens`` the session's distinct timestamps in order.
+    """
+    groups: list[list[datetime]] = []
+    for when in sorted(set(whens)):
+        if groups and when - groups[-1][-1] <= SESSION_GAP:
+            groups[-1].append(when)
+        else:
+            groups.append([when])
+    out: list[dict] = []
+    per_day: dict[str, int] = {}
+    for g in groups:
+        day = g[0].date().isoformat()
+        per_day[day] = per_day.get(day, 0) + 1
+        key = day if per_day[day] == 1 else f"{day}-{per_day[day]}"
+        out.append({"key": key, "name": _session_name(g[0], g[-1]), "whens": g})
+    return out
+
+
 def convert_directory(path: str | Path) -> dict:
     """Read the published AgentBench-Live directory and return one `scored` bundle (see the module doc)."""
     root = Path(path)
@@ -363,16 +403,19 @@ def convert_directory(path: str | Path) -> dict:
 
     versions = {t["key"]: t["version"] for t in tasks}
     records.sort(key=lambda r: (r["when"], r["file"], r["row"], r["sub"]))
-    trial_of: dict[tuple[str, str], int] = {}
+    sessions = run_sessions(r["when"] for r in records)
+    session_of = {when: s for s in sessions for when in s["whens"]}
+    trial_of: dict[tuple[str, str, str], int] = {}
     runs: list[dict] = []
     for r in records:
-        k = (r["agent"], r["task"])
+        rkey = session_of[r["when"]]["key"]
+        k = (rkey, r["agent"], r["task"])
         trial_of[k] = trial_of.get(k, 0) + 1
         trial = trial_of[k]
         p = r["parts"]
         runs.append({
-            "id": f"abl-{r['agent']}-{r['task']}-t{trial}",
-            "round": ROUND_KEY,
+            "id": f"abl-{rkey}-{r['agent']}-{r['task']}-t{trial}",
+            "round": rkey,
             "agent": r["agent"],
             "task": r["task"],
             "task_version": versions[r["task"]],
@@ -396,7 +439,6 @@ def convert_directory(path: str | Path) -> dict:
         meta = KNOWN_AGENTS.get(slug, {})
         agents.append({"slug": slug, "name": meta.get("name", slug), "organization": meta.get("organization"),
                        "primary_language": "en"})
-    whens = [r["when"] for r in records]
     bundle = {
         "benchmark": {
             "slug": BENCHMARK_SLUG,
@@ -408,14 +450,14 @@ def convert_directory(path: str | Path) -> dict:
         "agents": agents,
         "tasks": tasks,
         "rounds": [{
-            "key": ROUND_KEY,
-            "name": ROUND_NAME,
+            "key": s["key"],
+            "name": s["name"],
             "status": "published",
-            "published_at": max(whens).isoformat() if whens else None,
-            "starts_on": min(whens).date().isoformat() if whens else None,
+            "published_at": s["whens"][-1].isoformat(),
+            "starts_on": s["whens"][0].date().isoformat(),
             "entries": [{"agent": slug, "cli": slug, "product_version": None, "model": None}
-                        for slug in agent_slugs],
-        }],
+                        for slug in sorted({r["agent"] for r in runs if r["round"] == s["key"]})],
+        } for s in sessions],
         "runs": runs,
         "votes": [],
     }
