@@ -33,8 +33,10 @@ serve: demo
 	fi; \
 	DEBUG=$${DEBUG:-true} $(PY) manage.py runserver 127.0.0.1:8000
 
+# TEST_RUN_ID (default: this shell's process id) gives the run its own test database, cache keys and Celery
+# queue, so two test runs on one machine never wipe each other.
 test: $(STAMP) chromium
-	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} \
+	TEST_RUN_ID=$${TEST_RUN_ID:-$$$$} DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} \
 	CELERY_BROKER_URL=$${CELERY_BROKER_URL:-$(TEST_BROKER_URL)} \
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
 

@@ -7,6 +7,7 @@ new user needs no server. `DATABASE_URL` and `REDIS_URL` switch to PostgreSQL, R
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -95,6 +96,13 @@ else:
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# A test run's own namespace (`make test` sets TEST_RUN_ID to its process id; pytest-xdist adds its worker):
+# two runs on one machine never share a test database, cache keys, rate-limit windows or a Celery queue.
+TEST_RUN_ID = env_str("TEST_RUN_ID")
+RUN_NAMESPACE = "-".join(x for x in (TEST_RUN_ID, os.environ.get("PYTEST_XDIST_WORKER", "")) if x)
+if TEST_RUN_ID and DATABASES["default"]["ENGINE"].endswith("postgresql"):
+    DATABASES["default"]["TEST"] = {"NAME": f"test_{DATABASES['default']['NAME']}_{TEST_RUN_ID}"}
+
 # --- Redis, cache and Celery -------------------------------------------------------------------------------
 REDIS_URL = env_str("REDIS_URL")
 if CI and not REDIS_URL:
@@ -105,7 +113,7 @@ if REDIS_URL:
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
-            "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "lb"),
+            "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "lb") + (f"-{RUN_NAMESPACE}" if RUN_NAMESPACE else ""),
             "TIMEOUT": 300,
         }
     }
@@ -116,6 +124,7 @@ else:
     CELERY_BROKER_URL = "memory://"
     CELERY_TASK_ALWAYS_EAGER = True
 
+CELERY_TASK_DEFAULT_QUEUE = "celery" + (f"-{RUN_NAMESPACE}" if RUN_NAMESPACE else "")
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True

@@ -5,9 +5,9 @@ tests in tests/scoring/test_worker.py start a real worker process and turn eager
 """
 
 import pytest
-from django.core.cache import cache
 
 from leaderboard.celery import app as celery_app
+from tests.isolation import cache_clear_own
 
 celery_app.conf.task_always_eager = True
 celery_app.conf.task_eager_propagates = True
@@ -15,10 +15,20 @@ celery_app.conf.task_eager_propagates = True
 
 @pytest.fixture(autouse=True)
 def _fresh_cache():
-    from leaderboard.caching import local_clear
-
-    cache.clear()
-    local_clear()
+    cache_clear_own()
     yield
-    cache.clear()
-    local_clear()
+    cache_clear_own()
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked `postgres` skip with their reason on SQLite (a local run with no configuration). Under
+    CI=true the settings refuse SQLite altogether, so there they always run."""
+    from django.db import connection
+
+    if connection.vendor == "postgresql":
+        return
+    for item in items:
+        marker = item.get_closest_marker("postgres")
+        if marker is not None:
+            reason = marker.kwargs.get("reason", "needs PostgreSQL")
+            item.add_marker(pytest.mark.skip(reason=f"SQLite run: {reason}"))

@@ -31,12 +31,16 @@ def worker_database_url() -> str:
 
 
 def broker_flush(url: str) -> None:
-    """Empty the broker's Redis database: queued tasks, and unacked ones left by a killed worker."""
-    redis.Redis.from_url(url, socket_connect_timeout=2).flushdb()
+    """Empty this test run's queue (and its priority sub-queues): another run on the machine has its own
+    queue in the same Redis database and keeps it."""
+    client = redis.Redis.from_url(url, socket_connect_timeout=2)
+    queue = settings.CELERY_TASK_DEFAULT_QUEUE
+    keys = [queue, *client.scan_iter(match=f"{queue}\x06*")]
+    client.delete(*keys)
 
 
-def queue_length(url: str, queue: str = "celery") -> int:
-    return int(redis.Redis.from_url(url, socket_connect_timeout=2).llen(queue))
+def queue_length(url: str, queue: str | None = None) -> int:
+    return int(redis.Redis.from_url(url, socket_connect_timeout=2).llen(queue or settings.CELERY_TASK_DEFAULT_QUEUE))
 
 
 def wait_for(predicate: Callable[[], object], timeout: float, what: str, interval: float = 0.1,
@@ -77,7 +81,8 @@ class Workers:
     def start(self, *, beat: bool = False, **env: str) -> subprocess.Popen:
         n = len(self.procs)
         log = self.tmp_path / f"worker-{n}.log"
-        cmd = [str(CELERY), "-A", "leaderboard", "worker", "--pool=solo", "--concurrency=1", "-Q", "celery",
+        cmd = [str(CELERY), "-A", "leaderboard", "worker", "--pool=solo", "--concurrency=1",
+               "-Q", settings.CELERY_TASK_DEFAULT_QUEUE,
                "--without-heartbeat", "--without-mingle", "--without-gossip", "-l", "warning",
                "-n", f"integration-{os.getpid()}-{n}@%h"]
         if beat:

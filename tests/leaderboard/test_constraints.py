@@ -2,7 +2,7 @@
 
 import pytest
 from bundle_factory import make_bundle
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 
 from leaderboard.bundles import bundle_import
 from leaderboard.models import Entry, Round
@@ -57,7 +57,7 @@ def test_a_run_outside_its_rounds_entries_is_refused(data):
     _refused(lambda: Run.objects.create(key="bad", round=data.round, entry=entry, task=data.task))
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="the trigger is PostgreSQL's; SQLite relies on save()")
+@pytest.mark.postgres(reason="the trigger is PostgreSQL's; SQLite relies on save()")
 def test_the_database_itself_refuses_a_run_outside_its_entries(data):
     entry = _other_round_entry(data)
     _refused(lambda: Run.objects.filter(pk=data.pk).update(entry=entry))
@@ -70,7 +70,7 @@ def test_a_rerun_of_a_rerun_is_refused(data):
     _refused(lambda: Run.objects.create(key="re3", round=data.round, entry=data.entry, task=data.task, rerun_of=data))
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="the trigger is PostgreSQL's; SQLite relies on save()")
+@pytest.mark.postgres(reason="the trigger is PostgreSQL's; SQLite relies on save()")
 def test_the_database_refuses_a_rerun_of_a_rerun_even_through_update(data):
     rerun = Run.objects.create(key="re1", round=data.round, entry=data.entry, task=data.task, rerun_of=data)
     other = Run.objects.get(key="r1-beta-t1")

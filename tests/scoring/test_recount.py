@@ -65,8 +65,7 @@ def test_it_does_not_change_the_document():
     assert doc == before
 
 
-def test_it_adds_ratings_from_counted_votes_when_bradley_terry_is_available():
-    pytest.importorskip("scoring.bradley_terry")
+def test_it_adds_ratings_from_counted_votes():
     doc = bundle()
     doc["votes"] = [{"task": "c1", "a": "a", "b": "b", "winner": w, "counts": True}
                     for w in ("a", "a", "b", "tie")]

@@ -47,7 +47,7 @@ def test_the_sweep_recomputes_boards_left_stale_too_long():
     assert not BoardSnapshot.objects.get(pk=snap.pk).stale
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks are PostgreSQL's; SQLite has one writer")
+@pytest.mark.postgres(reason="row locks are PostgreSQL's; SQLite has one writer")
 @pytest.mark.django_db(transaction=True)
 def test_two_recomputes_of_one_board_do_not_interleave():
     rnd = _weekly()

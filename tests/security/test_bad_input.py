@@ -8,6 +8,7 @@ import itertools
 import logging
 import re
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from django.conf import settings
@@ -67,6 +68,14 @@ def _real_values(world) -> dict[str, str]:
             "app_label": "runs", "content_type_id": "1", "url": "x"}
 
 
+def _relative(filename: str) -> str:
+    """A traceback file name relative to the repo, wherever the repo is."""
+    try:
+        return str(Path(filename).resolve().relative_to(Path(__file__).resolve().parents[2]))
+    except ValueError:
+        return filename
+
+
 def _check(client: Client, method: str, url: str, failures: list[str], **kwargs) -> int:
     try:
         response = getattr(client, method)(url, **kwargs)
@@ -75,7 +84,7 @@ def _check(client: Client, method: str, url: str, failures: list[str], **kwargs)
         while tb.tb_next:
             tb = tb.tb_next
         failures.append(f"{method.upper()} {url[:120]!r}: {type(exc).__name__}: {str(exc)[:160]} "
-                        f"(at {tb.tb_frame.f_code.co_filename.split('/work/main/')[-1]}:{tb.tb_lineno})")
+                        f"(at {_relative(tb.tb_frame.f_code.co_filename)}:{tb.tb_lineno})")
         return 500
     if response.status_code >= 500:
         failures.append(f"{method.upper()} {url[:120]!r}: {response.status_code}")

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from site_bundles import checks_bundle
 
 from leaderboard.caching import local_clear
+from tests.isolation import cache_clear_own
 
 pytestmark = pytest.mark.django_db
 
@@ -26,7 +26,7 @@ URLS = {
 
 
 def _count(client, url: str, htmx: bool = False) -> int:
-    cache.clear()  # measure a rendering, not a hit of the public page cache (leaderboard.caching)
+    cache_clear_own()  # measure a rendering, not a hit of the public page cache (leaderboard.caching)
     local_clear()
     with CaptureQueriesContext(connection) as ctx:
         response = client.get(url, headers={"HX-Request": "true"} if htmx else {})
