@@ -425,8 +425,10 @@ def _scored_table(ctx: BoardContext, tab: str) -> Table:
                           f"scored by the heuristic fallback, capped at 0.60.")
     domains = sorted({d for r in rows for d in (r.get("domains") or {})})
     cols = [Column("rank", "Rank"), Column("agent", "Agent", num=False),
-            Column("score", "Score (0-1)", title="Mean over tested tasks of the best score across trials"),
-            Column("pass_rate", "Pass rate", title=f"Tasks whose best score is at least {threshold:.2f}"),
+            Column("score", "Score (0-1)", title="Mean over the round's tasks of the best score across trials; "
+                                                   "a task without a score counts 0"),
+            Column("pass_rate", "Pass rate", title=f"Share of the round's tasks whose best score is at least "
+                                                   f"{threshold:.2f}"),
             Column("pass_at_k", "Mean pass@k", title="Mean over tasks of the share of passing trials")]
     cols += [Column(f"dom:{d}", d) for d in domains]
     cols += [Column("cost", "Cost / run"), Column("time", "Time / run"), Column("coverage", "Tested")]
@@ -440,7 +442,9 @@ def _scored_table(ctx: BoardContext, tab: str) -> Table:
         mean_pak = math.fsum(pak) / len(pak) if pak else None
         badges = [("heuristic", "warn")] if row.get("heuristic") else []
         cells = {"rank": _rank_cell(row), "agent": _agent_cell(row, ctx),
-                 "score": _num_cell(row.get("score"), fmt_score(row.get("score"), "scored"), href, badges=badges),
+                 "score": _num_cell(row.get("score"), fmt_score(row.get("score"), "scored"), href, badges=badges,
+                                    sub=f"tested {row.get('tested')} of {row.get('of')}"
+                                    if row.get("tested") != row.get("of") else ""),
                  "pass_rate": _num_cell(row.get("pass_rate"), fmt_pct(row.get("pass_rate")), href),
                  "pass_at_k": _num_cell(mean_pak, fmt_pct(mean_pak), href)}
         for d in domains:
@@ -448,8 +452,8 @@ def _scored_table(ctx: BoardContext, tab: str) -> Table:
             cells[f"dom:{d}"] = _num_cell(v, fmt_score(v, "scored"), href)
         cells["cost"] = _num_cell(row.get("cost_usd"), fmt_money(row.get("cost_usd")), href)
         cells["time"] = _num_cell(row.get("wall_seconds"), fmt_seconds(row.get("wall_seconds")), href)
-        cells["coverage"] = Cell(text=f"{row.get('tested')} of {row.get('of')}", sort=row.get("tested"), href=href,
-                                 raw=row.get("tested"))
+        cells["coverage"] = Cell(text=f"tested {row.get('tested')} of {row.get('of')}", sort=row.get("tested"),
+                                 href=href, raw=row.get("tested"))
         if ctx.ratings:
             cells["rating"] = _rating_cell(ctx.ratings.get(row["agent"]))
         out.append({"agent": row["agent"], "cells": [cells[c.key] for c in cols]})

@@ -2,8 +2,9 @@
 
 A run's score comes from its parts (auto = tests passed / total, judge = mean of 1-10 criteria / 10,
 composite = 60/40), a heuristic fallback capped at 0.60 and marked, or the score published with the run.
-The board ranks agents by their mean best score; cost and latency are separate axes where missing is None,
-never 0, and `rerank` combines the three axes with a reader's weights.
+The board ranks agents by their mean best score over the round's tasks (a task without a score counts 0);
+cost and latency are separate axes where missing is None, never 0, and `rerank` combines the three axes with
+a reader's weights.
 """
 
 from __future__ import annotations
@@ -149,11 +150,19 @@ def task_cell(task: TaskInput, runs: list[RunInput], threshold: float) -> dict[s
     }
 
 
+def round_mean(best_scores: list[float], task_count: int) -> float | None:
+    """Mean of the best scores over `task_count` tasks, a task without a score counting 0 (so an agent that
+    skips a task never gains from it); None when there are no tasks."""
+    return math.fsum(best_scores) / task_count if task_count else None
+
+
 def compute_scored_boards(round_input: RoundInput) -> dict[str, Any]:
     """The `scored` board of one round: {"overall": [rows], "meta": {...}}.
 
-    Agent `score` (also `overall`) = mean over tested tasks of the best score; `pass_rate` = tasks whose best
-    passes / tested tasks; `domains` = mean best per task domain. Cost and latency are means over counted runs
+    A skipped task is not a free pass: agent `score` (also `overall`) = mean over the round's tasks of the best
+    score, a task without a score counting 0 (as seed 003 counts a task without runs); `pass_rate` = tasks
+    whose best passes / the round's tasks; `domains` = the same mean over each domain's tasks. `tested` and
+    `of` say how many of the round's tasks have a score ("tested k of n"). Cost and latency are means over counted runs
     that report them, None when none does ("We treat missing data as None, never 0"), and `meta` counts the
     agents missing each axis ("n agents missing data on axis X"). Ranked by score descending, blank last,
     equal scores sharing a rank.
@@ -179,17 +188,17 @@ def compute_scored_boards(round_input: RoundInput) -> dict[str, Any]:
         counted_runs = [r for r in mine if any(r.id in c["runs"] for c in cells.values())]
         domains: dict[str, list[float]] = {}
         for task in tasks:
-            if task.key in cells and task.domain is not None:
-                domains.setdefault(task.domain, []).append(cells[task.key]["best"])
+            if task.domain is not None:
+                domains.setdefault(task.domain, []).append(cells[task.key]["best"] if task.key in cells else 0.0)
         row = base_row(agent)
-        score = mean_or_none(c["best"] for c in cells.values())
+        score = round_mean([c["best"] for c in cells.values()], len(tasks))
         row.update({
             "score": score,
             "overall": score,
-            "pass_rate": sum(1 for c in cells.values() if c["passed"]) / len(cells) if cells else None,
+            "pass_rate": sum(1 for c in cells.values() if c["passed"]) / len(tasks) if tasks else None,
             "tested": len(cells),
             "of": len(tasks),
-            "domains": {d: mean_or_none(v) for d, v in sorted(domains.items())},
+            "domains": {d: round_mean(v, len(v)) for d, v in sorted(domains.items())},
             "heuristic": any(c["heuristic"] for c in cells.values()),
             "cost_usd": mean_or_none(r.cost_usd for r in counted_runs),
             "wall_seconds": mean_or_none(r.wall_seconds for r in counted_runs),

@@ -79,15 +79,42 @@ def test_it_reports_the_best_trial_and_pass_at_k():
     assert cell["runs"] == ["t1", "t2", "t3"]
 
 
-def test_it_averages_best_scores_into_score_pass_rate_and_domains():
+def test_it_averages_best_scores_over_the_rounds_tasks_into_score_pass_rate_and_domains():
     runs = [make_run("a", "code-001", tests_passed=1, tests_total=1),
             make_run("a", "research-001", judge_scores=(5,)),
             make_run("a", "multi-001", tests_passed=0, tests_total=1, judge_scores=(10,))]
     row = board([AUTO, JUDGE, COMPOSITE, BARE], runs)["overall"][0]
-    assert row["score"] == (1.0 + 0.5 + 0.4) / 3
-    assert row["pass_rate"] == 1 / 3
+    # code 1/1 = 1.0; research 5/10 = 0.5; multi 0.6 * 0 + 0.4 * 10/10 = 0.4; data-001 not run: 0.
+    # Over the round's 4 tasks: (1.0 + 0.5 + 0.4 + 0) / 4 = 1.9 / 4 = 0.475; only code passes: 1 of 4.
+    assert row["score"] == pytest.approx(0.475, abs=1e-12)
+    assert row["pass_rate"] == 0.25
     assert row["tested"] == 3 and row["of"] == 4
-    assert row["domains"] == {"code": 1.0, "multi-step": 0.4, "research": 0.5}
+    # One task per domain, so each domain is that task's best, and the untested data task counts 0.
+    assert row["domains"] == {"code": 1.0, "data": 0.0, "multi-step": 0.4, "research": 0.5}
+
+
+def test_it_ranks_an_agent_that_skipped_tasks_below_one_that_ran_them_all():
+    runs = [make_run("solo", "code-001", tests_passed=10, tests_total=10),
+            make_run("full", "code-001", tests_passed=9, tests_total=10),
+            make_run("full", "research-001", judge_scores=(8, 8)),
+            make_run("full", "multi-001", tests_passed=4, tests_total=5, judge_scores=(8,))]
+    rows = board([AUTO, JUDGE, COMPOSITE], runs)["overall"]
+    # solo: code 10/10 = 1.0, the other two tasks untested count 0: (1.0 + 0 + 0) / 3 = 1/3; passes 1 of 3.
+    # full: code 0.9, research (8 + 8) / 2 / 10 = 0.8, multi 0.6 * 4/5 + 0.4 * 8/10 = 0.48 + 0.32 = 0.8;
+    #       (0.9 + 0.8 + 0.8) / 3 = 2.5 / 3 = 0.8333...; all three reach 0.80: 3 of 3.
+    assert [r["agent"] for r in rows] == ["full", "solo"]
+    full, solo = rows
+    assert full["score"] == pytest.approx(2.5 / 3, abs=1e-12) and full["pass_rate"] == 1.0
+    assert solo["score"] == pytest.approx(1 / 3, abs=1e-12) and solo["pass_rate"] == pytest.approx(1 / 3)
+    assert (solo["tested"], solo["of"]) == (1, 3) and (full["tested"], full["of"]) == (3, 3)
+
+
+def test_it_scores_an_agent_with_no_scored_task_as_zero_not_blank():
+    runs = [make_run("a", "code-001", tests_passed=1, tests_total=2),
+            make_run("idle", "code-001", status="infra_error")]
+    rows = board([AUTO, JUDGE], runs)["overall"]
+    # a: (0.5 + 0) / 2 = 0.25; idle: nothing counted, (0 + 0) / 2 = 0, tested 0 of 2.
+    assert [(r["agent"], r["score"], r["tested"]) for r in rows] == [("a", 0.25, 1), ("idle", 0.0, 0)]
 
 
 def test_it_uses_a_custom_pass_threshold():
