@@ -66,13 +66,30 @@ def heuristic_part(run: RunInput) -> float | None:
     return None if run.heuristic is None else min(run.heuristic, HEURISTIC_CAP)
 
 
+def published_score(score: float, heuristic: float | None, evaluation: str | None) -> RunScore:
+    """The score published with a run, with the heuristic cap on its judged part only.
+
+    "tasks using LLM-judge evaluation fall back to heuristic scoring (capped at 0.60)": the cap belongs to
+    the judge part, never to a whole composite (0.6 auto + 0.4 judge, so a composite with a capped heuristic
+    can reach 0.6 + 0.4 * 0.6 = 0.84). Without a heuristic the score stands as published. With one: an
+    llm-judge score is all judge, so it is capped at 0.60; a composite loses what its judged part had above
+    the cap, 0.4 * (heuristic - 0.60); an auto score has no judged part and stands, unmarked.
+    """
+    if heuristic is None or evaluation == "auto":
+        return RunScore(score, False, "published")
+    if evaluation == "composite":
+        excess = max(0.0, heuristic - HEURISTIC_CAP)
+        return RunScore(max(0.0, score - JUDGE_WEIGHT * excess), True, "published")
+    return RunScore(min(score, HEURISTIC_CAP), True, "published")
+
+
 def run_score(run: RunInput, task: TaskInput) -> RunScore:
     """Score one run by its task's evaluation type (seed 002, "Evaluation Types").
 
     auto => a; llm-judge => j, or the capped heuristic h when no judge scored it; composite => 0.6 a + 0.4
     (j or h). Without an evaluation type it is inferred from the parts present. When the parts the type
-    needs are missing, the score published with the run is used as given (capped at 0.60 and marked when
-    the run carries a heuristic). A timeout or over-budget run with no score at all scores 0.
+    needs are missing, the score published with the run is used (see `published_score` for the heuristic
+    cap). A timeout or over-budget run with no score at all scores 0.
     """
     a, j, h = auto_part(run), judge_part(run), heuristic_part(run)
     judge = j if j is not None else h
@@ -92,9 +109,8 @@ def run_score(run: RunInput, task: TaskInput) -> RunScore:
     if evaluation == "composite" and a is not None and judge is not None:
         return RunScore(AUTO_WEIGHT * a + JUDGE_WEIGHT * judge, judge_is_heuristic, "composite")
     if run.score is not None:
-        if run.heuristic is not None:
-            return RunScore(min(run.score, HEURISTIC_CAP), True, "published")
-        return RunScore(run.score, False, "published")
+        # Judge scores, when present, are what the judged part rests on: the heuristic then played no part.
+        return published_score(run.score, run.heuristic if j is None else None, evaluation)
     if run.status in ZERO_WHEN_UNSCORED:
         return RunScore(0.0, False, "timeout")
     return RunScore(None, False, "none")

@@ -1,7 +1,7 @@
 import pytest
 from builders import make_round, make_run, make_task, row_of
 
-from scoring.scored import compute_scored_boards, rerank, run_score
+from scoring.scored import compute_scored_boards, published_score, rerank, run_score
 
 AUTO = make_task("code-001", evaluation="auto", domain="code")
 JUDGE = make_task("research-001", evaluation="llm-judge", domain="research")
@@ -55,10 +55,30 @@ def test_it_infers_the_evaluation_from_the_parts_present():
     assert both.source == "composite"
 
 
-def test_it_falls_back_to_the_published_score_and_caps_a_heuristic_one():
+def test_it_falls_back_to_the_published_score_and_caps_a_heuristic_judge_score():
     assert run_score(make_run("a", "data-001", score=0.7), BARE).score == 0.7
-    rs = run_score(make_run("a", "code-001", score=0.9, heuristic=0.9), AUTO)
+    # An llm-judge task is all judged part: a published 0.9 resting on a heuristic is capped at 0.60.
+    rs = published_score(0.9, 0.9, "llm-judge")
     assert rs.score == 0.6 and rs.heuristic and rs.source == "published"
+
+
+def test_it_caps_only_the_judged_part_of_a_published_composite():
+    # A composite published as 0.88 with the test share unknown and a heuristic judge of 0.70:
+    # 0.88 = 0.6 * auto + 0.4 * 0.70. The cap takes the judged part from 0.70 to 0.60, so the score loses
+    # 0.4 * (0.70 - 0.60) = 0.04 and is 0.84, not 0.60 (and still a pass at 0.80).
+    run = make_run("a", "multi-001", score=0.88, heuristic=0.7)
+    rs = run_score(run, COMPOSITE)
+    assert rs.score == pytest.approx(0.84, abs=1e-12) and rs.heuristic and rs.source == "published"
+    row = board([COMPOSITE], [run])["overall"][0]
+    assert row["pass_rate"] == 1.0
+    # A heuristic under the cap leaves the published composite as it is: 0.6 * 1 + 0.4 * 0.5 = 0.8.
+    assert run_score(make_run("a", "multi-001", score=0.8, heuristic=0.5), COMPOSITE).score == 0.8
+
+
+def test_it_never_caps_a_published_auto_score():
+    # An auto task has no judged part, so a stray heuristic neither caps nor marks its 0.9.
+    rs = run_score(make_run("a", "code-001", score=0.9, heuristic=0.9), AUTO)
+    assert rs.score == 0.9 and not rs.heuristic
 
 
 def test_it_flags_a_published_score_that_differs_from_the_computed_one():
