@@ -159,7 +159,20 @@ def test_it_keeps_missing_cost_and_latency_as_none_and_counts_them():
     a, b = row_of(out["overall"], "a"), row_of(out["overall"], "b")
     assert a["cost_usd"] == 0.3 and a["wall_seconds"] == 90.0
     assert b["cost_usd"] is None and b["wall_seconds"] is None
-    assert out["meta"] == {"agents": 2, "missing_cost": 1, "missing_latency": 1, "pass_threshold": 0.8}
+    # a: cost on both runs, time on 1 of 2 (partial); b: neither. Missing cost: b; missing latency: a (part), b.
+    assert a["partial_axes"] == ["wall_seconds"] and (a["latency_runs"], a["runs_scored"]) == (1, 2)
+    assert out["meta"] == {"agents": 2, "missing_cost": 1, "missing_latency": 2, "partial_cost": 0,
+                           "partial_latency": 1, "pass_threshold": 0.8}
+
+
+def test_it_marks_cost_reported_on_only_some_runs_as_partial():
+    runs = [make_run("a", "code-001", tests_passed=1, tests_total=1, trial=t, wall_seconds=60,
+                     cost_usd=0.01 if t <= 3 else None) for t in range(1, 11)]
+    row = board([AUTO], runs)["overall"][0]
+    # Cost on trials 1-3 of 10: mean of the three reported is 0.01, but it covers 3 of 10 runs.
+    assert (row["cost_runs"], row["runs_scored"]) == (3, 10)
+    assert row["partial_axes"] == ["cost_usd"]
+    assert row["cost_usd"] == pytest.approx(0.01)
 
 
 def test_it_marks_a_cell_whose_best_trial_is_heuristic():
@@ -184,6 +197,44 @@ def test_it_reranks_with_weights_over_normalised_axes():
     assert [r["weighted_rank"] for r in cheap] == [1, 2, 3]
     assert [r["rank"] for r in cheap] == [2, 1, 3]
     assert rows[0].get("weighted") is None
+
+
+def test_it_scores_a_missing_axis_the_reader_weights_as_the_worst_value():
+    rows = [
+        {"agent": "fast", "name": "Fast", "rank": 1, "score": 0.9, "cost_usd": None, "wall_seconds": 30.0},
+        {"agent": "pricey", "name": "Pricey", "rank": 2, "score": 0.8, "cost_usd": 2.0, "wall_seconds": 60.0},
+        {"agent": "cheap", "name": "Cheap", "rank": 3, "score": 0.6, "cost_usd": 0.5, "wall_seconds": 90.0},
+    ]
+    out = rerank(rows, 1, 1, 0)
+    # score scaled over 0.6..0.9: fast 1, pricey 0.2 / 0.3 = 2/3, cheap 0.
+    # cost scaled over the two that report it, cheaper -> 1: cheap 1, pricey 0; fast has none: worst, 0.
+    # fast (1 + 0) / 2 = 0.5; cheap (0 + 1) / 2 = 0.5; pricey (2/3 + 0) / 2 = 1/3.
+    # fast and cheap tie at 0.5 and the one with full data goes first: a gap never lifts an agent.
+    assert [r["agent"] for r in out] == ["cheap", "fast", "pricey"]
+    assert [r["weighted_rank"] for r in out] == [1, 2, 3]
+    assert out[1]["weighted"] == 0.5 and out[1]["worst_axes"] == ["cost_usd"]
+    assert out[2]["weighted"] == pytest.approx(1 / 3)
+    # Leaving cost out of the weights, fast's gap no longer matters: score only puts it first.
+    assert rerank(rows, 1, 0, 0)[0]["agent"] == "fast"
+    assert rerank(rows, 1, 0, 0)[0]["worst_axes"] == []
+
+
+def test_it_never_ranks_a_partly_reported_axis_ahead():
+    rows = [
+        {"agent": "under", "name": "Under", "rank": 1, "score": 0.7, "cost_usd": 0.01, "wall_seconds": 50.0,
+         "partial_axes": ["cost_usd"]},  # cost on 3 of 10 runs
+        {"agent": "full", "name": "Full", "rank": 1, "score": 0.7, "cost_usd": 0.40, "wall_seconds": 50.0},
+    ]
+    out = rerank(rows, 0, 1, 0)
+    # Cost only. Only "full" reports cost on every run, so it alone is scaled: 1. "under" looks 40 times
+    # cheaper on 3 runs of 10, but a partial axis scores the worst value, 0: full 1 > under 0.
+    assert [(r["agent"], r["weighted"]) for r in out] == [("full", 1.0), ("under", 0.0)]
+    assert out[1]["partial_axes"] == ["cost_usd"] and out[1]["worst_axes"] == ["cost_usd"]
+
+
+def test_it_leaves_every_agent_unranked_with_all_weights_zero():
+    rows = [{"agent": "a", "name": "A", "rank": 1, "score": 0.5, "cost_usd": None, "wall_seconds": None}]
+    assert rerank(rows, 0, 0, 0)[0]["weighted"] is None
 
 
 def test_it_refuses_negative_weights():
