@@ -590,14 +590,23 @@ def _weekly_table(ctx: BoardContext, tab: str) -> Table:
                   _num_cell(row.get("points"), str(row.get("points")), href),
                   _num_cell(row.get("pass_rate"), fmt_pct(row.get("pass_rate")), href,
                             sub=f"{len(row['in_review'])} in review" if row.get("in_review") else ""),
-                  _num_cell(row.get("interventions"),
-                            "–" if row.get("interventions") is None else str(row["interventions"]), href),
+                  _interventions_cell(row, href),
                   _num_cell(row.get("seconds"), fmt_seconds(row.get("seconds")), href), cost]
         out.append({"agent": row["agent"], "cells": cells})
     return Table(caption=f"{ctx.rnd.name or ctx.rnd.key}: week of {ctx.rnd.starts_on or ''}", columns=cols,
-                 rows=out, note="Ranked by pass rate, then fewer interventions, then lower dollar cost, then name. "
-                                "Points stay visible so a partial is not hidden; a partial is not a pass. "
-                                "A run that reaches the 30-minute cap is a fail.")
+                 rows=out, note="Ranked by pass rate, then fewer interventions (an unknown count goes after every "
+                                "known total), then lower dollar cost, then name (ignoring case). Points stay "
+                                "visible so a partial is not hidden; a partial is not a pass. A run that reaches "
+                                "the 30-minute cap is a fail and counts 30 minutes of time.")
+
+
+def _interventions_cell(row: dict[str, Any], href: str | None) -> Cell:
+    """The week's interventions, or "unknown" when a run has no count (a missing count is not 0)."""
+    if row.get("interventions") is not None:
+        return _num_cell(row["interventions"], str(row["interventions"]), href)
+    unrecorded = row.get("interventions_unrecorded") or []
+    return Cell(text="unknown", sort=None, href=href, raw=None,
+                sub=f"not recorded on {len(unrecorded)} of {len(row.get('tasks') or {})} runs" if unrecorded else "")
 
 
 def board_table(ctx: BoardContext, tab: str, task_key: str | None = None) -> Table:

@@ -124,3 +124,26 @@ def scored_bundle(slug: str = "sbench") -> dict[str, Any]:
     return {"benchmark": {"slug": slug, "name": f"Bench {slug}", "methodology": "scored",
                           "params": {"pass_threshold": 0.8}},
             "agents": agents, "tasks": tasks, "rounds": [rnd], "runs": runs}
+
+
+def weekly_bundle(slug: str = "wbench") -> dict[str, Any]:
+    """A weekly table of two tasks: "aider", "Claude Code" and "Zed" pass one task each; Zed left one
+    intervention count unrecorded and timed out on the other task with no time recorded."""
+    agents = [{"slug": s, "name": n, "primary_language": "en", "languages": ["en"]}
+              for s, n in (("zed", "Zed"), ("aider", "aider"), ("claude", "Claude Code"))]
+    tasks = [{"key": k, "title": t, "version": "1.0", "kind": "core", "dimensions": [], "evaluation": "checklist",
+              "time_limit_min": 60, "prompt": "Do it."} for k, t in (("trip", "Trip plan"), ("inbox", "Inbox"))]
+
+    def run(agent: str, task: str, **kw: Any) -> dict[str, Any]:
+        return {"id": f"{agent}-{task}", "round": "w1", "agent": agent, "task": task, "task_version": "1.0",
+                "trial": 1, **kw}
+
+    runs = [run("zed", "trip", status="completed", outcome="pass", wall_seconds=600.0),
+            run("zed", "inbox", status="timeout", outcome="fail", interventions=0)]
+    for a in ("aider", "claude"):
+        runs += [run(a, "trip", status="completed", outcome="pass", wall_seconds=600.0, interventions=1),
+                 run(a, "inbox", status="completed", outcome="fail", wall_seconds=40 * 60.0, interventions=1)]
+    rnd = {"key": "w1", "name": "Week 1", "status": "published", "published_at": "2026-03-08T12:00:00Z",
+           "starts_on": "2026-03-02", "entries": [{"agent": a["slug"]} for a in agents]}
+    return {"benchmark": {"slug": slug, "name": f"Bench {slug}", "methodology": "weekly"},
+            "agents": agents, "tasks": tasks, "rounds": [rnd], "runs": runs}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from site_bundles import scored_bundle
+from site_bundles import scored_bundle, weekly_bundle
 
 pytestmark = pytest.mark.django_db
 
@@ -51,4 +51,31 @@ def test_it_explains_the_scored_rules_on_the_methodology_page(load, client):
     html = client.get("/b/sbench/methodology/").content.decode()
     for words in ("a task without a score counting 0", "tested k of n", "judged part only",
                   "counts as the worst value"):
+        assert words in html
+
+
+def test_it_orders_the_week_by_name_ignoring_case_and_puts_unknown_interventions_last(load, client):
+    load(weekly_bundle())
+    html = client.get("/b/wbench/").content.decode()
+    # All pass 1 of 2. aider and Claude Code: 1 + 1 = 2 interventions; Zed: 0 on inbox, none recorded on
+    # trip: unknown, after the known 2s. aider and Claude Code tie on cost too: by name ignoring case.
+    assert html.index(">aider<") < html.index(">Claude Code<") < html.index(">Zed<")
+    assert "unknown" in _row(html, "Zed") and "not recorded on 1 of 2 runs" in _row(html, "Zed")
+
+
+def test_it_counts_30_minutes_for_a_timeout_and_caps_every_task_at_30(load, client):
+    load(weekly_bundle())
+    html = client.get("/b/wbench/").content.decode()
+    # Zed: trip 600 s + inbox timed out with no time: 1800 s -> 2400 s = 40 min.
+    # aider: trip 600 s + inbox 40 min on a task listing a 60-minute limit: stopped at 30 min -> 40 min too,
+    # and the inbox run is marked as reaching the 30-minute cap.
+    assert "40m 00s" in _row(html, "Zed") and "40m 00s" in _row(html, "aider")
+    assert "30m 00s" in _row(html, "Zed")  # the timed-out inbox cell
+    assert "30-min cap" in _row(html, "aider")
+
+
+def test_it_explains_the_weekly_rules_on_the_methodology_page(load, client):
+    load(weekly_bundle())
+    html = client.get("/b/wbench/methodology/").content.decode()
+    for words in ("shows “unknown”", "ignoring case", "same for every task", "adds 30 minutes"):
         assert words in html
