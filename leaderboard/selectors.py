@@ -17,7 +17,7 @@ from decimal import Decimal
 from typing import Any
 from urllib.parse import urlencode
 
-from django.db.models import Avg, Prefetch, Q
+from django.db.models import Avg, Count, Prefetch, Q
 from django.http import Http404
 from django.urls import reverse
 
@@ -399,6 +399,22 @@ def _rating_cell(row: dict | None) -> Cell:
                 raw=row["rating"] if row else None)
 
 
+def _partial_marks(partial: bool, reported: int | None, runs: int | None) -> dict[str, Any]:
+    """A cost or time cell that averages only the runs reporting it says so ("cost on 3 of 10 runs")."""
+    if not partial:
+        return {}
+    return {"sub": f"on {reported} of {runs} runs", "badges": [("partial", "warn")]}
+
+
+def _missing_note(meta: dict[str, Any], axis: str) -> str:
+    """ "n agents missing data on axis X" (seed 002), counting agents with the axis on only some runs."""
+    missing, partial = meta.get(f"missing_{axis}") or 0, meta.get(f"partial_{axis}") or 0
+    if not missing:
+        return ""
+    text = f"{missing} of {meta.get('agents')} agents are missing {axis} data"
+    return text + (f" ({partial} on some runs only)" if partial else "")
+
+
 def _scored_table(ctx: BoardContext, tab: str) -> Table:
     rows = ctx.data.get("overall") or []
     meta = ctx.data.get("meta") or {}
@@ -426,8 +442,10 @@ def _scored_table(ctx: BoardContext, tab: str) -> Table:
                           f"scored by the heuristic fallback, capped at 0.60.")
     domains = sorted({d for r in rows for d in (r.get("domains") or {})})
     cols = [Column("rank", "Rank"), Column("agent", "Agent", num=False),
-            Column("score", "Score (0-1)", title="Mean over tested tasks of the best score across trials"),
-            Column("pass_rate", "Pass rate", title=f"Tasks whose best score is at least {threshold:.2f}"),
+            Column("score", "Score (0-1)", title="Mean over the round's tasks of the best score across trials; "
+                                                   "a task without a score counts 0"),
+            Column("pass_rate", "Pass rate", title=f"Share of the round's tasks whose best score is at least "
+                                                   f"{threshold:.2f}"),
             Column("pass_at_k", "Mean pass@k", title="Mean over tasks of the share of passing trials")]
     cols += [Column(f"dom:{d}", d) for d in domains]
     cols += [Column("cost", "Cost / run"), Column("time", "Time / run"), Column("coverage", "Tested")]
@@ -441,25 +459,28 @@ def _scored_table(ctx: BoardContext, tab: str) -> Table:
         mean_pak = math.fsum(pak) / len(pak) if pak else None
         badges = [("heuristic", "warn")] if row.get("heuristic") else []
         cells = {"rank": _rank_cell(row), "agent": _agent_cell(row, ctx),
-                 "score": _num_cell(row.get("score"), fmt_score(row.get("score"), "scored"), href, badges=badges),
+                 "score": _num_cell(row.get("score"), fmt_score(row.get("score"), "scored"), href, badges=badges,
+                                    sub=f"tested {row.get('tested')} of {row.get('of')}"
+                                    if row.get("tested") != row.get("of") else ""),
                  "pass_rate": _num_cell(row.get("pass_rate"), fmt_pct(row.get("pass_rate")), href),
                  "pass_at_k": _num_cell(mean_pak, fmt_pct(mean_pak), href)}
         for d in domains:
             v = (row.get("domains") or {}).get(d)
             cells[f"dom:{d}"] = _num_cell(v, fmt_score(v, "scored"), href)
-        cells["cost"] = _num_cell(row.get("cost_usd"), fmt_money(row.get("cost_usd")), href)
-        cells["time"] = _num_cell(row.get("wall_seconds"), fmt_seconds(row.get("wall_seconds")), href)
-        cells["coverage"] = Cell(text=f"{row.get('tested')} of {row.get('of')}", sort=row.get("tested"), href=href,
-                                 raw=row.get("tested"))
+        partial = row.get("partial_axes") or []
+        cells["cost"] = _num_cell(row.get("cost_usd"), fmt_money(row.get("cost_usd")), href,
+                                  **_partial_marks("cost_usd" in partial, row.get("cost_runs"), row.get("runs_scored")))
+        cells["time"] = _num_cell(row.get("wall_seconds"), fmt_seconds(row.get("wall_seconds")), href,
+                                  **_partial_marks("wall_seconds" in partial, row.get("latency_runs"),
+                                                   row.get("runs_scored")))
+        cells["coverage"] = Cell(text=f"tested {row.get('tested')} of {row.get('of')}", sort=row.get("tested"),
+                                 href=href, raw=row.get("tested"))
         if ctx.ratings:
             cells["rating"] = _rating_cell(ctx.ratings.get(row["agent"]))
         out.append({"agent": row["agent"], "cells": [cells[c.key] for c in cols]})
-    missing = []
-    if meta.get("missing_cost"):
-        missing.append(f"{meta['missing_cost']} of {meta.get('agents')} agents have no cost data")
-    if meta.get("missing_latency"):
-        missing.append(f"{meta['missing_latency']} of {meta.get('agents')} agents have no latency data")
-    note = "Missing cost or time is shown as –, never as 0. " + ("; ".join(missing) + "." if missing else "")
+    missing = [text for text in (_missing_note(meta, "cost"), _missing_note(meta, "latency")) if text]
+    note = ("Missing cost or time is shown as –, never as 0, and a mean over only some runs is marked partial. "
+            + ("; ".join(missing) + "." if missing else ""))
     return Table(caption=f"Overall board, {ctx.rnd.name or ctx.rnd.key}", columns=cols, rows=out, note=note)
 
 
@@ -613,14 +634,23 @@ def _weekly_table(ctx: BoardContext, tab: str) -> Table:
                   _num_cell(row.get("points"), str(row.get("points")), href),
                   _num_cell(row.get("pass_rate"), fmt_pct(row.get("pass_rate")), href,
                             sub=f"{len(row['in_review'])} in review" if row.get("in_review") else ""),
-                  _num_cell(row.get("interventions"),
-                            "–" if row.get("interventions") is None else str(row["interventions"]), href),
+                  _interventions_cell(row, href),
                   _num_cell(row.get("seconds"), fmt_seconds(row.get("seconds")), href), cost]
         out.append({"agent": row["agent"], "cells": cells})
     return Table(caption=f"{ctx.rnd.name or ctx.rnd.key}: week of {ctx.rnd.starts_on or ''}", columns=cols,
-                 rows=out, note="Ranked by pass rate, then fewer interventions, then lower dollar cost, then name. "
-                                "Points stay visible so a partial is not hidden; a partial is not a pass. "
-                                "A run that reaches the 30-minute cap is a fail.")
+                 rows=out, note="Ranked by pass rate, then fewer interventions (an unknown count goes after every "
+                                "known total), then lower dollar cost, then name (ignoring case). Points stay "
+                                "visible so a partial is not hidden; a partial is not a pass. A run that reaches "
+                                "the 30-minute cap is a fail and counts 30 minutes of time.")
+
+
+def _interventions_cell(row: dict[str, Any], href: str | None) -> Cell:
+    """The week's interventions, or "unknown" when a run has no count (a missing count is not 0)."""
+    if row.get("interventions") is not None:
+        return _num_cell(row["interventions"], str(row["interventions"]), href)
+    unrecorded = row.get("interventions_unrecorded") or []
+    return Cell(text="unknown", sort=None, href=href, raw=None,
+                sub=f"not recorded on {len(unrecorded)} of {len(row.get('tasks') or {})} runs" if unrecorded else "")
 
 
 def board_table(ctx: BoardContext, tab: str, task_key: str | None = None) -> Table:
@@ -924,18 +954,38 @@ def tradeoff_rows(bench: Benchmark, rnd: Round, data: dict) -> list[dict[str, An
     agent's completed runs in the round (missing stays None)."""
     m = bench.methodology
     rows = (data.get("overall") or []) if data else []
-    if m in AXIS_TIME_KEY:
-        return [{"agent": r["agent"], "name": r["name"], "rank": r.get("rank"), "score": r.get(HEADLINE[m]),
-                 "cost_usd": r.get("cost_usd"), "wall_seconds": r.get(AXIS_TIME_KEY[m])} for r in rows]
+    if m == "scored":
+        return [_axes_row(r, r.get("score"), r.get("cost_usd"), r.get("wall_seconds"), r.get("runs_scored") or 0,
+                          r.get("cost_runs") or 0, r.get("latency_runs") or 0) for r in rows]
+    if m == "weekly":
+        out = []
+        for r in rows:
+            cells = list((r.get("tasks") or {}).values())
+            out.append(_axes_row(r, r.get("pass_rate"), r.get("cost_usd"), r.get("seconds"), len(cells),
+                                 len(cells) if r.get("cost_usd") is not None else 0,
+                                 sum(1 for c in cells if c.get("seconds") is not None)))
+        return out
     agg = {a["entry__agent__slug"]: a for a in Run.objects.filter(round=rnd, status="completed")
-           .values("entry__agent__slug").annotate(cost=Avg("cost_usd"), seconds=Avg("wall_seconds"))}
+           .values("entry__agent__slug").annotate(cost=Avg("cost_usd"), seconds=Avg("wall_seconds"), runs=Count("id"),
+                                                  cost_runs=Count("cost_usd"), time_runs=Count("wall_seconds"))}
     out = []
     for r in rows:
         a = agg.get(r["agent"], {})
         cost = a.get("cost")
-        out.append({"agent": r["agent"], "name": r["name"], "rank": r.get("rank"), "score": r.get(HEADLINE[m]),
-                    "cost_usd": float(cost) if cost is not None else None, "wall_seconds": a.get("seconds")})
+        out.append(_axes_row(r, r.get(HEADLINE[m]), float(cost) if cost is not None else None, a.get("seconds"),
+                             a.get("runs", 0), a.get("cost_runs", 0), a.get("time_runs", 0)))
     return out
+
+
+def _axes_row(r: dict[str, Any], score: float | None, cost: float | None, seconds: float | None, runs: int,
+              cost_runs: int, time_runs: int) -> dict[str, Any]:
+    """One agent on the trade-offs page. An axis reported on only some runs is partial: its mean may rest on
+    the cheap or fast runs, so the re-rank scores it as missing (seed 002: missing data is never an
+    advantage)."""
+    partial = [axis for axis, n in (("cost_usd", cost_runs), ("wall_seconds", time_runs)) if 0 < n < runs]
+    return {"agent": r["agent"], "name": r["name"], "rank": r.get("rank"), "score": score, "cost_usd": cost,
+            "wall_seconds": seconds, "runs": runs, "axis_runs": {"cost_usd": cost_runs, "wall_seconds": time_runs},
+            "partial_axes": partial}
 
 
 def pareto(points: list[dict[str, Any]], x: str) -> set[str]:
@@ -1042,6 +1092,28 @@ def _weight(params: Mapping[str, str], name: str) -> float:
     return min(max(value, 0.0), 10.0) if math.isfinite(value) else 1.0
 
 
+AXIS_WORD = {"score": "score", "cost_usd": "cost", "wall_seconds": "time"}
+
+
+def _partial_name(row: dict[str, Any], axis: str) -> str:
+    return f"{row['name']} ({AXIS_WORD[axis]} on {row['axis_runs'][axis]} of {row['runs']} runs)"
+
+
+def _axis_gaps(row: dict[str, Any]) -> list[str]:
+    """What a re-ranked row lacks, in words: "no cost", "cost on 3 of 10 runs", and whether the weights made
+    it count as the worst value."""
+    gaps = []
+    for axis in scored_rules.AXES:
+        if axis in row["missing_axes"]:
+            text = f"no {AXIS_WORD[axis]}"
+        elif axis in row["partial_axes"]:
+            text = f"{AXIS_WORD[axis]} on {row['axis_runs'][axis]} of {row['runs']} runs"
+        else:
+            continue
+        gaps.append(text + (", counted as the worst" if axis in row["worst_axes"] else ""))
+    return gaps
+
+
 def tradeoffs_page(*, bench_slug: str, params: Mapping[str, str]) -> dict[str, Any]:
     bench = benchmark_get(bench_slug)
     rounds = rounds_published(bench)
@@ -1060,15 +1132,17 @@ def tradeoffs_page(*, bench_slug: str, params: Mapping[str, str]) -> dict[str, A
     table = [{"agent": r["agent"], "name": r["name"], "href": hrefs[r["agent"]], "weighted_rank": r["weighted_rank"],
               "rank": r["rank"], "weighted": "–" if r["weighted"] is None else f"{r['weighted']:.3f}",
               "score": score_fmt(r["score"]) if r["score"] is not None else "–", "cost": fmt_money(r["cost_usd"]),
-              "time": fmt_seconds(r["wall_seconds"]),
-              "missing": ", ".join({"score": "score", "cost_usd": "cost", "wall_seconds": "time"}[a]
-                                   for a in r["missing_axes"])} for r in ranked]
+              "time": fmt_seconds(r["wall_seconds"]), "gaps": _axis_gaps(r)} for r in ranked]
+    # A partial mean is not plotted either: it could put an agent on the frontier with its cheap runs only.
+    plotted = [{**r, **{a: None for a in r["partial_axes"]}} for r in rows]
     return {"bench": bench, "round": rnd, "rounds": rounds, "weights": weights, "table": table,
             "state": snapshot_state(snap),
-            "cost_chart": scatter_chart(rows, "cost_usd", fmt_money, score_fmt, hrefs),
-            "time_chart": scatter_chart(rows, "wall_seconds", fmt_seconds, score_fmt, hrefs),
+            "cost_chart": scatter_chart(plotted, "cost_usd", fmt_money, score_fmt, hrefs),
+            "time_chart": scatter_chart(plotted, "wall_seconds", fmt_seconds, score_fmt, hrefs),
             "missing_cost": [r["name"] for r in rows if r["cost_usd"] is None],
             "missing_time": [r["name"] for r in rows if r["wall_seconds"] is None],
+            "partial_cost": [_partial_name(r, "cost_usd") for r in rows if "cost_usd" in r["partial_axes"]],
+            "partial_time": [_partial_name(r, "wall_seconds") for r in rows if "wall_seconds" in r["partial_axes"]],
             "derived_axes": m not in AXIS_TIME_KEY, "headline": HEADLINE_LABEL[m]}
 
 

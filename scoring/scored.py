@@ -2,8 +2,9 @@
 
 A run's score comes from its parts (auto = tests passed / total, judge = mean of 1-10 criteria / 10,
 composite = 60/40), a heuristic fallback capped at 0.60 and marked, or the score published with the run.
-The board ranks agents by their mean best score; cost and latency are separate axes where missing is None,
-never 0, and `rerank` combines the three axes with a reader's weights.
+The board ranks agents by their mean best score over the round's tasks (a task without a score counts 0);
+cost and latency are separate axes where missing is None, never 0, and `rerank` combines the three axes with
+a reader's weights.
 """
 
 from __future__ import annotations
@@ -65,13 +66,30 @@ def heuristic_part(run: RunInput) -> float | None:
     return None if run.heuristic is None else min(run.heuristic, HEURISTIC_CAP)
 
 
+def published_score(score: float, heuristic: float | None, evaluation: str | None) -> RunScore:
+    """The score published with a run, with the heuristic cap on its judged part only.
+
+    "tasks using LLM-judge evaluation fall back to heuristic scoring (capped at 0.60)": the cap belongs to
+    the judge part, never to a whole composite (0.6 auto + 0.4 judge, so a composite with a capped heuristic
+    can reach 0.6 + 0.4 * 0.6 = 0.84). Without a heuristic the score stands as published. With one: an
+    llm-judge score is all judge, so it is capped at 0.60; a composite loses what its judged part had above
+    the cap, 0.4 * (heuristic - 0.60); an auto score has no judged part and stands, unmarked.
+    """
+    if heuristic is None or evaluation == "auto":
+        return RunScore(score, False, "published")
+    if evaluation == "composite":
+        excess = max(0.0, heuristic - HEURISTIC_CAP)
+        return RunScore(max(0.0, score - JUDGE_WEIGHT * excess), True, "published")
+    return RunScore(min(score, HEURISTIC_CAP), True, "published")
+
+
 def run_score(run: RunInput, task: TaskInput) -> RunScore:
     """Score one run by its task's evaluation type (seed 002, "Evaluation Types").
 
     auto => a; llm-judge => j, or the capped heuristic h when no judge scored it; composite => 0.6 a + 0.4
     (j or h). Without an evaluation type it is inferred from the parts present. When the parts the type
-    needs are missing, the score published with the run is used as given (capped at 0.60 and marked when
-    the run carries a heuristic). A timeout or over-budget run with no score at all scores 0.
+    needs are missing, the score published with the run is used (see `published_score` for the heuristic
+    cap). A timeout or over-budget run with no score at all scores 0.
     """
     a, j, h = auto_part(run), judge_part(run), heuristic_part(run)
     judge = j if j is not None else h
@@ -91,9 +109,8 @@ def run_score(run: RunInput, task: TaskInput) -> RunScore:
     if evaluation == "composite" and a is not None and judge is not None:
         return RunScore(AUTO_WEIGHT * a + JUDGE_WEIGHT * judge, judge_is_heuristic, "composite")
     if run.score is not None:
-        if run.heuristic is not None:
-            return RunScore(min(run.score, HEURISTIC_CAP), True, "published")
-        return RunScore(run.score, False, "published")
+        # Judge scores, when present, are what the judged part rests on: the heuristic then played no part.
+        return published_score(run.score, run.heuristic if j is None else None, evaluation)
     if run.status in ZERO_WHEN_UNSCORED:
         return RunScore(0.0, False, "timeout")
     return RunScore(None, False, "none")
@@ -149,14 +166,25 @@ def task_cell(task: TaskInput, runs: list[RunInput], threshold: float) -> dict[s
     }
 
 
+def round_mean(best_scores: list[float], task_count: int) -> float | None:
+    """Mean of the best scores over `task_count` tasks, a task without a score counting 0 (so an agent that
+    skips a task never gains from it); None when there are no tasks."""
+    return math.fsum(best_scores) / task_count if task_count else None
+
+
 def compute_scored_boards(round_input: RoundInput) -> dict[str, Any]:
     """The `scored` board of one round: {"overall": [rows], "meta": {...}}.
 
-    Agent `score` (also `overall`) = mean over tested tasks of the best score; `pass_rate` = tasks whose best
-    passes / tested tasks; `domains` = mean best per task domain. Cost and latency are means over counted runs
-    that report them, None when none does ("We treat missing data as None, never 0"), and `meta` counts the
-    agents missing each axis ("n agents missing data on axis X"). Ranked by score descending, blank last,
-    equal scores sharing a rank.
+    A skipped task is not a free pass: agent `score` (also `overall`) = mean over the round's tasks of the best
+    score, a task without a score counting 0 (as seed 003 counts a task without runs); `pass_rate` = tasks
+    whose best passes / the round's tasks; `domains` = the same mean over each domain's tasks. `tested` and
+    `of` say how many of the round's tasks have a score ("tested k of n").
+
+    Cost and latency are means over the scored runs that report them, None when none does ("We treat missing
+    data as None, never 0"). `runs_scored`, `cost_runs` and `latency_runs` count those runs; an axis reported
+    on only some runs is listed in `partial_axes` ("cost on 3 of 10 runs": a mean of the reported runs may be
+    the cheap ones). `meta` counts the agents missing each axis, wholly or partly ("n agents missing data on
+    axis X"), and the partial ones apart. Ranked by score descending, blank last, equal scores sharing a rank.
     """
     threshold = float(round_input.params.get("pass_threshold", DEFAULT_PASS_THRESHOLD))
     tasks = sorted(round_input.tasks, key=lambda t: t.key)
@@ -179,30 +207,39 @@ def compute_scored_boards(round_input: RoundInput) -> dict[str, Any]:
         counted_runs = [r for r in mine if any(r.id in c["runs"] for c in cells.values())]
         domains: dict[str, list[float]] = {}
         for task in tasks:
-            if task.key in cells and task.domain is not None:
-                domains.setdefault(task.domain, []).append(cells[task.key]["best"])
+            if task.domain is not None:
+                domains.setdefault(task.domain, []).append(cells[task.key]["best"] if task.key in cells else 0.0)
         row = base_row(agent)
-        score = mean_or_none(c["best"] for c in cells.values())
+        score = round_mean([c["best"] for c in cells.values()], len(tasks))
         row.update({
             "score": score,
             "overall": score,
-            "pass_rate": sum(1 for c in cells.values() if c["passed"]) / len(cells) if cells else None,
+            "pass_rate": sum(1 for c in cells.values() if c["passed"]) / len(tasks) if tasks else None,
             "tested": len(cells),
             "of": len(tasks),
-            "domains": {d: mean_or_none(v) for d, v in sorted(domains.items())},
+            "domains": {d: round_mean(v, len(v)) for d, v in sorted(domains.items())},
             "heuristic": any(c["heuristic"] for c in cells.values()),
             "cost_usd": mean_or_none(r.cost_usd for r in counted_runs),
             "wall_seconds": mean_or_none(r.wall_seconds for r in counted_runs),
             "first_output_seconds": mean_or_none(r.first_output_seconds for r in counted_runs),
+            "runs_scored": len(counted_runs),
+            "cost_runs": sum(1 for r in counted_runs if r.cost_usd is not None),
+            "latency_runs": sum(1 for r in counted_runs if r.wall_seconds is not None),
             "unscored": sorted(unscored),
             "tasks": cells,
         })
+        row["partial_axes"] = [axis for axis, n in (("cost_usd", row["cost_runs"]),
+                                                    ("wall_seconds", row["latency_runs"]))
+                               if 0 < n < row["runs_scored"]]
         rows.append(row)
     ranked = assign_ranks(rows, lambda r: desc_none_last(r["score"]), name_key)
     meta = {
         "agents": len(ranked),
-        "missing_cost": sum(1 for r in ranked if r["cost_usd"] is None),
-        "missing_latency": sum(1 for r in ranked if r["wall_seconds"] is None),
+        "missing_cost": sum(1 for r in ranked if r["cost_usd"] is None or "cost_usd" in r["partial_axes"]),
+        "missing_latency": sum(1 for r in ranked
+                               if r["wall_seconds"] is None or "wall_seconds" in r["partial_axes"]),
+        "partial_cost": sum(1 for r in ranked if "cost_usd" in r["partial_axes"]),
+        "partial_latency": sum(1 for r in ranked if "wall_seconds" in r["partial_axes"]),
         "pass_threshold": threshold,
     }
     return {"overall": ranked, "meta": meta}
@@ -220,36 +257,44 @@ def _normalised(values: dict[str, float], invert: bool) -> dict[str, float]:
     return out
 
 
-def rerank(rows: list[Row], w_score: float, w_cost: float, w_latency: float) -> list[Row]:
-    """Re-rank a `scored` board with a reader's weights (seed 002, "The composite ranking exposes weights").
+AXES = ("score", "cost_usd", "wall_seconds")
 
-    Each axis is min-max normalised to 0..1 over the agents that report it: score as is, cost (`cost_usd`)
-    and latency (`wall_seconds`) inverted so that cheaper and faster are nearer 1; an axis where every agent
-    is equal gives all of them 1. An agent's `weighted` value is sum(w * axis) / sum(w) over the axes it
-    reports, so a missing axis is left out and the weights renormalised over the others (its row lists the
-    axis under `missing_axes`, so a reader sees what is not comparable). With no reported axis of positive
-    weight `weighted` is None, ranked last. Weights must be >= 0. Returns new rows (copies) ranked by
-    `weighted`, equal values sharing a `weighted_rank`, then by name.
+
+def rerank(rows: list[Row], w_score: float, w_cost: float, w_latency: float) -> list[Row]:
+    """Re-rank a board with a reader's weights (seed 002, "The composite ranking exposes weights").
+
+    Each axis is min-max normalised to 0..1 over the agents that fully report it: score as is, cost
+    (`cost_usd`) and latency (`wall_seconds`) inverted so that cheaper and faster are nearer 1; an axis where
+    every such agent is equal gives all of them 1. An agent's `weighted` value is sum(w * axis) / sum(w) over
+    the three axes. Missing data is never an advantage ("an adapter that under-reports tokens looks
+    artificially cheap"): an axis the agent does not report (None), or reports on only some runs (listed in
+    the row's `partial_axes`), scores the worst value, 0, wherever the reader gives it weight, and among equal
+    `weighted` values such agents come after those with full data. The row lists those axes under
+    `missing_axes` / `partial_axes` and, when weighted, `worst_axes`. With every weight 0, `weighted` is None
+    for all. Weights must be finite and >= 0. Returns new rows (copies) ranked by `weighted`, with
+    `weighted_rank` (equal values and equal gaps share it), then by name; `rank` keeps the board rank.
     """
     weights = {"score": w_score, "cost_usd": w_cost, "wall_seconds": w_latency}
     if any(w < 0 or not math.isfinite(w) for w in weights.values()):
         raise ValueError("weights must be finite and >= 0")
-    axes = {
-        axis: _normalised({r["agent"]: float(r[axis]) for r in rows if r.get(axis) is not None},
-                          invert=axis != "score")
-        for axis in weights
-    }
+
+    def full(row: Row, axis: str) -> bool:
+        return row.get(axis) is not None and axis not in (row.get("partial_axes") or ())
+
+    axes = {axis: _normalised({r["agent"]: float(r[axis]) for r in rows if full(r, axis)}, invert=axis != "score")
+            for axis in AXES}
+    total_w = math.fsum(weights.values())
     out = []
     for row in rows:
         new = dict(row)
-        present = [a for a in weights if row["agent"] in axes[a]]
-        total_w = math.fsum(weights[a] for a in present)
-        new["weighted"] = (math.fsum(weights[a] * axes[a][row["agent"]] for a in present) / total_w
+        new["missing_axes"] = [a for a in AXES if row.get(a) is None]
+        new["partial_axes"] = [a for a in AXES if row.get(a) is not None and not full(row, a)]
+        new["worst_axes"] = [a for a in AXES if weights[a] > 0 and not full(row, a)]
+        new["weighted"] = (math.fsum(weights[a] * axes[a].get(row["agent"], 0.0) for a in AXES) / total_w
                            if total_w > 0 else None)
-        new["missing_axes"] = [a for a in weights if a not in present]
         out.append(new)
     board_rank = {r["agent"]: r.get("rank") for r in rows}
-    ranked = assign_ranks(out, lambda r: desc_none_last(r["weighted"]), name_key)
+    ranked = assign_ranks(out, lambda r: (desc_none_last(r["weighted"]), len(r["worst_axes"])), name_key)
     for r in ranked:
         r["weighted_rank"] = r["rank"]
         r["rank"] = board_rank[r["agent"]]

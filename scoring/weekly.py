@@ -19,26 +19,34 @@ from .common import (
     latest,
     reviewed_outcome,
 )
-from .types import EntryInput, RoundInput, RunInput, TaskInput
+from .types import EntryInput, RoundInput, RunInput
 
-DEFAULT_CAP_MIN = 30.0
+# "Wall-clock time ... stops when the agent finishes, or at 30 minutes": one cap for every task, whatever time
+# limit a task record carries.
+CAP_SECONDS = 30 * 60.0
 # Statuses that mean "the job was not done": a fail. An infra error is the platform's, not the agent's, and
-# is not counted (the task stays in the week's denominator, so it cannot raise a pass rate).
+# is not counted (the task stays in the week's denominator, so it cannot raise the pass rate).
 FAIL_STATUSES = frozenset({"timeout", "over_budget", "not_started", "region_blocked", "unsupported"})
 NOT_COUNTED = frozenset({"infra_error"})
 
 
-def cap_seconds(task: TaskInput) -> float:
-    """The run's time cap: the task's time limit, 30 minutes by default ("the 30-minute cap")."""
-    return (task.time_limit_min if task.time_limit_min is not None else DEFAULT_CAP_MIN) * 60
+def reached_cap(run: RunInput) -> bool:
+    """"A run that reaches the cap is a fail": status timeout, or a wall time at or over 30 minutes."""
+    return run.status == "timeout" or (run.wall_seconds is not None and run.wall_seconds >= CAP_SECONDS)
 
 
-def reached_cap(run: RunInput, task: TaskInput) -> bool:
-    """"A run that reaches the cap is a fail": status timeout, or a wall time at or over the cap."""
-    return run.status == "timeout" or (run.wall_seconds is not None and run.wall_seconds >= cap_seconds(task))
+def run_seconds(run: RunInput) -> float | None:
+    """The run's published time: "stops when the agent finishes, or at 30 minutes, whichever comes first".
+
+    A run that reached the cap took the 30 minutes, recorded or not (a timed-out run with no time adds 30
+    minutes to the week, never 0); otherwise its recorded time, None when there is none.
+    """
+    if reached_cap(run):
+        return CAP_SECONDS
+    return run.wall_seconds
 
 
-def weekly_outcome(run: RunInput, task: TaskInput) -> str | None:
+def weekly_outcome(run: RunInput) -> str | None:
     """pass, partial or fail for one run, or None while it is in review.
 
     "Fail: the job was not done, or the run reached the 30-minute cap": a timeout, a wall time at or over
@@ -47,7 +55,7 @@ def weekly_outcome(run: RunInput, task: TaskInput) -> str | None:
     verdicts the run's own label. violation and unsupported labels are fails here (the table has no such
     rows).
     """
-    if run.status in FAIL_STATUSES or reached_cap(run, task):
+    if run.status in FAIL_STATUSES or reached_cap(run):
         return "fail"
     outcome = reviewed_outcome(run, allow_violation=False, double_review=False)
     if outcome in ("unsupported", "violation"):
@@ -61,17 +69,28 @@ def _cost_key(row: Row) -> tuple[int, float]:
     return (0, row["cost_usd"]) if row["cost_usd"] is not None else (1, 0.0)
 
 
+def week_interventions(runs: list[RunInput]) -> int | None:
+    """"The table sums interventions across the week's tasks": the sum, or None (unknown) as soon as one run
+    has no count. An unreported count is unknown, not 0: summing the others would make the week look
+    smoother than it was."""
+    if not runs or any(r.interventions is None for r in runs):
+        return None
+    return sum(r.interventions or 0 for r in runs)
+
+
 def order_key(row: Row) -> tuple:
     """Seed 004 "Ranking": higher pass rate, fewer interventions, lower dollar cost, then name.
 
-    Unknown interventions sort after any recorded count (a missing number is not a zero).
+    Unknown interventions sort after every known total at the same pass rate (a missing number is not a
+    zero). "Alphabetical by agent name" ignores case, so "aider" comes before "Claude Code" and "Zed"; the
+    name as written, then the slug, only keep the order total.
     """
     rate = row["pass_rate"]
     return ((1, 0.0) if rate is None else (0, -rate), asc_none_last(row["interventions"]), _cost_key(row),
-            row["name"], row["agent"])
+            row["name"].casefold(), row["name"], row["agent"])
 
 
-def agent_row(row: Row, tasks: dict[str, TaskInput], runs: list[RunInput], week_tasks: int,
+def agent_row(row: Row, runs: list[RunInput], week_tasks: int,
               entry: EntryInput | None) -> Row:
     """One agent's week: "One run is labeled and scored" (the latest trial when several exist)."""
     chosen: dict[str, RunInput] = {}
@@ -84,15 +103,13 @@ def agent_row(row: Row, tasks: dict[str, TaskInput], runs: list[RunInput], week_
             chosen[key] = run
     cells: dict[str, dict[str, Any]] = {}
     for key, run in chosen.items():
-        task = tasks[key]
-        outcome = weekly_outcome(run, task)
-        seconds = None if run.wall_seconds is None else min(run.wall_seconds, cap_seconds(task))
+        outcome = weekly_outcome(run)
         cells[key] = {
             "outcome": outcome if outcome is not None else "in_review",
             "points": OUTCOME_POINTS[outcome] if outcome is not None else None,
             "run": run.id,
-            "seconds": seconds,
-            "capped": reached_cap(run, task),
+            "seconds": run_seconds(run),
+            "capped": reached_cap(run),
             "interventions": run.interventions,
             "cost_usd": run.cost_usd,
             "plan_label": run.plan_label,
@@ -112,8 +129,8 @@ def agent_row(row: Row, tasks: dict[str, TaskInput], runs: list[RunInput], week_
         "points": sum(c["points"] or 0 for c in cells.values()),
         "pass_rate": passes / week_tasks if week_tasks else None,
         "tasks_that_week": week_tasks,
-        "interventions": None if all(r.interventions is None for r in used)
-        else sum(r.interventions or 0 for r in used),
+        "interventions": week_interventions(used),
+        "interventions_unrecorded": sorted(r.task for r in used if r.interventions is None),
         "seconds": fsum_or_none(c["seconds"] for c in cells.values()),
         "cost_usd": fsum_or_none(r.cost_usd for r in used) if dollars else None,
         "plan_label": plan_label,
@@ -130,18 +147,18 @@ def compute_weekly_boards(round_input: RoundInput) -> dict[str, list[Row]]:
     """The week's table: {"overall": [rows]}.
 
     pass_rate = passes / "the number of tasks that week" (the tasks with any run in the round);
-    interventions and time summed over the week's runs (time stops at the cap); cost summed in dollars
+    interventions summed over the week's runs (unknown when any run has no count); time summed with each run
+    stopping at the 30-minute cap (a timed-out run counts the 30 minutes); cost summed in dollars
     when every run was metered, else the plan label. Rank is the position in the order of `order_key`:
     the order is total (it ends with the name), so ranks are 1..n without ties.
     """
-    tasks = {t.key: t for t in round_input.tasks}
     runs = effective_runs(round_input)
     week_tasks = len({r.task for r in runs})
     entries = {e.agent: e for e in round_input.entries}
     by_agent: dict[str, list] = {}
     for r in runs:
         by_agent.setdefault(r.agent, []).append(r)
-    rows = [agent_row(base_row(a), tasks, by_agent.get(a.slug, []), week_tasks, entries.get(a.slug))
+    rows = [agent_row(base_row(a), by_agent.get(a.slug, []), week_tasks, entries.get(a.slug))
             for a in entered_agents(round_input)]
     rows.sort(key=order_key)
     for i, row in enumerate(rows, start=1):

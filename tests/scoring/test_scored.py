@@ -1,7 +1,7 @@
 import pytest
 from builders import make_round, make_run, make_task, row_of
 
-from scoring.scored import compute_scored_boards, rerank, run_score
+from scoring.scored import compute_scored_boards, published_score, rerank, run_score
 
 AUTO = make_task("code-001", evaluation="auto", domain="code")
 JUDGE = make_task("research-001", evaluation="llm-judge", domain="research")
@@ -55,10 +55,30 @@ def test_it_infers_the_evaluation_from_the_parts_present():
     assert both.source == "composite"
 
 
-def test_it_falls_back_to_the_published_score_and_caps_a_heuristic_one():
+def test_it_falls_back_to_the_published_score_and_caps_a_heuristic_judge_score():
     assert run_score(make_run("a", "data-001", score=0.7), BARE).score == 0.7
-    rs = run_score(make_run("a", "code-001", score=0.9, heuristic=0.9), AUTO)
+    # An llm-judge task is all judged part: a published 0.9 resting on a heuristic is capped at 0.60.
+    rs = published_score(0.9, 0.9, "llm-judge")
     assert rs.score == 0.6 and rs.heuristic and rs.source == "published"
+
+
+def test_it_caps_only_the_judged_part_of_a_published_composite():
+    # A composite published as 0.88 with the test share unknown and a heuristic judge of 0.70:
+    # 0.88 = 0.6 * auto + 0.4 * 0.70. The cap takes the judged part from 0.70 to 0.60, so the score loses
+    # 0.4 * (0.70 - 0.60) = 0.04 and is 0.84, not 0.60 (and still a pass at 0.80).
+    run = make_run("a", "multi-001", score=0.88, heuristic=0.7)
+    rs = run_score(run, COMPOSITE)
+    assert rs.score == pytest.approx(0.84, abs=1e-12) and rs.heuristic and rs.source == "published"
+    row = board([COMPOSITE], [run])["overall"][0]
+    assert row["pass_rate"] == 1.0
+    # A heuristic under the cap leaves the published composite as it is: 0.6 * 1 + 0.4 * 0.5 = 0.8.
+    assert run_score(make_run("a", "multi-001", score=0.8, heuristic=0.5), COMPOSITE).score == 0.8
+
+
+def test_it_never_caps_a_published_auto_score():
+    # An auto task has no judged part, so a stray heuristic neither caps nor marks its 0.9.
+    rs = run_score(make_run("a", "code-001", score=0.9, heuristic=0.9), AUTO)
+    assert rs.score == 0.9 and not rs.heuristic
 
 
 def test_it_flags_a_published_score_that_differs_from_the_computed_one():
@@ -79,15 +99,42 @@ def test_it_reports_the_best_trial_and_pass_at_k():
     assert cell["runs"] == ["t1", "t2", "t3"]
 
 
-def test_it_averages_best_scores_into_score_pass_rate_and_domains():
+def test_it_averages_best_scores_over_the_rounds_tasks_into_score_pass_rate_and_domains():
     runs = [make_run("a", "code-001", tests_passed=1, tests_total=1),
             make_run("a", "research-001", judge_scores=(5,)),
             make_run("a", "multi-001", tests_passed=0, tests_total=1, judge_scores=(10,))]
     row = board([AUTO, JUDGE, COMPOSITE, BARE], runs)["overall"][0]
-    assert row["score"] == (1.0 + 0.5 + 0.4) / 3
-    assert row["pass_rate"] == 1 / 3
+    # code 1/1 = 1.0; research 5/10 = 0.5; multi 0.6 * 0 + 0.4 * 10/10 = 0.4; data-001 not run: 0.
+    # Over the round's 4 tasks: (1.0 + 0.5 + 0.4 + 0) / 4 = 1.9 / 4 = 0.475; only code passes: 1 of 4.
+    assert row["score"] == pytest.approx(0.475, abs=1e-12)
+    assert row["pass_rate"] == 0.25
     assert row["tested"] == 3 and row["of"] == 4
-    assert row["domains"] == {"code": 1.0, "multi-step": 0.4, "research": 0.5}
+    # One task per domain, so each domain is that task's best, and the untested data task counts 0.
+    assert row["domains"] == {"code": 1.0, "data": 0.0, "multi-step": 0.4, "research": 0.5}
+
+
+def test_it_ranks_an_agent_that_skipped_tasks_below_one_that_ran_them_all():
+    runs = [make_run("solo", "code-001", tests_passed=10, tests_total=10),
+            make_run("full", "code-001", tests_passed=9, tests_total=10),
+            make_run("full", "research-001", judge_scores=(8, 8)),
+            make_run("full", "multi-001", tests_passed=4, tests_total=5, judge_scores=(8,))]
+    rows = board([AUTO, JUDGE, COMPOSITE], runs)["overall"]
+    # solo: code 10/10 = 1.0, the other two tasks untested count 0: (1.0 + 0 + 0) / 3 = 1/3; passes 1 of 3.
+    # full: code 0.9, research (8 + 8) / 2 / 10 = 0.8, multi 0.6 * 4/5 + 0.4 * 8/10 = 0.48 + 0.32 = 0.8;
+    #       (0.9 + 0.8 + 0.8) / 3 = 2.5 / 3 = 0.8333...; all three reach 0.80: 3 of 3.
+    assert [r["agent"] for r in rows] == ["full", "solo"]
+    full, solo = rows
+    assert full["score"] == pytest.approx(2.5 / 3, abs=1e-12) and full["pass_rate"] == 1.0
+    assert solo["score"] == pytest.approx(1 / 3, abs=1e-12) and solo["pass_rate"] == pytest.approx(1 / 3)
+    assert (solo["tested"], solo["of"]) == (1, 3) and (full["tested"], full["of"]) == (3, 3)
+
+
+def test_it_scores_an_agent_with_no_scored_task_as_zero_not_blank():
+    runs = [make_run("a", "code-001", tests_passed=1, tests_total=2),
+            make_run("idle", "code-001", status="infra_error")]
+    rows = board([AUTO, JUDGE], runs)["overall"]
+    # a: (0.5 + 0) / 2 = 0.25; idle: nothing counted, (0 + 0) / 2 = 0, tested 0 of 2.
+    assert [(r["agent"], r["score"], r["tested"]) for r in rows] == [("a", 0.25, 1), ("idle", 0.0, 0)]
 
 
 def test_it_uses_a_custom_pass_threshold():
@@ -112,7 +159,20 @@ def test_it_keeps_missing_cost_and_latency_as_none_and_counts_them():
     a, b = row_of(out["overall"], "a"), row_of(out["overall"], "b")
     assert a["cost_usd"] == 0.3 and a["wall_seconds"] == 90.0
     assert b["cost_usd"] is None and b["wall_seconds"] is None
-    assert out["meta"] == {"agents": 2, "missing_cost": 1, "missing_latency": 1, "pass_threshold": 0.8}
+    # a: cost on both runs, time on 1 of 2 (partial); b: neither. Missing cost: b; missing latency: a (part), b.
+    assert a["partial_axes"] == ["wall_seconds"] and (a["latency_runs"], a["runs_scored"]) == (1, 2)
+    assert out["meta"] == {"agents": 2, "missing_cost": 1, "missing_latency": 2, "partial_cost": 0,
+                           "partial_latency": 1, "pass_threshold": 0.8}
+
+
+def test_it_marks_cost_reported_on_only_some_runs_as_partial():
+    runs = [make_run("a", "code-001", tests_passed=1, tests_total=1, trial=t, wall_seconds=60,
+                     cost_usd=0.01 if t <= 3 else None) for t in range(1, 11)]
+    row = board([AUTO], runs)["overall"][0]
+    # Cost on trials 1-3 of 10: mean of the three reported is 0.01, but it covers 3 of 10 runs.
+    assert (row["cost_runs"], row["runs_scored"]) == (3, 10)
+    assert row["partial_axes"] == ["cost_usd"]
+    assert row["cost_usd"] == pytest.approx(0.01)
 
 
 def test_it_marks_a_cell_whose_best_trial_is_heuristic():
@@ -137,6 +197,44 @@ def test_it_reranks_with_weights_over_normalised_axes():
     assert [r["weighted_rank"] for r in cheap] == [1, 2, 3]
     assert [r["rank"] for r in cheap] == [2, 1, 3]
     assert rows[0].get("weighted") is None
+
+
+def test_it_scores_a_missing_axis_the_reader_weights_as_the_worst_value():
+    rows = [
+        {"agent": "fast", "name": "Fast", "rank": 1, "score": 0.9, "cost_usd": None, "wall_seconds": 30.0},
+        {"agent": "pricey", "name": "Pricey", "rank": 2, "score": 0.8, "cost_usd": 2.0, "wall_seconds": 60.0},
+        {"agent": "cheap", "name": "Cheap", "rank": 3, "score": 0.6, "cost_usd": 0.5, "wall_seconds": 90.0},
+    ]
+    out = rerank(rows, 1, 1, 0)
+    # score scaled over 0.6..0.9: fast 1, pricey 0.2 / 0.3 = 2/3, cheap 0.
+    # cost scaled over the two that report it, cheaper -> 1: cheap 1, pricey 0; fast has none: worst, 0.
+    # fast (1 + 0) / 2 = 0.5; cheap (0 + 1) / 2 = 0.5; pricey (2/3 + 0) / 2 = 1/3.
+    # fast and cheap tie at 0.5 and the one with full data goes first: a gap never lifts an agent.
+    assert [r["agent"] for r in out] == ["cheap", "fast", "pricey"]
+    assert [r["weighted_rank"] for r in out] == [1, 2, 3]
+    assert out[1]["weighted"] == 0.5 and out[1]["worst_axes"] == ["cost_usd"]
+    assert out[2]["weighted"] == pytest.approx(1 / 3)
+    # Leaving cost out of the weights, fast's gap no longer matters: score only puts it first.
+    assert rerank(rows, 1, 0, 0)[0]["agent"] == "fast"
+    assert rerank(rows, 1, 0, 0)[0]["worst_axes"] == []
+
+
+def test_it_never_ranks_a_partly_reported_axis_ahead():
+    rows = [
+        {"agent": "under", "name": "Under", "rank": 1, "score": 0.7, "cost_usd": 0.01, "wall_seconds": 50.0,
+         "partial_axes": ["cost_usd"]},  # cost on 3 of 10 runs
+        {"agent": "full", "name": "Full", "rank": 1, "score": 0.7, "cost_usd": 0.40, "wall_seconds": 50.0},
+    ]
+    out = rerank(rows, 0, 1, 0)
+    # Cost only. Only "full" reports cost on every run, so it alone is scaled: 1. "under" looks 40 times
+    # cheaper on 3 runs of 10, but a partial axis scores the worst value, 0: full 1 > under 0.
+    assert [(r["agent"], r["weighted"]) for r in out] == [("full", 1.0), ("under", 0.0)]
+    assert out[1]["partial_axes"] == ["cost_usd"] and out[1]["worst_axes"] == ["cost_usd"]
+
+
+def test_it_leaves_every_agent_unranked_with_all_weights_zero():
+    rows = [{"agent": "a", "name": "A", "rank": 1, "score": 0.5, "cost_usd": None, "wall_seconds": None}]
+    assert rerank(rows, 0, 0, 0)[0]["weighted"] is None
 
 
 def test_it_refuses_negative_weights():

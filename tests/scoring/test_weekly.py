@@ -1,4 +1,4 @@
-from builders import make_round, make_run, make_task, row_of, verdicts
+from builders import make_agent, make_round, make_run, make_task, row_of, verdicts
 
 from scoring.types import EntryInput
 from scoring.weekly import compute_weekly_boards
@@ -34,7 +34,24 @@ def test_it_fails_a_run_that_reaches_the_30_minute_cap():
     row = table(runs)[0]
     assert row["passes"] == 1 and row["fails"] == 2
     assert row["tasks"]["trip"]["capped"] is True
-    assert row["seconds"] == 1800 + 1799.5
+    # trip reached the cap: 30 min = 1800 s; inbox timed out with no time recorded: the full 1800 s, not 0;
+    # research finished half a second early: 1799.5 s. 1800 + 1800 + 1799.5 = 5399.5 s.
+    assert row["seconds"] == 5399.5
+    assert row["tasks"]["inbox"]["seconds"] == 1800
+
+
+def test_it_caps_every_task_at_30_minutes_whatever_its_time_limit():
+    short = make_task("trip", time_limit_min=20)
+    long = make_task("inbox", time_limit_min=60)
+    runs = [make_run("a", "trip", outcome="pass", wall_seconds=25 * 60),
+            make_run("a", "inbox", outcome="pass", wall_seconds=40 * 60)]
+    row = compute_weekly_boards(make_round("weekly", [short, long], runs))["overall"][0]
+    # trip: 25 min is under the 30-minute cap, so the pass stands (its 20-minute limit is not 004's cap).
+    # inbox: 40 min is past 30 minutes, so it is a fail and its time stops at 30 min.
+    assert row["tasks"]["trip"]["outcome"] == "pass" and row["tasks"]["trip"]["capped"] is False
+    assert row["tasks"]["inbox"]["outcome"] == "fail" and row["tasks"]["inbox"]["capped"] is True
+    # 25 * 60 + 30 * 60 = 1500 + 1800 = 3300 s
+    assert row["seconds"] == 3300
 
 
 def test_it_uses_the_reviewed_outcome():
@@ -52,12 +69,43 @@ def test_it_takes_a_lone_tester_label_as_the_outcome():
     assert row["in_review"] == []
 
 
-def test_it_sums_interventions_and_keeps_none_when_all_missing():
-    runs = week("a", ["pass", "pass"], interventions=None) + \
-        [make_run("b", "trip", outcome="pass", interventions=2), make_run("b", "inbox", outcome="pass")]
+def test_it_sums_interventions_and_calls_a_week_with_any_missing_count_unknown():
+    runs = (week("a", ["pass", "pass"], interventions=None)
+            + [make_run("b", "trip", outcome="pass", interventions=2), make_run("b", "inbox", outcome="pass")]
+            + [make_run("c", "trip", outcome="pass", interventions=2),
+               make_run("c", "inbox", outcome="pass", interventions=1)])
     rows = table(runs)
     assert row_of(rows, "a")["interventions"] is None
-    assert row_of(rows, "b")["interventions"] == 2
+    # b: 2 on trip, nothing recorded on inbox: unknown, not 2 + 0.
+    assert row_of(rows, "b")["interventions"] is None
+    assert row_of(rows, "b")["interventions_unrecorded"] == ["inbox"]
+    # c: 2 + 1 = 3
+    assert row_of(rows, "c")["interventions"] == 3
+
+
+def test_it_ranks_unknown_interventions_after_known_totals_at_the_same_pass_rate():
+    runs = (week("quiet", ["pass", "fail"], interventions=None)              # 1 of 2; counts unrecorded
+            + [make_run("steady", "trip", outcome="pass", interventions=3),
+               make_run("steady", "inbox", outcome="fail", interventions=2)]  # 1 of 2; 3 + 2 = 5
+            + [make_run("gappy", "trip", outcome="pass", interventions=0),
+               make_run("gappy", "inbox", outcome="fail")]                  # 1 of 2; 0 + unknown
+            + week("ace", ["pass", "pass"], interventions=None))             # 2 of 2; unknown
+    rows = table(runs)
+    # ace has the higher pass rate (2/2), so its unknown count does not matter. At 1/2: steady's known 5
+    # comes before gappy (0 recorded, one run unknown) and quiet (all unknown); those two tie on
+    # interventions and cost and go by name, Gappy before Quiet.
+    assert [r["agent"] for r in rows] == ["ace", "steady", "gappy", "quiet"]
+
+
+def test_it_breaks_the_last_tie_alphabetically_ignoring_case():
+    agents = [make_agent("zed", name="Zed"), make_agent("aider", name="aider"),
+              make_agent("claude", name="Claude Code")]
+    runs = [make_run(a.slug, "trip", outcome="pass", interventions=0) for a in agents]
+    rows = compute_weekly_boards(make_round("weekly", TASKS, runs, agents=agents))["overall"]
+    # All tie on pass rate 1/1, 0 interventions and no cost; by name ignoring case: aider, Claude Code, Zed
+    # (a byte-wise sort would put "aider" last, after the capitals).
+    assert [r["name"] for r in rows] == ["aider", "Claude Code", "Zed"]
+    assert [r["rank"] for r in rows] == [1, 2, 3]
 
 
 def test_it_sums_dollars_only_when_every_run_has_them():

@@ -100,3 +100,50 @@ def outcomes_bundle(slug: str = "obench", round_key: str = "r1", status: str = "
                           "at": "2026-02-03T09:00:00Z"}] if published else []}
     return {"benchmark": {"slug": slug, "name": f"Bench {slug}", "methodology": "outcomes"},
             "agents": agents, "tasks": tasks, "rounds": [rnd], "runs": runs}
+
+
+def scored_bundle(slug: str = "sbench") -> dict[str, Any]:
+    """A scored benchmark: three auto tasks. Solo ran one task perfectly and skipped two; Full ran all three;
+    Under reports cost on only 3 of its 10 runs."""
+    agents = [{"slug": s, "name": s.title(), "primary_language": "en", "languages": ["en"]}
+              for s in ("solo", "full", "under")]
+    tasks = [{"key": k, "title": k, "version": "1.0", "kind": "core", "domain": "code", "dimensions": [],
+              "evaluation": "auto", "prompt": "Fix it."} for k in ("t1", "t2", "t3")]
+
+    def run(agent: str, task: str, passed: int, trial: int = 1, **kw: Any) -> dict[str, Any]:
+        return {"id": f"{agent}-{task}-{trial}", "round": "r1", "agent": agent, "task": task, "task_version": "1.0",
+                "trial": trial, "status": "completed", "tests_passed": passed, "tests_total": 10, **kw}
+
+    runs = [run("solo", "t1", 10, cost_usd=0.2, wall_seconds=30.0)]
+    runs += [run("full", k, 9, cost_usd=0.5, wall_seconds=60.0) for k in ("t1", "t2", "t3")]
+    runs += [run("under", k, 9, trial=t, cost_usd=0.01 if t == 1 else None, wall_seconds=60.0)
+             for k in ("t1", "t2", "t3") for t in (1, 2, 3)]
+    runs += [run("under", "t1", 9, trial=4, wall_seconds=60.0)]
+    rnd = {"key": "r1", "name": "Round r1", "status": "published", "published_at": "2026-03-01T12:00:00Z",
+           "starts_on": "2026-02-20", "entries": [{"agent": a["slug"]} for a in agents]}
+    return {"benchmark": {"slug": slug, "name": f"Bench {slug}", "methodology": "scored",
+                          "params": {"pass_threshold": 0.8}},
+            "agents": agents, "tasks": tasks, "rounds": [rnd], "runs": runs}
+
+
+def weekly_bundle(slug: str = "wbench") -> dict[str, Any]:
+    """A weekly table of two tasks: "aider", "Claude Code" and "Zed" pass one task each; Zed left one
+    intervention count unrecorded and timed out on the other task with no time recorded."""
+    agents = [{"slug": s, "name": n, "primary_language": "en", "languages": ["en"]}
+              for s, n in (("zed", "Zed"), ("aider", "aider"), ("claude", "Claude Code"))]
+    tasks = [{"key": k, "title": t, "version": "1.0", "kind": "core", "dimensions": [], "evaluation": "checklist",
+              "time_limit_min": 60, "prompt": "Do it."} for k, t in (("trip", "Trip plan"), ("inbox", "Inbox"))]
+
+    def run(agent: str, task: str, **kw: Any) -> dict[str, Any]:
+        return {"id": f"{agent}-{task}", "round": "w1", "agent": agent, "task": task, "task_version": "1.0",
+                "trial": 1, **kw}
+
+    runs = [run("zed", "trip", status="completed", outcome="pass", wall_seconds=600.0),
+            run("zed", "inbox", status="timeout", outcome="fail", interventions=0)]
+    for a in ("aider", "claude"):
+        runs += [run(a, "trip", status="completed", outcome="pass", wall_seconds=600.0, interventions=1),
+                 run(a, "inbox", status="completed", outcome="fail", wall_seconds=40 * 60.0, interventions=1)]
+    rnd = {"key": "w1", "name": "Week 1", "status": "published", "published_at": "2026-03-08T12:00:00Z",
+           "starts_on": "2026-03-02", "entries": [{"agent": a["slug"]} for a in agents]}
+    return {"benchmark": {"slug": slug, "name": f"Bench {slug}", "methodology": "weekly"},
+            "agents": agents, "tasks": tasks, "rounds": [rnd], "runs": runs}

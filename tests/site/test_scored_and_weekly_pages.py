@@ -1,0 +1,81 @@
+"""The scored and weekly boards, the trade-offs page and the methodology pages, as a reader sees them."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from site_bundles import scored_bundle, weekly_bundle
+
+pytestmark = pytest.mark.django_db
+
+
+def _row(html: str, name: str) -> str:
+    """The table row (up to its closing tag) that names `name`."""
+    start = html.index(f">{name}<")
+    return html[html.rindex("<tr", 0, start):html.index("</tr>", start)]
+
+
+def test_it_ranks_a_skipped_task_as_zero_and_shows_tested_k_of_n(load, client):
+    load(scored_bundle())
+    html = client.get("/b/sbench/").content.decode()
+    # Solo: t1 10/10 = 1.0, t2 and t3 skipped count 0: (1 + 0 + 0) / 3 = 0.333. Full: 0.9 on all three = 0.9.
+    # Under: 0.9 on all three (best of its trials) = 0.9. So Full and Under share first, Solo is third.
+    assert html.index(">Full<") < html.index(">Solo<") and html.index(">Under<") < html.index(">Solo<")
+    solo = _row(html, "Solo")
+    assert "tested 1 of 3" in solo
+    assert "0.33" in solo
+
+
+def test_it_marks_cost_reported_on_some_runs_as_partial_on_the_board(load, client):
+    load(scored_bundle())
+    html = client.get("/b/sbench/").content.decode()
+    # Under: cost on trial 1 of each task (3 runs) out of its 10 scored runs.
+    assert "on 3 of 10 runs" in _row(html, "Under")
+    assert "1 of 3 agents are missing cost data (1 on some runs only)" in html
+
+
+def test_it_never_lifts_an_agent_in_the_reranking_for_a_partial_axis(load, client):
+    load(scored_bundle())
+    html = client.get("/b/sbench/tradeoffs/?w_score=0&w_cost=1&w_time=0",
+                      headers={"HX-Request": "true"}).content.decode()
+    # Cost only. Full reports $0.50 on all 3 runs and Solo $0.20 on its 1 run: scaled over those two, Solo
+    # (cheaper) 1 and Full 0. Under's $0.01 covers 3 of 10 runs: worst value, 0, and after Full at 0.
+    names = re.findall(r'<th scope="row"><a href="[^"]*">([^<]+)</a>', html)
+    assert names == ["Solo", "Full", "Under"]
+    assert "cost on 3 of 10 runs, counted as the worst" in _row(html, "Under")
+
+
+def test_it_explains_the_scored_rules_on_the_methodology_page(load, client):
+    load(scored_bundle())
+    html = client.get("/b/sbench/methodology/").content.decode()
+    for words in ("a task without a score counting 0", "tested k of n", "judged part only",
+                  "counts as the worst value"):
+        assert words in html
+
+
+def test_it_orders_the_week_by_name_ignoring_case_and_puts_unknown_interventions_last(load, client):
+    load(weekly_bundle())
+    html = client.get("/b/wbench/").content.decode()
+    # All pass 1 of 2. aider and Claude Code: 1 + 1 = 2 interventions; Zed: 0 on inbox, none recorded on
+    # trip: unknown, after the known 2s. aider and Claude Code tie on cost too: by name ignoring case.
+    assert html.index(">aider<") < html.index(">Claude Code<") < html.index(">Zed<")
+    assert "unknown" in _row(html, "Zed") and "not recorded on 1 of 2 runs" in _row(html, "Zed")
+
+
+def test_it_counts_30_minutes_for_a_timeout_and_caps_every_task_at_30(load, client):
+    load(weekly_bundle())
+    html = client.get("/b/wbench/").content.decode()
+    # Zed: trip 600 s + inbox timed out with no time: 1800 s -> 2400 s = 40 min.
+    # aider: trip 600 s + inbox 40 min on a task listing a 60-minute limit: stopped at 30 min -> 40 min too,
+    # and the inbox run is marked as reaching the 30-minute cap.
+    assert "40m 00s" in _row(html, "Zed") and "40m 00s" in _row(html, "aider")
+    assert "30m 00s" in _row(html, "Zed")  # the timed-out inbox cell
+    assert "30-min cap" in _row(html, "aider")
+
+
+def test_it_explains_the_weekly_rules_on_the_methodology_page(load, client):
+    load(weekly_bundle())
+    html = client.get("/b/wbench/methodology/").content.decode()
+    for words in ("shows “unknown”", "ignoring case", "same for every task", "adds 30 minutes"):
+        assert words in html
