@@ -42,6 +42,7 @@ from scoring.models import BoardSnapshot, SnapshotKind
 
 from . import api_schemas as s
 from .bundles import bundle_export
+from .clients import client_address
 from .models import Agent, Benchmark, Entry, Round, RoundParameter, Task, TaskVersion
 from .ratelimit import window_hit
 
@@ -55,16 +56,11 @@ ERRORS: dict[int, Any] = {404: s.ErrorOut, 422: s.ErrorOut, 429: s.ErrorOut}
 # --- rate limit ---------------------------------------------------------------------------------------------------
 
 def client_id(request: HttpRequest) -> str:
-    """The signed-in user, else the address the request came from. X-Forwarded-For is trusted only when
-    NINJA_NUM_PROXIES says how many proxies stand in front (anyone can send that header)."""
+    """The signed-in user, else the client's address by the site's one rule (`client_address`: behind the
+    trusted proxy, the hop it appended to X-Forwarded-For)."""
     if settings.SESSION_COOKIE_NAME in request.COOKIES and request.user.is_authenticated:
         return f"user:{request.user.pk}"
-    proxies = getattr(settings, "NINJA_NUM_PROXIES", None)
-    forwarded = request.META.get("HTTP_X_FORWARDED_FOR")
-    if proxies and forwarded:
-        addrs = [a.strip() for a in forwarded.split(",")]
-        return f"ip:{addrs[-min(proxies, len(addrs))]}"
-    return f"ip:{request.META.get('REMOTE_ADDR', '')}"
+    return f"ip:{client_address(request)}"
 
 
 class ClientRateThrottle(BaseThrottle):

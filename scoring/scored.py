@@ -31,11 +31,11 @@ AUTO_WEIGHT, JUDGE_WEIGHT = 0.6, 0.4
 DEFAULT_PASS_THRESHOLD = 0.8
 # A computed score this close to the threshold is on it: 0.6 * a + 0.4 * j can land a rounding error below.
 TOLERANCE = 1e-9
-# A timeout or an over-budget run is handed in as it stood at the limit ("A timeout (default 300 seconds)");
-# an infra error is the platform's fault; region blocks, unsupported products and runs that never started
+# A timeout, budget-exhausted or over-budget run is handed in as it stood at the limit ("A timeout (default 300
+# seconds)"); an infra error is the platform's fault; region blocks, unsupported products and runs that never started
 # produced nothing to score.
-COUNTED = frozenset({"completed", "timeout", "over_budget"})
-ZERO_WHEN_UNSCORED = frozenset({"timeout", "over_budget"})
+COUNTED = frozenset({"completed", "timeout", "budget_exhausted", "over_budget"})
+ZERO_WHEN_UNSCORED = frozenset({"timeout", "budget_exhausted", "over_budget"})
 
 
 @dataclass(frozen=True)

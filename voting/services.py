@@ -43,6 +43,7 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
+from leaderboard.clients import client_address  # noqa: F401 - the voting views' import of it
 from leaderboard.ratelimit import window_hit
 
 from .models import Held, Matchup, Vote, VoterFlag, Winner
@@ -125,15 +126,6 @@ def matchup_draw(*, voter, scope: str = "", now: datetime | None = None, rng: Ra
 
 
 # --- rate limits --------------------------------------------------------------------------------------------
-
-def client_address(request) -> str:
-    """The client address. Behind the one trusted proxy (BEHIND_PROXY) it is the last X-Forwarded-For hop,
-    the one the proxy itself appended; earlier hops are whatever the client sent."""
-    forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
-    if settings.SECURE_PROXY_SSL_HEADER and forwarded:
-        return forwarded.split(",")[-1].strip()
-    return request.META.get("REMOTE_ADDR", "")
-
 
 def rate_limit_hit(*, bucket: str, idents: list[str], limit: int, window: int, at: float | None = None,
                    voter=None) -> int:
