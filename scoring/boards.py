@@ -6,10 +6,10 @@ from collections.abc import Callable
 from typing import Any
 
 from .checks import compute_checks_boards
-from .outcomes import compute_outcomes_boards
+from .outcomes import compute_outcomes_boards, run_outcome
 from .scored import compute_scored_boards
-from .types import RoundInput
-from .weekly import compute_weekly_boards
+from .types import RoundInput, RunInput, TaskInput
+from .weekly import compute_weekly_boards, weekly_outcome
 
 COMPUTE: dict[str, Callable[[RoundInput], dict[str, Any]]] = {
     "outcomes": compute_outcomes_boards,
@@ -17,6 +17,26 @@ COMPUTE: dict[str, Callable[[RoundInput], dict[str, Any]]] = {
     "checks": compute_checks_boards,
     "weekly": compute_weekly_boards,
 }
+
+# The outcome a board counts for one run, for the methodologies whose boards count outcomes: the same
+# functions the boards call, so a page showing one run never restates the rule.
+RUN_OUTCOME: dict[str, Callable[[RunInput, TaskInput], str | None]] = {
+    "outcomes": run_outcome,
+    "weekly": weekly_outcome,
+}
+
+
+def counted_outcome(methodology: str, run: RunInput, task: TaskInput) -> str | None:
+    """The outcome the boards of `methodology` count for `run` (None while it is in review).
+
+    outcomes: `outcomes.run_outcome` (an unreviewed timeout is a fail, a violation off a safety task is a
+    fail); weekly: `weekly.weekly_outcome` (a run at or over the cap is a fail whatever its label).
+    """
+    try:
+        rule = RUN_OUTCOME[methodology]
+    except KeyError:
+        raise ValueError(f"{methodology!r} boards do not count outcomes") from None
+    return rule(run, task)
 
 
 def compute_boards(round_input: RoundInput) -> dict[str, Any]:
