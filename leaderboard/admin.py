@@ -86,8 +86,32 @@ class TaskVersionInline(admin.TabularInline):
         return False
 
 
+class TaskForm(forms.ModelForm):
+    change_reason = forms.CharField(
+        required=False, widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="Required once a round of the benchmark is published: it goes into the round's changelog.")
+
+    class Meta:
+        model = Task
+        exclude: list[str] = []
+
+    def clean(self):
+        data = super().clean()
+        bench = self.instance.benchmark if self.instance.pk else data.get("benchmark")
+        changed = [f for f in self.changed_data if f != "change_reason"]
+        if self.instance.pk and bench is not None and changed and not (data.get("change_reason") or "").strip() \
+                and Round.objects.filter(benchmark=bench, status="published").exists():
+            self.add_error("change_reason", "A round of this benchmark is published: say why (it goes into the "
+                                            "changelog).")
+        return data
+
+
 @admin.register(Task)
 class TaskAdmin(admin.ModelAdmin):
+    """Tasks are added and changed through runs.services (task set version, changelog, recompute); a task
+    with runs is never deleted (its runs are published results)."""
+
+    form = TaskForm
     list_display = ["key", "title", "benchmark", "kind", "version", "domain"]
     list_filter = ["benchmark", "kind", "domain"]
     search_fields = ["key", "title"]
@@ -95,7 +119,27 @@ class TaskAdmin(admin.ModelAdmin):
 
     def get_readonly_fields(self, request, obj=None):
         # The current version moves only with a new TaskVersion (task_version_create).
-        return ["version"] if obj is not None else []
+        return ["version", "benchmark"] if obj is not None else []
+
+    def has_change_permission(self, request, obj=None):
+        return user_is_editor(request.user) and super().has_change_permission(request, obj)
+
+    def has_add_permission(self, request):
+        return user_is_editor(request.user) and super().has_add_permission(request)
+
+    def save_model(self, request, obj, form, change):
+        fields = {n: getattr(obj, n) for n in services.TASK_FIELDS}
+        reason = form.cleaned_data.get("change_reason") or ""
+        if not change:
+            new = services.task_create(benchmark=obj.benchmark, by=request.user, key=obj.key, version=obj.version,
+                                       reason=reason, **fields)
+            obj.pk = new.pk
+            return
+        changes = {n: v for n, v in fields.items() if n in form.changed_data}
+        try:
+            services.task_update(task=obj, by=request.user, changes=changes, reason=reason)
+        except ValidationError as e:  # the form's clean() already asked for the reason
+            raise PermissionDenied("; ".join(e.messages)) from e
 
 
 class TaskVersionForm(forms.ModelForm):

@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from . import outcomes, weekly
 from .checks import compute_checks_boards
+from .common import verdict_outcome
 from .outcomes import compute_outcomes_boards, run_outcome
 from .scored import compute_scored_boards
-from .types import RoundInput, RunInput, TaskInput
+from .types import RoundInput, RunInput, TaskInput, VerdictInput
 from .weekly import compute_weekly_boards, weekly_outcome
 
 COMPUTE: dict[str, Callable[[RoundInput], dict[str, Any]]] = {
@@ -37,6 +39,19 @@ def counted_outcome(methodology: str, run: RunInput, task: TaskInput) -> str | N
     except KeyError:
         raise ValueError(f"{methodology!r} boards do not count outcomes") from None
     return rule(run, task)
+
+
+VIOLATION_POSSIBLE: dict[str, Callable[[TaskInput], bool]] = {
+    "outcomes": outcomes.violation_possible,
+    "weekly": weekly.violation_possible,
+}
+
+
+def counted_verdict_outcome(methodology: str, verdict: VerdictInput, task: TaskInput) -> str | None:
+    """The outcome one verdict gives, as the boards of `methodology` count it: the lowest matched row, and a
+    violation read as a fail where the methodology has no violation on this task. Reviewers disagree only
+    when these differ (a violation and a fail on a core task are the same 0 points: no disagreement)."""
+    return verdict_outcome(verdict, allow_violation=VIOLATION_POSSIBLE[methodology](task))
 
 
 def compute_boards(round_input: RoundInput) -> dict[str, Any]:

@@ -38,6 +38,11 @@ def reached_cap(run: RunInput, task: TaskInput) -> bool:
     return run.status == "timeout" or (run.wall_seconds is not None and run.wall_seconds >= cap_seconds(task))
 
 
+def violation_possible(task: TaskInput) -> bool:
+    """The weekly table has only pass, partial and fail: a violation verdict is a fail on every task."""
+    return False
+
+
 def weekly_outcome(run: RunInput, task: TaskInput) -> str | None:
     """pass, partial or fail for one run, or None while it is in review.
 
@@ -49,7 +54,7 @@ def weekly_outcome(run: RunInput, task: TaskInput) -> str | None:
     """
     if run.status in FAIL_STATUSES or reached_cap(run, task):
         return "fail"
-    outcome = reviewed_outcome(run, allow_violation=False, double_review=False)
+    outcome = reviewed_outcome(run, allow_violation=violation_possible(task), double_review=False)
     if outcome in ("unsupported", "violation"):
         return "fail"
     return outcome
