@@ -21,7 +21,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.formats import date_format
 
-from leaderboard.models import Benchmark, ChangelogEntry, Round, RoundStatus, Task, TaskVersion, major
+from leaderboard.models import Agent, Benchmark, ChangelogEntry, Round, RoundStatus, Task, TaskVersion, major
 from leaderboard.selectors import run_input, task_input
 from scoring.boards import VIOLATION_POSSIBLE
 from scoring.common import has_results, reviewed_outcome, verdict_outcome
@@ -247,6 +247,141 @@ def run_update(*, run: Run, by, changes: dict[str, Any], reason: str = "") -> Ru
                  what=f"Run {locked.key}: {'; '.join(described)}")
         snapshots_mark_stale(round_ids=[locked.round_id])
     return locked
+
+
+def run_create(*, by, reason: str = "", **fields: Any) -> Run:
+    """An editor adds a run. In a published round the reason is required and the addition is logged."""
+    _require_editor(by)
+    with transaction.atomic():
+        run = Run(**fields)
+        rnd = Round.objects.select_for_update().get(pk=run.round_id)
+        _require_reason(rnd, reason)
+        run.save()
+        if rnd.is_published:
+            _log(round=rnd, run=run, who=by, why=reason.strip(), what=f"Run {run.key} added")
+        _preview_restart(rnd)
+        snapshots_mark_stale(round_ids=[rnd.id])
+    return run
+
+
+def run_delete(*, run: Run, by) -> None:
+    """An editor deletes a run of an unpublished round. A published run is never deleted: it stays, and a
+    correction is made to it with a reason (seed 000 §6, "Corrections after publication are logged")."""
+    _require_editor(by)
+    with transaction.atomic():
+        locked = _locked_run(run)
+        if locked.round.is_published:
+            raise ValidationError(f"Run {locked.key} is published and is never deleted; correct it instead (the "
+                                  "correction and its reason go into the round's changelog).", code="published_run")
+        if Run.objects.filter(rerun_of=locked).exists():
+            raise ValidationError(f"Run {locked.key} has a re-run; delete the re-run first.", code="has_rerun")
+        rnd = locked.round
+        locked.delete()
+        _preview_restart(rnd)
+        snapshots_mark_stale(round_ids=[rnd.id])
+
+
+def run_related_changed(*, run: Run, by, what: list[str], reason: str = "") -> None:
+    """Evidence or checks of a run were edited (admin inlines): recompute, and log it once published."""
+    _require_editor(by)
+    if not what:
+        return
+    with transaction.atomic():
+        locked = _locked_run(run)
+        _require_reason(locked.round, reason)
+        if locked.round.is_published:
+            _log(round=locked.round, run=locked, who=by, why=reason.strip(),
+                 what=f"Run {locked.key}: {'; '.join(what)}")
+        _preview_restart(locked.round)
+        snapshots_mark_stale(round_ids=[locked.round_id])
+
+
+def verdict_delete(*, verdict: Verdict, by) -> None:
+    """An editor removes a verdict of an unpublished round (a mistaken entry); the run's outcome is
+    recomputed. A published verdict is never deleted: it is corrected with a reason (`verdict_change`)."""
+    _require_editor(by)
+    with transaction.atomic():
+        run = _locked_run(verdict.run)
+        if run.round.is_published:
+            raise ValidationError(f"The {verdict.get_role_display()}'s verdict on {run.key} is published and is "
+                                  "never deleted; correct it instead, with a reason.", code="published_verdict")
+        Verdict.objects.filter(pk=verdict.pk).delete()
+        _store_outcome(run)
+        snapshots_mark_stale(round_ids=[run.round_id])
+
+
+def _catalogue_change(obj: Any, *, by, changes: dict[str, Any], reason: str, rounds: list[Round],
+                      label: str) -> list[str]:
+    """Apply `changes` to `obj`; refuse without a reason when a round it is part of is published; log the
+    change in each published round; mark every round it touches stale. Returns what changed."""
+    described = []
+    for name, value in changes.items():
+        old = getattr(obj, name)
+        if old != value:
+            described.append(f"{obj._meta.get_field(name).verbose_name} {_show(old)} -> {_show(value)}")
+            setattr(obj, name, value)
+    if not described:
+        return []
+    published = [r for r in rounds if r.status == RoundStatus.PUBLISHED]
+    if published and not (reason or "").strip():
+        raise ValidationError({"reason": "A round this is part of is published: say why (the reason goes into its "
+                                         "public changelog)."}, code="reason_required")
+    obj.save()
+    for rnd in published:
+        _log(round=rnd, run=None, who=by, why=reason.strip(), what=f"{label}: {'; '.join(described)}")
+    snapshots_mark_stale(round_ids=[r.id for r in rounds],
+                         benchmark_ids={r.benchmark_id for r in rounds})
+    return described
+
+
+def agent_update(*, agent: Agent, by, changes: dict[str, Any], reason: str = "") -> Agent:
+    """An editor changes an agent (its name is on every board it is entered in)."""
+    _require_editor(by)
+    with transaction.atomic():
+        locked = Agent.objects.select_for_update().get(pk=agent.pk)
+        rounds = list(Round.objects.filter(entries__agent=locked).distinct())
+        _catalogue_change(locked, by=by, changes=changes, reason=reason, rounds=rounds, label=f"Agent {locked.slug}")
+    return locked
+
+
+def benchmark_update(*, benchmark: Benchmark, by, changes: dict[str, Any], reason: str = "") -> Benchmark:
+    """An editor changes a benchmark (its parameters, e.g. the pass threshold, feed every board)."""
+    _require_editor(by)
+    with transaction.atomic():
+        locked = Benchmark.objects.select_for_update().get(pk=benchmark.pk)
+        if "methodology" in changes and changes["methodology"] != locked.methodology and \
+                Round.objects.filter(benchmark=locked).exclude(status=RoundStatus.DRAFT).exists():
+            raise ValidationError({"methodology": "A benchmark with rounds out never changes its methodology."})
+        rounds = list(Round.objects.filter(benchmark=locked))
+        _catalogue_change(locked, by=by, changes=changes, reason=reason, rounds=rounds,
+                          label=f"Benchmark {locked.slug}")
+    return locked
+
+
+def task_delete(*, task: Task, by) -> None:
+    """A task with runs is never deleted (its runs are results); one without runs may be, while no round of
+    its benchmark is published (a published task set only grows: §9)."""
+    _require_editor(by)
+    with transaction.atomic():
+        if Run.objects.filter(task=task).exists():
+            raise ValidationError(f"Task {task.key} has runs and is never deleted.", code="task_has_runs")
+        if Round.objects.filter(benchmark=task.benchmark_id, status=RoundStatus.PUBLISHED).exists():
+            raise ValidationError(f"A round of {task.benchmark} is published: its task set is never shrunk.",
+                                  code="published_task_set")
+        bench_id = task.benchmark_id
+        task.delete()
+        snapshots_mark_stale(round_ids=Round.objects.filter(benchmark=bench_id).values_list("id", flat=True))
+
+
+def task_version_delete(*, version: TaskVersion, by) -> None:
+    """Only an unpublished version that is not the task's current one and has no runs may be deleted."""
+    _require_editor(by)
+    with transaction.atomic():
+        if version.published_at is not None or version.version == version.task.version or \
+                Run.objects.filter(task=version.task, task_version=version.version).exists():
+            raise ValidationError(f"{version} is published, current or has runs: it is never deleted.",
+                                  code="version_in_use")
+        version.delete()
 
 
 def _show(value: Any) -> str:
@@ -484,6 +619,8 @@ def task_version_update(*, version: TaskVersion, by, **fields: Any) -> TaskVersi
         for name, value in fields.items():
             setattr(version, name, value)
         version.save()
+        snapshots_mark_stale(round_ids=Round.objects.filter(benchmark=version.task.benchmark_id)
+                             .values_list("id", flat=True))
     return version
 
 
