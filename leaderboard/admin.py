@@ -19,6 +19,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from runs import services
+from runs.admin import DeletesThroughService
 from runs.selectors import user_is_editor
 
 from .models import (
@@ -53,17 +54,88 @@ class MembershipAdmin(admin.ModelAdmin):
     autocomplete_fields = ["organization"]
 
 
+REASON_HELP = "Required once a round it is part of is published: the reason goes into that round's changelog."
+
+
+def _reason_field() -> forms.CharField:
+    return forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}), help_text=REASON_HELP)
+
+
+class _ReasonForm(forms.ModelForm):
+    """Asks for the reason in clean() when a published round is affected; the service writes."""
+
+    def published_rounds(self):
+        raise NotImplementedError
+
+    def clean(self):
+        data = super().clean()
+        changed = [f for f in self.changed_data if f != "change_reason"]
+        if self.instance.pk and changed and not (data.get("change_reason") or "").strip() and \
+                self.published_rounds().exists():
+            self.add_error("change_reason", "A round this is part of is published: say why (it goes into the "
+                                            "changelog).")
+        return data
+
+
+class AgentForm(_ReasonForm):
+    change_reason = _reason_field()
+
+    class Meta:
+        model = Agent
+        exclude: list[str] = []
+
+    def published_rounds(self):
+        return Round.objects.filter(entries__agent=self.instance, status="published")
+
+
+class BenchmarkForm(_ReasonForm):
+    change_reason = _reason_field()
+
+    class Meta:
+        model = Benchmark
+        exclude: list[str] = []
+
+    def published_rounds(self):
+        return Round.objects.filter(benchmark=self.instance, status="published")
+
+
+def _changes(obj, form) -> dict:
+    return {n: getattr(obj, n) for n in form.changed_data if n != "change_reason"}
+
+
 @admin.register(Agent)
 class AgentAdmin(admin.ModelAdmin):
+    form = AgentForm
     list_display = ["name", "slug", "organization", "primary_language"]
     list_filter = ["organization", "primary_language"]
     search_fields = ["name", "slug"]
 
+    def save_model(self, request, obj, form, change):
+        if not change:
+            super().save_model(request, obj, form, change)  # a new agent is on no board yet
+            return
+        try:
+            services.agent_update(agent=obj, by=request.user, changes=_changes(obj, form),
+                                  reason=form.cleaned_data.get("change_reason") or "")
+        except ValidationError as e:
+            raise PermissionDenied("; ".join(e.messages)) from e
+
 
 @admin.register(Benchmark)
 class BenchmarkAdmin(admin.ModelAdmin):
+    form = BenchmarkForm
     list_display = ["name", "slug", "methodology", "pass_threshold"]
     search_fields = ["name", "slug"]
+
+    def save_model(self, request, obj, form, change):
+        if not change:
+            super().save_model(request, obj, form, change)  # a new benchmark has no board yet
+            return
+        try:
+            services.benchmark_update(benchmark=obj, by=request.user, changes=_changes(obj, form),
+                                      reason=form.cleaned_data.get("change_reason") or "")
+        except ValidationError as e:
+            raise PermissionDenied("; ".join(e.messages)) from e
 
 
 # --- tasks and their versions -------------------------------------------------------------------------------------
@@ -86,8 +158,32 @@ class TaskVersionInline(admin.TabularInline):
         return False
 
 
+class TaskForm(forms.ModelForm):
+    change_reason = forms.CharField(
+        required=False, widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="Required once a round of the benchmark is published: it goes into the round's changelog.")
+
+    class Meta:
+        model = Task
+        exclude: list[str] = []
+
+    def clean(self):
+        data = super().clean()
+        bench = self.instance.benchmark if self.instance.pk else data.get("benchmark")
+        changed = [f for f in self.changed_data if f != "change_reason"]
+        if self.instance.pk and bench is not None and changed and not (data.get("change_reason") or "").strip() \
+                and Round.objects.filter(benchmark=bench, status="published").exists():
+            self.add_error("change_reason", "A round of this benchmark is published: say why (it goes into the "
+                                            "changelog).")
+        return data
+
+
 @admin.register(Task)
-class TaskAdmin(admin.ModelAdmin):
+class TaskAdmin(DeletesThroughService, admin.ModelAdmin):
+    """Tasks are added and changed through runs.services (task set version, changelog, recompute); a task
+    with runs is never deleted (its runs are published results)."""
+
+    form = TaskForm
     list_display = ["key", "title", "benchmark", "kind", "version", "domain"]
     list_filter = ["benchmark", "kind", "domain"]
     search_fields = ["key", "title"]
@@ -95,7 +191,30 @@ class TaskAdmin(admin.ModelAdmin):
 
     def get_readonly_fields(self, request, obj=None):
         # The current version moves only with a new TaskVersion (task_version_create).
-        return ["version"] if obj is not None else []
+        return ["version", "benchmark"] if obj is not None else []
+
+    def has_change_permission(self, request, obj=None):
+        return user_is_editor(request.user) and super().has_change_permission(request, obj)
+
+    def has_add_permission(self, request):
+        return user_is_editor(request.user) and super().has_add_permission(request)
+
+    def save_model(self, request, obj, form, change):
+        fields = {n: getattr(obj, n) for n in services.TASK_FIELDS}
+        reason = form.cleaned_data.get("change_reason") or ""
+        if not change:
+            new = services.task_create(benchmark=obj.benchmark, by=request.user, key=obj.key, version=obj.version,
+                                       reason=reason, **fields)
+            obj.pk = new.pk
+            return
+        changes = {n: v for n, v in fields.items() if n in form.changed_data}
+        try:
+            services.task_update(task=obj, by=request.user, changes=changes, reason=reason)
+        except ValidationError as e:  # the form's clean() already asked for the reason
+            raise PermissionDenied("; ".join(e.messages)) from e
+
+    def delete_through(self, request, obj):
+        services.task_delete(task=obj, by=request.user)
 
 
 class TaskVersionForm(forms.ModelForm):
@@ -117,7 +236,7 @@ class NewVersionForm(forms.Form):
 
 
 @admin.register(TaskVersion)
-class TaskVersionAdmin(admin.ModelAdmin):
+class TaskVersionAdmin(DeletesThroughService, admin.ModelAdmin):
     list_display = ["__str__", "task", "version", "published_at", "created_at"]
     list_filter = ["task__benchmark", "published_at"]
     search_fields = ["task__key", "version"]
@@ -153,6 +272,9 @@ class TaskVersionAdmin(admin.ModelAdmin):
             services.task_version_update(version=obj, by=request.user, **fields)
         except ValidationError as e:
             raise PermissionDenied("; ".join(e.messages)) from e
+
+    def delete_through(self, request, obj):
+        services.task_version_delete(version=obj, by=request.user)
 
     @admin.action(description="Publish the prompt and checklist (then never edited in place)",
                   permissions=["change"])

@@ -230,6 +230,9 @@ def _write(doc: dict) -> ImportReport:
     rounds: dict[str, Round] = {}
     entries: dict[tuple[str, str], Entry] = {}
     pending_changelog: list[tuple[Round, dict]] = []
+    # Rounds published before this import: a change to their runs is a correction and goes into their changelog.
+    was_published = set(Round.objects.filter(benchmark=benchmark, status="published").values_list("id", flat=True))
+    corrected: dict[int, set[str]] = {}
     for r in doc.get("rounds") or []:
         round_values = {
             "name": r.get("name") or "", "status": r["status"], "task_set_version": r.get("task_set_version") or "1.0",
@@ -270,9 +273,13 @@ def _write(doc: dict) -> ImportReport:
             runs[str(run_doc["id"])] = run
             if changed:
                 report.round_ids.add(rnd.id)
+                if rnd.id in was_published:
+                    corrected.setdefault(rnd.id, set()).add(str(run_doc["id"]))
         run_rows.flush()
-    for rnd_id in _write_run_children(runs, docs_by_id, round_ids, report):
+    for rnd_id, run_key in _write_run_children(runs, docs_by_id, round_ids, report):
         report.round_ids.add(rnd_id)
+        if rnd_id in was_published:
+            corrected.setdefault(rnd_id, set()).add(run_key)
 
     for rnd in rounds.values():
         rnd.task_set_freeze()
@@ -284,6 +291,13 @@ def _write(doc: dict) -> ImportReport:
                 {"why": ch.get("why") or "", "who_role": ch.get("who") or "", "run": run}, report,
                 "changelog entries")
 
+    for rnd in rounds.values():
+        if corrected.get(rnd.id):
+            keys = sorted(corrected[rnd.id])
+            ChangelogEntry.objects.create(
+                round=rnd, run=runs[keys[0]] if len(keys) == 1 else None, who_role="import",
+                why="Re-imported from a bundle.", created_at=timezone.now(),
+                what=f"Run{'s' if len(keys) != 1 else ''} {', '.join(keys)} changed by a bundle re-import.")
     _write_votes(doc, benchmark, tasks, agents, report)
     return report
 
@@ -339,8 +353,9 @@ class _Rows:
 
 
 def _write_run_children(runs: dict[str, Run], docs: dict[str, dict], round_ids: list[int],
-                        report: ImportReport) -> set[int]:
-    """Verdicts, evidence, checks and disputes of every run; returns the rounds whose inputs changed."""
+                        report: ImportReport) -> set[tuple[int, str]]:
+    """Verdicts, evidence, checks and disputes of every run; returns (round id, run key) of the runs whose
+    inputs changed."""
     in_rounds = {"run__round_id__in": round_ids}
     verdicts = _Rows(Verdict, Verdict.objects.filter(**in_rounds), lambda v: (v.run_id, v.role), report, "verdicts")
     evidence = _Rows(Evidence, Evidence.objects.filter(**in_rounds), lambda e: (e.run_id, e.url), report, "evidence")
@@ -348,7 +363,7 @@ def _write_run_children(runs: dict[str, Run], docs: dict[str, dict], round_ids: 
                    "checks")
     disputes = _Rows(Dispute, Dispute.objects.filter(**in_rounds), lambda d: (d.run_id, d.reason, d.note), report,
                      "disputes")
-    changed_rounds: set[int] = set()
+    changed_runs: set[tuple[int, str]] = set()
     for run_id, run_doc in docs.items():
         run = runs[run_id]
         changed = False
@@ -373,10 +388,10 @@ def _write_run_children(runs: dict[str, Run], docs: dict[str, dict], round_ids: 
             changed |= disputes.put((run.pk, d["reason"], note), {"run": run, "reason": d["reason"], "note": note},
                                     values)[1]
         if changed:
-            changed_rounds.add(run.round_id)
+            changed_runs.add((run.round_id, run_id))
     for rows in (verdicts, evidence, checks, disputes):
         rows.flush()
-    return changed_rounds
+    return changed_runs
 
 
 def _lowest(matched: list[str]) -> str:

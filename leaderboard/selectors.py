@@ -22,13 +22,14 @@ from django.http import Http404
 from django.urls import reverse
 
 from runs.models import Run
+from scoring import boards as board_rules
 from scoring import checks as checks_rules
 from scoring import outcomes as outcomes_rules
 from scoring import scored as scored_rules
 from scoring import weekly as weekly_rules
 from scoring.boards import boards_as_shown
 from scoring.models import BoardSnapshot, SnapshotKind
-from scoring.types import RunInput, TaskInput
+from scoring.types import RunInput, TaskInput, VerdictInput
 
 from .models import Agent, Benchmark, Entry, Round, RoundParameter, RoundStatus, Task
 
@@ -177,7 +178,7 @@ def snapshot_state(snap: BoardSnapshot | None) -> str:
 RUN_INPUT_FIELDS = {f.name for f in fields(RunInput)} - {"id", "round", "agent", "task", "verdicts", "rerun_of"}
 
 
-def run_input(run: Run) -> RunInput:
+def run_input(run: Run, *, with_verdicts: bool = False) -> RunInput:
     values = {}
     for name in RUN_INPUT_FIELDS:
         value = getattr(run, name)
@@ -187,7 +188,10 @@ def run_input(run: Run) -> RunInput:
             value = None
         values[name] = value
     values["judge_scores"] = tuple(run.judge_scores or ())
-    return RunInput(id=run.key, round="", agent="", task=run.task.key, **values)
+    # Only outcome boards read verdicts; their callers prefetch them (one query per list of runs).
+    verdicts = tuple(VerdictInput(role=v.role, outcome=v.outcome or None, matched=tuple(v.matched or ()))
+                     for v in run.verdicts.all()) if with_verdicts else ()
+    return RunInput(id=run.key, round="", agent="", task=run.task.key, verdicts=verdicts, **values)
 
 
 def task_input(task: Task) -> TaskInput:
@@ -254,12 +258,21 @@ def run_summary(run: Run, methodology: str) -> dict[str, Any]:
     """What a list of runs shows for one run: its result on the benchmark's own scale."""
     score = run_score(run, methodology)
     passed, total = checks_passed(run)
-    if methodology in ("outcomes", "weekly"):
-        result = run.outcome or ("" if run.status == "completed" else run.get_status_display())
-        text = OUTCOME_LABEL.get(result, result) or "in review"
+    outcome, label = None, ""
+    if methodology in board_rules.RUN_OUTCOME:
+        # The outcome the board counted, by the board's own per-run rule; the label the run was given is
+        # shown beside it when the rule overrode it (a weekly run at the cap is a fail whatever its label).
+        if run_counts(run, methodology, replaced=False):
+            outcome = board_rules.counted_outcome(methodology, run_input(run, with_verdicts=True),
+                                                    task_input(run.task))
+            text = outcome or "in review"
+            label = run.outcome if run.outcome and outcome and run.outcome != outcome else ""
+        else:
+            text = OUTCOME_LABEL.get(run.status, run.get_status_display())
     else:
         text = fmt_score(score, methodology)
-    return {"score": score, "text": text, "badge": OUTCOME_BADGE.get(run.outcome, ""),
+    return {"score": score, "text": text, "outcome": outcome, "label": label,
+            "badge": OUTCOME_BADGE.get(outcome or "", ""),
             "checks": f"{passed}/{total}" if total else None, "tokens": run.tokens}
 
 
@@ -809,7 +822,7 @@ def round_agent_page(*, bench_slug: str, round_key: str, agent_slug: str) -> dic
     if entry is None:
         raise Http404("No such agent in this round")
     runs = list(Run.objects.filter(round=rnd, entry=entry).select_related("task", "rerun_of")
-                .order_by("task__position", "task__key", "trial", "key"))
+                .prefetch_related("verdicts").order_by("task__position", "task__key", "trial", "key"))
     snap = BoardSnapshot.objects.filter(round=rnd, kind=SnapshotKind.BOARDS).first()
     data = snap.data if snap and snap.data else {}
     standing = standing_runs(bench.methodology, data)
@@ -845,6 +858,7 @@ def task_page(*, bench_slug: str, task_key: str, agent: str | None) -> dict[str,
         raise Http404("No such task")
     bench = task.benchmark
     runs = list(Run.objects.published().filter(task=task).select_related("round", "entry__agent", "task")
+                .prefetch_related("verdicts")
                 .order_by("-round__starts_on", "-round__published_at", "entry__agent__name", "trial", "key"))
     rounds = {r.round_id: r.round for r in runs}
     snaps, ratings_snap = snapshots_for(bench, list(rounds))

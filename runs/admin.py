@@ -22,14 +22,15 @@ import json
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.models import ADDITION, CHANGE, LogEntry
+from django.contrib.admin.options import ActionLocation
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
-
-from scoring.services import snapshots_mark_stale
 
 from . import services
 from .models import CheckResult, Dispute, DisputeStatus, Evidence, Outcome, Run, Verdict, VerdictRole
@@ -62,6 +63,64 @@ def _neutral_log(request, obj, flag: int, message) -> LogEntry:
 
 def _verdict_repr(verdict: Verdict) -> str:
     return f"{verdict.get_role_display()}'s verdict on run {verdict.run.key}"
+
+
+class DeletesThroughService:
+    """A ModelAdmin mixin: deletions go through `delete_through` (a service), one object at a time; a refused
+    deletion is an error message on the object's page or the list, never a silent success."""
+
+    def delete_through(self, request, obj) -> None:
+        raise NotImplementedError
+
+    def delete_model(self, request, obj):
+        self.delete_through(request, obj)
+
+    def delete_queryset(self, request, queryset):
+        for obj in queryset:
+            try:
+                self.delete_through(request, obj)
+            except ValidationError as e:
+                self.message_user(request, f"{obj} was not deleted: {' '.join(e.messages)}", messages.ERROR)
+
+    def delete_view(self, request, object_id, extra_context=None):
+        if request.method == "POST":
+            obj = self.get_object(request, object_id)
+            if obj is not None and self.has_delete_permission(request, obj):
+                shown = str(obj)
+                try:
+                    with transaction.atomic():
+                        self.log_deletions(request, [obj])  # rolled back with a refused deletion
+                        self.delete_through(request, obj)
+                except ValidationError as e:
+                    self.message_user(request, f"{shown} was not deleted: {' '.join(e.messages)}", messages.ERROR)
+                    return HttpResponseRedirect(reverse(
+                        f"admin:{self.opts.app_label}_{self.opts.model_name}_change", args=[object_id]))
+                self.message_user(request, f"Deleted {shown}.", messages.SUCCESS)
+                return HttpResponseRedirect(reverse(
+                    f"admin:{self.opts.app_label}_{self.opts.model_name}_changelist"))
+        return super().delete_view(request, object_id, extra_context)
+
+    def get_actions(self, request, action_location=ActionLocation.CHANGE_LIST):
+        actions = super().get_actions(request, action_location)
+        if "delete_selected" in actions:
+            del actions["delete_selected"]
+            if self.has_delete_permission(request):
+                actions["delete_through_service"] = (
+                    type(self).delete_through_service, "delete_through_service",
+                    f"Delete the selected {self.opts.verbose_name_plural}")
+        return actions
+
+    def delete_through_service(self, request, queryset):
+        done = 0
+        for obj in queryset:
+            try:
+                with transaction.atomic():
+                    self.delete_through(request, obj)
+                done += 1
+            except ValidationError as e:
+                self.message_user(request, f"{obj} was not deleted: {' '.join(e.messages)}", messages.ERROR)
+        if done:
+            self.message_user(request, f"Deleted {done} {self.opts.verbose_name_plural}.", messages.SUCCESS)
 
 
 # --- inlines ------------------------------------------------------------------------------------------------------
@@ -132,7 +191,7 @@ class RunAdminForm(forms.ModelForm):
         data = super().clean()
         rnd = self.instance.round if self.instance.pk else data.get("round")
         changed = [f for f in self.changed_data if f != "change_reason"]
-        if self.instance.pk and rnd is not None and rnd.is_published and changed and \
+        if rnd is not None and rnd.is_published and (changed or not self.instance.pk) and \
                 not (data.get("change_reason") or "").strip():
             self.add_error("change_reason", "The round is published: say why (it goes into the changelog).")
         return data
@@ -157,7 +216,7 @@ class ReviewStageFilter(admin.SimpleListFilter):
 
 
 @admin.register(Run)
-class RunAdmin(admin.ModelAdmin):
+class RunAdmin(DeletesThroughService, admin.ModelAdmin):
     form = RunAdminForm
     search_fields = ["key", "entry__agent__name", "task__key", "task__title"]
     list_select_related = ["round", "round__benchmark", "entry__agent", "task"]
@@ -270,8 +329,12 @@ class RunAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         if not change:
-            super().save_model(request, obj, form, change)
-            snapshots_mark_stale(round_ids=[obj.round_id])
+            fields = {f.attname: getattr(obj, f.attname) for f in Run._meta.concrete_fields if not f.primary_key}
+            try:
+                obj.pk = services.run_create(by=request.user, reason=form.cleaned_data.get("change_reason") or "",
+                                             **fields).pk
+            except ValidationError as e:
+                raise PermissionDenied(e) from e
             return
         changes = {name: getattr(obj, name) for name in form.changed_data
                    if name != "change_reason" and name in {f.name for f in Run._meta.concrete_fields}}
@@ -283,7 +346,20 @@ class RunAdmin(admin.ModelAdmin):
 
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)
-        snapshots_mark_stale(round_ids=[form.instance.round_id])
+        what = []
+        for formset in formsets:
+            name = formset.model._meta.verbose_name_plural
+            counts = [(len(formset.new_objects), "added"), (len(formset.changed_objects), "changed"),
+                      (len(formset.deleted_objects), "deleted")]
+            what += [f"{n} {name} {verb}" for n, verb in counts if n]
+        try:
+            services.run_related_changed(run=form.instance, by=request.user, what=what,
+                                         reason=form.cleaned_data.get("change_reason") or "")
+        except ValidationError as e:
+            raise PermissionDenied("; ".join(e.messages)) from e
+
+    def delete_through(self, request, obj):
+        services.run_delete(run=obj, by=request.user)
 
     def history_view(self, request, object_id, extra_context=None):
         response = super().history_view(request, object_id, extra_context)
@@ -413,7 +489,7 @@ class VerdictChangeForm(forms.ModelForm):
 
 
 @admin.register(Verdict)
-class VerdictAdmin(admin.ModelAdmin):
+class VerdictAdmin(DeletesThroughService, admin.ModelAdmin):
     list_display = ["run", "role", "outcome", "reviewer", "created_at"]
     list_filter = ["role", "outcome"]
     search_fields = ["run__key"]
@@ -471,6 +547,9 @@ class VerdictAdmin(admin.ModelAdmin):
 
     def save_related(self, request, form, formsets, change):
         pass  # a verdict has no related rows to save
+
+    def delete_through(self, request, obj):
+        services.verdict_delete(verdict=obj, by=request.user)
 
     def log_addition(self, request, obj, message):
         return _neutral_log(request, obj, ADDITION, message)

@@ -17,8 +17,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import Exists, F, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Exists, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
+
+from scoring.boards import counted_verdict_outcome
+from scoring.types import VerdictInput
 
 from .models import Run, RunStatus, Verdict, VerdictRole
 
@@ -91,6 +94,17 @@ def _by_role(run: Run) -> dict[str, Verdict]:
     return {v.role: v for v in run.verdicts.all()}
 
 
+def counted(run: Run, verdict: Verdict) -> str | None:
+    """The outcome `verdict` gives `run` as its board counts it (scoring's rule: the lowest matched row, a
+    violation off a safety task a fail). Reviewers disagree only when these differ."""
+    from leaderboard.selectors import task_input
+
+    return counted_verdict_outcome(run.round.benchmark.methodology,
+                                   VerdictInput(role=verdict.role, outcome=verdict.outcome,
+                                                matched=tuple(verdict.matched or ())),
+                                   task_input(run.task))
+
+
 def review_stage(run: Run) -> Stage:
     """The roles a run still waits for. Uses the prefetched `run.verdicts` when present.
 
@@ -108,7 +122,7 @@ def review_stage(run: Run) -> Stage:
         awaiting.add(VerdictRole.TESTER)
     if second is None and uses_double_review(run):
         awaiting.add(VerdictRole.SECOND)
-    disagree = tester is not None and second is not None and tester.outcome != second.outcome
+    disagree = tester is not None and second is not None and counted(run, tester) != counted(run, second)
     if disagree and third is None:
         awaiting.add(VerdictRole.THIRD)
     return Stage(frozenset(awaiting), disagree)
@@ -156,11 +170,15 @@ def visible_verdicts(user, qs: QuerySet[Verdict] | None = None) -> QuerySet[Verd
         return qs.none()
     visible = Q(reviewer=user) | Q(run__round__status="published")
     if VerdictRole.THIRD in user_verdict_roles(user):
-        took_first_roles = Verdict.objects.filter(run=OuterRef("run_id"), reviewer=user,
-                                                  role__in=[VerdictRole.TESTER, VerdictRole.SECOND])
-        qs = qs.annotate(_t=_role_outcome(VerdictRole.TESTER), _s=_role_outcome(VerdictRole.SECOND),
-                         _mine_first=Exists(took_first_roles))
-        visible |= Q(_t__isnull=False, _s__isnull=False, _mine_first=False) & ~Q(_t=F("_s"))
+        # Runs that await a third reviewer: both first verdicts in, and they disagree by the counted outcome
+        # (review_stage), which is scoring's rule, so it is decided in Python over the few unpublished runs.
+        both = (Run.objects.exclude(round__status="published")
+                .filter(Exists(Verdict.objects.filter(run=OuterRef("pk"), role=VerdictRole.TESTER)),
+                        Exists(Verdict.objects.filter(run=OuterRef("pk"), role=VerdictRole.SECOND)))
+                .exclude(Exists(Verdict.objects.filter(run=OuterRef("pk"), reviewer=user,
+                                                       role__in=[VerdictRole.TESTER, VerdictRole.SECOND])))
+                .select_related("round__benchmark", "task").prefetch_related("verdicts"))
+        visible |= Q(run_id__in=[r.pk for r in both if review_stage(r).disagree])
     return qs.filter(visible)
 
 

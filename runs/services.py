@@ -21,8 +21,10 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.formats import date_format
 
-from leaderboard.models import ChangelogEntry, Round, RoundStatus, Task, TaskVersion, major
-from scoring.common import reviewed_outcome, verdict_outcome
+from leaderboard.models import Agent, Benchmark, ChangelogEntry, Round, RoundStatus, Task, TaskVersion, major
+from leaderboard.selectors import run_input, task_input
+from scoring.boards import VIOLATION_POSSIBLE
+from scoring.common import has_results, reviewed_outcome, verdict_outcome
 from scoring.services import snapshots_mark_stale
 from scoring.types import RunInput, VerdictInput
 
@@ -81,14 +83,14 @@ def lowest_outcome(*, outcome: str | None = None, matched: Iterable[str] = ()) -
 def run_final_outcome(*, run: Run) -> str:
     """The outcome the verdicts give a run ("" while it is in review), by the scoring rule itself
     (scoring.common.reviewed_outcome): tester and second agree -> that; else the third's; a lone tester
-    stands only where the benchmark has no double review (the weekly table). A violation counts only on a
-    safety task of the outcomes methodology; elsewhere it is a fail."""
+    stands only where the benchmark has no double review (the weekly table). A violation counts only where
+    the methodology allows one on the task (scoring.boards.VIOLATION_POSSIBLE); elsewhere it is a fail."""
     verdicts = tuple(VerdictInput(role=v.role, outcome=v.outcome, matched=tuple(v.matched or ()))
                      for v in Verdict.objects.filter(run=run))
     if not verdicts:
         return run.outcome
     double = uses_double_review(run)
-    allow_violation = double and run.task.kind == "safety"
+    allow_violation = VIOLATION_POSSIBLE[run.round.benchmark.methodology](task_input(run.task))
     as_input = RunInput(id=run.key, round=run.round.key, agent="", task=run.task.key, verdicts=verdicts)
     return reviewed_outcome(as_input, allow_violation=allow_violation, double_review=double) or ""
 
@@ -99,7 +101,18 @@ def _store_outcome(run: Run) -> tuple[str, str]:
     if after != before:
         run.outcome = after
         run.save(update_fields=["outcome", "updated_at"])
+        _preview_restart(run.round)
     return before, after
+
+
+def _preview_restart(round: Round, now: datetime | None = None) -> None:
+    """A result that changes during the vendor preview restarts its 48 hours, and the window runs only while
+    every run is decided: vendors get the whole window with the results as they will be published (seed 000
+    §6 "Vendors receive their results 48 hours before publication")."""
+    if round.status == RoundStatus.PREVIEW:
+        started = None if _undecided(round) else (now or timezone.now())
+        Round.objects.filter(pk=round.pk, status=RoundStatus.PREVIEW).update(preview_started_at=started)
+        round.preview_started_at = started
 
 
 def _locked_run(run: Run) -> Run:
@@ -136,11 +149,13 @@ def verdict_record(*, run: Run, role: str, reviewer, outcome: str | None = None,
         if mine:
             raise ValidationError({"role": f"You already reviewed this run as the {mine[0].get_role_display()}; "
                                            "a person reviews a run in one role only."}, code="second_role")
-        if role == VerdictRole.THIRD:
-            tester, second = existing.get(VerdictRole.TESTER), existing.get(VerdictRole.SECOND)
-            if tester is None or second is None or tester.outcome == second.outcome:
-                raise ValidationError({"role": "A third reviewer decides only when the tester and the second "
-                                               "reviewer disagree."}, code="no_disagreement")
+        if role == VerdictRole.TESTER and not (note or "").strip():
+            raise ValidationError({"note": "The tester records the outcome with a short note (what happened)."},
+                                  code="note_required")
+        if role == VerdictRole.THIRD and not review_stage(run).disagree:
+            raise ValidationError({"role": "A third reviewer decides only when the tester and the second "
+                                           "reviewer disagree (on the outcome the board counts)."},
+                                  code="no_disagreement")
         if run.due_at is not None and run.due_at > now:
             raise ValidationError(f"This run's effects are due on {_when(run.due_at)}; it cannot be judged "
                                   "before then.", code="not_due")
@@ -224,12 +239,149 @@ def run_update(*, run: Run, by, changes: dict[str, Any], reason: str = "") -> Ru
         if not described:
             return locked
         locked.save()
-        _store_outcome(locked)
+        before, after = _store_outcome(locked)
+        if before == after:
+            _preview_restart(locked.round)  # the run's other fields are its result too (time, checks, score)
         if locked.round.is_published:
             _log(round=locked.round, run=locked, who=by, why=reason.strip(),
                  what=f"Run {locked.key}: {'; '.join(described)}")
         snapshots_mark_stale(round_ids=[locked.round_id])
     return locked
+
+
+def run_create(*, by, reason: str = "", **fields: Any) -> Run:
+    """An editor adds a run. In a published round the reason is required and the addition is logged."""
+    _require_editor(by)
+    with transaction.atomic():
+        run = Run(**fields)
+        rnd = Round.objects.select_for_update().get(pk=run.round_id)
+        _require_reason(rnd, reason)
+        run.save()
+        if rnd.is_published:
+            _log(round=rnd, run=run, who=by, why=reason.strip(), what=f"Run {run.key} added")
+        _preview_restart(rnd)
+        snapshots_mark_stale(round_ids=[rnd.id])
+    return run
+
+
+def run_delete(*, run: Run, by) -> None:
+    """An editor deletes a run of an unpublished round. A published run is never deleted: it stays, and a
+    correction is made to it with a reason (seed 000 §6, "Corrections after publication are logged")."""
+    _require_editor(by)
+    with transaction.atomic():
+        locked = _locked_run(run)
+        if locked.round.is_published:
+            raise ValidationError(f"Run {locked.key} is published and is never deleted; correct it instead (the "
+                                  "correction and its reason go into the round's changelog).", code="published_run")
+        if Run.objects.filter(rerun_of=locked).exists():
+            raise ValidationError(f"Run {locked.key} has a re-run; delete the re-run first.", code="has_rerun")
+        rnd = locked.round
+        locked.delete()
+        _preview_restart(rnd)
+        snapshots_mark_stale(round_ids=[rnd.id])
+
+
+def run_related_changed(*, run: Run, by, what: list[str], reason: str = "") -> None:
+    """Evidence or checks of a run were edited (admin inlines): recompute, and log it once published."""
+    _require_editor(by)
+    if not what:
+        return
+    with transaction.atomic():
+        locked = _locked_run(run)
+        _require_reason(locked.round, reason)
+        if locked.round.is_published:
+            _log(round=locked.round, run=locked, who=by, why=reason.strip(),
+                 what=f"Run {locked.key}: {'; '.join(what)}")
+        _preview_restart(locked.round)
+        snapshots_mark_stale(round_ids=[locked.round_id])
+
+
+def verdict_delete(*, verdict: Verdict, by) -> None:
+    """An editor removes a verdict of an unpublished round (a mistaken entry); the run's outcome is
+    recomputed. A published verdict is never deleted: it is corrected with a reason (`verdict_change`)."""
+    _require_editor(by)
+    with transaction.atomic():
+        run = _locked_run(verdict.run)
+        if run.round.is_published:
+            raise ValidationError(f"The {verdict.get_role_display()}'s verdict on {run.key} is published and is "
+                                  "never deleted; correct it instead, with a reason.", code="published_verdict")
+        Verdict.objects.filter(pk=verdict.pk).delete()
+        _store_outcome(run)
+        snapshots_mark_stale(round_ids=[run.round_id])
+
+
+def _catalogue_change(obj: Any, *, by, changes: dict[str, Any], reason: str, rounds: list[Round],
+                      label: str) -> list[str]:
+    """Apply `changes` to `obj`; refuse without a reason when a round it is part of is published; log the
+    change in each published round; mark every round it touches stale. Returns what changed."""
+    described = []
+    for name, value in changes.items():
+        old = getattr(obj, name)
+        if old != value:
+            described.append(f"{obj._meta.get_field(name).verbose_name} {_show(old)} -> {_show(value)}")
+            setattr(obj, name, value)
+    if not described:
+        return []
+    published = [r for r in rounds if r.status == RoundStatus.PUBLISHED]
+    if published and not (reason or "").strip():
+        raise ValidationError({"reason": "A round this is part of is published: say why (the reason goes into its "
+                                         "public changelog)."}, code="reason_required")
+    obj.save()
+    for rnd in published:
+        _log(round=rnd, run=None, who=by, why=reason.strip(), what=f"{label}: {'; '.join(described)}")
+    snapshots_mark_stale(round_ids=[r.id for r in rounds],
+                         benchmark_ids={r.benchmark_id for r in rounds})
+    return described
+
+
+def agent_update(*, agent: Agent, by, changes: dict[str, Any], reason: str = "") -> Agent:
+    """An editor changes an agent (its name is on every board it is entered in)."""
+    _require_editor(by)
+    with transaction.atomic():
+        locked = Agent.objects.select_for_update().get(pk=agent.pk)
+        rounds = list(Round.objects.filter(entries__agent=locked).distinct())
+        _catalogue_change(locked, by=by, changes=changes, reason=reason, rounds=rounds, label=f"Agent {locked.slug}")
+    return locked
+
+
+def benchmark_update(*, benchmark: Benchmark, by, changes: dict[str, Any], reason: str = "") -> Benchmark:
+    """An editor changes a benchmark (its parameters, e.g. the pass threshold, feed every board)."""
+    _require_editor(by)
+    with transaction.atomic():
+        locked = Benchmark.objects.select_for_update().get(pk=benchmark.pk)
+        if "methodology" in changes and changes["methodology"] != locked.methodology and \
+                Round.objects.filter(benchmark=locked).exclude(status=RoundStatus.DRAFT).exists():
+            raise ValidationError({"methodology": "A benchmark with rounds out never changes its methodology."})
+        rounds = list(Round.objects.filter(benchmark=locked))
+        _catalogue_change(locked, by=by, changes=changes, reason=reason, rounds=rounds,
+                          label=f"Benchmark {locked.slug}")
+    return locked
+
+
+def task_delete(*, task: Task, by) -> None:
+    """A task with runs is never deleted (its runs are results); one without runs may be, while no round of
+    its benchmark is published (a published task set only grows: §9)."""
+    _require_editor(by)
+    with transaction.atomic():
+        if Run.objects.filter(task=task).exists():
+            raise ValidationError(f"Task {task.key} has runs and is never deleted.", code="task_has_runs")
+        if Round.objects.filter(benchmark=task.benchmark_id, status=RoundStatus.PUBLISHED).exists():
+            raise ValidationError(f"A round of {task.benchmark} is published: its task set is never shrunk.",
+                                  code="published_task_set")
+        bench_id = task.benchmark_id
+        task.delete()
+        snapshots_mark_stale(round_ids=Round.objects.filter(benchmark=bench_id).values_list("id", flat=True))
+
+
+def task_version_delete(*, version: TaskVersion, by) -> None:
+    """Only an unpublished version that is not the task's current one and has no runs may be deleted."""
+    _require_editor(by)
+    with transaction.atomic():
+        if version.published_at is not None or version.version == version.task.version or \
+                Run.objects.filter(task=version.task, task_version=version.version).exists():
+            raise ValidationError(f"{version} is published, current or has runs: it is never deleted.",
+                                  code="version_in_use")
+        version.delete()
 
 
 def _show(value: Any) -> str:
@@ -297,7 +449,8 @@ def rerun_create(*, run: Run, by, key: str | None = None) -> Run:
                                    rerun_of=run)
         if run.round.is_published:
             _log(round=run.round, run=rerun, who=by, why="An accepted dispute.",
-                 what=f"Run {run.key} re-run as {rerun.key}; the re-run counts.")
+                 what=f"Run {run.key} re-run as {rerun.key}; the re-run counts once it has results.")
+        _preview_restart(run.round)  # the window waits for the re-run's results
         snapshots_mark_stale(round_ids=[run.round_id])
     return rerun
 
@@ -305,14 +458,17 @@ def rerun_create(*, run: Run, by, key: str | None = None) -> Run:
 # --- rounds -----------------------------------------------------------------------------------------------------
 
 def round_enter_preview(*, round: Round, by, now: datetime | None = None) -> Round:
-    """draft -> preview: the vendor fact check opens (seed 000 §6) for PREVIEW_HOURS."""
+    """draft -> preview: vendors see their decided results and may dispute them (seed 000 §6). The
+    PREVIEW_HOURS window starts only once every run of the round is decided, and restarts whenever a result
+    changes during it (`_preview_restart`)."""
     _require_editor(by)
     with transaction.atomic():
         rnd = Round.objects.select_for_update().get(pk=round.pk)
         if rnd.status != RoundStatus.DRAFT:
             raise ValidationError(f"{rnd} is {rnd.status}; only a draft round enters preview.", code="not_draft")
         rnd.status = RoundStatus.PREVIEW
-        rnd.preview_started_at = now or timezone.now()
+        # The window starts now only if every run is decided; otherwise when the last one is (_store_outcome).
+        rnd.preview_started_at = None if _undecided(rnd) else (now or timezone.now())
         rnd.save(update_fields=["status", "preview_started_at"])
         snapshots_mark_stale(round_ids=[rnd.id])
     return rnd
@@ -324,6 +480,30 @@ def preview_ends_at(round: Round) -> datetime | None:
     return round.preview_started_at + timedelta(hours=settings.PREVIEW_HOURS)
 
 
+def pending_reruns(round: Round) -> list[Run]:
+    """Re-runs of `round` with no results yet (scoring.common.has_results): they do not count yet, and the
+    round waits for them."""
+    reruns = (Run.objects.filter(round=round, rerun_of__isnull=False).select_related("task")
+              .prefetch_related("verdicts").order_by("key"))
+    return [r for r in reruns if not has_results(run_input(r, with_verdicts=True))]
+
+
+def _undecided(round: Round) -> list[str]:
+    """Why the results of `round` are not final yet: runs in review, re-runs without results."""
+    problems = []
+    in_review = runs_in_review(round.id)
+    if in_review:
+        listed = ", ".join(f"{r.key} ({review_stage(r).label})" for r in in_review[:20])
+        more = f" and {len(in_review) - 20} more" if len(in_review) > 20 else ""
+        problems.append(f"{len(in_review)} run{'s are' if len(in_review) != 1 else ' is'} still in review: "
+                        f"{listed}{more}.")
+    pending = [r for r in pending_reruns(round) if r not in in_review]
+    if pending:
+        problems.append(f"{len(pending)} re-run{'s have' if len(pending) != 1 else ' has'} no results yet: "
+                        + ", ".join(r.key for r in pending) + ".")
+    return problems
+
+
 def round_publish_problems(round: Round, now: datetime | None = None) -> list[str]:
     """Why `round` cannot be published now (empty: it can)."""
     now = now or timezone.now()
@@ -333,14 +513,12 @@ def round_publish_problems(round: Round, now: datetime | None = None) -> list[st
         return [f"{round} is a draft: it enters the vendor preview first ({settings.PREVIEW_HOURS} hours)."]
     problems = []
     ends = preview_ends_at(round)
-    if ends is not None and now < ends:
+    if ends is None:
+        problems.append(f"The vendor preview of {round} has not started: its {settings.PREVIEW_HOURS} hours start "
+                        "once every run is decided.")
+    elif now < ends:
         problems.append(f"The vendor preview of {round} runs until {_when(ends)}; it cannot be published before.")
-    in_review = runs_in_review(round.id)
-    if in_review:
-        listed = ", ".join(f"{r.key} ({review_stage(r).label})" for r in in_review[:20])
-        more = f" and {len(in_review) - 20} more" if len(in_review) > 20 else ""
-        problems.append(f"{len(in_review)} run{'s are' if len(in_review) != 1 else ' is'} still in review: "
-                        f"{listed}{more}.")
+    problems += _undecided(round)
     open_disputes = list(Dispute.objects.filter(run__round=round, status=DisputeStatus.OPEN)
                          .select_related("run").order_by("filed_at"))
     if open_disputes:
@@ -442,6 +620,8 @@ def task_version_update(*, version: TaskVersion, by, **fields: Any) -> TaskVersi
         for name, value in fields.items():
             setattr(version, name, value)
         version.save()
+        snapshots_mark_stale(round_ids=Round.objects.filter(benchmark=version.task.benchmark_id)
+                             .values_list("id", flat=True))
     return version
 
 
@@ -452,3 +632,64 @@ def task_version_publish(*, version: TaskVersion, by, now: datetime | None = Non
     TaskVersion.objects.filter(pk=version.pk, published_at__isnull=True).update(published_at=now or timezone.now())
     version.refresh_from_db()
     return version
+
+
+# --- tasks --------------------------------------------------------------------------------------------------------
+
+TASK_FIELDS = ("title", "kind", "dimensions", "domain", "difficulty", "evaluation", "time_limit_min", "token_budget",
+               "human_minutes", "tags", "position")
+
+
+def task_create(*, benchmark: Benchmark, by, key: str, reason: str = "", **fields: Any) -> Task:
+    """Add a task to a benchmark's task set. Seed 000 §9: "Adding tasks is a minor version change (v1.1)":
+    the task set moves to the next minor version when its current version is already out (a round that left
+    draft was run on it); tasks added before the next round is out join that same new version. A published
+    round's boards can change with the task set (coverage, a to-spec task without runs counts 0), so each
+    published round gets a changelog entry and every round of the benchmark is recomputed."""
+    _require_editor(by)
+    unknown = set(fields) - set(TASK_FIELDS) - {"version"}
+    if unknown:
+        raise ValueError(f"not task fields: {sorted(unknown)}")
+    with transaction.atomic():
+        bench = Benchmark.objects.select_for_update().get(pk=benchmark.pk)
+        old = bench.task_set_version or "1.0"
+        out = Round.objects.filter(benchmark=bench, task_set_version=old).exclude(status=RoundStatus.DRAFT)
+        new = next_version(old, is_major=False) if out.exists() else old
+        if new != old:
+            bench.task_set_version = new
+            bench.save(update_fields=["task_set_version"])
+        task = Task.objects.create(benchmark=bench, key=key, **fields)
+        for rnd in Round.objects.filter(benchmark=bench, status=RoundStatus.PUBLISHED):
+            _log(round=rnd, run=None, who=by, why=reason.strip() or "A task was added to the task set.",
+                 what=f"Task {key} added; the task set is v{new}" + (f" (was v{old})" if new != old else ""))
+        snapshots_mark_stale(round_ids=Round.objects.filter(benchmark=bench).values_list("id", flat=True))
+    return task
+
+
+def task_update(*, task: Task, by, changes: dict[str, Any], reason: str = "") -> Task:
+    """An editor changes a task's attributes (title, kind, dimensions, limits...). Its wording changes only
+    through a new version (`task_version_create`). Once a round of its benchmark is published the reason is
+    required, each published round gets a changelog entry, and every round of the benchmark is recomputed."""
+    _require_editor(by)
+    with transaction.atomic():
+        locked = Task.objects.select_for_update().get(pk=task.pk)
+        described = []
+        for name, value in changes.items():
+            if name not in TASK_FIELDS:
+                raise ValidationError(f"A task's {name} is not edited here.", code="not_editable")
+            old = getattr(locked, name)
+            if old != value:
+                described.append(f"{locked._meta.get_field(name).verbose_name} {_show(old)} -> {_show(value)}")
+                setattr(locked, name, value)
+        if not described:
+            return locked
+        published = list(Round.objects.filter(benchmark=locked.benchmark_id, status=RoundStatus.PUBLISHED))
+        if published and not (reason or "").strip():
+            raise ValidationError({"reason": "A round of this benchmark is published: say why (the reason goes "
+                                             "into its public changelog)."}, code="reason_required")
+        locked.save()
+        for rnd in published:
+            _log(round=rnd, run=None, who=by, why=reason.strip(), what=f"Task {locked.key}: {'; '.join(described)}")
+        snapshots_mark_stale(round_ids=Round.objects.filter(benchmark=locked.benchmark_id)
+                             .values_list("id", flat=True))
+    return locked

@@ -41,16 +41,33 @@ def effective_runs(round_input: RoundInput) -> list[RunInput]:
     """Runs that can count, in a fixed order.
 
     Rule (outcomes §6): "A disputed run may be re-run once. Both runs are published and the re-run
-    counts": a run X with a re-run (some run has rerun_of = X) is left out and the re-run stands in for it.
+    counts": a run X with a re-run (some run has rerun_of = X) is left out and the re-run stands in for it,
+    once the re-run has results (`has_results`); until then the re-run is left out and X still counts.
     Applied to every methodology. Runs of agents without an entry in the round and of unknown tasks
     are dropped.
     """
     entered = {e.agent for e in round_input.entries}
     tasks = tasks_by_key(round_input)
-    replaced = {r.rerun_of for r in round_input.runs if r.rerun_of is not None}
+    reruns = [r for r in round_input.runs if r.rerun_of is not None]
+    replaced = {r.rerun_of for r in reruns if has_results(r)}
+    pending = {r.id for r in reruns if not has_results(r)}
     runs = [r for r in round_input.runs
-            if r.id not in replaced and r.agent in entered and r.task in tasks]
+            if r.id not in replaced and r.id not in pending and r.agent in entered and r.task in tasks]
     return sorted(runs, key=lambda r: (r.agent, r.task, run_sort_key(r)))
+
+
+# Fields that, when recorded, mean the attempt took place and something came of it.
+RESULT_FIELDS = ("outcome", "score", "auto_pass_rate", "tests_total", "heuristic", "app_started",
+                 "api_checks_total", "browser_steps_total", "wall_seconds", "tokens_input", "tokens_output")
+
+
+def has_results(run: RunInput) -> bool:
+    """Whether anything came of a run: a status other than completed, a verdict, judge scores, or any of
+    RESULT_FIELDS. A re-run is created empty when a dispute is accepted; it counts only once it has
+    results (§6 "the re-run counts" is about a re-run that took place)."""
+    if run.status != "completed" or run.verdicts or run.judge_scores:
+        return True
+    return any(getattr(run, name) is not None for name in RESULT_FIELDS)
 
 
 def latest(runs: Iterable[RunInput]) -> RunInput | None:

@@ -1,14 +1,28 @@
 from django.contrib import admin, messages
 
+from runs.admin import DeletesThroughService
+
 from .models import Matchup, Vote, VoterFlag
 
 
 @admin.register(Vote)
-class VoteAdmin(admin.ModelAdmin):
+class VoteAdmin(DeletesThroughService, admin.ModelAdmin):
+    """Votes change only through voting.services.vote_change, which refits the ratings."""
+
     list_display = ["task", "agent_a", "agent_b", "winner", "voter_label", "cast_at", "counts", "held"]
     list_filter = ["counts", "held", "winner", "task__benchmark"]
     list_select_related = ["task", "agent_a", "agent_b"]
     raw_id_fields = ["voter", "run_a", "run_b", "matchup"]
+
+    def save_model(self, request, obj, form, change):
+        from .services import vote_change
+
+        vote_change(vote=obj, by=request.user, changes={n: getattr(obj, n) for n in form.changed_data})
+
+    def delete_through(self, request, obj):
+        from .services import vote_change
+
+        vote_change(vote=obj, by=request.user, delete=True)
 
 
 @admin.register(Matchup)

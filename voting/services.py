@@ -39,6 +39,7 @@ from random import Random
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
@@ -337,3 +338,21 @@ def voter_flag_clear(*, flag: VoterFlag, by, now: datetime | None = None) -> int
         if tasks:
             snapshots_mark_stale(rating_task_ids=tasks)
     return n
+
+
+def vote_change(*, vote: Vote, by, changes: dict | None = None, delete: bool = False) -> None:
+    """An editor corrects or removes a vote from the admin: the ratings of its benchmark are refit."""
+    from runs.selectors import user_is_editor
+    from scoring.services import snapshots_mark_stale
+
+    if not user_is_editor(by):
+        raise PermissionDenied("Only editors may change votes.")
+    with transaction.atomic():
+        task_id = Vote.objects.filter(pk=vote.pk).values_list("task_id", flat=True).first() or vote.task_id
+        if delete:
+            Vote.objects.filter(pk=vote.pk).delete()
+        else:
+            for name, value in (changes or {}).items():
+                setattr(vote, name, value)
+            vote.save()
+        snapshots_mark_stale(rating_task_ids={task_id, vote.task_id})

@@ -101,7 +101,7 @@ def assert_private(pages: dict[str, str]) -> None:
 
 @pytest.mark.parametrize("status", ["draft", "preview"])
 def test_no_public_response_of_an_unpublished_round_holds_its_parameters(client, w, status):
-    verdict_record(run=w["acme-trip"], role="tester", reviewer=w["tester"], outcome="pass")
+    verdict_record(run=w["acme-trip"], role="tester", note="seen", reviewer=w["tester"], outcome="pass")
     if status == "preview":
         round_enter_preview(round=w["round"], by=w["editor"])
     start = public_urls(keys_of(w)) | {"/", "/api/", "/api/openapi.json", "/no-such-page/", "/api/no-such-endpoint"}
@@ -117,7 +117,7 @@ def test_publishing_makes_the_parameters_visible_on_run_and_task_pages(client, w
     for key in ("acme-trip", "acme-inbox", "other-trip", "acme-remind"):
         run = w[key]
         now = (run.due_at or timezone.now()) + timedelta(seconds=1)
-        verdict_record(run=run, role="tester", reviewer=w["tester"], outcome="pass", now=now)
+        verdict_record(run=run, role="tester", note="seen", reviewer=w["tester"], outcome="pass", now=now)
         verdict_record(run=run, role="second", reviewer=w["second"], outcome="pass", now=now)
     round_enter_preview(round=w["round"], by=w["editor"], now=timezone.now() - timedelta(hours=49))
     round_publish(round=w["round"], by=w["editor"])
@@ -164,7 +164,7 @@ def test_an_agent_entered_only_in_an_unpublished_round_is_nowhere_public(client,
     _published_round_and_votes()
     _recompute_all()
     if status == "preview":
-        verdict_record(run=w["acme-trip"], role="tester", reviewer=w["tester"], outcome="pass")
+        verdict_record(run=w["acme-trip"], role="tester", note="seen", reviewer=w["tester"], outcome="pass")
         round_enter_preview(round=w["round"], by=w["editor"])
     keys = {**keys_of(w), "round": [ROUND, "r0"], "run": ["acme-trip", "r0-other-agent", "r0-pub-agent"]}
     start = public_urls(keys) | {"/", "/api/", "/api/agents", f"/api/benchmarks/{BENCH}/bundle",
@@ -186,7 +186,7 @@ def test_an_agent_and_its_votes_become_public_with_its_first_published_entry(cli
     for key in ("acme-trip", "acme-inbox", "other-trip", "acme-remind"):
         run = w[key]
         now = (run.due_at or timezone.now()) + timedelta(seconds=1)
-        verdict_record(run=run, role="tester", reviewer=w["tester"], outcome="pass", now=now)
+        verdict_record(run=run, role="tester", note="seen", reviewer=w["tester"], outcome="pass", now=now)
         verdict_record(run=run, role="second", reviewer=w["second"], outcome="pass", now=now)
     round_enter_preview(round=w["round"], by=w["editor"], now=timezone.now() - timedelta(hours=49))
     round_publish(round=w["round"], by=w["editor"])

@@ -34,7 +34,7 @@ def review_all(w, runs=("acme-trip", "acme-inbox", "other-trip", "acme-remind"))
     for key in runs:
         run = Run.objects.get(round=w["round"], key=key)
         now = (run.due_at or timezone.now()) + timedelta(seconds=1)
-        verdict_record(run=run, role="tester", reviewer=w["tester"], outcome="pass", now=now)
+        verdict_record(run=run, role="tester", note="seen", reviewer=w["tester"], outcome="pass", now=now)
         verdict_record(run=run, role="second", reviewer=w["second"], outcome="pass", now=now)
 
 
@@ -44,6 +44,7 @@ def preview_past(w, hours=49):
 
 
 def test_entering_preview_sets_status_and_start(w):
+    review_all(w)
     rnd = round_enter_preview(round=w["round"], by=w["editor"])
     assert rnd.status == "preview" and rnd.preview_started_at is not None
     with pytest.raises(ValidationError):
@@ -77,7 +78,7 @@ def test_publishing_is_refused_while_runs_are_in_review_naming_them(w):
 
 def test_publishing_is_refused_while_a_third_decision_is_missing(w):
     review_all(w, runs=("acme-inbox", "other-trip", "acme-remind"))
-    verdict_record(run=w["acme-trip"], role="tester", reviewer=w["tester"], outcome="pass")
+    verdict_record(run=w["acme-trip"], role="tester", note="seen", reviewer=w["tester"], outcome="pass")
     verdict_record(run=w["acme-trip"], role="second", reviewer=w["second"], outcome="fail")
     rnd = preview_past(w)
     with pytest.raises(ValidationError, match=r"acme-trip \(awaiting third reviewer\)"):
@@ -97,7 +98,8 @@ def test_publish_action_in_the_admin_says_why_it_refuses(client, w):
     response = client.post("/admin/leaderboard/round/", {"action": "publish", "_selected_action": [w["round"].pk]},
                            follow=True)
     html = response.content.decode()
-    assert "was not published" in html and "runs until" in html and "still in review" in html
+    # Runs still in review: the vendor window has not even started.
+    assert "was not published" in html and "has not started" in html and "still in review" in html
     assert Round.objects.get(pk=w["round"].pk).status == "preview"
 
 
@@ -177,9 +179,12 @@ def test_dispute_accept_rerun_lifecycle_through_the_admin(client, w):
     # the re-run is reviewed before publication; then both runs are published and the re-run counts
     with pytest.raises(ValidationError, match="acme-trip-rerun"):
         round_publish(round=w["round"], by=w["editor"])
-    verdict_record(run=rerun, role="tester", reviewer=w["tester2"], outcome="fail")
+    verdict_record(run=rerun, role="tester", note="seen", reviewer=w["tester2"], outcome="fail")
     verdict_record(run=rerun, role="second", reviewer=w["third"], outcome="fail")
-    round_publish(round=w["round"], by=w["editor"])
+    # The re-run's result changed the round during the preview: its 48 hours start again from now.
+    with pytest.raises(ValidationError, match="runs until"):
+        round_publish(round=w["round"], by=w["editor"])
+    round_publish(round=w["round"], by=w["editor"], now=timezone.now() + timedelta(hours=49))
     doc = bundle_export(benchmark=w["round"].benchmark)
     assert {"acme-trip", "acme-trip-rerun"} <= {r["id"] for r in doc["runs"]}
     boards = compute_round_boards(round_document(w["round"].pk))

@@ -27,7 +27,7 @@ def test_testers_see_runs_awaiting_a_tester(w):
 
 
 def test_reviewers_see_second_reviews_and_third_decisions_but_not_runs_they_reviewed(w):
-    verdict_record(run=w["acme-trip"], role="tester", reviewer=w["tester"], outcome="pass")
+    verdict_record(run=w["acme-trip"], role="tester", note="seen", reviewer=w["tester"], outcome="pass")
     verdict_record(run=w["acme-trip"], role="second", reviewer=w["second"], outcome="fail")
     assert ("acme-trip", ("third",)) in keys(w["third"])
     assert not any(k == "acme-trip" for k, _ in keys(w["second"]))
@@ -52,7 +52,7 @@ def test_a_due_run_becomes_actionable(w):
 
 
 def test_the_admin_index_shows_the_counts(client, w):
-    verdict_record(run=w["acme-trip"], role="tester", reviewer=w["tester"], outcome="pass")
+    verdict_record(run=w["acme-trip"], role="tester", note="seen", reviewer=w["tester"], outcome="pass")
     client.force_login(w["second"])
     html = client.get("/admin/").content.decode()
     assert 'data-count="second">3<' in html and 'data-count="not_due">1<' in html
@@ -61,7 +61,7 @@ def test_the_admin_index_shows_the_counts(client, w):
 
 
 def test_decided_runs_leave_the_queue(w):
-    verdict_record(run=w["acme-trip"], role="tester", reviewer=w["tester"], outcome="pass")
+    verdict_record(run=w["acme-trip"], role="tester", note="seen", reviewer=w["tester"], outcome="pass")
     verdict_record(run=w["acme-trip"], role="second", reviewer=w["second"], outcome="pass")
     assert not any(k == "acme-trip" for k, _ in keys(w["third"]))
     assert not any(k == "acme-trip" for k, _ in keys(w["editor"]))

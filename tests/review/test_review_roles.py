@@ -59,7 +59,7 @@ def test_a_tester_enters_the_tester_verdict_through_the_admin_and_nothing_else(c
 
 def test_a_reviewer_enters_second_and_third_verdicts_but_not_the_testers(client, w):
     run = w["acme-trip"]
-    verdict_record(run=run, role="tester", reviewer=w["tester"], outcome="pass")
+    verdict_record(run=run, role="tester", note="seen", reviewer=w["tester"], outcome="pass")
     client.force_login(w["second"])
     add = "/admin/runs/verdict/add/"
     assert client.post(add, {"run": run.pk, "role": "tester", "outcome": "pass"}).status_code == 200
@@ -81,7 +81,7 @@ def test_a_third_verdict_form_error_is_shown_when_there_is_no_disagreement(clien
 
 
 def test_an_editor_changes_a_verdict_and_publishes(client, w):
-    v = verdict_record(run=w["acme-trip"], role="tester", reviewer=w["tester"], outcome="pass")
+    v = verdict_record(run=w["acme-trip"], role="tester", note="seen", reviewer=w["tester"], outcome="pass")
     client.force_login(w["editor"])
     response = client.post(f"/admin/runs/verdict/{v.pk}/change/", {"outcome": "partial", "note": "corrected"})
     assert response.status_code == 302 and Verdict.objects.get(pk=v.pk).outcome == "partial"

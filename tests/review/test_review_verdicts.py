@@ -27,7 +27,7 @@ def outcome_of(run):
 
 def test_it_takes_the_agreed_outcome_of_tester_and_second(w):
     run = w["acme-trip"]
-    verdict_record(run=run, role="tester", reviewer=w["tester"], outcome="pass")
+    verdict_record(run=run, role="tester", note="seen", reviewer=w["tester"], outcome="pass")
     assert outcome_of(run) == ""  # in review until the second
     verdict_record(run=run, role="second", reviewer=w["second"], outcome="pass")
     assert outcome_of(run) == "pass"
@@ -35,7 +35,7 @@ def test_it_takes_the_agreed_outcome_of_tester_and_second(w):
 
 def test_a_disagreement_waits_for_the_third_who_decides(w):
     run = w["acme-trip"]
-    verdict_record(run=run, role="tester", reviewer=w["tester"], outcome="pass")
+    verdict_record(run=run, role="tester", note="seen", reviewer=w["tester"], outcome="pass")
     verdict_record(run=run, role="second", reviewer=w["second"], outcome="fail")
     assert outcome_of(run) == ""
     verdict_record(run=run, role="third", reviewer=w["third"], outcome="partial")
@@ -43,16 +43,17 @@ def test_a_disagreement_waits_for_the_third_who_decides(w):
 
 
 def test_the_lowest_matched_row_applies(w):
-    v = verdict_record(run=w["acme-trip"], role="tester", reviewer=w["tester"], matched=["pass", "partial", "fail"])
+    v = verdict_record(run=w["acme-trip"], role="tester", note="seen", reviewer=w["tester"],
+                       matched=["pass", "partial", "fail"])
     assert v.outcome == "fail"
-    v = verdict_record(run=w["acme-inbox"], role="tester", reviewer=w["tester"], outcome="pass",
+    v = verdict_record(run=w["acme-inbox"], role="tester", note="seen", reviewer=w["tester"], outcome="pass",
                        matched=["unsupported"])
     assert v.outcome == "unsupported"
 
 
 def test_a_third_verdict_is_refused_without_a_disagreement(w):
     run = w["acme-trip"]
-    verdict_record(run=run, role="tester", reviewer=w["tester"], outcome="pass")
+    verdict_record(run=run, role="tester", note="seen", reviewer=w["tester"], outcome="pass")
     with pytest.raises(ValidationError, match="disagree"):
         verdict_record(run=run, role="third", reviewer=w["third"], outcome="pass")
     verdict_record(run=run, role="second", reviewer=w["second"], outcome="pass")
@@ -62,12 +63,12 @@ def test_a_third_verdict_is_refused_without_a_disagreement(w):
 
 def test_a_reviewer_never_reviews_one_run_in_two_roles(w):
     run = w["acme-trip"]
-    verdict_record(run=run, role="tester", reviewer=w["tester"], outcome="pass")
+    verdict_record(run=run, role="tester", note="seen", reviewer=w["tester"], outcome="pass")
     verdict_record(run=run, role="second", reviewer=w["second"], outcome="fail")
     with pytest.raises(ValidationError, match="one role only"):
         verdict_record(run=run, role="third", reviewer=w["second"], outcome="fail")
     # an editor (who may enter any role) is held to the same rule
-    verdict_record(run=w["acme-inbox"], role="tester", reviewer=w["editor"], outcome="pass")
+    verdict_record(run=w["acme-inbox"], role="tester", note="seen", reviewer=w["editor"], outcome="pass")
     with pytest.raises(ValidationError, match="one role only"):
         verdict_record(run=w["acme-inbox"], role="second", reviewer=w["editor"], outcome="pass")
 
@@ -76,33 +77,34 @@ def test_testers_enter_only_the_tester_role_and_reviewers_only_second_or_third(w
     with pytest.raises(PermissionDenied):
         verdict_record(run=w["acme-trip"], role="second", reviewer=w["tester"], outcome="pass")
     with pytest.raises(PermissionDenied):
-        verdict_record(run=w["acme-trip"], role="tester", reviewer=w["second"], outcome="pass")
+        verdict_record(run=w["acme-trip"], role="tester", note="seen", reviewer=w["second"], outcome="pass")
     with pytest.raises(PermissionDenied):
-        verdict_record(run=w["acme-trip"], role="tester", reviewer=w["vendor"], outcome="pass")
+        verdict_record(run=w["acme-trip"], role="tester", note="seen", reviewer=w["vendor"], outcome="pass")
 
 
 def test_one_verdict_per_role(w):
-    verdict_record(run=w["acme-trip"], role="tester", reviewer=w["tester"], outcome="pass")
+    verdict_record(run=w["acme-trip"], role="tester", note="seen", reviewer=w["tester"], outcome="pass")
     with pytest.raises(ValidationError, match="already has"):
-        verdict_record(run=w["acme-trip"], role="tester", reviewer=w["tester2"], outcome="fail")
+        verdict_record(run=w["acme-trip"], role="tester", note="seen", reviewer=w["tester2"], outcome="fail")
 
 
 def test_a_run_whose_effects_are_not_due_cannot_be_judged_yet(w):
     run = w["acme-remind"]
     with pytest.raises(ValidationError, match="due on"):
-        verdict_record(run=run, role="tester", reviewer=w["tester"], outcome="pass")
-    verdict_record(run=run, role="tester", reviewer=w["tester"], outcome="pass", now=run.due_at + timedelta(minutes=1))
+        verdict_record(run=run, role="tester", note="seen", reviewer=w["tester"], outcome="pass")
+    verdict_record(run=run, role="tester", note="seen", reviewer=w["tester"], outcome="pass",
+                   now=run.due_at + timedelta(minutes=1))
 
 
 def test_a_verdict_marks_the_round_board_stale(w):
     BoardSnapshot.objects.filter(round=w["round"]).update(stale=False)
-    verdict_record(run=w["acme-trip"], role="tester", reviewer=w["tester"], outcome="pass")
+    verdict_record(run=w["acme-trip"], role="tester", note="seen", reviewer=w["tester"], outcome="pass")
     assert BoardSnapshot.objects.get(round=w["round"], kind="boards").stale
 
 
 def _publish(w):
     for key in ("acme-trip", "acme-inbox", "other-trip"):
-        verdict_record(run=w[key], role="tester", reviewer=w["tester"], outcome="pass")
+        verdict_record(run=w[key], role="tester", note="seen", reviewer=w["tester"], outcome="pass")
         verdict_record(run=w[key], role="second", reviewer=w["second"], outcome="pass")
     rnd = w["round"]
     rnd.status, rnd.published_at = "published", timezone.now()
@@ -111,7 +113,7 @@ def _publish(w):
 
 
 def test_only_editors_change_a_verdict(w):
-    v = verdict_record(run=w["acme-trip"], role="tester", reviewer=w["tester"], outcome="pass")
+    v = verdict_record(run=w["acme-trip"], role="tester", note="seen", reviewer=w["tester"], outcome="pass")
     with pytest.raises(PermissionDenied):
         verdict_change(verdict=v, by=w["tester"], outcome="fail")
 
@@ -140,7 +142,7 @@ def test_after_publication_a_run_change_is_logged_with_old_and_new_values(w):
 
 
 def test_before_publication_changes_write_no_changelog(w):
-    v = verdict_record(run=w["acme-trip"], role="tester", reviewer=w["tester"], outcome="pass")
+    v = verdict_record(run=w["acme-trip"], role="tester", note="seen", reviewer=w["tester"], outcome="pass")
     verdict_change(verdict=v, by=w["editor"], outcome="fail")
     assert not ChangelogEntry.objects.exists()
 
@@ -149,5 +151,5 @@ def test_weekly_takes_a_lone_tester_label(w):
     run = w["acme-trip"]
     run.round.benchmark.methodology = "weekly"
     run.round.benchmark.save()
-    verdict_record(run=Run.objects.get(pk=run.pk), role="tester", reviewer=w["tester"], outcome="partial")
+    verdict_record(run=Run.objects.get(pk=run.pk), role="tester", note="seen", reviewer=w["tester"], outcome="partial")
     assert outcome_of(run) == "partial"

@@ -1,0 +1,119 @@
+"""A published board never changes silently: admin edits go through the services, recompute the boards and
+write the round's changelog; a published run is never deleted (seed 000 §6 "Corrections after publication
+are logged in the round's CHANGELOG.md")."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+from review_factory import make_people, make_world
+
+from leaderboard.bundles import bundle_export, bundle_import
+from leaderboard.models import Agent, Benchmark, ChangelogEntry, Round
+from runs.models import Run, Verdict
+from runs.services import round_enter_preview, round_publish, verdict_record
+from scoring.models import BoardSnapshot
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def w():
+    return {**make_world(), **make_people()}
+
+
+def publish(w):
+    for run in Run.objects.filter(round=w["round"]):
+        now = (run.due_at or timezone.now()) + timedelta(seconds=1)
+        verdict_record(run=run, role="tester", reviewer=w["tester"], outcome="pass", note="as seen", now=now)
+        verdict_record(run=run, role="second", reviewer=w["second"], outcome="pass", now=now)
+    round_enter_preview(round=w["round"], by=w["editor"], now=timezone.now() - timedelta(hours=49))
+    round_publish(round=Round.objects.get(pk=w["round"].pk), by=w["editor"], now=timezone.now() + timedelta(days=3))
+    BoardSnapshot.objects.update(stale=False)
+
+
+def stale() -> bool:
+    return BoardSnapshot.objects.get(round__key="r1", kind="boards").stale
+
+
+def test_deleting_a_published_run_in_the_admin_is_refused_with_a_message(client, w):
+    publish(w)
+    client.force_login(w["editor"])
+    run = w["acme-trip"]
+    response = client.post(f"/admin/runs/run/{run.pk}/delete/", {"post": "yes"}, follow=True)
+    html = response.content.decode()
+    assert "was not deleted" in html and "never deleted" in html
+    assert Run.objects.filter(pk=run.pk).exists() and Verdict.objects.filter(run=run).count() == 2
+    # the bulk action refuses too
+    response = client.post("/admin/runs/run/", {"action": "delete_through_service",
+                                                "_selected_action": [run.pk]}, follow=True)
+    assert "was not deleted" in response.content.decode()
+    assert Run.objects.filter(pk=run.pk).exists()
+    assert not stale() and not ChangelogEntry.objects.exists()
+
+
+def test_deleting_a_draft_run_in_the_admin_recomputes_the_board(client, w):
+    BoardSnapshot.objects.update(stale=False)
+    client.force_login(w["editor"])
+    run = w["acme-inbox"]
+    response = client.post(f"/admin/runs/run/{run.pk}/delete/", {"post": "yes"})
+    assert response.status_code == 302
+    assert not Run.objects.filter(pk=run.pk).exists()
+    assert stale()
+
+
+def test_deleting_a_published_verdict_is_refused(client, w):
+    publish(w)
+    client.force_login(w["editor"])
+    verdict = Verdict.objects.get(run=w["acme-trip"], role="tester")
+    response = client.post(f"/admin/runs/verdict/{verdict.pk}/delete/", {"post": "yes"}, follow=True)
+    assert "was not deleted" in response.content.decode()
+    assert Verdict.objects.filter(pk=verdict.pk).exists()
+
+
+def test_renaming_an_agent_of_a_published_round_asks_why_and_logs_it(client, w):
+    publish(w)
+    client.force_login(w["editor"])
+    agent = Agent.objects.get(slug="acme-agent")
+    form = {"name": "Acme Agent Pro", "slug": agent.slug, "organization": agent.organization_id,
+            "primary_language": "en", "languages": "[]", "change_reason": ""}
+    response = client.post(f"/admin/leaderboard/agent/{agent.pk}/change/", form)
+    assert response.status_code == 200 and "say why" in response.content.decode()
+    assert Agent.objects.get(pk=agent.pk).name == "Acme Agent" and not stale()
+    form["change_reason"] = "The vendor's product name."
+    assert client.post(f"/admin/leaderboard/agent/{agent.pk}/change/", form).status_code == 302
+    assert Agent.objects.get(pk=agent.pk).name == "Acme Agent Pro"
+    entry = ChangelogEntry.objects.get(round=w["round"])
+    assert entry.what == "Agent acme-agent: name Acme Agent -> Acme Agent Pro"
+    assert (entry.why, entry.who, entry.who_role) == ("The vendor's product name.", w["editor"], "editor")
+    assert entry.created_at is not None
+    assert stale()
+
+
+def test_changing_a_benchmark_parameter_logs_it_and_recomputes(client, w):
+    publish(w)
+    client.force_login(w["editor"])
+    bench = Benchmark.objects.get(slug="artb-t")
+    form = {"name": bench.name, "slug": bench.slug, "methodology": bench.methodology, "description": "",
+            "task_set_version": bench.task_set_version, "pass_threshold": "0.9", "params": "{}",
+            "position": bench.position, "change_reason": "Threshold agreed for v1."}
+    response = client.post(f"/admin/leaderboard/benchmark/{bench.pk}/change/", form)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert Benchmark.objects.get(pk=bench.pk).pass_threshold == 0.9
+    entry = ChangelogEntry.objects.get(round=w["round"])
+    assert "pass threshold 0.8 -> 0.9" in entry.what and entry.why == "Threshold agreed for v1."
+    assert stale()
+
+
+def test_reimporting_a_bundle_that_changes_a_published_run_logs_it(w):
+    publish(w)
+    doc = bundle_export(benchmark=w["round"].benchmark, include_unpublished=True)
+    inbox = next(r for r in doc["runs"] if r["id"] == "acme-inbox")
+    inbox["interventions"] = 2  # a new figure for one published run
+    bundle_import(doc=doc)
+    entries = list(ChangelogEntry.objects.filter(round=w["round"]))
+    assert len(entries) == 1
+    assert "acme-inbox" in entries[0].what and entries[0].why == "Re-imported from a bundle."
+    # The same bundle again changes nothing and logs nothing.
+    bundle_import(doc=doc)
+    assert ChangelogEntry.objects.filter(round=w["round"]).count() == 1
