@@ -19,7 +19,7 @@ from .common import (
     latest,
     reviewed_outcome,
 )
-from .types import EntryInput, RoundInput, RunInput
+from .types import EntryInput, RoundInput, RunInput, TaskInput
 
 # "Wall-clock time ... stops when the agent finishes, or at 30 minutes": one cap for every task, whatever time
 # limit a task record carries.
