@@ -113,7 +113,8 @@ def test_no_public_response_of_an_unpublished_round_holds_its_parameters(client,
         assert_private(crawl(client, start | {"/preview/", f"/preview/{BENCH}/{ROUND}/"}))
 
 
-def test_publishing_makes_the_parameters_visible_on_run_and_task_pages(client, w):
+def review_and_publish(w) -> None:
+    """Every run reviewed twice (pass), the preview window passed, the round published."""
     for key in ("acme-trip", "acme-inbox", "other-trip", "acme-remind"):
         run = w[key]
         now = (run.due_at or timezone.now()) + timedelta(seconds=1)
@@ -121,6 +122,10 @@ def test_publishing_makes_the_parameters_visible_on_run_and_task_pages(client, w
         verdict_record(run=run, role="second", reviewer=w["second"], outcome="pass", now=now)
     round_enter_preview(round=w["round"], by=w["editor"], now=timezone.now() - timedelta(hours=49))
     round_publish(round=w["round"], by=w["editor"])
+
+
+def test_publishing_makes_the_parameters_visible_on_run_and_task_pages(client, w):
+    review_and_publish(w)
     run_page = client.get(f"/b/{BENCH}/r/{ROUND}/runs/acme-trip/")
     assert run_page.status_code == 200
     assert SECRET_CITY in run_page.content.decode()
@@ -183,13 +188,7 @@ def test_an_agent_entered_only_in_an_unpublished_round_is_nowhere_public(client,
 
 def test_an_agent_and_its_votes_become_public_with_its_first_published_entry(client, w):
     _published_round_and_votes()
-    for key in ("acme-trip", "acme-inbox", "other-trip", "acme-remind"):
-        run = w[key]
-        now = (run.due_at or timezone.now()) + timedelta(seconds=1)
-        verdict_record(run=run, role="tester", note="seen", reviewer=w["tester"], outcome="pass", now=now)
-        verdict_record(run=run, role="second", reviewer=w["second"], outcome="pass", now=now)
-    round_enter_preview(round=w["round"], by=w["editor"], now=timezone.now() - timedelta(hours=49))
-    round_publish(round=w["round"], by=w["editor"])
+    review_and_publish(w)
     _recompute_all()
     bundle = client.get(f"/api/benchmarks/{BENCH}/bundle").json()
     assert len(bundle["votes"]) == 3

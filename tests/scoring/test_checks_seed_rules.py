@@ -1,22 +1,10 @@
 """Seed 003 rules on the `checks` boards, each figure worked out by hand from the seed's text."""
 
-from builders import make_round, make_run, make_task, row_of
+from builders import row_of
+from test_checks import BOOK, CHAT, SHOP, boards
+from test_checks import checks_run as run
 
-from scoring.checks import boards_with_votes, compute_checks_boards, counts
-
-SHOP = make_task("shop", kind="to-spec", time_limit_min=60, token_budget=1000)
-BOOK = make_task("booking", kind="to-spec")
-CHAT = make_task("messenger", kind="invent")
-
-
-def run(agent, task="shop", api=(8, 10), browser=(3, 4), **kw):
-    kw.setdefault("app_started", True)
-    return make_run(agent, task, api_checks_passed=api[0], api_checks_total=api[1],
-                    browser_steps_passed=browser[0], browser_steps_total=browser[1], **kw)
-
-
-def boards(tasks, runs):
-    return compute_checks_boards(make_round("checks", tasks, runs))
+from scoring.checks import boards_with_votes, counts
 
 
 def rating(agent, value, votes=40):
