@@ -151,14 +151,15 @@ def agent_row(row: Row, runs: list[RunInput], week_tasks: int,
 def compute_weekly_boards(round_input: RoundInput) -> dict[str, list[Row]]:
     """The week's table: {"overall": [rows]}.
 
-    pass_rate = passes / "the number of tasks that week" (the tasks with any run in the round);
+    pass_rate = passes / "the number of tasks that week": the round's task set (`RoundInput.tasks`: the
+    bundle's `rounds[].tasks`, else the tasks with any run in the round);
     interventions summed over the week's runs (unknown when any run has no count); time summed with each run
     stopping at the 30-minute cap (a timed-out run counts the 30 minutes); cost summed in dollars
     when every run was metered, else the plan label. Rank is the position in the order of `order_key`:
     the order is total (it ends with the name), so ranks are 1..n without ties.
     """
     runs = effective_runs(round_input)
-    week_tasks = len({r.task for r in runs})
+    week_tasks = len(round_input.tasks)
     entries = {e.agent: e for e in round_input.entries}
     by_agent: dict[str, list] = {}
     for r in runs:

@@ -6,8 +6,12 @@ from scoring.weekly import compute_weekly_boards
 TASKS = [make_task(k) for k in ("trip", "inbox", "research", "grocery", "expense")]
 
 
-def table(runs, **kw):
-    return compute_weekly_boards(make_round("weekly", TASKS, runs, **kw))["overall"]
+def table(runs, tasks=None, **kw):
+    """The week's table; the round's task set defaults, as for a bundle without `rounds[].tasks`, to the
+    tasks with any run in the round."""
+    if tasks is None:
+        tasks = [t for t in TASKS if any(r.task == t.key for r in runs)]
+    return compute_weekly_boards(make_round("weekly", tasks, runs, **kw))["overall"]
 
 
 def week(agent, outcomes, **kw):
@@ -25,6 +29,14 @@ def test_it_divides_by_the_tasks_run_that_week():
     runs = [make_run("a", "trip", outcome="pass"), make_run("b", "trip", outcome="fail"),
             make_run("b", "inbox", outcome="pass")]
     assert row_of(table(runs), "a")["pass_rate"] == 1 / 2
+
+
+def test_it_divides_by_the_rounds_task_set_when_the_round_names_it():
+    # The round lists all five tasks; a passed trip only and b passed inbox only, nobody ran the other
+    # three. "Passes divided by the number of tasks that week": 1 / 5 = 0.2 each, not 1 / 2.
+    runs = [make_run("a", "trip", outcome="pass"), make_run("b", "inbox", outcome="pass")]
+    rows = table(runs, tasks=TASKS)
+    assert [r["pass_rate"] for r in rows] == [0.2, 0.2]
 
 
 def test_it_fails_a_run_that_reaches_the_30_minute_cap():
