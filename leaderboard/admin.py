@@ -313,14 +313,42 @@ class TaskVersionAdmin(DeletesThroughService, admin.ModelAdmin):
 
 # --- rounds -------------------------------------------------------------------------------------------------------
 
+class RoundChildFormSet(forms.BaseInlineFormSet):
+    """An edit of a published round's entries or parameters needs the round form's reason (it goes into the
+    changelog); asked here, before anything is written, rather than refused after."""
+
+    def clean(self):
+        super().clean()
+        rnd = self.instance
+        if rnd.pk and rnd.is_published and any(f.cleaned_data.get("DELETE") for f in self.forms
+                                               if hasattr(f, "cleaned_data") and f.instance.pk):
+            raise forms.ValidationError("The round is published: its entries and parameter values are public and are "
+                                        "never deleted; correct them instead, with a reason.")
+        if rnd.pk and rnd.is_published and self.has_changed() and not (self.data.get("change_reason") or "").strip():
+            raise forms.ValidationError("The round is published: say why in “change reason” (it goes into the "
+                                        "changelog).")
+
+
+def _formset_changes(formsets) -> list[str]:
+    what = []
+    for formset in formsets:
+        name = formset.model._meta.verbose_name_plural
+        counts = [(len(formset.new_objects), "added"), (len(formset.changed_objects), "changed"),
+                  (len(formset.deleted_objects), "deleted")]
+        what += [f"{n} {name} {verb}" for n, verb in counts if n]
+    return what
+
+
 class EntryInline(admin.TabularInline):
     model = Entry
+    formset = RoundChildFormSet
     extra = 0
     autocomplete_fields = ["agent"]
 
 
 class RoundParameterInline(admin.TabularInline):
     model = RoundParameter
+    formset = RoundChildFormSet
     extra = 0
 
     def has_view_permission(self, request, obj=None):
@@ -338,14 +366,45 @@ class ChangelogInline(admin.TabularInline):
         return False
 
 
+class RoundForm(_ReasonForm):
+    change_reason = _reason_field()
+
+    class Meta:
+        model = Round
+        exclude: list[str] = []
+
+    def published_rounds(self):
+        return Round.objects.filter(pk=self.instance.pk, status="published")
+
+
 @admin.register(Round)
 class RoundAdmin(admin.ModelAdmin):
+    form = RoundForm
     list_display = ["__str__", "benchmark", "status", "starts_on", "preview_started_at", "published_at"]
     list_filter = ["benchmark", "status"]
     search_fields = ["key", "name"]
     readonly_fields = ["status", "preview_started_at", "published_at", "publication"]
     inlines = [EntryInline, RoundParameterInline, ChangelogInline]
     actions = ["enter_preview", "publish"]
+
+    def save_model(self, request, obj, form, change):
+        if not change:
+            super().save_model(request, obj, form, change)  # a new round is a draft: on no public board
+            return
+        try:
+            services.round_update(round=obj, by=request.user, changes=_changes(obj, form),
+                                  reason=form.cleaned_data.get("change_reason") or "")
+        except ValidationError as e:
+            raise PermissionDenied("; ".join(e.messages)) from e
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        if change:
+            try:
+                services.round_details_changed(round=form.instance, by=request.user, what=_formset_changes(formsets),
+                                               reason=form.cleaned_data.get("change_reason") or "")
+            except ValidationError as e:
+                raise PermissionDenied("; ".join(e.messages)) from e
 
     @admin.display(description="publication")
     def publication(self, rnd: Round) -> str:
@@ -375,10 +434,44 @@ class RoundAdmin(admin.ModelAdmin):
                 self.message_user(request, f"{rnd} is published.", messages.SUCCESS)
 
 
+class RoundParameterForm(forms.ModelForm):
+    change_reason = _reason_field()
+
+    class Meta:
+        model = RoundParameter
+        exclude: list[str] = []
+
+    def clean(self):
+        data = super().clean()
+        rnd = self.instance.round if self.instance.pk else data.get("round")
+        if rnd is not None and rnd.is_published and self.has_changed() and \
+                not (data.get("change_reason") or "").strip():
+            self.add_error("change_reason", "The round is published: say why (it goes into the changelog).")
+        return data
+
+
 @admin.register(RoundParameter)
 class RoundParameterAdmin(admin.ModelAdmin):
+    form = RoundParameterForm
     list_display = ["round", "task", "name", "value"]
     list_filter = ["round"]
+
+    def save_model(self, request, obj, form, change):
+        try:
+            services.round_parameter_save(parameter=obj, by=request.user,
+                                          reason=form.cleaned_data.get("change_reason") or "")
+        except ValidationError as e:
+            raise PermissionDenied("; ".join(e.messages)) from e
+
+    def delete_model(self, request, obj):
+        try:
+            services.round_parameter_delete(parameter=obj, by=request.user)
+        except ValidationError as e:
+            raise PermissionDenied("; ".join(e.messages)) from e
+
+    def delete_queryset(self, request, queryset):
+        for obj in queryset:
+            self.delete_model(request, obj)
 
 
 @admin.register(ChangelogEntry)

@@ -21,7 +21,17 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.formats import date_format
 
-from leaderboard.models import Agent, Benchmark, ChangelogEntry, Round, RoundStatus, Task, TaskVersion, major
+from leaderboard.models import (
+    Agent,
+    Benchmark,
+    ChangelogEntry,
+    Round,
+    RoundParameter,
+    RoundStatus,
+    Task,
+    TaskVersion,
+    major,
+)
 from leaderboard.selectors import run_input, task_input
 from scoring.boards import VIOLATION_POSSIBLE
 from scoring.common import has_results, reviewed_outcome, verdict_outcome
@@ -342,6 +352,58 @@ def agent_update(*, agent: Agent, by, changes: dict[str, Any], reason: str = "")
         rounds = list(Round.objects.filter(entries__agent=locked).distinct())
         _catalogue_change(locked, by=by, changes=changes, reason=reason, rounds=rounds, label=f"Agent {locked.slug}")
     return locked
+
+
+def round_update(*, round: Round, by, changes: dict[str, Any], reason: str = "") -> Round:
+    """An editor changes a round's own fields (name, dates, task set, ...): logged once it is published."""
+    _require_editor(by)
+    with transaction.atomic():
+        locked = Round.objects.select_for_update().get(pk=round.pk)
+        _catalogue_change(locked, by=by, changes=changes, reason=reason, rounds=[locked], label=f"Round {locked.key}")
+    return locked
+
+
+def round_details_changed(*, round: Round, by, what: list[str], reason: str = "") -> None:
+    """A round's entries or parameter values were edited (admin inlines): recompute, and log it once the round
+    is published (a reason is then required)."""
+    _require_editor(by)
+    if not what:
+        return
+    with transaction.atomic():
+        locked = Round.objects.select_for_update().get(pk=round.pk)
+        _require_reason(locked, reason)
+        if locked.is_published:
+            _log(round=locked, run=None, who=by, why=reason.strip(), what=f"Round {locked.key}: {'; '.join(what)}")
+        snapshots_mark_stale(round_ids=[locked.id], benchmark_ids=[locked.benchmark_id])
+
+
+def round_parameter_save(*, parameter: RoundParameter, by, reason: str = "") -> RoundParameter:
+    """An editor sets a round's parameter value; once the round is published (its values are public) the
+    change needs a reason and is logged."""
+    _require_editor(by)
+    with transaction.atomic():
+        rnd = Round.objects.select_for_update().get(pk=parameter.round_id)
+        _require_reason(rnd, reason)
+        created = parameter.pk is None
+        parameter.save()
+        if rnd.is_published:
+            _log(round=rnd, run=None, who=by, why=reason.strip(),
+                 what=f"Parameter {parameter.task.key}.{parameter.name} {'added' if created else 'set'}: "
+                      f"{parameter.value}")
+        snapshots_mark_stale(round_ids=[rnd.id])
+    return parameter
+
+
+def round_parameter_delete(*, parameter: RoundParameter, by) -> None:
+    """A parameter of an unpublished round may be removed; a published one is public and stays."""
+    _require_editor(by)
+    with transaction.atomic():
+        rnd = Round.objects.select_for_update().get(pk=parameter.round_id)
+        if rnd.is_published:
+            raise ValidationError(f"{rnd} is published: its parameter values are public and are never deleted; "
+                                  "correct the value instead, with a reason.", code="published_parameter")
+        RoundParameter.objects.filter(pk=parameter.pk).delete()
+        snapshots_mark_stale(round_ids=[rnd.id])
 
 
 def benchmark_update(*, benchmark: Benchmark, by, changes: dict[str, Any], reason: str = "") -> Benchmark:

@@ -117,3 +117,66 @@ def test_reimporting_a_bundle_that_changes_a_published_run_logs_it(w):
     # The same bundle again changes nothing and logs nothing.
     bundle_import(doc=doc)
     assert ChangelogEntry.objects.filter(round=w["round"]).count() == 1
+
+
+def test_changing_a_published_rounds_parameter_value_in_the_admin_asks_why_and_logs_it(client, w):
+    from leaderboard.models import RoundParameter
+
+    publish(w)
+    client.force_login(w["editor"])
+    param = RoundParameter.objects.get(round=w["round"], name="city")
+    form = {"round": param.round_id, "task": param.task_id, "name": "city", "value": "Lisbon", "change_reason": ""}
+    response = client.post(f"/admin/leaderboard/roundparameter/{param.pk}/change/", form)
+    assert response.status_code == 200 and "say why" in response.content.decode()
+    param.refresh_from_db()
+    assert param.value != "Lisbon" and not ChangelogEntry.objects.exists() and not stale()
+    form["change_reason"] = "the published city was mistyped"
+    response = client.post(f"/admin/leaderboard/roundparameter/{param.pk}/change/", form)
+    assert response.status_code == 302
+    param.refresh_from_db()
+    entry = ChangelogEntry.objects.get()
+    assert param.value == "Lisbon" and "Parameter trip.city set: Lisbon" in entry.what
+    assert entry.why == "the published city was mistyped" and entry.who == w["editor"] and stale()
+
+
+def test_a_published_rounds_parameter_is_never_deleted_in_the_admin(client, w):
+    from leaderboard.models import RoundParameter
+
+    publish(w)
+    client.force_login(w["editor"])
+    param = RoundParameter.objects.get(round=w["round"], name="city")
+    response = client.post(f"/admin/leaderboard/roundparameter/{param.pk}/delete/", {"post": "yes"})
+    assert response.status_code == 403
+    assert RoundParameter.objects.filter(pk=param.pk).exists()
+
+
+def test_renaming_a_published_round_through_the_service_logs_it_and_recomputes(w):
+    from django.core.exceptions import ValidationError
+
+    from runs.services import round_update
+
+    publish(w)
+    with pytest.raises(ValidationError):
+        round_update(round=w["round"], by=w["editor"], changes={"name": "Round one"})
+    assert not ChangelogEntry.objects.exists()
+    round_update(round=w["round"], by=w["editor"], changes={"name": "Round one"}, reason="house style")
+    entry = ChangelogEntry.objects.get()
+    assert entry.what.startswith("Round r1: ") and "Round one" in entry.what and stale()
+
+
+def test_editing_a_vote_in_the_admin_refits_the_ratings(client, w):
+    from voting.models import Vote
+
+    bundle_import(doc={**bundle_export(benchmark=Benchmark.objects.get(slug="artb-t"), include_unpublished=True),
+                       "votes": [{"id": "v1", "task": "trip", "a": "acme-agent", "b": "other-agent", "winner": "a"}]})
+    BoardSnapshot.objects.update(stale=False)
+    client.force_login(w["editor"])
+    vote = Vote.objects.get(key="v1")
+    response = client.get(f"/admin/voting/vote/{vote.pk}/change/")
+    assert response.status_code == 200
+    ratings = BoardSnapshot.objects.filter(benchmark__slug="artb-t", kind="ratings").first()
+    assert ratings is not None and not ratings.stale
+    response = client.post(f"/admin/voting/vote/{vote.pk}/delete/", {"post": "yes"})
+    assert response.status_code == 302 and not Vote.objects.filter(pk=vote.pk).exists()
+    ratings.refresh_from_db()
+    assert ratings.stale
