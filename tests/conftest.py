@@ -4,6 +4,8 @@ Unit tests run Celery tasks eagerly (the task body runs inside the request, afte
 tests in tests/scoring/test_worker.py start a real worker process and turn eager mode off themselves.
 """
 
+import os
+
 import pytest
 
 from leaderboard.celery import app as celery_app
@@ -32,3 +34,30 @@ def pytest_collection_modifyitems(config, items):
         if marker is not None:
             reason = marker.kwargs.get("reason", "needs PostgreSQL")
             item.add_marker(pytest.mark.skip(reason=f"SQLite run: {reason}"))
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Drop this run's test databases if pytest-django could not (a live server's or a worker's connection
+    still open at its teardown): with a database per run (TEST_RUN_ID), nothing else would ever drop them."""
+    from django.conf import settings
+
+    db = settings.DATABASES["default"]
+    if not getattr(settings, "TEST_RUN_ID", "") or not db["ENGINE"].endswith("postgresql"):
+        return
+    import psycopg
+
+    base = db.get("TEST", {}).get("NAME")
+    if not base:
+        return
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    names = [f"{base}_{worker}"] if worker else [base]
+    params = {"host": db.get("HOST") or "127.0.0.1", "port": db.get("PORT") or 5432, "user": db.get("USER") or None,
+              "password": db.get("PASSWORD") or None, "dbname": "postgres", "autocommit": True}
+    try:
+        with psycopg.connect(**{k: v for k, v in params.items() if v is not None}) as conn:
+            for name in names:
+                conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                             "WHERE datname = %s AND pid <> pg_backend_pid()", [name])
+                conn.execute(psycopg.sql.SQL("DROP DATABASE IF EXISTS {}").format(psycopg.sql.Identifier(name)))
+    except psycopg.Error:
+        pass  # best effort: a database left here is dropped by hand, never reused by another run
