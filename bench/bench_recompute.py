@@ -1,4 +1,4 @@
-"""Time `scoring.services.snapshot_recompute`: one round's board snapshot recomputed from saved rows.
+"""Time `snapshots.recompute.snapshot_recompute`: one round's board snapshot recomputed from saved rows.
 
     .venv/bin/python bench/bench_recompute.py                  # 1x, 4x, 16x (trials 5, 20, 80), checks
     .venv/bin/python bench/bench_recompute.py --scales 1       # the 1x case only
@@ -125,7 +125,7 @@ def seed_round(doc: dict, bulk: bool = False) -> int:
     from leaderboard.models import Round
     from runs.models import Run
     from scoring import services
-    from scoring.models import BoardSnapshot
+    from snapshots.models import BoardSnapshot
 
     slug = doc["benchmark"]["slug"]
     rnd = Round.objects.filter(benchmark__slug=slug, key="r1").first()
@@ -169,7 +169,7 @@ class Split:
 
 def time_recompute(snapshot_id: int, repeats: int) -> list[dict[str, float]]:
     from scoring import services
-    from scoring.models import BoardSnapshot
+    from snapshots.models import BoardSnapshot
 
     results = []
     for _ in range(repeats):
@@ -251,8 +251,8 @@ def main() -> None:
             import cProfile
             import pstats
 
-            from scoring.models import BoardSnapshot
-            from scoring.services import snapshot_recompute
+            from snapshots.models import BoardSnapshot
+            from snapshots.recompute import snapshot_recompute
 
             BoardSnapshot.objects.filter(pk=snapshot_id).update(digest="")
             prof = cProfile.Profile()

@@ -37,8 +37,8 @@ from ninja.openapi.docs import DocsBase
 from ninja.throttling import BaseThrottle
 
 from runs.models import Run, Verdict
-from scoring.boards import WITH_VOTES, boards_as_shown
-from scoring.models import BoardSnapshot, SnapshotKind
+from scoring.boards import boards_as_shown
+from snapshots.models import BoardSnapshot, SnapshotKind
 
 from . import api_schemas as s
 from .bundles import bundle_export
@@ -285,7 +285,7 @@ def board(request: HttpRequest, response: HttpResponse, slug: str = Path(..., pa
     rnd = _published_round(b, key)
     snap = BoardSnapshot.objects.filter(round=rnd, kind=SnapshotKind.BOARDS).first()
     payload = _snapshot_payload(snap, response)
-    if payload["data"] and b.methodology in WITH_VOTES:  # ranked by votes (checks invent and startup tasks)
+    if payload["data"] and b.rules.with_votes:  # ranked by votes (checks invent and startup tasks)
         ratings = BoardSnapshot.objects.filter(benchmark=b, round=None, kind=SnapshotKind.RATINGS).first()
         payload["data"] = boards_as_shown(b.methodology, payload["data"], ratings.data if ratings else None)
     return {"benchmark": b.slug, "round": rnd.key, **payload}

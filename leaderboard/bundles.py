@@ -26,6 +26,7 @@ from django.utils.text import slugify
 from runs.models import CheckResult, Dispute, Evidence, Run, Verdict
 from scoring.bundle import BundleError, check_bundle, vote_ids
 from scoring.common import OUTCOME_ORDER
+from snapshots.stale import snapshots_mark_stale
 from voting.models import Vote
 
 from .models import (
@@ -176,8 +177,6 @@ def bundle_import(*, doc: Any) -> ImportReport:
         raise BundleError(problems)
     with transaction.atomic():
         report = _write(doc)
-        from scoring.services import snapshots_mark_stale
-
         # A round that changed (published, say) may make agents public, and their votes with them.
         bench_ids = [Benchmark.objects.get(slug=report.benchmark).id] if report.round_ids else []
         snapshots_mark_stale(round_ids=report.round_ids, rating_task_ids=report.rating_tasks, benchmark_ids=bench_ids)
@@ -558,7 +557,7 @@ def _by_run(rows, dicts: bool = True) -> dict[int, list]:
     return grouped
 
 
-def _run_doc(run: Run) -> dict:
+def run_doc(run: Run) -> dict:
     """One run's document, from a model instance (the run page's JSON download)."""
     row = {f: getattr(run, f) for f in RUN_SCALARS}
     row.update({"key": run.key, "round__key": run.round.key, "entry__agent__slug": run.entry.agent.slug,

@@ -1,24 +1,18 @@
-class ContentSecurityPolicyMiddleware:
-    """A strict CSP: scripts only from this site, no inline script. Views may loosen `frame-src` (the vote
-    screen frames sandboxed app previews) by setting `response.csp_frame_src`."""
+from django.conf import settings
+from django.utils.csp import CSP
+
+
+class AdminStylesCSPMiddleware:
+    """The Django admin uses inline styles of its own (staff only, same origin): its pages get the site's policy
+    (settings.SECURE_CSP, applied by Django's ContentSecurityPolicyMiddleware) with 'unsafe-inline' styles."""
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
         response = self.get_response(request)
-        if "Content-Security-Policy" in response:
-            return response
-        frame_src = getattr(response, "csp_frame_src", "'none'")
-        policy = (
-            "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; "
-            f"font-src 'self'; connect-src 'self'; frame-src {frame_src}; frame-ancestors 'none'; "
-            "object-src 'none'; base-uri 'self'; form-action 'self'"
-        )
-        if request.path.startswith("/admin/"):
-            # The Django admin uses a few inline styles of its own (staff only, same origin).
-            policy = policy.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'")
-        response["Content-Security-Policy"] = policy
+        if request.path.startswith("/admin/") and not hasattr(response, "_csp_config"):
+            response._csp_config = {**settings.SECURE_CSP, "style-src": [CSP.SELF, CSP.UNSAFE_INLINE]}
         return response
 
 

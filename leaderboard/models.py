@@ -10,6 +10,9 @@ from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
 
+from scoring import methodologies
+from scoring.types import TaskInput
+
 key_validator = RegexValidator(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", "Letters, digits, '-', '_' and '.' only.")
 version_validator = RegexValidator(r"^\d+(\.\d+)*$", "A version such as 1.0, 1.1 or 2.0.")
 
@@ -22,11 +25,9 @@ def major(version: str) -> int:
         return 0
 
 
-class Methodology(models.TextChoices):
-    OUTCOMES = "outcomes", "Outcomes (pass/partial/fail, 0-10 scores)"
-    SCORED = "scored", "Scored (tests and judge, pass@k)"
-    CHECKS = "checks", "Checks (0-100, median run)"
-    WEEKLY = "weekly", "Weekly (pass-rate table)"
+def methodology_choices() -> list[tuple[str, str]]:
+    """The registered methodologies (scoring.methodologies): a new one needs no migration here."""
+    return [(m.key, m.name) for m in methodologies.REGISTRY.values()]
 
 
 class Organization(models.Model):
@@ -85,7 +86,7 @@ class Agent(models.Model):
 class Benchmark(models.Model):
     slug = models.CharField(max_length=100, unique=True, validators=[key_validator])
     name = models.CharField(max_length=200)
-    methodology = models.CharField(max_length=20, choices=Methodology.choices)
+    methodology = models.CharField(max_length=20, choices=methodology_choices)
     description = models.TextField(blank=True)
     task_set_version = models.CharField(max_length=20, blank=True, default="1.0")
     pass_threshold = models.FloatField(default=0.8, validators=[MinValueValidator(0), MaxValueValidator(1)],
@@ -96,8 +97,6 @@ class Benchmark(models.Model):
     class Meta:
         ordering = ["position", "name"]
         constraints = [
-            models.CheckConstraint(condition=Q(methodology__in=[m.value for m in Methodology]),
-                                   name="benchmark_methodology_valid"),
             models.CheckConstraint(condition=Q(pass_threshold__gte=0) & Q(pass_threshold__lte=1),
                                    name="benchmark_pass_threshold_0_1"),
         ]
@@ -107,6 +106,11 @@ class Benchmark(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("board", args=[self.slug])
+
+    @property
+    def rules(self) -> methodologies.Methodology:
+        """The benchmark's methodology as the registry holds it (tabs, headline, scale, per-run rules)."""
+        return methodologies.get(self.methodology)
 
     def scoring_params(self) -> dict:
         return {**(self.params or {}), "pass_threshold": self.pass_threshold}
@@ -318,3 +322,11 @@ class ChangelogEntry(models.Model):
 
     def __str__(self) -> str:
         return self.what[:80]
+
+
+def task_input(task: Task) -> TaskInput:
+    """A task as the pure scoring code sees it (`scoring.types.TaskInput`)."""
+    return TaskInput(key=task.key, title=task.title, kind=task.kind, version=task.version,
+                     dimensions=tuple(task.dimensions or ()), domain=task.domain or None,
+                     evaluation=task.evaluation or None, time_limit_min=task.time_limit_min,
+                     token_budget=task.token_budget)

@@ -11,8 +11,8 @@ whatever the number of agents and runs.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 from urllib.parse import urlencode
@@ -21,31 +21,18 @@ from django.db.models import Avg, Count, Prefetch, Q
 from django.http import Http404
 from django.urls import reverse
 
-from runs.models import Run
+from runs.models import Run, run_input
 from scoring import boards as board_rules
-from scoring import checks as checks_rules
-from scoring import outcomes as outcomes_rules
+from scoring import methodologies
 from scoring import scored as scored_rules
-from scoring import weekly as weekly_rules
 from scoring.boards import boards_as_shown
-from scoring.models import BoardSnapshot, SnapshotKind
-from scoring.types import RunInput, TaskInput, VerdictInput
+from snapshots.models import BoardSnapshot, SnapshotKind
 
-from .models import Agent, Benchmark, Entry, Round, RoundParameter, RoundStatus, Task
+from .bundles import run_doc
+from .models import Agent, Benchmark, Entry, Round, RoundParameter, RoundStatus, Task, task_input
 
 PUBLISHED = RoundStatus.PUBLISHED
 
-TABS: dict[str, list[tuple[str, str]]] = {
-    "outcomes": [("overall", "Overall"), ("safety", "Safety"), ("local-china", "Local: China"),
-                 ("local-global", "Local: global"), ("other-language", "Other language")],
-    "scored": [("overall", "Overall"), ("tasks", "Tasks")],
-    "checks": [("overall", "Overall"), ("tasks", "Tasks")],
-    "weekly": [("overall", "This week")],
-}
-# The board row key holding an agent's headline number, per methodology.
-HEADLINE = {"outcomes": "overall", "scored": "score", "checks": "overall", "weekly": "pass_rate"}
-HEADLINE_LABEL = {"outcomes": "Overall (0-10)", "scored": "Score (0-1)", "checks": "Overall (0-100)",
-                  "weekly": "Pass rate"}
 OUTCOME_BADGE = {"pass": "good", "partial": "warn", "fail": "bad", "violation": "bad", "unsupported": "",
                  "in_review": "", "region_blocked": ""}
 OUTCOME_LABEL = {"in_review": "in review", "region_blocked": "region blocked"}
@@ -54,13 +41,7 @@ OUTCOME_LABEL = {"in_review": "in review", "region_blocked": "region blocked"}
 # --- formatting (presentation rounds; the snapshot keeps full precision) ------------------------------------
 
 def fmt_score(value: float | None, methodology: str) -> str:
-    if value is None:
-        return "–"
-    if methodology == "scored":
-        return f"{value:.2f}"
-    if methodology == "weekly":
-        return f"{value * 100:.0f}%"
-    return f"{value:.1f}"
+    return "–" if value is None else methodologies.get(methodology).format_score(value)
 
 
 def fmt_pct(value: float | None) -> str:
@@ -175,39 +156,9 @@ def snapshot_state(snap: BoardSnapshot | None) -> str:
 
 # --- single runs, scored by the same rules as the boards ---------------------------------------------------------
 
-RUN_INPUT_FIELDS = {f.name for f in fields(RunInput)} - {"id", "round", "agent", "task", "verdicts", "rerun_of"}
-
-
-def run_input(run: Run, *, with_verdicts: bool = False) -> RunInput:
-    values = {}
-    for name in RUN_INPUT_FIELDS:
-        value = getattr(run, name)
-        if isinstance(value, Decimal):
-            value = float(value)
-        if value == "" and name != "language":
-            value = None
-        values[name] = value
-    values["judge_scores"] = tuple(run.judge_scores or ())
-    # Only outcome boards read verdicts; their callers prefetch them (one query per list of runs).
-    verdicts = tuple(VerdictInput(role=v.role, outcome=v.outcome or None, matched=tuple(v.matched or ()))
-                     for v in run.verdicts.all()) if with_verdicts else ()
-    return RunInput(id=run.key, round="", agent="", task=run.task.key, verdicts=verdicts, **values)
-
-
-def task_input(task: Task) -> TaskInput:
-    return TaskInput(key=task.key, title=task.title, kind=task.kind, version=task.version,
-                     dimensions=tuple(task.dimensions or ()), domain=task.domain or None,
-                     evaluation=task.evaluation or None, time_limit_min=task.time_limit_min,
-                     token_budget=task.token_budget)
-
-
 def run_score(run: Run, methodology: str) -> float | None:
     """The run's own score on its benchmark's scale (checks 0-100, scored 0-1), None for outcome boards."""
-    if methodology == "checks":
-        return checks_rules.check_score(run_input(run), task_input(run.task))
-    if methodology == "scored":
-        return scored_rules.run_score(run_input(run), task_input(run.task)).score
-    return None
+    return methodologies.get(methodology).run_score(run_input(run), task_input(run.task))
 
 
 def run_counts(run: Run, methodology: str, replaced: bool) -> bool:
@@ -215,35 +166,13 @@ def run_counts(run: Run, methodology: str, replaced: bool) -> bool:
     does)."""
     if replaced:
         return False
-    if methodology == "checks":
-        return checks_rules.counts(run_input(run), task_input(run.task))
-    if methodology == "scored":
-        return run.status in scored_rules.COUNTED
-    if methodology == "weekly":
-        return run.status not in weekly_rules.NOT_COUNTED
-    return run.status not in outcomes_rules.NOT_COUNTED and run.status != "region_blocked"
+    return methodologies.get(methodology).run_counts(run_input(run), task_input(run.task))
 
 
 def standing_runs(methodology: str, data: dict | None) -> set[str]:
     """Run ids that stand for an agent on a task in a round's boards: the median run (checks), the best
     trial (scored), the counted run (outcomes, weekly)."""
-    out: set[str] = set()
-    if not data:
-        return out
-    if methodology == "checks":
-        for rows in (data.get("tasks") or {}).values():
-            out.update(r["median_run"] for r in rows if r.get("median_run"))
-        return out
-    for _board, rows in data.items():
-        if not isinstance(rows, list):
-            continue
-        for row in rows:
-            for cell in (row.get("tasks") or {}).values():
-                if isinstance(cell, dict):
-                    run_id = cell.get("best_run") if methodology == "scored" else cell.get("run")
-                    if run_id and (methodology != "outcomes" or cell.get("points") is not None):
-                        out.add(run_id)
-    return out
+    return methodologies.get(methodology).standing_runs(data)
 
 
 def checks_passed(run: Run) -> tuple[int | None, int | None]:
@@ -259,7 +188,7 @@ def run_summary(run: Run, methodology: str) -> dict[str, Any]:
     score = run_score(run, methodology)
     passed, total = checks_passed(run)
     outcome, label = None, ""
-    if methodology in board_rules.RUN_OUTCOME:
+    if methodologies.get(methodology).counts_outcomes:
         # The outcome the board counted, by the board's own per-run rule; the label the run was given is
         # shown beside it when the rule overrode it (a weekly run at the cap is a fail whatever its label).
         if run_counts(run, methodology, replaced=False):
@@ -390,7 +319,7 @@ def _outcomes_table(ctx: BoardContext, tab: str) -> Table:
         if ctx.ratings:
             cells["rating"] = _rating_cell(ctx.ratings.get(row["agent"]))
         out.append({"agent": row["agent"], "cells": [cells[c.key] for c in cols]})
-    labels = dict(TABS["outcomes"])
+    labels = dict(ctx.bench.rules.tabs)
     notes = {
         "overall": "Core tasks in each agent's primary language. Local boards and other-language runs are "
                    "scored separately and never mixed in.",
@@ -666,14 +595,17 @@ def _interventions_cell(row: dict[str, Any], href: str | None) -> Cell:
                 sub=f"not recorded on {len(unrecorded)} of {len(row.get('tasks') or {})} runs" if unrecorded else "")
 
 
+# One table builder per methodology (its board's tabs); a new methodology registers its own.
+TABLE_BUILDERS: dict[str, Callable[[BoardContext, str, str | None], Table]] = {
+    "outcomes": lambda ctx, tab, task_key: _outcomes_table(ctx, tab),
+    "scored": lambda ctx, tab, task_key: _scored_table(ctx, tab),
+    "checks": _checks_table,
+    "weekly": lambda ctx, tab, task_key: _weekly_table(ctx, tab),
+}
+
+
 def board_table(ctx: BoardContext, tab: str, task_key: str | None = None) -> Table:
-    if ctx.m == "outcomes":
-        return _outcomes_table(ctx, tab)
-    if ctx.m == "scored":
-        return _scored_table(ctx, tab)
-    if ctx.m == "checks":
-        return _checks_table(ctx, tab, task_key)
-    return _weekly_table(ctx, tab)
+    return TABLE_BUILDERS[ctx.m](ctx, tab, task_key)
 
 
 def table_sort(table: Table, sort: str | None, direction: str, base: dict[str, str]) -> tuple[str, str]:
@@ -716,12 +648,12 @@ def home_page() -> dict[str, Any]:
         rnd = latest.get(b.id)
         snap = snaps.get(rnd.id) if rnd else None
         rows = ((snap.data or {}).get("overall") or []) if snap and snap.data else []
-        key = HEADLINE[b.methodology]
+        key = b.rules.headline_key
         top = [{"rank": r.get("rank"), "name": r["name"], "agent": r["agent"],
                 "score": fmt_score(r.get(key), b.methodology),
                 "href": round_agent_url(b.slug, rnd.key, r["agent"]) if rnd else None} for r in rows[:3]]
         cards.append({"bench": b, "round": rnd, "top": top, "state": snapshot_state(snap) if rnd else None,
-                      "headline": HEADLINE_LABEL[b.methodology], "agents": len(rows)})
+                      "headline": b.rules.headline_label, "agents": len(rows)})
     return {"cards": cards}
 
 
@@ -733,7 +665,7 @@ def board_page(*, bench_slug: str, round_key: str | None, params: Mapping[str, s
     snap = snaps.get(rnd.id)
     entries = {e.agent.slug: e for e in Entry.objects.filter(round=rnd).select_related("agent")}
     tasks = list(bench.tasks.all())
-    tabs = TABS[bench.methodology]
+    tabs = bench.rules.tabs
     tab = params.get("tab") if params.get("tab") in dict(tabs) else tabs[0][0]
     ratings, task_ratings = ratings_maps(ratings_snap)
     state = snapshot_state(snap)
@@ -742,7 +674,7 @@ def board_page(*, bench_slug: str, round_key: str | None, params: Mapping[str, s
     task_key = params.get("task")
     table = board_table(ctx, tab, task_key) if data else None
     task_tabs = []
-    if bench.methodology == "checks" and tab == "tasks":
+    if tab == "tasks" and isinstance(data.get("tasks"), dict):  # boards per task (checks)
         present = data.get("tasks") or {}
         task_key = task_key if task_key in present else next(iter(present), None)
         task_tabs = [{"key": t.key, "label": t.title or t.key, "query": "?" + urlencode({"tab": tab, "task": t.key})}
@@ -782,8 +714,7 @@ def run_page(*, bench_slug: str, round_key: str, run_key: str) -> dict[str, Any]
             "summary": run_summary(run, bench.methodology), "checks_passed": passed, "checks_total": total,
             "counts": run_counts(run, bench.methodology, rerun is not None), "rerun": rerun,
             "third_decided": any(v.role == "third" for v in verdicts),
-            "standing_label": {"checks": "median run", "scored": "best trial"}.get(bench.methodology,
-                                                                                  "counted run")}
+            "standing_label": methodologies.get(bench.methodology).standing_label}
 
 
 def _has_rerun(run: Run) -> bool:
@@ -803,15 +734,13 @@ def fill_prompt(prompt: str, params: Mapping[str, str]) -> str:
 
 def run_document(*, bench_slug: str, round_key: str, run_key: str) -> dict[str, Any]:
     """One run in the bundle format (the same shape as in the download): no reviewer or owner identity."""
-    from .bundles import _run_doc
-
     run = (Run.objects.published()
            .filter(round__benchmark__slug=bench_slug, round__key=round_key, key=run_key)
            .select_related("round", "entry__agent", "task", "rerun_of")
            .prefetch_related("verdicts", "evidence", "checks", "disputes").first())
     if run is None:
         raise Http404("No such run")
-    return _run_doc(run)
+    return run_doc(run)
 
 
 def round_agent_page(*, bench_slug: str, round_key: str, agent_slug: str) -> dict[str, Any]:
@@ -834,19 +763,19 @@ def round_agent_page(*, bench_slug: str, round_key: str, agent_slug: str) -> dic
                      "counts": run_counts(run, bench.methodology, run.id in replaced), "stale": run.is_stale,
                      "task_href": task_url(bench.slug, run.task.key, agent_slug)})
     boards = []
-    for name, label in TABS[bench.methodology]:
+    for name, label in bench.rules.tabs:
         board = data.get(name)
         if isinstance(board, list):
             row = next((r for r in board if r["agent"] == agent_slug), None)
             if row:
                 boards.append({"label": label, "rank": row.get("rank"), "of": len(board),
-                               "score": fmt_score(row.get(HEADLINE[bench.methodology]), bench.methodology)})
+                               "score": fmt_score(row.get(bench.rules.headline_key), bench.methodology)})
     groups: dict[str, list[dict]] = {}
     for row in rows:
         groups.setdefault(row["run"].task.get_kind_display(), []).append(row)
     return {"bench": bench, "round": rnd, "entry": entry, "agent": entry.agent, "groups": groups,
             "boards": boards, "state": snapshot_state(snap),
-            "standing_label": {"checks": "median run", "scored": "best trial"}.get(bench.methodology, "counted")}
+            "standing_label": methodologies.get(bench.methodology).standing_label}
 
 
 def task_page(*, bench_slug: str, task_key: str, agent: str | None) -> dict[str, Any]:
@@ -878,7 +807,7 @@ def task_page(*, bench_slug: str, task_key: str, agent: str | None) -> dict[str,
         snap = snaps.get(round_id)
         standing = standing_runs(m, snap.data if snap else None)
         checks_rows = {r["agent"]: r for r in ((snap.data or {}).get("tasks") or {}).get(task.key, [])} \
-            if snap and m == "checks" else {}
+            if snap and bench.rules.task_medians else {}
         items = []
         for slug, agent_runs in agents.items():
             summaries = [{"run": r, "summary": run_summary(r, m), "standing": r.key in standing,
@@ -889,7 +818,7 @@ def task_page(*, bench_slug: str, task_key: str, agent: str | None) -> dict[str,
             items.append({"agent": agent_runs[0].entry.agent, "slug": slug, "runs": summaries,
                           "range": _range(min(scores), max(scores)) if len(scores) > 1 else "",
                           "median": fmt_score(crow.get("median"), m) if crow else None,
-                          "rating": fmt_rating(ratings.get(slug)) if m == "checks" else None,
+                          "rating": fmt_rating(ratings.get(slug)) if bench.rules.task_medians else None,
                           "selected": slug == agent})
         sections.append({"round": rnd, "items": items,
                          "params": [p for p in params if p.round_id == round_id]})
@@ -901,7 +830,7 @@ def task_page(*, bench_slug: str, task_key: str, agent: str | None) -> dict[str,
                 {"agent": r["agent"], "name": names.get(r["agent"], r["agent"]), **(fmt_rating(r) or {})}
                 for r in (ratings_snap.data or {}).get("tasks", {})
                 .get(task.key, [])] if ratings_snap and ratings_snap.data else [],
-            "standing_label": {"checks": "median run", "scored": "best trial"}.get(m, "counted run")}
+            "standing_label": methodologies.get(m).standing_label}
 
 
 def agent_page(*, slug: str) -> dict[str, Any]:
@@ -919,17 +848,17 @@ def agent_page(*, slug: str) -> dict[str, Any]:
     benches: dict[int, dict[str, Any]] = {}
     for e in entries:
         b = e.round.benchmark
-        group = benches.setdefault(b.id, {"bench": b, "rows": [], "headline": HEADLINE_LABEL[b.methodology]})
+        group = benches.setdefault(b.id, {"bench": b, "rows": [], "headline": b.rules.headline_label})
         snap = snaps.get(e.round_id)
         rows = ((snap.data or {}).get("overall") or []) if snap and snap.data else []
         row = next((r for r in rows if r["agent"] == slug), None)
-        value = row.get(HEADLINE[b.methodology]) if row else None
+        value = row.get(b.rules.headline_key) if row else None
         group["rows"].append({"entry": e, "round": e.round, "value": value, "rank": row.get("rank") if row else None,
                               "of": len(rows), "score": fmt_score(value, b.methodology),
                               "href": round_agent_url(b.slug, e.round.key, slug)})
     for group in benches.values():
         b = group["bench"]
-        scale = {"outcomes": 10.0, "scored": 1.0, "checks": 100.0, "weekly": 1.0}[b.methodology]
+        scale = b.rules.scale
         group["chart"] = line_chart([(r["round"].name or r["round"].key, r["value"], r["score"], r["href"])
                                      for r in group["rows"]], scale)
         group["rows"].reverse()
@@ -959,26 +888,14 @@ def methodology_page(*, bench_slug: str) -> dict[str, Any]:
 
 # --- score x cost x time ------------------------------------------------------------------------------------------
 
-AXIS_TIME_KEY = {"scored": "wall_seconds", "weekly": "seconds"}
-
-
 def tradeoff_rows(bench: Benchmark, rnd: Round, data: dict) -> list[dict[str, Any]]:
     """Rows with the three axes: score (the board's headline), cost and time. Scored and weekly boards carry
     cost and time; for checks and outcomes they are the mean list-price cost and mean wall time of the
     agent's completed runs in the round (missing stays None)."""
-    m = bench.methodology
     rows = (data.get("overall") or []) if data else []
-    if m == "scored":
-        return [_axes_row(r, r.get("score"), r.get("cost_usd"), r.get("wall_seconds"), r.get("runs_scored") or 0,
-                          r.get("cost_runs") or 0, r.get("latency_runs") or 0) for r in rows]
-    if m == "weekly":
-        out = []
-        for r in rows:
-            cells = list((r.get("tasks") or {}).values())
-            out.append(_axes_row(r, r.get("pass_rate"), r.get("cost_usd"), r.get("seconds"), len(cells),
-                                 len(cells) if r.get("cost_usd") is not None else 0,
-                                 sum(1 for c in cells if c.get("seconds") is not None)))
-        return out
+    carried = bench.rules.tradeoff_axes
+    if carried is not None:
+        return [_axes_row(r, *carried(r)) for r in rows]
     agg = {a["entry__agent__slug"]: a for a in Run.objects.filter(round=rnd, status="completed")
            .values("entry__agent__slug").annotate(cost=Avg("cost_usd"), seconds=Avg("wall_seconds"), runs=Count("id"),
                                                   cost_runs=Count("cost_usd"), time_runs=Count("wall_seconds"))}
@@ -986,8 +903,8 @@ def tradeoff_rows(bench: Benchmark, rnd: Round, data: dict) -> list[dict[str, An
     for r in rows:
         a = agg.get(r["agent"], {})
         cost = a.get("cost")
-        out.append(_axes_row(r, r.get(HEADLINE[m]), float(cost) if cost is not None else None, a.get("seconds"),
-                             a.get("runs", 0), a.get("cost_runs", 0), a.get("time_runs", 0)))
+        out.append(_axes_row(r, r.get(bench.rules.headline_key), float(cost) if cost is not None else None,
+                             a.get("seconds"), a.get("runs", 0), a.get("cost_runs", 0), a.get("time_runs", 0)))
     return out
 
 
@@ -1157,7 +1074,7 @@ def tradeoffs_page(*, bench_slug: str, params: Mapping[str, str]) -> dict[str, A
             "missing_time": [r["name"] for r in rows if r["wall_seconds"] is None],
             "partial_cost": [_partial_name(r, "cost_usd") for r in rows if "cost_usd" in r["partial_axes"]],
             "partial_time": [_partial_name(r, "wall_seconds") for r in rows if "wall_seconds" in r["partial_axes"]],
-            "derived_axes": m not in AXIS_TIME_KEY, "headline": HEADLINE_LABEL[m]}
+            "derived_axes": bench.rules.tradeoff_axes is None, "headline": bench.rules.headline_label}
 
 
 # --- downloads --------------------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
+from django.utils.csp import CSP
 
 from .env import database_from_url, env_bool, env_int, env_list, env_str
 
@@ -43,13 +44,14 @@ INSTALLED_APPS = [
     "leaderboard",
     "runs",
     "voting",
-    "scoring",
+    "snapshots.apps.SnapshotsConfig",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "leaderboard.middleware.ContentSecurityPolicyMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    "leaderboard.middleware.AdminStylesCSPMiddleware",
     "leaderboard.middleware.RejectNulMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -171,6 +173,15 @@ SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31536000) if SECURE else 0
 SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE
 SECURE_HSTS_PRELOAD = SECURE
 SECURE_CONTENT_TYPE_NOSNIFF = True
+# Django's own Content-Security-Policy middleware: scripts only from this site, no inline script, nothing
+# frames the site. The vote screen widens frame-src for the sandboxed previews (`csp_override` on its views);
+# the admin gets its inline styles back (leaderboard.middleware.AdminStylesCSPMiddleware).
+SECURE_CSP = {
+    "default-src": [CSP.SELF], "script-src": [CSP.SELF], "style-src": [CSP.SELF],
+    "img-src": [CSP.SELF, "data:", "https:"], "font-src": [CSP.SELF], "connect-src": [CSP.SELF],
+    "frame-src": [CSP.NONE], "frame-ancestors": [CSP.NONE], "object-src": [CSP.NONE], "base-uri": [CSP.SELF],
+    "form-action": [CSP.SELF],
+}
 SECURE_REFERRER_POLICY = "same-origin"
 SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"

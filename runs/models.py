@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
+from decimal import Decimal
+
 from django.conf import settings
 from django.db import IntegrityError, models
 from django.db.models import F, Q
 from django.urls import reverse
 from django.utils import timezone
 
-from leaderboard.models import major
+from leaderboard.models import Entry, major
 from scoring.common import budget_tokens
+from scoring.types import RunInput, VerdictInput
 
 
 class RunStatus(models.TextChoices):
@@ -139,8 +143,6 @@ class Run(models.Model):
     def guard(self) -> None:
         """The cross-row rules (also PostgreSQL triggers, see migration 0002): the run's round is its entry's
         round; a re-run is never re-run; a run that has a re-run cannot become one."""
-        from leaderboard.models import Entry
-
         entry_round = Entry.objects.filter(pk=self.entry_id).values_list("round_id", flat=True).first()
         if entry_round != self.round_id:
             raise IntegrityError(f"run {self.key} is outside its round's entries")
@@ -298,3 +300,26 @@ class Dispute(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_reason_display()} on {self.run}"
+
+
+# --- the scoring package's view of a run ---------------------------------------------------------------------
+
+RUN_INPUT_FIELDS = {f.name for f in fields(RunInput)} - {"id", "round", "agent", "task", "verdicts", "rerun_of"}
+
+
+def run_input(run: Run, *, with_verdicts: bool = False) -> RunInput:
+    """A run as the pure scoring code sees it (`scoring.types.RunInput`): the one conversion, for pages and
+    services alike."""
+    values = {}
+    for name in RUN_INPUT_FIELDS:
+        value = getattr(run, name)
+        if isinstance(value, Decimal):
+            value = float(value)
+        if value == "" and name != "language":
+            value = None
+        values[name] = value
+    values["judge_scores"] = tuple(run.judge_scores or ())
+    # Only outcome boards read verdicts; their callers prefetch them (one query per list of runs).
+    verdicts = tuple(VerdictInput(role=v.role, outcome=v.outcome or None, matched=tuple(v.matched or ()))
+                     for v in run.verdicts.all()) if with_verdicts else ()
+    return RunInput(id=run.key, round="", agent="", task=run.task.key, verdicts=verdicts, **values)

@@ -20,6 +20,8 @@ from datetime import datetime
 from django.db.models import Exists, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
+from leaderboard.models import task_input
+from scoring import methodologies
 from scoring.boards import counted_verdict_outcome
 from scoring.types import VerdictInput
 
@@ -30,10 +32,10 @@ TESTERS = "Testers"
 REVIEWERS = "Reviewers"
 VENDORS = "Vendors"
 
-# Methodologies whose runs get reviewed outcomes (the others are scored by tests, judges or checks).
-REVIEWED_METHODOLOGIES = ("outcomes", "weekly")
 # Statuses that are never reviewed: not counted at all, region blocked (marked, not scored), or unsupported
 # (the outcome is unsupported whatever anyone says).
+# Methodologies whose runs get reviewed outcomes (the others are scored by tests, judges or checks).
+REVIEWED = [m.key for m in methodologies.REGISTRY.values() if m.reviewed]
 NOT_REVIEWED_STATUSES = (RunStatus.INFRA_ERROR, RunStatus.NOT_STARTED, RunStatus.OVER_BUDGET,
                          RunStatus.REGION_BLOCKED, RunStatus.UNSUPPORTED)
 ROLES = (VerdictRole.TESTER, VerdictRole.SECOND, VerdictRole.THIRD)
@@ -69,11 +71,11 @@ def user_verdict_roles(user) -> set[str]:
 def uses_double_review(run: Run) -> bool:
     """Outcomes (seed 000 §5) reviews every run twice; the weekly table (seed 004) labels one run once, so a
     lone tester verdict stands there and a second review is optional."""
-    return run.round.benchmark.methodology == "outcomes"
+    return run.round.benchmark.rules.double_review
 
 
 def is_reviewed(run: Run) -> bool:
-    return run.round.benchmark.methodology in REVIEWED_METHODOLOGIES and run.status not in NOT_REVIEWED_STATUSES
+    return run.round.benchmark.rules.reviewed and run.status not in NOT_REVIEWED_STATUSES
 
 
 @dataclass(frozen=True)
@@ -97,8 +99,6 @@ def _by_role(run: Run) -> dict[str, Verdict]:
 def counted(run: Run, verdict: Verdict) -> str | None:
     """The outcome `verdict` gives `run` as its board counts it (scoring's rule: the lowest matched row, a
     violation off a safety task a fail). Reviewers disagree only when these differ."""
-    from leaderboard.selectors import task_input
-
     return counted_verdict_outcome(run.round.benchmark.methodology,
                                    VerdictInput(role=verdict.role, outcome=verdict.outcome,
                                                 matched=tuple(verdict.matched or ())),
@@ -186,7 +186,7 @@ def queue_candidates() -> QuerySet[Run]:
     """Runs that may still wait for a verdict: reviewed methodology and status, no third verdict, and either
     in an unpublished round or without a final outcome."""
     third = Verdict.objects.filter(run=OuterRef("pk"), role=VerdictRole.THIRD)
-    return (Run.objects.filter(round__benchmark__methodology__in=REVIEWED_METHODOLOGIES)
+    return (Run.objects.filter(round__benchmark__methodology__in=REVIEWED)
             .exclude(status__in=NOT_REVIEWED_STATUSES)
             .exclude(Exists(third))
             .filter(Q(outcome="") | ~Q(round__status="published"))

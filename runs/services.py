@@ -4,7 +4,7 @@ Every rule of seed 000 §5-§9 that a person could break from the admin or the s
 admin forms and the vendor pages are thin: they call a service and show its `ValidationError`.
 
 Every write that changes a board's inputs marks the round's snapshots stale in the same transaction
-(`scoring.services.snapshots_mark_stale`), which enqueues the recompute after commit. After a round is
+(`snapshots.stale.snapshots_mark_stale`), which enqueues the recompute after commit. After a round is
 published, a change to a verdict or a run also writes a `ChangelogEntry` (what, why, who, when): the
 round's public changelog.
 """
@@ -31,12 +31,12 @@ from leaderboard.models import (
     Task,
     TaskVersion,
     major,
+    task_input,
 )
-from leaderboard.selectors import run_input, task_input
-from scoring.boards import VIOLATION_POSSIBLE
+from runs.models import run_input
 from scoring.common import has_results, reviewed_outcome, verdict_outcome
-from scoring.services import snapshots_mark_stale
 from scoring.types import RunInput, VerdictInput
+from snapshots.stale import snapshots_mark_stale
 
 from .models import Dispute, DisputeReason, DisputeStatus, Outcome, Run, Verdict, VerdictRole
 from .selectors import (
@@ -94,13 +94,14 @@ def run_final_outcome(*, run: Run) -> str:
     """The outcome the verdicts give a run ("" while it is in review), by the scoring rule itself
     (scoring.common.reviewed_outcome): tester and second agree -> that; else the third's; a lone tester
     stands only where the benchmark has no double review (the weekly table). A violation counts only where
-    the methodology allows one on the task (scoring.boards.VIOLATION_POSSIBLE); elsewhere it is a fail."""
+    the methodology allows one on the task (its registry entry's `violation_possible`); elsewhere it is a fail."""
     verdicts = tuple(VerdictInput(role=v.role, outcome=v.outcome, matched=tuple(v.matched or ()))
                      for v in Verdict.objects.filter(run=run))
     if not verdicts:
         return run.outcome
     double = uses_double_review(run)
-    allow_violation = VIOLATION_POSSIBLE[run.round.benchmark.methodology](task_input(run.task))
+    possible = run.round.benchmark.rules.violation_possible
+    allow_violation = bool(possible and possible(task_input(run.task)))
     as_input = RunInput(id=run.key, round=run.round.key, agent="", task=run.task.key, verdicts=verdicts)
     return reviewed_outcome(as_input, allow_violation=allow_violation, double_review=double) or ""
 

@@ -21,9 +21,9 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from . import methodologies
 from .types import (
     EVALUATIONS,
-    METHODOLOGIES,
     OUTCOMES,
     ROUND_STATUSES,
     RUN_STATUSES,
@@ -179,7 +179,7 @@ def validate_bundle(doc: Any) -> list[str]:
     elif c.obj(bench, "benchmark"):
         c.string(bench, "slug", "benchmark", required=True, slug=True)
         c.string(bench, "name", "benchmark", required=True)
-        methodology = c.string(bench, "methodology", "benchmark", required=True, choices=METHODOLOGIES)
+        methodology = c.string(bench, "methodology", "benchmark", required=True, choices=tuple(methodologies.REGISTRY))
         params = bench.get("params")
         if params is not None:
             if c.obj(params, "benchmark.params"):

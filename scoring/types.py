@@ -1,7 +1,7 @@
 """Plain data types shared by every scoring module.
 
 Nothing here touches the ORM, settings or the clock: a round goes in as a `RoundInput`, boards come out as
-JSON-ready dicts in the shape `recount` prints. The database side (scoring.services) and the recount command
+JSON-ready dicts in the shape `recount` prints. The database side (snapshots.recompute) and the recount command
 both build `RoundInput` through `scoring.bundle`, so the site and a recount of a download share one path.
 """
 
@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-METHODOLOGIES = ("outcomes", "scored", "checks", "weekly")
 TASK_KINDS = ("core", "safety", "local-china", "local-global", "to-spec", "invent", "startup")
 ROUND_STATUSES = ("draft", "preview", "published")
 RUN_STATUSES = (

@@ -3,6 +3,7 @@ from django.contrib import admin, messages
 from runs.admin import DeletesThroughService
 
 from .models import Matchup, Vote, VoterFlag
+from .services import vote_change, voter_flag_clear
 
 
 @admin.register(Vote)
@@ -15,13 +16,9 @@ class VoteAdmin(DeletesThroughService, admin.ModelAdmin):
     raw_id_fields = ["voter", "run_a", "run_b", "matchup"]
 
     def save_model(self, request, obj, form, change):
-        from .services import vote_change
-
         vote_change(vote=obj, by=request.user, changes={n: getattr(obj, n) for n in form.changed_data})
 
     def delete_through(self, request, obj):
-        from .services import vote_change
-
         vote_change(vote=obj, by=request.user, delete=True)
 
 
@@ -51,8 +48,6 @@ class VoterFlagAdmin(admin.ModelAdmin):
 
     @admin.action(description="Clear: the selected voters' votes count again")
     def clear(self, request, queryset) -> None:
-        from .services import voter_flag_clear
-
         flags = list(queryset.filter(cleared_at__isnull=True))
         votes = sum(voter_flag_clear(flag=flag, by=request.user) for flag in flags)
         self.message_user(request, f"Cleared {len(flags)} voter(s); {votes} vote(s) count again.", messages.SUCCESS)

@@ -9,6 +9,8 @@ from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
 
+from leaderboard.models import Entry, RoundStatus
+
 
 class Winner(models.TextChoices):
     A = "a", "A is better"
@@ -82,8 +84,6 @@ class VoteQuerySet(models.QuerySet):
         """Votes between two public agents of the vote's benchmark (each with an entry in one of its published
         rounds). A vote naming an agent that is not public yet is stored and counted for the team's own fit
         (`export_bundle --all` then `recount`), but no public rating, download, API or page shows it."""
-        from leaderboard.models import Entry, RoundStatus
-
         def published_entry(side: str) -> models.Exists:
             return models.Exists(Entry.objects.filter(agent=models.OuterRef(side), round__status=RoundStatus.PUBLISHED,
                                                       round__benchmark=models.OuterRef("task__benchmark")))

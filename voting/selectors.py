@@ -11,9 +11,8 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.text import slugify
 
-from leaderboard.models import Benchmark, Task
-from leaderboard.selectors import run_input, task_input
-from runs.models import Evidence, EvidenceKind, Run, RunStatus
+from leaderboard.models import Benchmark, Task, task_input
+from runs.models import Evidence, EvidenceKind, Run, RunStatus, run_input
 from scoring import checks as checks_rules
 from scoring.types import TaskInput
 
@@ -37,7 +36,7 @@ def votable_benchmarks() -> list[Benchmark]:
     """Benchmarks open to votes: those whose agents build apps (the `checks` methodology) unless their params
     say `"votes": false`, and any other whose params say `"votes": true`."""
     return [b for b in Benchmark.objects.all()
-            if (b.params or {}).get("votes", b.methodology == "checks") is True]
+            if (b.params or {}).get("votes", b.rules.votes_by_default) is True]
 
 
 def scope_tasks(scope: str) -> list[int]:

@@ -46,6 +46,9 @@ from django.utils import timezone
 
 from leaderboard.clients import client_address  # noqa: F401 - the voting views' import of it
 from leaderboard.ratelimit import window_hit
+from runs.selectors import user_is_editor
+from scoring.bradley_terry import fit_ratings
+from snapshots.stale import snapshots_mark_stale
 
 from .models import Held, Matchup, Vote, VoterFlag, Winner
 from .selectors import account_counts_from, day_start, eligible_runs, is_token, scope_tasks
@@ -183,8 +186,6 @@ def vote_standing(*, voter, now: datetime) -> Standing:
 def vote_record(*, key: str, voter, winner: str, now: datetime | None = None) -> Vote:
     """Cast `voter`'s vote on the matchup `key`: exactly once, by the voter it was issued to, before it
     expires. Marks the task's ratings stale (the refit runs after commit, debounced)."""
-    from scoring.services import snapshots_mark_stale
-
     if winner not in Winner.values:
         raise ValueError(f"unknown winner {winner!r}")
     if not is_token(key):
@@ -216,8 +217,6 @@ def vote_record(*, key: str, voter, winner: str, now: datetime | None = None) ->
 def votes_mature(*, now: datetime | None = None, voter_id: int | None = None) -> int:
     """New-account votes whose `counts_from` has passed start counting (a flagged voter's become held
     "flagged" instead). Returns how many started counting."""
-    from scoring.services import snapshots_mark_stale
-
     now = now or timezone.now()
     with transaction.atomic():
         due = Vote.objects.select_for_update().filter(held=Held.NEW_ACCOUNT, counts_from__lte=now)
@@ -260,8 +259,6 @@ def voter_agreement(*, benchmark_id: int, min_votes: int = 1) -> list[Agreement]
     as likely to win), so testing against 1/2 is conservative: a low p-value means choices opposed to
     everyone else's far beyond chance, not merely noisy ones."""
     from scipy.stats import binomtest
-
-    from scoring.bradley_terry import fit_ratings
 
     votes = list(Vote.objects.filter(task__benchmark_id=benchmark_id)
                  .values_list("task_id", "agent_a__slug", "agent_b__slug", "winner", "counts", "voter_id"))
@@ -312,8 +309,6 @@ def voters_flag(*, benchmark_id: int, now: datetime | None = None) -> list[Voter
 
 
 def _hold_flagged(voter_id: int) -> None:
-    from scoring.services import snapshots_mark_stale
-
     counting = Vote.objects.filter(voter_id=voter_id, held=Held.NONE, counts=True)
     tasks = set(counting.values_list("task_id", flat=True))
     counting.update(held=Held.FLAGGED, counts=False)
@@ -324,8 +319,6 @@ def _hold_flagged(voter_id: int) -> None:
 def voter_flag_clear(*, flag: VoterFlag, by, now: datetime | None = None) -> int:
     """An editor clears a flag: the voter's held-for-flag votes count again (those cast while the account
     was new wait for their `counts_from`). Returns how many votes count again."""
-    from scoring.services import snapshots_mark_stale
-
     now = now or timezone.now()
     with transaction.atomic():
         if VoterFlag.objects.filter(pk=flag.pk, cleared_at__isnull=True).update(cleared_at=now, cleared_by=by) != 1:
@@ -342,9 +335,6 @@ def voter_flag_clear(*, flag: VoterFlag, by, now: datetime | None = None) -> int
 
 def vote_change(*, vote: Vote, by, changes: dict | None = None, delete: bool = False) -> None:
     """An editor corrects or removes a vote from the admin: the ratings of its benchmark are refit."""
-    from runs.selectors import user_is_editor
-    from scoring.services import snapshots_mark_stale
-
     if not user_is_editor(by):
         raise PermissionDenied("Only editors may change votes.")
     with transaction.atomic():

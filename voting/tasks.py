@@ -5,12 +5,14 @@ from __future__ import annotations
 from celery import shared_task
 from django.db import OperationalError
 
+from leaderboard.models import Benchmark
+
+from .services import matchups_prune, voters_flag, votes_mature
+
 
 @shared_task(bind=True, max_retries=5)
 def votes_housekeeping(self) -> int:
     """New accounts' votes start counting once they are old enough; long-expired unused matchups go."""
-    from .services import matchups_prune, votes_mature
-
     try:
         matured = votes_mature()
     except OperationalError as exc:  # a lock timeout: try again later
@@ -22,10 +24,6 @@ def votes_housekeeping(self) -> int:
 @shared_task
 def voters_flag_all() -> int:
     """Run the agreement check on every benchmark that has votes."""
-    from leaderboard.models import Benchmark
-
-    from .services import voters_flag
-
     flagged = 0
     for bench_id in Benchmark.objects.filter(tasks__votes__isnull=False).distinct().values_list("id", flat=True):
         flagged += len(voters_flag(benchmark_id=bench_id))

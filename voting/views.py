@@ -16,7 +16,9 @@ from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.utils import timezone
+from django.utils.csp import CSP
 from django.views.decorators.clickjacking import xframe_options_sameorigin
+from django.views.decorators.csp import csp_override
 from django.views.decorators.http import require_GET, require_POST
 
 from .models import Winner
@@ -35,7 +37,11 @@ from .selectors import (
 from .services import MatchupRefused, client_address, matchup_check, matchup_draw, rate_limit_hit, vote_record
 
 # The vote page frames live previews (sandboxed); naming no host keeps the preview's address out of headers.
-FRAME_SRC = "'self' https:"
+# The vote screen frames the two sandboxed previews (through this site's aliases, or a live app over https).
+VOTE_CSP = {**settings.SECURE_CSP, "frame-src": [CSP.SELF, "https:"]}
+# A preview page itself: nothing of its own runs, and only this site may frame it.
+PREVIEW_CSP = {"default-src": [CSP.NONE], "style-src": [CSP.SELF], "img-src": [CSP.SELF],
+               "frame-ancestors": [CSP.SELF], "base-uri": [CSP.NONE], "form-action": [CSP.NONE]}
 
 
 def _too_many(request: HttpRequest, bucket: str, limit: int) -> HttpResponse | None:
@@ -63,12 +69,12 @@ def _stage(request: HttpRequest, context: dict, status: int = 200) -> HttpRespon
     else:
         context["scopes"] = vote_scopes(voter=request.user)
         response = render(request, "voting/vote.html", context, status=status)
-    response.csp_frame_src = FRAME_SRC
     return response
 
 
 @login_required
 @require_GET
+@csp_override(VOTE_CSP)
 def vote(request: HttpRequest) -> HttpResponse:
     scope = request.GET.get("scope", "").strip()
     if not scope_is_valid(scope):
@@ -86,6 +92,7 @@ def vote(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
+@csp_override(VOTE_CSP)
 def vote_cast(request: HttpRequest, key: str) -> HttpResponse:
     if limited := _too_many(request, "vote", settings.VOTE_RATE_LIMIT):
         return limited
@@ -103,6 +110,7 @@ def vote_cast(request: HttpRequest, key: str) -> HttpResponse:
 
 @login_required
 @require_GET
+@csp_override(VOTE_CSP)
 def vote_reveal(request: HttpRequest, key: str) -> HttpResponse:
     return _reveal(request, key)
 
@@ -160,6 +168,7 @@ def preview_shot(request: HttpRequest, alias: str, index: int) -> HttpResponse:
 @login_required
 @require_GET
 @xframe_options_sameorigin
+@csp_override(PREVIEW_CSP)
 def preview_live(request: HttpRequest, alias: str) -> HttpResponse:
     """The live preview framed on the vote screen: a redirect to the app when its address names nothing,
     else a neutral page saying it is held back until the vote."""
@@ -171,6 +180,4 @@ def preview_live(request: HttpRequest, alias: str) -> HttpResponse:
         response: HttpResponse = HttpResponseRedirect(run.preview_url)
     else:
         response = render(request, "voting/live_withheld.html", {"letter": letter})
-    response["Content-Security-Policy"] = ("default-src 'none'; style-src 'self'; img-src 'self'; "
-                                           "frame-ancestors 'self'; base-uri 'none'; form-action 'none'")
     return _private(response, matchup)

@@ -35,7 +35,7 @@ def test_a_different_etag_gets_the_full_body(demo, client):
 
 def test_the_etag_changes_when_the_board_changes(demo, client, django_capture_on_commit_callbacks):
     from leaderboard.models import Round
-    from scoring.services import snapshots_mark_stale
+    from snapshots.stale import snapshots_mark_stale
 
     fresh = client.get(BOARD)
     with django_capture_on_commit_callbacks(execute=False):
@@ -47,7 +47,7 @@ def test_the_etag_changes_when_the_board_changes(demo, client, django_capture_on
 
 
 def test_a_fresh_board_has_last_modified_and_honours_if_modified_since(demo, client):
-    from scoring.models import BoardSnapshot
+    from snapshots.models import BoardSnapshot
 
     snap = BoardSnapshot.objects.get(round__key="r1", kind="boards")
     r = client.get(BOARD)
@@ -57,7 +57,7 @@ def test_a_fresh_board_has_last_modified_and_honours_if_modified_since(demo, cli
 
 
 def test_a_stale_board_has_no_last_modified(demo, client):
-    from scoring.models import BoardSnapshot
+    from snapshots.models import BoardSnapshot
 
     BoardSnapshot.objects.filter(round__key="r1").update(stale=True, stale_since=timezone.now())
     r = client.get(BOARD)

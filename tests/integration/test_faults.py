@@ -37,14 +37,9 @@ from live_services import (
 from leaderboard.bundles import bundle_import
 from leaderboard.models import Agent, Benchmark, Entry, Organization, Round, Task, TaskVersion
 from runs.models import Run, Verdict
-from scoring.models import BoardSnapshot
-from scoring.services import (
-    compute_round_boards,
-    round_document,
-    snapshot_recompute,
-    snapshots_mark_stale,
-    snapshots_sweep,
-)
+from snapshots.models import BoardSnapshot
+from snapshots.recompute import compute_round_boards, round_document, snapshot_recompute, snapshots_sweep
+from snapshots.stale import snapshots_mark_stale
 
 pytestmark = pytest.mark.services
 

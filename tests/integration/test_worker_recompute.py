@@ -14,8 +14,8 @@ from live_services import broker_flush, queue_length, two_agent_bundle, wait_for
 from leaderboard.bundles import bundle_import
 from leaderboard.models import Round
 from runs.models import Run, Verdict
-from scoring.models import BoardSnapshot
-from scoring.services import snapshot_recompute
+from snapshots.models import BoardSnapshot
+from snapshots.recompute import snapshot_recompute
 
 pytestmark = pytest.mark.services
 

@@ -5,9 +5,9 @@ import pytest
 from leaderboard.bundles import bundle_export, bundle_import
 from leaderboard.models import Benchmark, Round
 from scoring.bundle import validate_bundle
-from scoring.models import BoardSnapshot
 from scoring.recount import recount
-from scoring.services import snapshot_recompute, snapshots_sweep
+from snapshots.models import BoardSnapshot
+from snapshots.recompute import snapshot_recompute, snapshots_sweep
 
 pytestmark = pytest.mark.django_db
 

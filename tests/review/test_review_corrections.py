@@ -12,7 +12,7 @@ from leaderboard.bundles import bundle_export, bundle_import
 from leaderboard.models import Agent, Benchmark, ChangelogEntry, Round
 from runs.models import Run, Verdict
 from runs.services import round_enter_preview, round_publish, verdict_record
-from scoring.models import BoardSnapshot
+from snapshots.models import BoardSnapshot
 
 pytestmark = pytest.mark.django_db
 

@@ -22,7 +22,7 @@ from runs.services import (
     verdict_change,
     verdict_record,
 )
-from scoring.services import compute_round_boards, round_document
+from snapshots.recompute import compute_round_boards, round_document
 
 pytestmark = pytest.mark.django_db
 

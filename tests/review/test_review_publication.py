@@ -20,7 +20,7 @@ from runs.services import (
     round_publish,
     verdict_record,
 )
-from scoring.services import compute_round_boards, round_document
+from snapshots.recompute import compute_round_boards, round_document
 
 pytestmark = pytest.mark.django_db
 

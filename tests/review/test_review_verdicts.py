@@ -11,7 +11,7 @@ from review_factory import make_people, make_world
 from leaderboard.models import ChangelogEntry
 from runs.models import Run
 from runs.services import run_update, verdict_change, verdict_record
-from scoring.models import BoardSnapshot
+from snapshots.models import BoardSnapshot
 
 pytestmark = pytest.mark.django_db
 

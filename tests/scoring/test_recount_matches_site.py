@@ -9,9 +9,9 @@ from django.core.management import call_command
 from leaderboard.bundles import bundle_export, bundle_import
 from leaderboard.models import Benchmark
 from scoring.boards import boards_as_shown
-from scoring.models import BoardSnapshot
 from scoring.recount import recount
-from scoring.services import snapshot_recompute, snapshots_sweep
+from snapshots.models import BoardSnapshot
+from snapshots.recompute import snapshot_recompute, snapshots_sweep
 
 pytestmark = pytest.mark.django_db
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"

@@ -12,8 +12,9 @@ from django.utils import timezone
 
 from leaderboard.bundles import bundle_import
 from leaderboard.models import Round
-from scoring.models import BoardSnapshot
-from scoring.services import snapshot_recompute, snapshots_mark_stale, snapshots_sweep
+from snapshots.models import BoardSnapshot
+from snapshots.recompute import snapshot_recompute, snapshots_sweep
+from snapshots.stale import snapshots_mark_stale
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
@@ -29,7 +30,7 @@ def test_a_burst_of_writes_enqueues_one_recompute(django_capture_on_commit_callb
     snap = BoardSnapshot.objects.get(round=rnd, kind="boards")
     snapshot_recompute(snapshot_id=snap.pk)
     sent = []
-    monkeypatch.setattr("scoring.services._enqueue", lambda ids, countdown=0: sent.extend(ids))
+    monkeypatch.setattr("snapshots.stale.enqueue_recompute", lambda ids, countdown=0: sent.extend(ids))
     with django_capture_on_commit_callbacks(execute=True):
         for _ in range(5):
             snapshots_mark_stale(round_ids=[rnd.id])

@@ -83,3 +83,11 @@ def test_pages_carry_a_strict_csp_and_refuse_framing(client):
     assert "script-src 'self';" in csp and "unsafe-inline" not in csp
     assert "frame-ancestors 'none'" in csp
     assert response["X-Content-Type-Options"] == "nosniff"
+
+
+@pytest.mark.django_db
+def test_the_admin_gets_its_inline_styles_and_still_no_inline_script(client):
+    csp = client.get("/admin/login/")["Content-Security-Policy"]
+    assert "style-src 'self' 'unsafe-inline'" in csp and "script-src 'self';" in csp
+    assert "frame-ancestors 'none'" in csp
+    assert "unsafe-inline" not in client.get("/")["Content-Security-Policy"]

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from leaderboard.bundles import bundle_import
-from scoring.models import BoardSnapshot
-from scoring.services import snapshot_recompute
+from snapshots.models import BoardSnapshot
+from snapshots.recompute import snapshot_recompute
 
 
 def compute_all() -> None:

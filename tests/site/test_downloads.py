@@ -11,7 +11,7 @@ from django.contrib.auth.models import User
 from site_bundles import SECRET_CITY, checks_bundle, outcomes_bundle
 
 from runs.models import Verdict
-from scoring.models import BoardSnapshot
+from snapshots.models import BoardSnapshot
 
 pytestmark = pytest.mark.django_db
 

@@ -9,8 +9,8 @@ from site_bundles import SECRET_CITY, checks_bundle, outcomes_bundle
 from leaderboard.caching import content_version_bump
 from leaderboard.models import Round
 from runs.models import Run, Verdict
-from scoring.models import BoardSnapshot
-from scoring.services import snapshot_recompute
+from snapshots.models import BoardSnapshot
+from snapshots.recompute import snapshot_recompute
 
 pytestmark = pytest.mark.django_db
 

@@ -85,7 +85,7 @@ def test_it_shows_a_weekly_run_under_the_cap_with_its_label_alone(load, client):
 
 def test_the_weekly_run_page_agrees_with_the_table(load, client):
     load(weekly_bundle())
-    from scoring.models import BoardSnapshot
+    from snapshots.models import BoardSnapshot
 
     row = BoardSnapshot.objects.get(round__key="w1", kind="boards").data["overall"][0]
     # trip fail (cap), inbox pass, cart partial: 1 pass of 3 tasks; points 0 + 2 + 1 = 3.

@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from scoring.bradley_terry import fit_ratings
-from scoring.models import BoardSnapshot
+from snapshots.models import BoardSnapshot
 from tests.voting.builders import cast, make_user
 from voting.models import Vote, VoterFlag
 from voting.services import voter_agreement, voters_flag, votes_mature

@@ -7,7 +7,8 @@ from django.core.management.base import BaseCommand
 
 from leaderboard.bundles import bundle_import
 from leaderboard.models import Membership, Organization
-from scoring.services import snapshot_recompute, snapshots_sweep
+from snapshots.models import BoardSnapshot
+from snapshots.recompute import snapshot_recompute, snapshots_sweep
 
 DEMO_BUNDLES = ["artb.json", "appbench.json", "weekly.json", "agentbench-live.json"]
 DEMO_PASSWORD = "demo-pass-2026"
@@ -39,8 +40,6 @@ class Command(BaseCommand):
         if not options["no_users"]:
             self._users()
         snapshots_sweep(older_than_seconds=0)
-        from scoring.models import BoardSnapshot
-
         for snapshot_id in BoardSnapshot.objects.filter(stale=True).values_list("id", flat=True):
             snapshot_recompute(snapshot_id=snapshot_id)
         self.stdout.write(f"boards computed: {BoardSnapshot.objects.filter(stale=False).count()}")

@@ -1,4 +1,5 @@
-"""Thin Celery entry points: they take ids and call scoring.services."""
+"""Thin Celery entry points: they take ids and call snapshots.recompute. Their names are the ones they had
+when they lived in `scoring.tasks`, so tasks already queued and the beat schedule keep working."""
 
 from __future__ import annotations
 
@@ -6,19 +7,18 @@ from celery import shared_task
 from django.conf import settings
 from django.db import OperationalError
 
+from .recompute import snapshot_recompute, snapshots_sweep
+from .stale import RECOMPUTE_TASK
 
-@shared_task(bind=True, max_retries=5, acks_late=True)
+
+@shared_task(bind=True, max_retries=5, acks_late=True, name=RECOMPUTE_TASK)
 def recompute_snapshot(self, snapshot_id: int) -> bool:
-    from .services import snapshot_recompute
-
     try:
         return snapshot_recompute(snapshot_id=snapshot_id)
     except OperationalError as exc:  # a lock timeout or a dropped connection: try again later
         raise self.retry(exc=exc, countdown=2 ** self.request.retries) from exc
 
 
-@shared_task
+@shared_task(name="scoring.tasks.sweep_stale")
 def sweep_stale() -> list[int]:
-    from .services import snapshots_sweep
-
     return snapshots_sweep(older_than_seconds=settings.STALE_SWEEP_SECONDS)

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand
 
-from scoring.models import BoardSnapshot
-from scoring.services import snapshot_recompute, snapshots_sweep
+from snapshots.models import BoardSnapshot
+from snapshots.recompute import snapshot_recompute, snapshots_sweep
 
 
 class Command(BaseCommand):

@@ -1,0 +1,145 @@
+"""The methodology registry: one object per methodology key, holding everything the rest of the project needs
+to know about it (how its boards are computed, how one run scores and counts, what stands for an agent, the
+board's tabs and headline, its scale). Nothing outside `scoring/` branches on a methodology's name: it asks
+this registry. Adding a methodology is one scoring module, its table builders (the site's `tables`) and one
+`register(...)` here."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from . import checks, outcomes, scored, weekly
+from .types import RoundInput, RunInput, TaskInput
+
+
+def _no_score(run: RunInput, task: TaskInput) -> float | None:
+    return None
+
+
+def _standing_in_cells(key: str, *, needs_points: bool = False) -> Callable[[dict | None], set[str]]:
+    """Run ids named by the `key` of each task cell of every board (the counted run, the best trial)."""
+    def standing(data: dict | None) -> set[str]:
+        out: set[str] = set()
+        for rows in (data or {}).values():
+            if not isinstance(rows, list):
+                continue
+            for row in rows:
+                for cell in (row.get("tasks") or {}).values():
+                    if isinstance(cell, dict) and cell.get(key) and \
+                            (not needs_points or cell.get("points") is not None):
+                        out.add(cell[key])
+        return out
+    return standing
+
+
+def _standing_medians(data: dict | None) -> set[str]:
+    """The median run of every agent on every task board (checks)."""
+    return {r["median_run"] for rows in ((data or {}).get("tasks") or {}).values() for r in rows
+            if r.get("median_run")}
+
+
+# What a board row says on the score x cost x time axes: (score, cost, seconds, runs, runs with a cost, runs with a
+# time). Boards without these axes leave them to the site, which averages the round's completed runs.
+Axes = tuple[float | None, float | None, float | None, int, int, int]
+
+
+def _scored_axes(row: dict) -> Axes:
+    return (row.get("score"), row.get("cost_usd"), row.get("wall_seconds"), row.get("runs_scored") or 0,
+            row.get("cost_runs") or 0, row.get("latency_runs") or 0)
+
+
+def _weekly_axes(row: dict) -> Axes:
+    cells = list((row.get("tasks") or {}).values())
+    return (row.get("pass_rate"), row.get("cost_usd"), row.get("seconds"), len(cells),
+            len(cells) if row.get("cost_usd") is not None else 0,
+            sum(1 for c in cells if c.get("seconds") is not None))
+
+
+@dataclass(frozen=True)
+class Methodology:
+    key: str
+    name: str
+    compute_boards: Callable[[RoundInput], dict[str, Any]]
+    run_score: Callable[[RunInput, TaskInput], float | None]
+    run_counts: Callable[[RunInput, TaskInput], bool]
+    standing_runs: Callable[[dict | None], set[str]]
+    tabs: tuple[tuple[str, str], ...]
+    headline_key: str
+    headline_label: str
+    scale: float
+    format_score: Callable[[float], str]
+    standing_label: str = "counted run"
+    # The outcome the boards count for one run, on methodologies whose boards count outcomes.
+    run_outcome: Callable[[RunInput, TaskInput], str | None] | None = None
+    violation_possible: Callable[[TaskInput], bool] | None = None
+    # Boards that take the vote ratings into their order (site, API and recount join them the same way).
+    with_votes: Callable[[dict[str, Any], dict[str, Any] | None], dict[str, Any]] | None = None
+    double_review: bool = False  # every run has a tester, a blind second and, on disagreement, a third
+    reviewed: bool = False  # runs are given an outcome by reviewers
+    votes_by_default: bool = False  # blind pairwise votes unless the benchmark's params say otherwise
+    task_medians: bool = False  # the task page shows each agent's median run
+    tradeoff_axes: Callable[[dict], Axes] | None = None  # cost and time carried by the board rows
+
+    @property
+    def counts_outcomes(self) -> bool:
+        return self.run_outcome is not None
+
+
+REGISTRY: dict[str, Methodology] = {}
+
+
+def register(methodology: Methodology) -> Methodology:
+    REGISTRY[methodology.key] = methodology
+    return methodology
+
+
+def get(key: str) -> Methodology:
+    try:
+        return REGISTRY[key]
+    except KeyError:
+        raise ValueError(f"unknown methodology {key!r}") from None
+
+
+register(Methodology(
+    key="outcomes", name="Outcomes (pass/partial/fail, 0-10 scores)",
+    compute_boards=outcomes.compute_outcomes_boards, run_score=_no_score,
+    run_counts=lambda run, task: run.status not in outcomes.NOT_COUNTED and run.status != "region_blocked",
+    standing_runs=_standing_in_cells("run", needs_points=True),
+    tabs=(("overall", "Overall"), ("safety", "Safety"), ("local-china", "Local: China"),
+          ("local-global", "Local: global"), ("other-language", "Other language")),
+    headline_key="overall", headline_label="Overall (0-10)", scale=10.0,
+    format_score=lambda v: f"{v:.1f}",
+    run_outcome=outcomes.run_outcome, violation_possible=outcomes.violation_possible,
+    double_review=True, reviewed=True,
+))
+register(Methodology(
+    key="scored", name="Scored (tests and judge, pass@k)", compute_boards=scored.compute_scored_boards,
+    run_score=lambda run, task: scored.run_score(run, task).score,
+    run_counts=lambda run, task: run.status in scored.COUNTED,
+    standing_runs=_standing_in_cells("best_run"), standing_label="best trial",
+    tabs=(("overall", "Overall"), ("tasks", "Tasks")),
+    headline_key="score", headline_label="Score (0-1)", scale=1.0,
+    format_score=lambda v: f"{v:.2f}",
+    tradeoff_axes=_scored_axes,
+))
+register(Methodology(
+    key="checks", name="Checks (0-100, median run)",
+    compute_boards=checks.compute_checks_boards, run_score=checks.check_score,
+    run_counts=checks.counts, standing_runs=_standing_medians, standing_label="median run",
+    tabs=(("overall", "Overall"), ("tasks", "Tasks")),
+    headline_key="overall", headline_label="Overall (0-100)", scale=100.0,
+    format_score=lambda v: f"{v:.1f}",
+    with_votes=checks.boards_with_votes, votes_by_default=True, task_medians=True,
+))
+register(Methodology(
+    key="weekly", name="Weekly (pass-rate table)", compute_boards=weekly.compute_weekly_boards, run_score=_no_score,
+    run_counts=lambda run, task: run.status not in weekly.NOT_COUNTED,
+    standing_runs=_standing_in_cells("run"),
+    tabs=(("overall", "This week"),),
+    headline_key="pass_rate", headline_label="Pass rate", scale=1.0,
+    format_score=lambda v: f"{v * 100:.0f}%",
+    run_outcome=weekly.weekly_outcome, violation_possible=weekly.violation_possible, reviewed=True,
+    tradeoff_axes=_weekly_axes,
+))

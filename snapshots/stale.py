@@ -1,0 +1,82 @@
+"""Marking board snapshots stale when their inputs change, and enqueueing their recompute.
+
+A write that changes a board's inputs calls `snapshots_mark_stale` inside its transaction; the recompute is
+enqueued after commit, and only when a snapshot turns from fresh to stale, so a burst of writes (a vote
+storm, a bundle import) is one recompute. This module depends only on models: the recompute itself
+(snapshots.recompute) is reached through the Celery task registry, by name.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+
+from celery import current_app
+from django.db import transaction
+from django.utils import timezone
+
+from leaderboard.caching import content_version_bump
+from leaderboard.models import Round, Task
+
+from .models import BoardSnapshot, SnapshotKind
+
+log = logging.getLogger(__name__)
+
+RATINGS_DEBOUNCE_SECONDS = 2
+RECOMPUTE_TASK = "scoring.tasks.recompute_snapshot"  # snapshots.tasks.recompute_snapshot (its stable name)
+
+
+def enqueue_recompute(snapshot_ids: Iterable[int], countdown: float = 0) -> None:
+    """Send recompute tasks; a broker that is down is logged, not raised: the write already committed and
+    the periodic sweep will pick the stale snapshot up."""
+    recompute_snapshot = current_app.tasks[RECOMPUTE_TASK]
+    for snapshot_id in snapshot_ids:
+        try:
+            if countdown:
+                recompute_snapshot.apply_async(args=[snapshot_id], countdown=countdown)
+            else:
+                recompute_snapshot.delay(snapshot_id)
+        except Exception:  # noqa: BLE001 - any broker failure; the sweep heals it
+            log.warning("could not enqueue recompute of snapshot %s; the sweep will retry", snapshot_id,
+                        exc_info=True)
+
+
+def snapshots_mark_stale(*, round_ids: Iterable[int] = (), rating_task_ids: Iterable[int] = (),
+                         benchmark_ids: Iterable[int] = ()) -> list[int]:
+    """Mark the boards of these rounds (and the ratings of the benchmarks of these tasks) stale, in the
+    caller's transaction, and enqueue their recompute once it commits. Returns the snapshot ids that turned
+    stale."""
+    round_ids = set(round_ids)
+    bench_ids = set(benchmark_ids)
+    rating_task_ids = set(rating_task_ids)
+    if rating_task_ids:
+        bench_ids |= set(Task.objects.filter(id__in=rating_task_ids).values_list("benchmark_id", flat=True))
+    now = timezone.now()
+    turned: list[int] = []
+    rating_turned: list[int] = []
+    for rnd in Round.objects.filter(id__in=round_ids).only("id", "benchmark_id"):
+        snap, created = BoardSnapshot.objects.get_or_create(
+            round_id=rnd.id, kind=SnapshotKind.BOARDS,
+            defaults={"benchmark_id": rnd.benchmark_id, "stale": True, "stale_since": now})
+        if created:
+            turned.append(snap.id)
+        elif BoardSnapshot.objects.filter(pk=snap.pk, stale=False).update(stale=True, stale_since=now):
+            turned.append(snap.id)
+    for bench_id in bench_ids:
+        snap, created = BoardSnapshot.objects.get_or_create(
+            benchmark_id=bench_id, round=None, kind=SnapshotKind.RATINGS,
+            defaults={"stale": True, "stale_since": now})
+        if created:
+            rating_turned.append(snap.id)
+        elif BoardSnapshot.objects.filter(pk=snap.pk, stale=False).update(stale=True, stale_since=now):
+            rating_turned.append(snap.id)
+    if turned or rating_turned:
+        def after_commit() -> None:
+            content_version_bump()  # cached public pages show "updating" from now on
+            enqueue_recompute(turned)
+            enqueue_recompute(rating_turned, countdown=RATINGS_DEBOUNCE_SECONDS)
+
+        transaction.on_commit(after_commit)
+    return turned + rating_turned
+
+

@@ -1,0 +1,70 @@
+"""Adding a methodology is one scoring module, its table builder and one registry entry (README, "Adding a
+methodology"): a toy methodology registered here gets its boards computed, stored and rendered like the four."""
+
+from __future__ import annotations
+
+import pytest
+
+from leaderboard.bundles import bundle_import
+from leaderboard.selectors import TABLE_BUILDERS, BoardContext, Column, Table, _agent_cell, _num_cell, _rank_cell
+from scoring import methodologies
+from scoring.common import assign_ranks, base_row, effective_runs, entered_agents, name_key
+from scoring.types import RoundInput
+from snapshots.models import BoardSnapshot
+from snapshots.recompute import snapshot_recompute, snapshots_sweep
+
+pytestmark = pytest.mark.django_db
+
+
+def compute_toy_boards(round_input: RoundInput) -> dict:
+    """The toy rule: an agent's score is the number of its completed runs."""
+    runs = effective_runs(round_input)
+    rows = []
+    for agent in entered_agents(round_input):
+        row = base_row(agent)
+        row["completed"] = sum(1 for r in runs if r.agent == agent.slug and r.status == "completed")
+        rows.append(row)
+    return {"overall": assign_ranks(rows, lambda r: -r["completed"], name_key)}
+
+
+def toy_table(ctx: BoardContext, tab: str, task_key: str | None) -> Table:
+    cols = [Column("rank", "Rank"), Column("agent", "Agent", num=False), Column("completed", "Completed runs")]
+    rows = [{"agent": r["agent"], "cells": [_rank_cell(r), _agent_cell(r, ctx),
+                                            _num_cell(r["completed"], f"{r['completed']} done")]}
+            for r in ctx.data.get("overall") or []]
+    return Table(caption="Toy board", columns=cols, rows=rows)
+
+
+@pytest.fixture
+def toy():
+    methodologies.register(methodologies.Methodology(
+        key="toy", name="Toy (completed runs)", compute_boards=compute_toy_boards,
+        run_score=lambda run, task: None, run_counts=lambda run, task: run.status == "completed",
+        standing_runs=lambda data: set(), tabs=(("overall", "Overall"),), headline_key="completed",
+        headline_label="Completed runs", scale=10.0, format_score=lambda v: f"{v:.0f}"))
+    TABLE_BUILDERS["toy"] = toy_table
+    yield
+    methodologies.REGISTRY.pop("toy")
+    TABLE_BUILDERS.pop("toy")
+
+
+def test_a_registered_toy_methodology_is_imported_computed_and_shown(toy, client):
+    # Zinc completed 2 runs, Alder 1 (and one infra error): Zinc ranks 1 with "2 done", Alder 2 with "1 done".
+    runs = [{"id": f"r{i}", "round": "r1", "agent": a, "task": "t1", "trial": i, "status": s}
+            for i, (a, s) in enumerate([("zinc", "completed"), ("zinc", "completed"), ("alder", "completed"),
+                                        ("alder", "infra_error")], 1)]
+    bundle_import(doc={
+        "benchmark": {"slug": "toybench", "name": "Toy Bench", "methodology": "toy"},
+        "agents": [{"slug": "zinc", "name": "Zinc"}, {"slug": "alder", "name": "Alder"}],
+        "tasks": [{"key": "t1", "title": "One task", "version": "1.0", "kind": "core"}],
+        "rounds": [{"key": "r1", "status": "published", "published_at": "2026-09-01T00:00:00Z",
+                    "entries": [{"agent": "zinc"}, {"agent": "alder"}]}],
+        "runs": runs})
+    snapshots_sweep(older_than_seconds=0)
+    for snap_id in BoardSnapshot.objects.values_list("id", flat=True):
+        snapshot_recompute(snapshot_id=snap_id)
+    html = client.get("/b/toybench/").content.decode()
+    assert "Toy board" in html
+    assert html.index("Zinc") < html.index("Alder") and "2 done" in html and "1 done" in html
+    home = client.get("/").content.decode()
+    assert "Completed runs" in home  # the home card's headline comes from the registry entry
