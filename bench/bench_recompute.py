@@ -102,7 +102,7 @@ def make_round(*, slug: str, methodology: str, agents: int, tasks: int, trials: 
 
 def _bulk_runs(doc: dict) -> None:
     """The runs of a checks bundle in one bulk insert (bundle_import writes about 100 runs a second)."""
-    from leaderboard.bundles import RUN_DEFAULTS, RUN_SCALARS
+    from bundles.fields import RUN_DEFAULTS, RUN_SCALARS
     from leaderboard.models import Entry, Round, Task
     from runs.models import Run
 
@@ -121,7 +121,7 @@ def _bulk_runs(doc: dict) -> None:
 def seed_round(doc: dict, bulk: bool = False) -> int:
     """Import the bundle unless the database already holds this round with every run; the snapshot id.
     `bulk`: the catalogue through bundle_import, the runs with one bulk insert (for the large scales)."""
-    from leaderboard.bundles import bundle_import
+    from bundles.importer import bundle_import
     from leaderboard.models import Round
     from runs.models import Run
     from scoring import services

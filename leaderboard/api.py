@@ -36,12 +36,12 @@ from ninja.errors import HttpError, Throttled, ValidationError
 from ninja.openapi.docs import DocsBase
 from ninja.throttling import BaseThrottle
 
+from bundles.export import bundle_export
 from runs.models import Run, Verdict
 from scoring.boards import boards_as_shown
 from snapshots.models import BoardSnapshot, SnapshotKind
 
 from . import api_schemas as s
-from .bundles import bundle_export
 from .clients import client_address
 from .models import Agent, Benchmark, Entry, Round, RoundParameter, Task, TaskVersion
 from .ratelimit import window_hit

@@ -21,6 +21,7 @@ from django.db.models import Avg, Count, Prefetch, Q
 from django.http import Http404
 from django.urls import reverse
 
+from bundles.export import run_doc
 from runs.models import Run, run_input
 from scoring import boards as board_rules
 from scoring import methodologies
@@ -28,7 +29,6 @@ from scoring import scored as scored_rules
 from scoring.boards import boards_as_shown
 from snapshots.models import BoardSnapshot, SnapshotKind
 
-from .bundles import run_doc
 from .models import Agent, Benchmark, Entry, Round, RoundParameter, RoundStatus, Task, task_input
 
 PUBLISHED = RoundStatus.PUBLISHED

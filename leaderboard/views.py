@@ -10,8 +10,9 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
+from bundles.export import bundle_export
+
 from . import selectors
-from .bundles import bundle_export
 from .caching import public_page
 
 

@@ -4,7 +4,7 @@ The worker (`snapshot_recompute`) locks the snapshot row, so two recomputes of o
 and skips the work when the digest of the inputs is unchanged. A periodic sweep recomputes anything left
 stale (a worker that died, a broker that was down).
 
-The inputs are read as a bundle document (leaderboard.bundles) and scored by scoring.boards through
+The inputs are read as a bundle document (bundles) and scored by scoring.boards through
 scoring.bundle, exactly as `recount` does with a download: one path for the site and for anyone checking it.
 """
 
@@ -18,7 +18,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from leaderboard.bundles import bundle_export
+from bundles.export import bundle_export
 from leaderboard.caching import content_version_bump
 from leaderboard.models import Round
 from scoring.boards import compute_boards

@@ -8,7 +8,7 @@ import copy
 
 import pytest
 
-from leaderboard.bundles import bundle_import
+from bundles.importer import bundle_import
 
 SECRET_CITY = "Secret-Preview-City"
 DRAFT_CITY = "Secret-Draft-City"

@@ -57,7 +57,7 @@ def test_it_reads_the_board_in_a_constant_number_of_queries(demo, client, django
 
 
 def test_a_board_not_yet_computed_is_stale_with_no_data(db, client, bundle_doc):
-    from leaderboard.bundles import bundle_import
+    from bundles.importer import bundle_import
 
     bundle_import(doc=bundle_doc)  # no on-commit callbacks run: nothing computed yet
     body = client.get("/api/benchmarks/demo/rounds/r1/board").json()

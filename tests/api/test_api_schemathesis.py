@@ -23,7 +23,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from leaderboard.bundles import bundle_import
+from bundles.importer import bundle_import
 
 schema = schemathesis.openapi.from_wsgi("/api/openapi.json", get_wsgi_application())
 

@@ -16,7 +16,7 @@ PASSWORD = "plum-orchard-77-kite"
 
 @pytest.fixture
 def demo(transactional_db):
-    from leaderboard.bundles import bundle_import
+    from bundles.importer import bundle_import
 
     doc = json.loads((ROOT / "fixtures" / "appbench.json").read_text())
     doc["votes"] = []  # the screen does not need the demo's votes; importing them only slows the set-up

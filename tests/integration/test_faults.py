@@ -34,7 +34,7 @@ from live_services import (
     worker_database_url,
 )
 
-from leaderboard.bundles import bundle_import
+from bundles.importer import bundle_import
 from leaderboard.models import Agent, Benchmark, Entry, Organization, Round, Task, TaskVersion
 from runs.models import Run, Verdict
 from snapshots.models import BoardSnapshot

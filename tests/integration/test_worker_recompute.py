@@ -11,7 +11,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from live_services import broker_flush, queue_length, two_agent_bundle, wait_for
 
-from leaderboard.bundles import bundle_import
+from bundles.importer import bundle_import
 from leaderboard.models import Round
 from runs.models import Run, Verdict
 from snapshots.models import BoardSnapshot

@@ -6,7 +6,8 @@ from bundle_factory import make_bundle
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from leaderboard.bundles import bundle_export, bundle_import
+from bundles.export import bundle_export
+from bundles.importer import bundle_import
 from leaderboard.models import Agent, Benchmark, Round, RoundParameter, Task
 from runs.models import Run, Verdict
 from scoring.bundle import BundleError

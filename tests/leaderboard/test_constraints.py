@@ -4,7 +4,7 @@ import pytest
 from bundle_factory import make_bundle
 from django.db import IntegrityError, transaction
 
-from leaderboard.bundles import bundle_import
+from bundles.importer import bundle_import
 from leaderboard.models import Entry, Round
 from runs.models import Run, Verdict
 

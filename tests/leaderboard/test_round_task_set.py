@@ -2,7 +2,8 @@
 
 import pytest
 
-from leaderboard.bundles import bundle_export, bundle_import
+from bundles.export import bundle_export
+from bundles.importer import bundle_import
 from leaderboard.models import Benchmark, Round
 from scoring.bundle import validate_bundle
 from scoring.recount import recount

@@ -6,7 +6,8 @@ from datetime import UTC, datetime
 import pytest
 from bundle_factory import make_bundle
 
-from leaderboard.bundles import bundle_export, bundle_import
+from bundles.export import bundle_export
+from bundles.importer import bundle_import
 from leaderboard.models import Benchmark
 from scoring.bundle import BundleError, validate_bundle
 from voting.models import Vote

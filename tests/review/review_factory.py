@@ -1,6 +1,6 @@
 """Test data for the review and publication tests: one small `outcomes` bundle, and people in each role.
 
-Built through leaderboard.bundles.bundle_import, like any data the site holds; defaults via keyword
+Built through bundles.bundle_import, like any data the site holds; defaults via keyword
 arguments, like a hand-written factory.
 """
 
@@ -18,7 +18,7 @@ if _ROOT not in sys.path:
 from django.contrib.auth.models import Group, User  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
-from leaderboard.bundles import bundle_import  # noqa: E402
+from bundles.importer import bundle_import  # noqa: E402
 from leaderboard.models import Membership, Organization, Round  # noqa: E402
 from runs.models import Run  # noqa: E402
 

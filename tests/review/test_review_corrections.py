@@ -8,7 +8,8 @@ import pytest
 from django.utils import timezone
 from review_factory import make_people, make_world
 
-from leaderboard.bundles import bundle_export, bundle_import
+from bundles.export import bundle_export
+from bundles.importer import bundle_import
 from leaderboard.models import Agent, Benchmark, ChangelogEntry, Round
 from runs.models import Run, Verdict
 from runs.services import round_enter_preview, round_publish, verdict_record

@@ -144,7 +144,7 @@ def _recompute_all() -> None:
 def _published_round_and_votes() -> None:
     """A published round r0 of the same benchmark where `other-agent` and `pub-agent` are entered, and votes
     naming `acme-agent`, which is entered only in the draft round r1 (so it is not public yet)."""
-    from leaderboard.bundles import bundle_import
+    from bundles.importer import bundle_import
 
     doc = {
         "benchmark": {"slug": BENCH, "name": "ARTB test", "methodology": "outcomes"},

@@ -9,7 +9,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from review_factory import BENCH, ROUND, SECRET_CITY, make_people, make_world
 
-from leaderboard.bundles import bundle_export
+from bundles.export import bundle_export
 from leaderboard.models import Round, TaskVersion
 from runs.models import Dispute, Run
 from runs.services import (

@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from leaderboard.bundles import bundle_export, bundle_import
+from bundles.export import bundle_export
+from bundles.importer import bundle_import
 from leaderboard.models import Benchmark
 from scoring.boards import boards_as_shown
 from scoring.recount import recount

@@ -10,7 +10,7 @@ import pytest
 from django.db import connection, transaction
 from django.utils import timezone
 
-from leaderboard.bundles import bundle_import
+from bundles.importer import bundle_import
 from leaderboard.models import Round
 from snapshots.models import BoardSnapshot
 from snapshots.recompute import snapshot_recompute, snapshots_sweep

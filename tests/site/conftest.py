@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from leaderboard.bundles import bundle_import
+from bundles.importer import bundle_import
 from snapshots.models import BoardSnapshot
 from snapshots.recompute import snapshot_recompute
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from leaderboard.bundles import bundle_import
+from bundles.importer import bundle_import
 from leaderboard.selectors import TABLE_BUILDERS, BoardContext, Column, Table, _agent_cell, _num_cell, _rank_cell
 from scoring import methodologies
 from scoring.common import assign_ranks, base_row, effective_runs, entered_agents, name_key

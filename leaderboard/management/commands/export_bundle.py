@@ -3,7 +3,7 @@ import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
-from leaderboard.bundles import bundle_export
+from bundles.export import bundle_export
 from leaderboard.models import Benchmark
 
 

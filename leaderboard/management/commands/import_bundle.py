@@ -3,7 +3,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from leaderboard.bundles import bundle_import
+from bundles.importer import bundle_import
 from scoring.bundle import BundleError
 
 

@@ -5,7 +5,7 @@ from django.conf import settings
 from django.contrib.auth.models import Group, User
 from django.core.management.base import BaseCommand
 
-from leaderboard.bundles import bundle_import
+from bundles.importer import bundle_import
 from leaderboard.models import Membership, Organization
 from snapshots.models import BoardSnapshot
 from snapshots.recompute import snapshot_recompute, snapshots_sweep

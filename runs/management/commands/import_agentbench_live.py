@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from leaderboard.bundles import bundle_import
+from bundles.importer import bundle_import
 from runs.agentbench_live import ConversionError, convert_directory
 from scoring.bundle import BundleError
 

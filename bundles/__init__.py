@@ -1,0 +1,1 @@
+"""Results bundles in and out: `importer` writes a document into the database, `export` reads one out."""

@@ -1,0 +1,53 @@
+"""What import and export share: the run fields a bundle carries, and its dates and numbers."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Any
+
+from django.utils import timezone
+from django.utils.dateparse import parse_date, parse_datetime
+
+RUN_SCALARS = (
+    "task_version", "trial", "language", "status", "outcome", "score", "auto_pass_rate", "tests_passed",
+    "tests_total", "heuristic", "app_started", "api_checks_passed", "api_checks_total", "browser_steps_passed",
+    "browser_steps_total", "tokens_input", "tokens_output", "tokens_cache_write", "cost_usd", "plan_label",
+    "wall_seconds", "first_output_seconds", "steps", "interventions", "checks_version", "due_at", "started_at",
+    "preview_url",
+)
+BLANK_STRING_FIELDS = {"language", "outcome", "plan_label", "checks_version", "preview_url"}
+DATETIME_FIELDS = {"due_at", "started_at"}
+RUN_DEFAULTS = {"task_version": "1.0", "trial": 1}
+ENTRY_FIELDS = ("product_version", "plan", "region", "network", "model", "cli")
+
+
+def parse_time(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    parsed = parse_datetime(value)
+    if parsed is None:
+        d = parse_date(value)
+        if d is None:
+            raise ValueError(value)
+        parsed = datetime(d.year, d.month, d.day)
+    if timezone.is_naive(parsed):
+        parsed = timezone.make_aware(parsed, timezone.UTC)
+    return parsed
+
+
+def parse_day(value: str | None) -> date | None:
+    parsed = parse_time(value)
+    return parsed.date() if parsed else None
+
+
+def iso(value: datetime | date | None) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        return value.astimezone(timezone.UTC).isoformat().replace("+00:00", "Z")
+    return value.isoformat()
+
+
+def plain_number(value: Any) -> Any:
+    return float(value) if isinstance(value, Decimal) else value

@@ -1,0 +1,421 @@
+"""Reading a results bundle into the database.
+
+`bundle_import` validates the whole document first (scoring.bundle) and writes in one transaction, so a bad
+bundle writes nothing. It is an upsert keyed on the bundle's own keys (benchmark slug, agent slug, task key,
+round key, run id, verdict role, vote id), so importing the same bundle twice leaves the database as it was.
+Nothing absent from a bundle is deleted: a bundle adds and corrects, it never loses data. The boards it
+touches turn stale in the same transaction (snapshots.stale).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.text import slugify
+
+from leaderboard.models import (
+    Agent,
+    Benchmark,
+    ChangelogEntry,
+    Entry,
+    Organization,
+    Round,
+    RoundParameter,
+    Task,
+    TaskVersion,
+)
+from runs.models import CheckResult, Dispute, Evidence, Run, Verdict
+from scoring.bundle import BundleError, check_bundle, vote_ids
+from scoring.common import OUTCOME_ORDER
+from snapshots.stale import snapshots_mark_stale
+from voting.models import Vote
+
+from .fields import (
+    BLANK_STRING_FIELDS,
+    DATETIME_FIELDS,
+    ENTRY_FIELDS,
+    RUN_DEFAULTS,
+    RUN_SCALARS,
+    parse_day,
+    parse_time,
+)
+
+
+@dataclass
+class ImportReport:
+    benchmark: str
+    created: dict[str, int] = field(default_factory=dict)
+    updated: dict[str, int] = field(default_factory=dict)
+    round_ids: set[int] = field(default_factory=set)
+    rating_tasks: set[int] = field(default_factory=set)
+
+    def count(self, kind: str, created: bool, changed: bool = True) -> None:
+        if created:
+            self.created[kind] = self.created.get(kind, 0) + 1
+        elif changed:
+            self.updated[kind] = self.updated.get(kind, 0) + 1
+
+    def summary(self) -> str:
+        made = ", ".join(f"{n} {k}" for k, n in sorted(self.created.items())) or "nothing"
+        changed = ", ".join(f"{n} {k}" for k, n in sorted(self.updated.items())) or "nothing"
+        return f"{self.benchmark}: created {made}; updated {changed}"
+
+
+def _set_fields(obj, values: dict[str, Any]) -> bool:
+    changed = False
+    for name, value in values.items():
+        field_ = obj._meta.get_field(name)
+        if field_.is_relation:
+            new_id = value.pk if value is not None else None
+            if getattr(obj, field_.attname) != new_id:
+                setattr(obj, name, value)
+                changed = True
+            continue
+        current = getattr(obj, name)
+        if isinstance(current, Decimal) and value is not None:
+            value = Decimal(str(value)).quantize(Decimal("0.000001"))
+        if current != value:
+            setattr(obj, name, value)
+            changed = True
+    return changed
+
+
+def _upsert(model, lookup: dict[str, Any], values: dict[str, Any], report: ImportReport, kind: str):
+    obj = model.objects.filter(**lookup).first()
+    if obj is None:
+        obj = model(**lookup)
+        _set_fields(obj, values)
+        obj.save()
+        report.count(kind, created=True)
+        return obj, True
+    if _set_fields(obj, values):
+        obj.save()
+        report.count(kind, created=False)
+        return obj, True
+    return obj, False
+
+
+def _validate_dates(doc: dict) -> list[str]:
+    problems = []
+
+    def check(value: Any, path: str) -> None:
+        if value is None:
+            return
+        try:
+            parse_time(value)
+        except (ValueError, TypeError):
+            problems.append(f"{path}: {value!r} is not a date or an ISO 8601 time")
+
+    for i, t in enumerate(doc.get("tasks") or []):
+        check(t.get("published_at"), f"tasks[{i}].published_at")
+    for i, r in enumerate(doc.get("rounds") or []):
+        for key in ("published_at", "preview_started_at", "starts_on"):
+            check(r.get(key), f"rounds[{i}].{key}")
+        if r.get("status") == "published" and not r.get("published_at"):
+            problems.append(f"rounds[{i}].published_at: is required for a published round")
+    for i, run in enumerate(doc.get("runs") or []):
+        for key in ("due_at", "started_at"):
+            check(run.get(key), f"runs[{i}].{key}")
+    for i, v in enumerate(doc.get("votes") or []):
+        check(v.get("cast_at"), f"votes[{i}].cast_at")
+    return problems
+
+
+
+def bundle_import(*, doc: Any) -> ImportReport:
+    """Validate `doc` and write it in one transaction; raise `BundleError` (nothing written) on bad input."""
+    check_bundle(doc)
+    problems = _validate_dates(doc)
+    if problems:
+        raise BundleError(problems)
+    with transaction.atomic():
+        report = _write(doc)
+        # A round that changed (published, say) may make agents public, and their votes with them.
+        bench_ids = [Benchmark.objects.get(slug=report.benchmark).id] if report.round_ids else []
+        snapshots_mark_stale(round_ids=report.round_ids, rating_task_ids=report.rating_tasks, benchmark_ids=bench_ids)
+    return report
+
+
+def _write(doc: dict) -> ImportReport:
+    writer = _Writer(doc)
+    writer.benchmark_and_agents()
+    writer.tasks()
+    writer.rounds()
+    writer.runs()
+    writer.changelog()
+    _write_votes(doc, writer.benchmark, writer.task_rows, writer.agent_rows, writer.report)
+    return writer.report
+
+
+@dataclass
+class _Writer:
+    """One import, section by section; each step keeps what the later ones refer to (agents by slug, tasks and
+    rounds by key, entries by (round, agent), runs by id)."""
+
+    doc: dict
+    report: ImportReport = field(init=False)
+    benchmark: Benchmark = field(init=False)
+    agent_rows: dict[str, Agent] = field(default_factory=dict)
+    task_rows: dict[str, Task] = field(default_factory=dict)
+    round_rows: dict[str, Round] = field(default_factory=dict)
+    entries: dict[tuple[str, str], Entry] = field(default_factory=dict)
+    run_rows: dict[str, Run] = field(default_factory=dict)
+    changed_tasks: bool = False
+    # Rounds published before this import: a change to their runs is a correction and goes into their changelog.
+    was_published: set[int] = field(default_factory=set)
+    corrected: dict[int, set[str]] = field(default_factory=dict)
+    pending_changelog: list[tuple[Round, dict]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.report = ImportReport(benchmark=self.doc["benchmark"]["slug"])
+
+    def benchmark_and_agents(self) -> None:
+        b, report = self.doc["benchmark"], self.report
+        params = dict(b.get("params") or {})
+        threshold = params.pop("pass_threshold", 0.8)
+        self.benchmark, _ = _upsert(Benchmark, {"slug": b["slug"]}, {
+            "name": b["name"], "methodology": b["methodology"], "description": b.get("description") or "",
+            "task_set_version": b.get("task_set_version") or "1.0", "pass_threshold": threshold, "params": params,
+        }, report, "benchmarks")
+        for a in self.doc.get("agents") or []:
+            org = None
+            if a.get("organization"):
+                org, _ = _upsert(Organization, {"slug": slugify(a["organization"])[:100] or "org"},
+                                 {"name": a["organization"]}, report, "organizations")
+            self.agent_rows[a["slug"]], _ = _upsert(Agent, {"slug": a["slug"]}, {
+                "name": a.get("name") or a["slug"], "organization": org,
+                "primary_language": a.get("primary_language") or "", "languages": list(a.get("languages") or []),
+            }, report, "agents")
+
+    def tasks(self) -> None:
+        for pos, t in enumerate(self.doc.get("tasks") or []):
+            task, changed = _upsert(Task, {"benchmark": self.benchmark, "key": t["key"]}, {
+                "title": t.get("title") or "", "kind": t.get("kind") or "core", "version": t.get("version") or "1.0",
+                "dimensions": list(t.get("dimensions") or []), "domain": t.get("domain") or "",
+                "difficulty": t.get("difficulty") or "", "evaluation": t.get("evaluation") or "",
+                "time_limit_min": t.get("time_limit_min", 30), "token_budget": t.get("token_budget"),
+                "human_minutes": t.get("human_minutes"), "tags": list(t.get("tags") or []), "position": pos,
+            }, self.report, "tasks")
+            self.changed_tasks |= changed
+            self.task_rows[t["key"]] = task
+            for h in list(t.get("history") or []) + [t]:
+                _upsert(TaskVersion, {"task": task, "version": h.get("version") or "1.0"}, {
+                    "prompt": h.get("prompt") or "", "parameters": list(h.get("parameters") or []),
+                    "interruption": h.get("interruption") or "", "evidence": list(h.get("evidence") or []),
+                    "criteria": h.get("criteria") or {},
+                    "observes_later_effects": bool(h.get("observes_later_effects"))
+                    or "observes-later-effects" in (t.get("tags") or []),
+                    "published_at": parse_time(h.get("published_at")), "change_note": h.get("change_note") or "",
+                }, self.report, "task versions")
+
+    def rounds(self) -> None:
+        self.was_published = set(Round.objects.filter(benchmark=self.benchmark, status="published")
+                                 .values_list("id", flat=True))
+        for r in self.doc.get("rounds") or []:
+            values = {
+                "name": r.get("name") or "", "status": r["status"],
+                "task_set_version": r.get("task_set_version") or "1.0", "starts_on": parse_day(r.get("starts_on")),
+                "preview_started_at": parse_time(r.get("preview_started_at")),
+                "published_at": parse_time(r.get("published_at")),
+            }
+            if r.get("tasks") is not None:
+                values["task_keys"] = list(r["tasks"])
+            rnd, changed = _upsert(Round, {"benchmark": self.benchmark, "key": r["key"]}, values, self.report,
+                                   "rounds")
+            self.round_rows[r["key"]] = rnd
+            if changed or self.changed_tasks:
+                self.report.round_ids.add(rnd.id)
+            self.round_children(r, rnd)
+
+    def round_children(self, r: dict, rnd: Round) -> None:
+        for e in r.get("entries") or []:
+            entry, changed = _upsert(Entry, {"round": rnd, "agent": self.agent_rows[e["agent"]]},
+                                     {f: e.get(f) or "" for f in ENTRY_FIELDS}, self.report, "entries")
+            self.entries[(r["key"], e["agent"])] = entry
+            if changed:
+                self.report.round_ids.add(rnd.id)
+        for task_key, values in (r.get("parameters") or {}).items():
+            for name, value in values.items():
+                _upsert(RoundParameter, {"round": rnd, "task": self.task_rows[task_key], "name": name},
+                        {"value": str(value)}, self.report, "round parameters")
+        self.pending_changelog.extend((rnd, ch) for ch in r.get("changelog") or [])
+
+    def runs(self) -> None:
+        round_ids = [rnd.id for rnd in self.round_rows.values()]
+        rows = _Rows(Run, Run.objects.filter(round_id__in=round_ids), lambda r: (r.round_id, r.key), self.report,
+                     "runs")
+        docs_by_id = {str(run["id"]): run for run in self.doc.get("runs") or []}
+        # Originals first and saved, so a re-run can point at a saved run.
+        for reruns in (False, True):
+            for run_doc in docs_by_id.values():
+                if (run_doc.get("rerun_of") is not None) != reruns:
+                    continue
+                rnd = self.round_rows[run_doc["round"]]
+                values = _run_values(run_doc, self.entries, self.task_rows, self.run_rows)
+                run, changed = rows.put((rnd.id, str(run_doc["id"])), {"round": rnd, "key": str(run_doc["id"])},
+                                        values)
+                self.run_rows[str(run_doc["id"])] = run
+                if changed:
+                    self.mark_changed(rnd.id, str(run_doc["id"]))
+            rows.flush()
+        for rnd_id, run_key in _write_run_children(self.run_rows, docs_by_id, round_ids, self.report):
+            self.mark_changed(rnd_id, run_key)
+        for rnd in self.round_rows.values():
+            rnd.task_set_freeze()
+
+    def mark_changed(self, round_id: int, run_key: str) -> None:
+        self.report.round_ids.add(round_id)
+        if round_id in self.was_published:
+            self.corrected.setdefault(round_id, set()).add(run_key)
+
+    def changelog(self) -> None:
+        for rnd, ch in self.pending_changelog:
+            at = parse_time(ch.get("at")) or rnd.published_at or timezone.now()
+            run = Run.objects.filter(round=rnd, key=str(ch["run"])).first() if ch.get("run") else None
+            _upsert(ChangelogEntry, {"round": rnd, "what": ch["what"], "created_at": at},
+                    {"why": ch.get("why") or "", "who_role": ch.get("who") or "", "run": run}, self.report,
+                    "changelog entries")
+        for rnd in self.round_rows.values():
+            if self.corrected.get(rnd.id):
+                keys = sorted(self.corrected[rnd.id])
+                ChangelogEntry.objects.create(
+                    round=rnd, run=self.run_rows[keys[0]] if len(keys) == 1 else None, who_role="import",
+                    why="Re-imported from a bundle.", created_at=timezone.now(),
+                    what=f"Run{'s' if len(keys) != 1 else ''} {', '.join(keys)} changed by a bundle re-import.")
+
+
+def _run_values(run_doc: dict, entries: dict, tasks: dict, runs: dict) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for f in RUN_SCALARS:
+        value = run_doc.get(f, RUN_DEFAULTS.get(f))
+        if f in DATETIME_FIELDS:
+            value = parse_time(value)
+        elif f in BLANK_STRING_FIELDS and value is None:
+            value = ""
+        values[f] = value
+    values["judge_scores"] = list(run_doc.get("judge_scores") or [])
+    values["entry"] = entries[(run_doc["round"], run_doc["agent"])]
+    values["task"] = tasks[run_doc["task"]]
+    rerun_of = run_doc.get("rerun_of")
+    values["rerun_of"] = runs[str(rerun_of)] if rerun_of is not None else None
+    return values
+
+
+class _Rows:
+    """The existing rows of one model, keyed by their identity in the bundle; changed rows are saved one by
+    one, new rows are created together in `flush`. Reading every row first keeps an import at a handful of
+    queries per table instead of several per run."""
+
+    def __init__(self, model, rows, key, report: ImportReport, kind: str) -> None:
+        self.model, self.report, self.kind = model, report, kind
+        self.by_key = {key(row): row for row in rows}
+        self.new: list = []
+
+    def put(self, ident, lookup: dict[str, Any], values: dict[str, Any]):
+        obj = self.by_key.get(ident)
+        if obj is None:
+            obj = self.model(**lookup)
+            _set_fields(obj, values)
+            self.new.append(obj)
+            self.by_key[ident] = obj
+            self.report.count(self.kind, created=True)
+            return obj, True
+        if _set_fields(obj, values):
+            obj.save()
+            self.report.count(self.kind, created=False)
+            return obj, True
+        return obj, False
+
+    def flush(self) -> None:
+        # Bundle validation has already checked what Run.save() guards (entries, re-runs), and PostgreSQL's
+        # triggers still check every inserted row.
+        if self.new:
+            self.model.objects.bulk_create(self.new, batch_size=500)
+            self.new = []
+
+
+def _write_run_children(runs: dict[str, Run], docs: dict[str, dict], round_ids: list[int],
+                        report: ImportReport) -> set[tuple[int, str]]:
+    """Verdicts, evidence, checks and disputes of every run; returns (round id, run key) of the runs whose
+    inputs changed."""
+    in_rounds = {"run__round_id__in": round_ids}
+    verdicts = _Rows(Verdict, Verdict.objects.filter(**in_rounds), lambda v: (v.run_id, v.role), report, "verdicts")
+    evidence = _Rows(Evidence, Evidence.objects.filter(**in_rounds), lambda e: (e.run_id, e.url), report, "evidence")
+    checks = _Rows(CheckResult, CheckResult.objects.filter(**in_rounds), lambda c: (c.run_id, c.position), report,
+                   "checks")
+    disputes = _Rows(Dispute, Dispute.objects.filter(**in_rounds), lambda d: (d.run_id, d.reason, d.note), report,
+                     "disputes")
+    changed_runs: set[tuple[int, str]] = set()
+    for run_id, run_doc in docs.items():
+        run = runs[run_id]
+        changed = False
+        for v in run_doc.get("verdicts") or []:
+            matched = list(v.get("matched") or [])
+            values = {"outcome": v.get("outcome") or _lowest(matched), "matched": matched, "note": v.get("note") or ""}
+            if v.get("at"):
+                values["created_at"] = parse_time(v["at"])
+            changed |= verdicts.put((run.pk, v["role"]), {"run": run, "role": v["role"]}, values)[1]
+        for e in run_doc.get("evidence") or []:
+            changed |= evidence.put((run.pk, e["url"]), {"run": run, "url": e["url"]},
+                                    {"kind": e["kind"], "caption": e.get("caption") or ""})[1]
+        for pos, ch in enumerate(run_doc.get("checks") or []):
+            checks.put((run.pk, pos), {"run": run, "position": pos}, {
+                "kind": ch["kind"], "name": ch["name"], "passed": ch["passed"], "detail": ch.get("detail") or ""})
+        for d in run_doc.get("disputes") or []:
+            values = {"status": d.get("status") or "open", "decision_note": d.get("decision_note") or "",
+                      "decided_at": parse_time(d.get("decided_at"))}
+            if d.get("filed_at"):
+                values["filed_at"] = parse_time(d["filed_at"])
+            note = d.get("note") or ""
+            changed |= disputes.put((run.pk, d["reason"], note), {"run": run, "reason": d["reason"], "note": note},
+                                    values)[1]
+        if changed:
+            changed_runs.add((run.round_id, run_id))
+    for rows in (verdicts, evidence, checks, disputes):
+        rows.flush()
+    return changed_runs
+
+
+def _lowest(matched: list[str]) -> str:
+    """The lowest matched outcome (the order is scoring's, seed 000 §3)."""
+    return min(matched, key=OUTCOME_ORDER.__getitem__) if matched else "fail"
+
+
+def _write_votes(doc: dict, benchmark: Benchmark, tasks: dict[str, Task], agents: dict[str, Agent],
+                 report: ImportReport) -> None:
+    """Votes are matched by their identity (`votes[].id`, or `vote_ids`' position-derived one), never by
+    their content: identical anonymous votes are separate votes, and importing a file again adds nothing.
+    An id already stored for a different vote (task, agents or winner) is refused; only `counts` may change."""
+    votes = doc.get("votes") or []
+    if not votes:
+        return
+    existing = {v.key: v for v in Vote.objects.filter(task__benchmark=benchmark)
+                .select_related("task", "agent_a", "agent_b")}
+    new = []
+    conflicts = []
+    for i, (v, key) in enumerate(zip(votes, vote_ids(doc), strict=True)):
+        task, a, b = tasks[v["task"]], agents[v["a"]], agents[v["b"]]
+        counts = v.get("counts", True) is not False
+        found = existing.get(key)
+        if found is None:
+            cast_at = parse_time(v.get("cast_at"))
+            vote = Vote(key=key, task=task, agent_a=a, agent_b=b, winner=v["winner"],
+                        voter_label=v.get("voter") or "", cast_at=cast_at or timezone.now(), counts=counts)
+            new.append(vote)
+            report.rating_tasks.add(task.id)
+        elif (found.task_id, found.agent_a_id, found.agent_b_id, found.winner) != (task.id, a.id, b.id, v["winner"]):
+            conflicts.append(f"votes[{i}].id: {key!r} is already stored as another vote ({found.task.key}: "
+                             f"{found.agent_a.slug} vs {found.agent_b.slug}, winner {found.winner})")
+        elif found.counts != counts and found.voter_id is None:  # a site vote's counting is the site's rules
+            Vote.objects.filter(pk=found.pk).update(counts=counts)
+            report.count("votes", created=False)
+            report.rating_tasks.add(task.id)
+    if conflicts:
+        raise BundleError(conflicts)
+    Vote.objects.bulk_create(new, batch_size=1000)
+    if new:
+        report.created["votes"] = report.created.get("votes", 0) + len(new)
