@@ -228,45 +228,48 @@ def compute_checks_boards(round_input: RoundInput) -> dict[str, Any]:
                                      else assign_ranks(rows, _task_rank_key, name_key))
 
     spec = [t for t in tasks if t.kind == "to-spec"]
-    overall = []
-    for agent in agents:
-        per_task: dict[str, float | None] = {}
-        worst: list[float] = []
-        best: list[float] = []
-        pending: list[str] = []
-        tokens: list[int | None] = []
-        seconds: list[float | None] = []
-        n_runs = 0
-        for task in spec:
-            cell = medians.get((agent.slug, task.key))
-            per_task[task.key] = cell["median"] if cell else None
-            if cell and cell["awaiting_rerun"]:
-                pending.append(task.key)
-                continue
-            worst.append(cell["min"] if cell and cell["min"] is not None else 0.0)
-            best.append(cell["max"] if cell and cell["max"] is not None else 0.0)
-            if cell and cell["median"] is not None:
-                n_runs += cell["runs"]
-                tokens.append(cell["tokens"])
-                seconds.append(cell["seconds"])
-        scored_tasks = len(spec) - len(pending)
-        row = base_row(agent)
-        row.update({
-            "overall": math.fsum(m or 0.0 for k, m in per_task.items() if k not in pending) / scored_tasks
-            if scored_tasks else None,
-            "tasks": per_task,
-            "min": math.fsum(worst) / scored_tasks if scored_tasks else None,
-            "max": math.fsum(best) / scored_tasks if scored_tasks else None,
-            "runs": n_runs,
-            "tokens": None if not tokens or None in tokens else sum(t for t in tokens if t is not None),
-            "seconds": None if not seconds or None in seconds else math.fsum(s for s in seconds if s is not None),
-            "tested": sum(1 for k, m in per_task.items() if m is not None),
-            "of": len(spec),
-            "pending": pending,
-        })
-        overall.append(row)
+    overall = [overall_row(base_row(agent), spec, medians) for agent in agents]
     return {
         "overall": assign_ranks(overall, lambda r: (desc_none_last(r["overall"]), asc_none_last(r["tokens"]),
                                                     asc_none_last(r["seconds"])), name_key),
         "tasks": task_boards,
     }
+
+
+def overall_row(row: Row, spec: list[TaskInput], medians: dict[tuple[str, str], Row]) -> Row:
+    """One agent's overall row (see `compute_checks_boards`): the mean median over the to-spec tasks less its
+    pending ones, the spread from its worst and best runs, and the token and time sums of its median runs."""
+    per_task: dict[str, float | None] = {}
+    worst: list[float] = []
+    best: list[float] = []
+    pending: list[str] = []
+    tokens: list[int | None] = []
+    seconds: list[float | None] = []
+    n_runs = 0
+    for task in spec:
+        cell = medians.get((row["agent"], task.key))
+        per_task[task.key] = cell["median"] if cell else None
+        if cell and cell["awaiting_rerun"]:
+            pending.append(task.key)
+            continue
+        worst.append(cell["min"] if cell and cell["min"] is not None else 0.0)
+        best.append(cell["max"] if cell and cell["max"] is not None else 0.0)
+        if cell and cell["median"] is not None:
+            n_runs += cell["runs"]
+            tokens.append(cell["tokens"])
+            seconds.append(cell["seconds"])
+    scored_tasks = len(spec) - len(pending)
+    row.update({
+        "overall": math.fsum(m or 0.0 for k, m in per_task.items() if k not in pending) / scored_tasks
+        if scored_tasks else None,
+        "tasks": per_task,
+        "min": math.fsum(worst) / scored_tasks if scored_tasks else None,
+        "max": math.fsum(best) / scored_tasks if scored_tasks else None,
+        "runs": n_runs,
+        "tokens": None if not tokens or None in tokens else sum(t for t in tokens if t is not None),
+        "seconds": None if not seconds or None in seconds else math.fsum(s for s in seconds if s is not None),
+        "tested": sum(1 for m in per_task.values() if m is not None),
+        "of": len(spec),
+        "pending": pending,
+    })
+    return row

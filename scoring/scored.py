@@ -188,52 +188,60 @@ def compute_scored_boards(round_input: RoundInput) -> dict[str, Any]:
     """
     threshold = float(round_input.params.get("pass_threshold", DEFAULT_PASS_THRESHOLD))
     tasks = sorted(round_input.tasks, key=lambda t: t.key)
-    runs = [r for r in effective_runs(round_input) if r.status in COUNTED]
-    rows: list[Row] = []
     by_cell: dict[tuple[str, str], list[RunInput]] = {}
-    for r in runs:
-        by_cell.setdefault((r.agent, r.task), []).append(r)
-    for agent in entered_agents(round_input):
-        mine = [r for t in tasks for r in by_cell.get((agent.slug, t.key), [])]
-        cells: dict[str, dict[str, Any]] = {}
-        unscored: list[str] = []
-        for task in tasks:
-            task_runs = by_cell.get((agent.slug, task.key), [])
-            cell = task_cell(task, task_runs, threshold)
-            if cell is not None:
-                cells[task.key] = cell
-            scored_ids = set(cell["runs"]) if cell else set()
-            unscored.extend(r.id for r in task_runs if r.id not in scored_ids)
-        counted_runs = [r for r in mine if any(r.id in c["runs"] for c in cells.values())]
-        domains: dict[str, list[float]] = {}
-        for task in tasks:
-            if task.domain is not None:
-                domains.setdefault(task.domain, []).append(cells[task.key]["best"] if task.key in cells else 0.0)
-        row = base_row(agent)
-        score = round_mean([c["best"] for c in cells.values()], len(tasks))
-        row.update({
-            "score": score,
-            "overall": score,
-            "pass_rate": sum(1 for c in cells.values() if c["passed"]) / len(tasks) if tasks else None,
-            "tested": len(cells),
-            "of": len(tasks),
-            "domains": {d: round_mean(v, len(v)) for d, v in sorted(domains.items())},
-            "heuristic": any(c["heuristic"] for c in cells.values()),
-            "cost_usd": mean_or_none(r.cost_usd for r in counted_runs),
-            "wall_seconds": mean_or_none(r.wall_seconds for r in counted_runs),
-            "first_output_seconds": mean_or_none(r.first_output_seconds for r in counted_runs),
-            "runs_scored": len(counted_runs),
-            "cost_runs": sum(1 for r in counted_runs if r.cost_usd is not None),
-            "latency_runs": sum(1 for r in counted_runs if r.wall_seconds is not None),
-            "unscored": sorted(unscored),
-            "tasks": cells,
-        })
-        row["partial_axes"] = [axis for axis, n in (("cost_usd", row["cost_runs"]),
-                                                    ("wall_seconds", row["latency_runs"]))
-                               if 0 < n < row["runs_scored"]]
-        rows.append(row)
+    for r in effective_runs(round_input):
+        if r.status in COUNTED:
+            by_cell.setdefault((r.agent, r.task), []).append(r)
+    rows = [agent_row(base_row(agent), tasks, by_cell, threshold) for agent in entered_agents(round_input)]
     ranked = assign_ranks(rows, lambda r: desc_none_last(r["score"]), name_key)
-    meta = {
+    return {"overall": ranked, "meta": board_meta(ranked, threshold)}
+
+
+def agent_row(row: Row, tasks: list[TaskInput], by_cell: dict[tuple[str, str], list[RunInput]],
+              threshold: float) -> Row:
+    """One agent's row of the scored board (see `compute_scored_boards`)."""
+    agent = row["agent"]
+    cells: dict[str, dict[str, Any]] = {}
+    unscored: list[str] = []
+    for task in tasks:
+        task_runs = by_cell.get((agent, task.key), [])
+        cell = task_cell(task, task_runs, threshold)
+        if cell is not None:
+            cells[task.key] = cell
+        scored_ids = set(cell["runs"]) if cell else set()
+        unscored.extend(r.id for r in task_runs if r.id not in scored_ids)
+    mine = [r for t in tasks for r in by_cell.get((agent, t.key), [])]
+    counted_runs = [r for r in mine if any(r.id in c["runs"] for c in cells.values())]
+    domains: dict[str, list[float]] = {}
+    for task in tasks:
+        if task.domain is not None:
+            domains.setdefault(task.domain, []).append(cells[task.key]["best"] if task.key in cells else 0.0)
+    score = round_mean([c["best"] for c in cells.values()], len(tasks))
+    row.update({
+        "score": score,
+        "overall": score,
+        "pass_rate": sum(1 for c in cells.values() if c["passed"]) / len(tasks) if tasks else None,
+        "tested": len(cells),
+        "of": len(tasks),
+        "domains": {d: round_mean(v, len(v)) for d, v in sorted(domains.items())},
+        "heuristic": any(c["heuristic"] for c in cells.values()),
+        "cost_usd": mean_or_none(r.cost_usd for r in counted_runs),
+        "wall_seconds": mean_or_none(r.wall_seconds for r in counted_runs),
+        "first_output_seconds": mean_or_none(r.first_output_seconds for r in counted_runs),
+        "runs_scored": len(counted_runs),
+        "cost_runs": sum(1 for r in counted_runs if r.cost_usd is not None),
+        "latency_runs": sum(1 for r in counted_runs if r.wall_seconds is not None),
+        "unscored": sorted(unscored),
+        "tasks": cells,
+    })
+    row["partial_axes"] = [axis for axis, n in (("cost_usd", row["cost_runs"]), ("wall_seconds", row["latency_runs"]))
+                           if 0 < n < row["runs_scored"]]
+    return row
+
+
+def board_meta(ranked: list[Row], threshold: float) -> dict[str, Any]:
+    """"surface 'n agents missing data on axis X'": agents missing each axis, wholly or partly."""
+    return {
         "agents": len(ranked),
         "missing_cost": sum(1 for r in ranked if r["cost_usd"] is None or "cost_usd" in r["partial_axes"]),
         "missing_latency": sum(1 for r in ranked
@@ -242,7 +250,6 @@ def compute_scored_boards(round_input: RoundInput) -> dict[str, Any]:
         "partial_latency": sum(1 for r in ranked if "wall_seconds" in r["partial_axes"]),
         "pass_threshold": threshold,
     }
-    return {"overall": ranked, "meta": meta}
 
 
 def _normalised(values: dict[str, float], invert: bool) -> dict[str, float]:
