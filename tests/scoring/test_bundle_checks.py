@@ -3,7 +3,7 @@
 These pin the wording and the order of the problems: an importer reads them, and a change of wording or order
 would be a change a user notices."""
 
-from scoring.bundle import validate_bundle
+from scoring.bundle_checks import validate_bundle
 
 
 def bundle_with_a_problem_everywhere():
