@@ -7,7 +7,7 @@ and for how each quirk of the published files is handled.
 API
 ---
 ``convert_directory(path) -> dict``
-    The bundle (valid under ``scoring.bundle.validate_bundle``), or ``ConversionError`` listing every problem,
+    The bundle (valid under ``scoring.bundle_checks.validate_bundle``), or ``ConversionError`` listing every problem,
     each naming the file and the field, e.g. ``results/foo.json: scores[3].score: 'abc' is not a number``.
     Nothing partial is ever returned. Same directory in, identical dict out. One round per run session
     (see ``run_sessions``), oldest first, so the last round is the latest session.
@@ -35,7 +35,7 @@ from typing import Any
 
 import yaml
 
-from scoring.bundle import SLUG_RE, validate_bundle
+from scoring.bundle_checks import SLUG_RE, validate_bundle
 from scoring.types import EVALUATIONS
 
 BENCHMARK_SLUG = "agentbench-live"

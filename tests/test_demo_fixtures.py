@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from scoring.bundle import validate_bundle  # noqa: E402
+from scoring.bundle_checks import validate_bundle  # noqa: E402
 
 FIXTURES = ROOT / "fixtures"
 FILES = ("artb.json", "appbench.json", "weekly.json")

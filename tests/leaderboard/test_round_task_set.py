@@ -5,7 +5,7 @@ import pytest
 from bundles.export import bundle_export
 from bundles.importer import bundle_import
 from leaderboard.models import Benchmark, Round
-from scoring.bundle import validate_bundle
+from scoring.bundle_checks import validate_bundle
 from scoring.recount import recount
 from snapshots.models import BoardSnapshot
 from snapshots.recompute import snapshot_recompute, snapshots_sweep

@@ -9,7 +9,8 @@ from bundle_factory import make_bundle
 from bundles.export import bundle_export
 from bundles.importer import bundle_import
 from leaderboard.models import Benchmark
-from scoring.bundle import BundleError, validate_bundle
+from scoring.bundle import BundleError
+from scoring.bundle_checks import validate_bundle
 from voting.models import Vote
 
 pytestmark = pytest.mark.django_db

@@ -23,7 +23,8 @@ from runs.agentbench_live import (  # noqa: E402
     run_sessions,
     score_parts,
 )
-from scoring.bundle import round_inputs, validate_bundle  # noqa: E402
+from scoring.bundle import round_inputs  # noqa: E402
+from scoring.bundle_checks import validate_bundle  # noqa: E402
 from scoring.recount import recount  # noqa: E402
 
 # The published files live in the `shared` folder beside the repository; a checkout without them fails here

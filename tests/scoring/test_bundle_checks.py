@@ -1,0 +1,140 @@
+"""Validation of a results bundle reports every problem with its path, section by section, in document order.
+
+These pin the wording and the order of the problems: an importer reads them, and a change of wording or order
+would be a change a user notices."""
+
+from scoring.bundle_checks import validate_bundle
+
+
+def bundle_with_a_problem_everywhere():
+    return {
+        "benchmark": {"slug": "artb", "name": "ARTB", "methodology": "outcomes",
+                      "params": {"pass_threshold": 1.5}},
+        "agents": [{"slug": "a", "name": "Agent A", "languages": ["en"]},
+                   {"slug": "b", "name": "Agent B"},
+                   {"slug": "a", "name": "Agent A again"}],
+        "tasks": [{"key": "c1", "version": "1.0", "kind": "core"},
+                  {"key": "c2", "version": "one", "kind": "core"}],
+        "rounds": [
+            {"key": "r1", "status": "published",
+             "entries": [{"agent": "a"}, {"agent": "b"}, {"agent": "ghost"}, {"agent": "a"}],
+             "tasks": ["c1", "c9"],
+             "parameters": {"c1": {"port": 8080}, "c2": "8080", "c9": {}},
+             "changelog": [{"what": "fixed a typo"}, {"when": "today"}]},
+            {"key": "r2", "status": "draft", "entries": [{"agent": "a"}], "tasks": ["c1", "c1"]},
+        ],
+        "runs": [
+            {"id": "1", "round": "r1", "agent": "a", "task": "c1", "status": "completed", "outcome": "pass"},
+            {"id": "1", "round": "r1", "agent": "b", "task": "c1", "status": "completed", "outcome": "pass"},
+            {"id": "3", "round": "r0", "agent": "a", "task": "c1", "status": "completed", "outcome": "pass"},
+            {"id": "4", "round": "r1", "agent": "a", "task": "c2", "status": "completed", "outcome": "pass"},
+            {"id": "5", "round": "r2", "agent": "b", "task": "c1", "status": "completed", "outcome": "pass"},
+            {"id": "6", "round": "r1", "agent": "b", "task": "c1", "status": "completed",
+             "tests_passed": 7, "tests_total": 5, "api_checks_passed": 2, "judge_scores": [5, 11],
+             "app_started": "yes",
+             "verdicts": [{"role": "tester", "outcome": "pass"}, {"role": "tester", "matched": ["pass", "meh"]},
+                          {"role": "second"}]},
+            {"id": "7", "round": "r1", "agent": "a", "task": "c1", "status": "completed", "outcome": "fail",
+             "evidence": [{"kind": "video", "url": "https://example.com/v"}],
+             "checks": [{"kind": "api", "name": "GET /", "passed": "yes"}],
+             "disputes": [{"reason": "bad luck"}]},
+            {"id": "8", "round": "r1", "agent": "a", "task": "c1", "status": "completed", "outcome": "pass",
+             "rerun_of": "7"},
+            {"id": "9", "round": "r1", "agent": "a", "task": "c1", "status": "completed", "outcome": "pass",
+             "rerun_of": "8"},
+            {"id": "10", "round": "r1", "agent": "b", "task": "c1", "status": "completed", "outcome": "pass",
+             "rerun_of": "7"},
+            {"id": "11", "round": "r1", "agent": "a", "task": "c1", "status": "completed", "outcome": "pass",
+             "rerun_of": "99"},
+        ],
+        "votes": [
+            {"id": "v1", "task": "c1", "a": "a", "b": "b", "winner": "a"},
+            {"id": "v1", "task": "c1", "a": "a", "b": "a", "winner": "tie", "counts": "yes"},
+        ],
+    }
+
+
+def test_it_reports_every_section_in_order_with_paths():
+    assert validate_bundle(bundle_with_a_problem_everywhere()) == [
+        "benchmark.params.pass_threshold: 1.5 is above 1.0",
+        "agents[2].slug: duplicate agent 'a'",
+        "tasks[1].version: 'one' is not a version like 1.0 or 2.1",
+        # A round: its entries, then its task set, its parameters, its changelog.
+        "rounds[0].entries[2].agent: unknown agent 'ghost'",
+        "rounds[0].entries[3].agent: agent 'a' entered twice in round 'r1'",
+        "rounds[0].tasks: unknown task 'c9'",
+        "rounds[0].parameters.c2: must be an object of name: value",
+        "rounds[0].parameters.c9: unknown task 'c9'",
+        "rounds[0].changelog[1].what: is required",
+        "rounds[1].tasks: a task is listed twice",
+        # Each run on its own, then the re-runs once every id is known.
+        "runs[1].id: duplicate run id '1'",
+        "runs[2].round: unknown round 'r0'",
+        "runs[3].task: task 'c2' is not in round 'r1''s tasks",
+        "runs[4].agent: agent 'b' has no entry in round 'r2'",
+        "runs[5].app_started: must be true, false or null",
+        "runs[5].tests_passed: 7 > tests_total 5",
+        "runs[5].api_checks_total: is required when api_checks_passed is given",
+        "runs[5].judge_scores[1]: 11 is not a score from 1 to 10",
+        "runs[5].verdicts[1].role: a second 'tester' verdict on the same run",
+        "runs[5].verdicts[1].matched: 'meh' is not one of pass, partial, fail, violation, unsupported",
+        "runs[5].verdicts[2]: needs an outcome or matched outcomes",
+        "runs[6].evidence[0].kind: 'video' is not one of recording, screenshot, log, audio, transcript, other",
+        "runs[6].checks[0].passed: must be true or false",
+        "runs[6].disputes[0].reason: 'bad luck' is not one of wrong_version, wrong_plan, environment, other",
+        "runs[8].rerun_of: run '8' is itself a re-run; a re-run cannot be re-run",
+        "runs[9].rerun_of: run '7' is for another round, agent or task",
+        "runs[9].rerun_of: run '7' already has a re-run (runs[7])",
+        "runs[10].rerun_of: unknown run '99'",
+        "votes[1].id: duplicate vote id 'v1' (votes[0])",
+        "votes[1].b: an agent cannot be matched against itself",
+        "votes[1].counts: must be true or false",
+    ]
+
+
+def test_it_accepts_the_same_bundle_once_fixed():
+    doc = bundle_with_a_problem_everywhere()
+    doc["benchmark"]["params"]["pass_threshold"] = 0.5
+    doc["agents"].pop()
+    doc["tasks"][1]["version"] = "1.1"
+    r1, r2 = doc["rounds"]
+    r1["entries"] = r1["entries"][:2]
+    r1["tasks"] = ["c1", "c2"]
+    r1["parameters"] = {"c1": {"port": 8080}}
+    r1["changelog"].pop()
+    r2["tasks"] = ["c1"]
+    r2["entries"].append({"agent": "b"})
+    runs = doc["runs"]
+    runs[1]["id"] = "2"
+    runs[2]["round"] = "r1"
+    runs[5].update(tests_passed=5, api_checks_total=2, judge_scores=[5, 10], app_started=True)
+    runs[5]["verdicts"][1:] = [{"role": "second", "matched": ["pass"]}]
+    runs[6].update(evidence=[{"kind": "recording", "url": "https://example.com/v"}],
+                   checks=[{"kind": "api", "name": "GET /", "passed": True}], disputes=[{"reason": "other"}])
+    runs[8]["rerun_of"] = "1"
+    del runs[9]["rerun_of"], runs[10]["rerun_of"]
+    doc["votes"][1].update(id="v2", b="b", counts=False)
+    assert validate_bundle(doc) == []
+
+
+def test_it_stops_at_a_document_that_is_not_an_object():
+    assert validate_bundle([]) == ["(document): must be an object, got list"]
+
+
+def test_it_stops_at_the_first_section_that_is_not_a_list():
+    doc = {"benchmark": "x", "agents": "x", "tasks": 3, "runs": [{"id": "1"}]}
+    assert validate_bundle(doc) == ["benchmark: must be an object, got str", "agents: must be a list, got str"]
+
+
+def test_it_reports_the_benchmark_and_each_section_s_shape():
+    doc = {"benchmark": {"slug": "a b", "methodology": "elo"}, "votes": None, "agents": [3],
+           "tasks": [{"key": "t", "version": "1", "kind": "core", "history": [{}]}],
+           "rounds": [{"key": "r", "status": "published", "tasks": "t"}]}
+    assert validate_bundle(doc) == [
+        "benchmark.slug: 'a b' is not a valid key (letters, digits, '-', '_', '.')",
+        "benchmark.name: is required",
+        "benchmark.methodology: 'elo' is not one of outcomes, scored, checks, weekly",
+        "agents[0]: must be an object, got int",
+        "tasks[0].history[0].version: is required",
+        "rounds[0].tasks: must be a list of task keys",
+    ]
