@@ -343,9 +343,9 @@ def _check_run_references(c: _Checker, run: dict, p: str, declared: _Declared) -
     rk = c.string(run, "round", p, required=True)
     if rk is not None and rk not in rounds:
         c.add(f"{p}.round", f"unknown round {rk!r}")
-    elif rk is not None and isinstance(rounds[rk].get("tasks"), list) and run.get("task") in tasks \
-            and run.get("task") not in rounds[rk]["tasks"]:
-        c.add(f"{p}.task", f"task {run.get('task')!r} is not in round {rk!r}'s tasks")
+    elif rk is not None and isinstance(rounds[rk].get("tasks"), list) and isinstance(run.get("task"), str) \
+            and run["task"] in tasks and run["task"] not in rounds[rk]["tasks"]:
+        c.add(f"{p}.task", f"task {run['task']!r} is not in round {rk!r}'s tasks")
     ag = c.string(run, "agent", p, required=True)
     if ag is not None and ag not in declared.agents:
         c.add(f"{p}.agent", f"unknown agent {ag!r}")

@@ -138,3 +138,15 @@ def test_it_reports_the_benchmark_and_each_section_s_shape():
         "tasks[0].history[0].version: is required",
         "rounds[0].tasks: must be a list of task keys",
     ]
+
+
+def test_a_run_task_that_is_not_a_string_is_reported_not_raised():
+    from scoring.bundle_checks import validate_bundle
+
+    doc = {"benchmark": {"slug": "b", "name": "B", "methodology": "checks"},
+           "agents": [{"slug": "a", "name": "A"}],
+           "tasks": [{"key": "t", "title": "T", "version": "1.0", "kind": "core"}],
+           "rounds": [{"key": "r", "status": "draft", "entries": [{"agent": "a"}], "tasks": ["t"]}],
+           "runs": [{"id": "x", "round": "r", "agent": "a", "task": ["t"], "status": "completed"}]}
+    problems = validate_bundle(doc)
+    assert any(p.startswith("runs[0].task:") for p in problems)
