@@ -194,73 +194,80 @@ def _load_tasks(root: Path, problems: list[str]) -> tuple[list[dict], set[str]]:
     seen: dict[str, str] = {}
     for f in files:
         rel = _rel(f, root)
-        try:
-            text = f.read_text(encoding="utf-8")
-            doc = yaml.safe_load(text)
-            # The same file with every scalar as its published text, so `version: 1` stays "1" and a
-            # version such as 1.10 is not read as the float 1.1.
-            raw = yaml.load(text, Loader=yaml.BaseLoader)  # only str, list, dict
-        except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
-            problems.append(f"{rel}: (file): cannot be read as YAML: {str(e).splitlines()[0]}")
-            continue
-        if not isinstance(doc, dict):
-            problems.append(f"{rel}: (file): must be a mapping, got {type(doc).__name__}")
-            continue
-        n_before = len(problems)
-        tid = doc.get("id")
-        if not isinstance(tid, str) or not SLUG_RE.match(tid):
-            problems.append(f"{rel}: id: {tid!r} is not a task id" if tid is not None
-                            else f"{rel}: id: is required")
-            tid = None
-        elif tid in seen:
-            problems.append(f"{rel}: id: {tid!r} is also defined in {seen[tid]}")
-        else:
-            seen[tid] = rel
-        version = "1.0"
-        if doc.get("version") is not None:
-            version = str(raw.get("version")) if isinstance(raw, dict) else str(doc["version"])
-            if not re.match(r"^\d+(\.\d+)*$", version):
-                problems.append(f"{rel}: version: {version!r} is not a version like 1 or 2.1")
-        ev = doc.get("evaluation")
-        evaluation = None
-        timeout = None
-        if not isinstance(ev, dict):
-            problems.append(f"{rel}: evaluation: is required (a mapping with a type)")
-        else:
-            evaluation = ev.get("type")
-            if evaluation not in EVALUATIONS:
-                problems.append(f"{rel}: evaluation.type: {evaluation!r} is not one of "
-                                f"{', '.join(EVALUATIONS)}")
-            if ev.get("timeout_seconds") is not None:
-                timeout = _number(ev["timeout_seconds"], f"{rel}: evaluation.timeout_seconds", problems, 0.0)
-        human = doc.get("human_time_minutes")
-        if human is not None:
-            human = _number(human, f"{rel}: human_time_minutes", problems, 0.0)
-        tags = doc.get("tags")
-        if tags is not None and (not isinstance(tags, list) or not all(isinstance(t, str) for t in tags)):
-            problems.append(f"{rel}: tags: must be a list of strings")
-            tags = None
-        for k in ("title", "domain", "difficulty", "prompt"):
-            if doc.get(k) is not None and not isinstance(doc[k], str):
-                problems.append(f"{rel}: {k}: must be a string, got {type(doc[k]).__name__}")
-        if tid is None or len(problems) > n_before:
-            continue
-        tasks.append({
-            "key": tid,
-            "title": doc.get("title") or tid,
-            "version": version,
-            "kind": "core",
-            "domain": doc.get("domain"),
-            "dimensions": [],
-            "difficulty": doc.get("difficulty"),
-            "evaluation": evaluation,
-            "prompt": doc.get("prompt"),
-            "human_minutes": human,
-            "tags": list(tags or []),
-            "time_limit_min": round(timeout / 60, 4) if timeout is not None else None,
-            "token_budget": None,
-        })
+        read = _read_task_yaml(f, rel, problems)
+        if read is not None:
+            task = _task_from(*read, rel, problems, seen)
+            if task is not None:
+                tasks.append(task)
     return tasks, set(seen)
+
+
+def _read_task_yaml(f: Path, rel: str, problems: list[str]) -> tuple[dict, Any] | None:
+    """The task file as data, and as its published text (every scalar a string), or None with the problem."""
+    try:
+        text = f.read_text(encoding="utf-8")
+        doc = yaml.safe_load(text)
+        # The same file with every scalar as its published text, so `version: 1` stays "1" and a
+        # version such as 1.10 is not read as the float 1.1.
+        raw = yaml.load(text, Loader=yaml.BaseLoader)  # only str, list, dict
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
+        problems.append(f"{rel}: (file): cannot be read as YAML: {str(e).splitlines()[0]}")
+        return None
+    if not isinstance(doc, dict):
+        problems.append(f"{rel}: (file): must be a mapping, got {type(doc).__name__}")
+        return None
+    return doc, raw
+
+
+def _task_from(doc: dict, raw: Any, rel: str, problems: list[str], seen: dict[str, str]) -> dict | None:
+    """One task of the bundle from its file, or None (with every problem reported) when the file is wrong."""
+    n_before = len(problems)
+    tid = doc.get("id")
+    if not isinstance(tid, str) or not SLUG_RE.match(tid):
+        problems.append(f"{rel}: id: {tid!r} is not a task id" if tid is not None else f"{rel}: id: is required")
+        tid = None
+    elif tid in seen:
+        problems.append(f"{rel}: id: {tid!r} is also defined in {seen[tid]}")
+    else:
+        seen[tid] = rel
+    version = "1.0"
+    if doc.get("version") is not None:
+        version = str(raw.get("version")) if isinstance(raw, dict) else str(doc["version"])
+        if not re.match(r"^\d+(\.\d+)*$", version):
+            problems.append(f"{rel}: version: {version!r} is not a version like 1 or 2.1")
+    evaluation, timeout = _task_evaluation(doc.get("evaluation"), rel, problems)
+    human = doc.get("human_time_minutes")
+    if human is not None:
+        human = _number(human, f"{rel}: human_time_minutes", problems, 0.0)
+    tags = doc.get("tags")
+    if tags is not None and (not isinstance(tags, list) or not all(isinstance(t, str) for t in tags)):
+        problems.append(f"{rel}: tags: must be a list of strings")
+        tags = None
+    for k in ("title", "domain", "difficulty", "prompt"):
+        if doc.get(k) is not None and not isinstance(doc[k], str):
+            problems.append(f"{rel}: {k}: must be a string, got {type(doc[k]).__name__}")
+    if tid is None or len(problems) > n_before:
+        return None
+    return {
+        "key": tid, "title": doc.get("title") or tid, "version": version, "kind": "core",
+        "domain": doc.get("domain"), "dimensions": [], "difficulty": doc.get("difficulty"),
+        "evaluation": evaluation, "prompt": doc.get("prompt"), "human_minutes": human, "tags": list(tags or []),
+        "time_limit_min": round(timeout / 60, 4) if timeout is not None else None, "token_budget": None,
+    }
+
+
+def _task_evaluation(ev: Any, rel: str, problems: list[str]) -> tuple[str | None, float | None]:
+    """The task's evaluation type and time-out (seconds), reporting what is wrong."""
+    if not isinstance(ev, dict):
+        problems.append(f"{rel}: evaluation: is required (a mapping with a type)")
+        return None, None
+    evaluation = ev.get("type")
+    if evaluation not in EVALUATIONS:
+        problems.append(f"{rel}: evaluation.type: {evaluation!r} is not one of {', '.join(EVALUATIONS)}")
+    timeout = None
+    if ev.get("timeout_seconds") is not None:
+        timeout = _number(ev["timeout_seconds"], f"{rel}: evaluation.timeout_seconds", problems, 0.0)
+    return evaluation, timeout
 
 
 def _timestamp(doc: dict, name: str, rel: str, problems: list[str]) -> datetime | None:
@@ -294,66 +301,84 @@ def _load_results(root: Path, task_keys: set[str], problems: list[str]) -> list[
         problems.append("results/: no result files (*.json) found")
     records: list[dict] = []
     for f in files:
-        rel = _rel(f, root)
-        try:
-            doc = json.loads(f.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError) as e:
-            problems.append(f"{rel}: (file): not valid JSON: {e}")
-            continue
-        if not isinstance(doc, dict):
-            problems.append(f"{rel}: (file): must be a JSON object, got {type(doc).__name__}")
-            continue
-        agent = doc.get("agent")
-        if agent is None:
-            problems.append(f"{rel}: agent: is required")
-        elif not isinstance(agent, str) or not SLUG_RE.match(agent):
-            problems.append(f"{rel}: agent: {agent!r} is not an agent name like claude-code")
-            agent = None
-        else:
-            m = FILE_NAME_RE.match(f.name)
-            if m and m.group("agent") != agent:
-                problems.append(f"{rel}: agent: {agent!r} differs from the file name's {m.group('agent')!r}")
-                agent = None
-        when = _timestamp(doc, f.name, rel, problems)
-        scores = doc.get("scores")
-        if scores is None:
-            problems.append(f"{rel}: scores: is required")
-            continue
-        if not isinstance(scores, list):
-            problems.append(f"{rel}: scores: must be a list, got {type(scores).__name__}")
-            continue
-        file_trials = doc.get("trials")
-        for i, row in enumerate(scores):
-            where = f"{rel}: scores[{i}]"
-            if not isinstance(row, dict):
-                problems.append(f"{where}: must be an object, got {type(row).__name__}")
-                continue
-            tid = row.get("task_id")
-            if tid is None:
-                problems.append(f"{where}.task_id: is required")
-            elif not isinstance(tid, str) or tid not in task_keys:
-                problems.append(f"{where}.task_id: {tid!r} is not a task defined in tasks/")
-                tid = None
-            name = row.get("agent_name")
-            if name is not None and agent is not None and name != agent:
-                problems.append(f"{where}.agent_name: {name!r} differs from the file's agent {agent!r}")
-            base = {"agent": agent, "task": tid, "when": when, "file": rel, "row": i}
-            if "trial_scores" in row:
-                # Older multi-trial layout: one run per trial, in list order, with the file's timestamp.
-                ts_list = row["trial_scores"]
-                if not isinstance(ts_list, list) or not ts_list:
-                    problems.append(f"{where}.trial_scores: must be a non-empty list of scores")
-                    continue
-                declared = row.get("trials", file_trials)
-                if declared is not None and declared != len(ts_list):
-                    problems.append(f"{where}.trial_scores: {len(ts_list)} scores but trials is {declared!r}")
-                for j, s in enumerate(ts_list):
-                    n = _number(s, f"{where}.trial_scores[{j}]", problems, 0.0, 1.0)
-                    records.append({**base, "sub": j, "parts": {
-                        "score": n, "auto_pass_rate": None, "judge_scores": None, "heuristic": None}})
-            else:
-                records.append({**base, "sub": 0, "parts": _parts(row, where, problems)})
+        records.extend(_file_records(f, _rel(f, root), task_keys, problems))
     return records
+
+
+def _file_agent(doc: dict, f: Path, rel: str, problems: list[str]) -> str | None:
+    """The result file's agent, checked against its file name."""
+    agent = doc.get("agent")
+    if agent is None:
+        problems.append(f"{rel}: agent: is required")
+    elif not isinstance(agent, str) or not SLUG_RE.match(agent):
+        problems.append(f"{rel}: agent: {agent!r} is not an agent name like claude-code")
+        agent = None
+    else:
+        m = FILE_NAME_RE.match(f.name)
+        if m and m.group("agent") != agent:
+            problems.append(f"{rel}: agent: {agent!r} differs from the file name's {m.group('agent')!r}")
+            agent = None
+    return agent
+
+
+def _file_records(f: Path, rel: str, task_keys: set[str], problems: list[str]) -> list[dict]:
+    """The runs of one result file (nothing when the file itself is unreadable)."""
+    try:
+        doc = json.loads(f.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        problems.append(f"{rel}: (file): not valid JSON: {e}")
+        return []
+    if not isinstance(doc, dict):
+        problems.append(f"{rel}: (file): must be a JSON object, got {type(doc).__name__}")
+        return []
+    agent = _file_agent(doc, f, rel, problems)
+    when = _timestamp(doc, f.name, rel, problems)
+    scores = doc.get("scores")
+    if scores is None:
+        problems.append(f"{rel}: scores: is required")
+        return []
+    if not isinstance(scores, list):
+        problems.append(f"{rel}: scores: must be a list, got {type(scores).__name__}")
+        return []
+    records: list[dict] = []
+    for i, row in enumerate(scores):
+        base = {"agent": agent, "when": when, "file": rel, "row": i}
+        records.extend(_row_records(row, f"{rel}: scores[{i}]", base, doc.get("trials"), task_keys, problems))
+    return records
+
+
+def _row_records(row: Any, where: str, base: dict, file_trials: Any, task_keys: set[str],
+                 problems: list[str]) -> list[dict]:
+    """The runs of one score row: one, or one per trial in the older multi-trial layout."""
+    if not isinstance(row, dict):
+        problems.append(f"{where}: must be an object, got {type(row).__name__}")
+        return []
+    tid = row.get("task_id")
+    if tid is None:
+        problems.append(f"{where}.task_id: is required")
+    elif not isinstance(tid, str) or tid not in task_keys:
+        problems.append(f"{where}.task_id: {tid!r} is not a task defined in tasks/")
+        tid = None
+    name, agent = row.get("agent_name"), base["agent"]
+    if name is not None and agent is not None and name != agent:
+        problems.append(f"{where}.agent_name: {name!r} differs from the file's agent {agent!r}")
+    base = {"agent": agent, "task": tid, "when": base["when"], "file": base["file"], "row": base["row"]}
+    if "trial_scores" not in row:
+        return [{**base, "sub": 0, "parts": _parts(row, where, problems)}]
+    # Older multi-trial layout: one run per trial, in list order, with the file's timestamp.
+    ts_list = row["trial_scores"]
+    if not isinstance(ts_list, list) or not ts_list:
+        problems.append(f"{where}.trial_scores: must be a non-empty list of scores")
+        return []
+    declared = row.get("trials", file_trials)
+    if declared is not None and declared != len(ts_list):
+        problems.append(f"{where}.trial_scores: {len(ts_list)} scores but trials is {declared!r}")
+    out = []
+    for j, s in enumerate(ts_list):
+        n = _number(s, f"{where}.trial_scores[{j}]", problems, 0.0, 1.0)
+        out.append({**base, "sub": j, "parts": {"score": n, "auto_pass_rate": None, "judge_scores": None,
+                                                "heuristic": None}})
+    return out
 
 
 def _session_name(first: datetime, last: datetime) -> str:
@@ -401,9 +426,18 @@ def convert_directory(path: str | Path) -> dict:
     if problems:
         raise ConversionError(problems)
 
-    versions = {t["key"]: t["version"] for t in tasks}
     records.sort(key=lambda r: (r["when"], r["file"], r["row"], r["sub"]))
     sessions = run_sessions(r["when"] for r in records)
+    runs = _runs(records, sessions, {t["key"]: t["version"] for t in tasks})
+    bundle = _bundle(tasks, sessions, runs, sorted({r["agent"] for r in records}))
+    bad = validate_bundle(bundle)
+    if bad:  # a converter bug, not a data problem; still never hand back a bundle the importer would refuse
+        raise ConversionError([f"(bundle): {b}" for b in bad])
+    return bundle
+
+
+def _runs(records: list[dict], sessions: list[dict], versions: dict[str, str]) -> list[dict]:
+    """One bundle run per record, in its session's round, trials numbered within the round."""
     session_of = {when: s for s in sessions for when in s["whens"]}
     trial_of: dict[tuple[str, str, str], int] = {}
     runs: list[dict] = []
@@ -414,46 +448,30 @@ def convert_directory(path: str | Path) -> dict:
         trial = trial_of[k]
         p = r["parts"]
         runs.append({
-            "id": f"abl-{rkey}-{r['agent']}-{r['task']}-t{trial}",
-            "round": rkey,
-            "agent": r["agent"],
-            "task": r["task"],
-            "task_version": versions[r["task"]],
-            "trial": trial,
-            "status": "completed",
-            "started_at": r["when"].isoformat(),
-            "score": p["score"],
-            "auto_pass_rate": p["auto_pass_rate"],
-            "judge_scores": p["judge_scores"],
-            "heuristic": p["heuristic"],
-            "cost_usd": None,
-            "tokens_input": None,
-            "tokens_output": None,
-            "wall_seconds": None,
-            "first_output_seconds": None,
+            "id": f"abl-{rkey}-{r['agent']}-{r['task']}-t{trial}", "round": rkey, "agent": r["agent"],
+            "task": r["task"], "task_version": versions[r["task"]], "trial": trial, "status": "completed",
+            "started_at": r["when"].isoformat(), "score": p["score"], "auto_pass_rate": p["auto_pass_rate"],
+            "judge_scores": p["judge_scores"], "heuristic": p["heuristic"], "cost_usd": None,
+            "tokens_input": None, "tokens_output": None, "wall_seconds": None, "first_output_seconds": None,
         })
+    return runs
 
-    agent_slugs = sorted({r["agent"] for r in records})
+
+def _bundle(tasks: list[dict], sessions: list[dict], runs: list[dict], agent_slugs: list[str]) -> dict:
     agents = []
     for slug in agent_slugs:
         meta = KNOWN_AGENTS.get(slug, {})
         agents.append({"slug": slug, "name": meta.get("name", slug), "organization": meta.get("organization"),
                        "primary_language": "en"})
-    bundle = {
+    return {
         "benchmark": {
-            "slug": BENCHMARK_SLUG,
-            "name": "AgentBench-Live",
-            "methodology": "scored",
-            "params": {"pass_threshold": PASS_THRESHOLD},
-            "description": DESCRIPTION,
+            "slug": BENCHMARK_SLUG, "name": "AgentBench-Live", "methodology": "scored",
+            "params": {"pass_threshold": PASS_THRESHOLD}, "description": DESCRIPTION,
         },
         "agents": agents,
         "tasks": tasks,
         "rounds": [{
-            "key": s["key"],
-            "name": s["name"],
-            "status": "published",
-            "published_at": s["whens"][-1].isoformat(),
+            "key": s["key"], "name": s["name"], "status": "published", "published_at": s["whens"][-1].isoformat(),
             "starts_on": s["whens"][0].date().isoformat(),
             "entries": [{"agent": slug, "cli": slug, "product_version": None, "model": None}
                         for slug in sorted({r["agent"] for r in runs if r["round"] == s["key"]})],
@@ -461,10 +479,6 @@ def convert_directory(path: str | Path) -> dict:
         "runs": runs,
         "votes": [],
     }
-    bad = validate_bundle(bundle)
-    if bad:  # a converter bug, not a data problem; still never hand back a bundle the importer would refuse
-        raise ConversionError([f"(bundle): {b}" for b in bad])
-    return bundle
 
 
 def main(argv: list[str] | None = None) -> int:

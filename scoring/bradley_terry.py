@@ -283,30 +283,26 @@ def fit_ratings(
     ci_high = np.maximum(np.percentile(boot, 97.5, axis=0), rating)
     rank_ub = _rank_ub(ci_low, ci_high)
 
+    rows = _rows(tally, rating, ci_low, ci_high, rank_ub, few_votes_under)
+    rows.sort(key=lambda row: (-float(row["rating"]), str(row["agent"])))
+    return rows
+
+
+def _rows(tally: Any, rating: Any, ci_low: Any, ci_high: Any, rank_ub: Any, few_votes_under: int) -> list[dict]:
+    """One row per agent: its rating and interval, and its wins, losses and ties counted from the votes."""
     n = len(tally.agents)
     won_lo, won_hi, tie = (tally.outcome == k for k in (0, 1, 2))
     wins = _per_agent(n, (tally.lo, won_lo), (tally.hi, won_hi), count=tally.count)
     losses = _per_agent(n, (tally.hi, won_lo), (tally.lo, won_hi), count=tally.count)
     ties = _per_agent(n, (tally.lo, tie), (tally.hi, tie), count=tally.count)
-
     rows: list[dict[str, Any]] = []
     for i, agent in enumerate(tally.agents):
         votes = int(wins[i] + losses[i] + ties[i])
-        rows.append(
-            {
-                "agent": agent,
-                "rating": float(rating[i]),
-                "ci_low": float(ci_low[i]),
-                "ci_high": float(ci_high[i]),
-                "votes": votes,
-                "wins": int(wins[i]),
-                "losses": int(losses[i]),
-                "ties": int(ties[i]),
-                "few_votes": votes < few_votes_under,
-                "rank_ub": int(rank_ub[i]),
-            }
-        )
-    rows.sort(key=lambda row: (-float(row["rating"]), str(row["agent"])))
+        rows.append({
+            "agent": agent, "rating": float(rating[i]), "ci_low": float(ci_low[i]), "ci_high": float(ci_high[i]),
+            "votes": votes, "wins": int(wins[i]), "losses": int(losses[i]), "ties": int(ties[i]),
+            "few_votes": votes < few_votes_under, "rank_ub": int(rank_ub[i]),
+        })
     return rows
 
 
