@@ -14,5 +14,5 @@ urlpatterns = [
     path("", include("leaderboard.urls")),
 ]
 
-handler404 = "leaderboard.views.page_not_found"
-handler500 = "leaderboard.views.server_error"
+handler404 = "pages.views.page_not_found"
+handler500 = "pages.views.server_error"

@@ -6,8 +6,8 @@ urlpatterns = [
     path("api/", include("leaderboard.api_urls")),
     path("", include("voting.urls")),
     path("", include("runs.urls")),
-    path("", include("leaderboard.site_urls")),
+    path("", include("pages.urls")),
 ]
 
-handler404 = "leaderboard.views.page_not_found"
-handler500 = "leaderboard.views.server_error"
+handler404 = "pages.views.page_not_found"
+handler500 = "pages.views.server_error"

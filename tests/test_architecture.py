@@ -7,7 +7,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-FIRST_PARTY = ("leaderboard", "runs", "voting", "scoring", "snapshots", "bundles")
+FIRST_PARTY = ("leaderboard", "runs", "voting", "scoring", "snapshots", "bundles", "pages")
 PURE_ALLOWED = {"__future__", "collections", "dataclasses", "typing", "math", "re", "json", "hashlib",
                 "itertools", "functools", "statistics", "random", "numpy", "scipy", "choix", "warnings",
                 "enum", "datetime", "decimal", "operator", "bisect", "heapq"}

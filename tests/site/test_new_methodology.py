@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bundles.importer import bundle_import
-from leaderboard.selectors import TABLE_BUILDERS, BoardContext, Column, Table, _agent_cell, _num_cell, _rank_cell
+from pages.tables import TABLE_BUILDERS, BoardContext, Column, Table, agent_cell, num_cell, rank_cell
 from scoring import methodologies
 from scoring.common import assign_ranks, base_row, effective_runs, entered_agents, name_key
 from scoring.types import RoundInput
@@ -29,8 +29,8 @@ def compute_toy_boards(round_input: RoundInput) -> dict:
 
 def toy_table(ctx: BoardContext, tab: str, task_key: str | None) -> Table:
     cols = [Column("rank", "Rank"), Column("agent", "Agent", num=False), Column("completed", "Completed runs")]
-    rows = [{"agent": r["agent"], "cells": [_rank_cell(r), _agent_cell(r, ctx),
-                                            _num_cell(r["completed"], f"{r['completed']} done")]}
+    rows = [{"agent": r["agent"], "cells": [rank_cell(r), agent_cell(r, ctx),
+                                          num_cell(r["completed"], f"{r['completed']} done")]}
             for r in ctx.data.get("overall") or []]
     return Table(caption="Toy board", columns=cols, rows=rows)
 

@@ -1,4 +1,4 @@
-"""The public site. Board, run and task pages read published rounds only (see leaderboard.selectors)."""
+"""The public site. Board, run and task pages read published rounds only (see pages.selectors)."""
 
 from django.urls import path
 

@@ -1,8 +1,7 @@
-"""Public pages: short views over leaderboard.selectors; htmx requests get the swapped region only."""
+"""Public pages: short views over pages.selectors; htmx requests get the swapped region only."""
 
 from __future__ import annotations
 
-import csv
 import json
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -11,9 +10,9 @@ from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
 from bundles.export import bundle_export
+from leaderboard.caching import public_page
 
-from . import selectors
-from .caching import public_page
+from . import downloads, selectors
 
 
 def _page(request: HttpRequest, template: str, context: dict, region: str) -> HttpResponse:
@@ -21,14 +20,6 @@ def _page(request: HttpRequest, template: str, context: dict, region: str) -> Ht
     if request.htmx and not request.htmx.boosted:
         return render(request, f"{template}#{region}", context)
     return render(request, template, context)
-
-
-def _csv(name: str, rows: list[list]) -> HttpResponse:
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{name}.csv"'
-    writer = csv.writer(response, lineterminator="\n")
-    writer.writerows(rows)
-    return response
 
 
 @public_page
@@ -101,14 +92,14 @@ def changelog(request: HttpRequest, bench: str, round: str) -> HttpResponse:
 
 @require_GET
 def runs_csv(request: HttpRequest, bench: str) -> HttpResponse:
-    benchmark, rows = selectors.runs_csv_rows(bench_slug=bench)
-    return _csv(f"{benchmark.slug}-runs", [selectors.RUN_CSV_COLUMNS, *rows])
+    benchmark, rows = downloads.runs_csv_rows(bench_slug=bench)
+    return downloads.csv_response(f"{benchmark.slug}-runs", [downloads.RUN_CSV_COLUMNS, *rows])
 
 
 @require_GET
 def board_csv(request: HttpRequest, bench: str, round: str) -> HttpResponse:
-    name, rows = selectors.board_csv(bench_slug=bench, round_key=round, params=request.GET)
-    return _csv(name, rows)
+    name, rows = downloads.board_csv(bench_slug=bench, round_key=round, params=request.GET)
+    return downloads.csv_response(name, rows)
 
 
 @require_GET

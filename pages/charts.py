@@ -1,0 +1,105 @@
+"""SVG geometry for the templates: an agent's score over rounds (a line) and score against cost or time (a
+scatter with its Pareto frontier). Plain numbers in, coordinates and labels out; the templates draw them."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+
+def pareto(points: list[dict[str, Any]], x: str) -> set[str]:
+    """Agents on the Pareto frontier of (higher score, lower x): no other agent is at least as good on both
+    and better on one."""
+    front = set()
+    for p in points:
+        dominated = any(q is not p and q["score"] >= p["score"] and q[x] <= p[x]
+                        and (q["score"] > p["score"] or q[x] < p[x]) for q in points)
+        if not dominated:
+            front.add(p["agent"])
+    return front
+
+
+def _ticks(lo: float, hi: float, n: int = 5, steps: tuple[float, ...] | None = None) -> list[float]:
+    """Round tick values from lo to at least hi (the last tick is >= hi, so every point is inside)."""
+    if hi <= lo:
+        hi = lo + 1
+    raw = (hi - lo) / n
+    if steps:
+        step = next((s for s in steps if s >= raw), steps[-1])
+    else:
+        mag = 10 ** math.floor(math.log10(raw))
+        step = next(s * mag for s in (1, 2, 2.5, 5, 10) if s * mag >= raw)
+    t = math.floor(lo / step) * step
+    ticks = [round(t, 10)]
+    while ticks[-1] < hi - 1e-12:
+        t += step
+        ticks.append(round(t, 10))
+    return ticks
+
+
+TIME_STEPS = (10, 30, 60, 120, 300, 600, 900, 1200, 1800, 3600, 7200, 10800, 21600, 43200, 86400)
+
+
+def _tick_money(v: float) -> str:
+    return f"${v:g}"
+
+
+def _tick_time(v: float) -> str:
+    minutes = int(round(v)) // 60
+    if minutes >= 60:
+        hours, rest = divmod(minutes, 60)
+        return f"{hours}h" if not rest else f"{hours}h{rest:02d}"
+    return f"{minutes}m" if minutes else f"{int(round(v))}s"
+
+
+def scatter_chart(rows: list[dict], x: str, fmt_x: Callable[[float], str], score_fmt: Callable[[float], str],
+                  hrefs: dict[str, str]) -> dict[str, Any] | None:
+    """SVG geometry of a score-against-x scatter with its Pareto frontier (drawn by the template)."""
+    pts = [r for r in rows if r.get("score") is not None and r.get(x) is not None]
+    if not pts:
+        return None
+    w, h, left, right, top, bottom = 640, 360, 64, 24, 16, 48
+    is_time = x == "wall_seconds"
+    xticks = _ticks(0, max(p[x] for p in pts) * 1.02, steps=TIME_STEPS if is_time else None)
+    tick_x = _tick_time if is_time else _tick_money
+    ys = [p["score"] for p in pts]
+    yticks = _ticks(min(0.0, min(ys)), max(ys) if max(ys) > 0 else 1)
+    x0, x1, y0, y1 = xticks[0], xticks[-1], yticks[0], yticks[-1]
+
+    def px(v: float) -> float:
+        return round(left + (v - x0) / (x1 - x0 or 1) * (w - left - right), 1)
+
+    def py(v: float) -> float:
+        return round(h - bottom - (v - y0) / (y1 - y0 or 1) * (h - top - bottom), 1)
+
+    front = pareto(pts, x)
+    dots = [{"x": px(p[x]), "y": py(p["score"]), "name": p["name"], "front": p["agent"] in front,
+             "href": hrefs.get(p["agent"]), "label_x": px(p[x]) + 7, "label_y": py(p["score"]) - 7,
+             "title": f"{p['name']}: score {score_fmt(p['score'])}, {fmt_x(p[x])}"} for p in pts]
+    line = sorted((p for p in pts if p["agent"] in front), key=lambda p: p[x])
+    return {"w": w, "h": h, "dots": dots, "frontier": " ".join(f"{px(p[x])},{py(p['score'])}" for p in line),
+            "xticks": [{"pos": px(t), "label": tick_x(t)} for t in xticks],
+            "yticks": [{"pos": py(t), "label": score_fmt(t)} for t in yticks],
+            "plot_left": left, "plot_right": w - right, "plot_top": top, "plot_bottom": h - bottom,
+            "front": sorted(p["name"] for p in line)}
+
+
+def line_chart(points: list[tuple[str, float | None, str, str]], scale: float) -> dict[str, Any] | None:
+    """A small SVG line of an agent's headline score over rounds (0 to the methodology's maximum)."""
+    present = [(i, p) for i, p in enumerate(points) if p[1] is not None]
+    if not present:
+        return None
+    w, h, left, right, top, bottom = 480, 160, 40, 16, 12, 36
+    n = max(len(points) - 1, 1)
+
+    def px(i: int) -> float:
+        return round(left + i / n * (w - left - right), 1) if len(points) > 1 else (left + w - right) / 2
+
+    def py(v: float) -> float:
+        return round(h - bottom - v / scale * (h - top - bottom), 1)
+
+    dots = [{"x": px(i), "y": py(p[1]), "label": p[2], "round": p[0], "href": p[3]} for i, p in present]
+    return {"w": w, "h": h, "dots": dots, "line": " ".join(f"{d['x']},{d['y']}" for d in dots),
+            "xlabels": [{"x": px(i), "text": p[0]} for i, p in enumerate(points)], "base": h - bottom,
+            "top": top, "left": left, "right": w - right}

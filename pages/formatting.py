@@ -1,0 +1,69 @@
+"""How the site shows numbers: presentation rounds, the snapshot keeps full precision. A missing number is
+"–", never 0."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from decimal import Decimal
+from typing import Any
+
+from scoring import methodologies
+
+OUTCOME_BADGE = {"pass": "good", "partial": "warn", "fail": "bad", "violation": "bad", "unsupported": "",
+                 "in_review": "", "region_blocked": ""}
+OUTCOME_LABEL = {"in_review": "in review", "region_blocked": "region blocked"}
+
+
+def fmt_score(value: float | None, methodology: str) -> str:
+    return "–" if value is None else methodologies.get(methodology).format_score(value)
+
+
+def fmt_pct(value: float | None) -> str:
+    return "–" if value is None else f"{value * 100:.0f}%"
+
+
+def fmt_money(value: float | Decimal | None) -> str:
+    if value is None:
+        return "–"
+    value = float(value)
+    return f"${value:,.2f}" if value >= 0.1 else f"${value:.3f}"
+
+
+def fmt_seconds(value: float | None) -> str:
+    if value is None:
+        return "–"
+    total = int(round(value))
+    hours, rest = divmod(total, 3600)
+    minutes, seconds = divmod(rest, 60)
+    if hours:
+        return f"{hours}h {minutes:02d}m"
+    if minutes:
+        return f"{minutes}m {seconds:02d}s"
+    return f"{seconds}s"
+
+
+def fmt_tokens(value: int | None) -> str:
+    if value is None:
+        return "–"
+    if value >= 1_000_000:
+        return f"{value / 1_000_000:.2f}M"
+    if value >= 10_000:
+        return f"{value / 1000:.0f}k"
+    return f"{value:,}"
+
+
+def fmt_rating(row: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A Bradley-Terry rating with its 95% interval as "+x/-y", and the "few votes" mark (under 30)."""
+    if not row:
+        return None
+    rating = row["rating"]
+    return {"text": f"{rating:.0f}", "plus": f"+{row['ci_high'] - rating:.0f}",
+            "minus": f"−{rating - row['ci_low']:.0f}", "votes": row["votes"], "few": row["few_votes"],
+            "title": f"95% interval {row['ci_low']:.0f}–{row['ci_high']:.0f}, {row['votes']} votes"}
+
+
+def fmt_range(lo: float | None, hi: float | None) -> str:
+    """Worst to best, whole numbers ("41–87")."""
+    if lo is None or hi is None:
+        return "–"
+    return f"{lo:.0f}–{hi:.0f}"
