@@ -19,7 +19,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from runs import services
-from runs.admin import DeletesThroughService
+from runs.admin import DeletesThroughService, formset_changes
 from runs.selectors import user_is_editor
 
 from .models import (
@@ -329,16 +329,6 @@ class RoundChildFormSet(forms.BaseInlineFormSet):
                                         "changelog).")
 
 
-def _formset_changes(formsets) -> list[str]:
-    what = []
-    for formset in formsets:
-        name = formset.model._meta.verbose_name_plural
-        counts = [(len(formset.new_objects), "added"), (len(formset.changed_objects), "changed"),
-                  (len(formset.deleted_objects), "deleted")]
-        what += [f"{n} {name} {verb}" for n, verb in counts if n]
-    return what
-
-
 class EntryInline(admin.TabularInline):
     model = Entry
     formset = RoundChildFormSet
@@ -401,7 +391,7 @@ class RoundAdmin(admin.ModelAdmin):
         super().save_related(request, form, formsets, change)
         if change:
             try:
-                services.round_details_changed(round=form.instance, by=request.user, what=_formset_changes(formsets),
+                services.round_details_changed(round=form.instance, by=request.user, what=formset_changes(formsets),
                                                reason=form.cleaned_data.get("change_reason") or "")
             except ValidationError as e:
                 raise PermissionDenied("; ".join(e.messages)) from e

@@ -112,9 +112,6 @@ class Benchmark(models.Model):
         """The benchmark's methodology as the registry holds it (tabs, headline, scale, per-run rules)."""
         return methodologies.get(self.methodology)
 
-    def scoring_params(self) -> dict:
-        return {**(self.params or {}), "pass_threshold": self.pass_threshold}
-
 
 class TaskKind(models.TextChoices):
     CORE = "core"

@@ -35,9 +35,6 @@ class Outcome(models.TextChoices):
     UNSUPPORTED = "unsupported"
 
 
-OUTCOME_POINTS = {"pass": 2, "partial": 1, "fail": 0, "unsupported": 0, "violation": -2}
-
-
 class RunQuerySet(models.QuerySet):
     def published(self) -> RunQuerySet:
         return self.filter(round__status="published")
@@ -166,10 +163,6 @@ class Run(models.Model):
     def is_stale(self) -> bool:
         """Recorded under an older major version of the task than the current one."""
         return major(self.task_version) < major(self.task.version)
-
-    @property
-    def is_rerun(self) -> bool:
-        return self.rerun_of_id is not None
 
 
 class VerdictRole(models.TextChoices):

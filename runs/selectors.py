@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import Exists, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from leaderboard.models import task_input
@@ -155,10 +155,6 @@ def visible_verdict_roles(user, run: Run) -> set[str]:
     if sees_all_verdicts(user, run):
         return {v.role for v in run.verdicts.all()}
     return {v.role for v in run.verdicts.all() if v.reviewer_id == user.pk}
-
-
-def _role_outcome(role: str) -> Subquery:
-    return Subquery(Verdict.objects.filter(run=OuterRef("run_id"), role=role).values("outcome")[:1])
 
 
 def visible_verdicts(user, qs: QuerySet[Verdict] | None = None) -> QuerySet[Verdict]:

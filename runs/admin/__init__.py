@@ -1,0 +1,24 @@
+"""The admin reviewers work in: runs, verdicts, evidence, disputes and the reviewers' queue.
+
+Blind second review (seed 000 §5): every page a tester or reviewer can reach asks runs.selectors which
+verdicts they may see. Concretely, for anyone who is not an editor:
+
+- the run change list has no outcome column, no outcome filter, and refuses `?outcome=` / `?verdicts__...`
+  lookups typed into the address bar; its "review" column says "reviewed by you", never how it went;
+- the run change form leaves out the run's outcome and lists only the verdicts the person may see;
+- the verdict change list, change form and history only reach the verdicts the person may see;
+- the run history shows who changed what and when, without change messages (they could name a verdict);
+- admin log entries of verdicts are written without the outcome in their text;
+- autocomplete (admin/autocomplete/) answers with run keys only.
+
+Verdicts are entered through the verdict add form (linked from the queue and the run page) and written by
+runs.services.verdict_record; only editors change a verdict afterwards (runs.services.verdict_change).
+
+Importing this package registers every model admin of its modules: `runs` (runs, evidence, the queue
+page), `verdicts`, `disputes`, and `queue` (its filter and the admin index's counts).
+"""
+
+from . import disputes, queue, runs, verdicts
+from ._common import DeletesThroughService, formset_changes
+
+__all__ = ["DeletesThroughService", "disputes", "formset_changes", "queue", "runs", "verdicts"]

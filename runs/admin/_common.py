@@ -1,0 +1,84 @@
+"""What the run, verdict and catalogue admins share: deletions through a service, a form class that
+knows its request, and how inline edits are described for the changelog."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.admin.options import ActionLocation
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.http import HttpResponseRedirect
+from django.urls import reverse
+
+
+def with_request(form_class, request):
+    return type(form_class.__name__, (form_class,), {"request": request})
+
+
+class DeletesThroughService:
+    """A ModelAdmin mixin: deletions go through `delete_through` (a service), one object at a time; a refused
+    deletion is an error message on the object's page or the list, never a silent success."""
+
+    def delete_through(self, request, obj) -> None:
+        raise NotImplementedError
+
+    def delete_model(self, request, obj):
+        self.delete_through(request, obj)
+
+    def delete_queryset(self, request, queryset):
+        for obj in queryset:
+            try:
+                self.delete_through(request, obj)
+            except ValidationError as e:
+                self.message_user(request, f"{obj} was not deleted: {' '.join(e.messages)}", messages.ERROR)
+
+    def delete_view(self, request, object_id, extra_context=None):
+        if request.method == "POST":
+            obj = self.get_object(request, object_id)
+            if obj is not None and self.has_delete_permission(request, obj):
+                shown = str(obj)
+                try:
+                    with transaction.atomic():
+                        self.log_deletions(request, [obj])  # rolled back with a refused deletion
+                        self.delete_through(request, obj)
+                except ValidationError as e:
+                    self.message_user(request, f"{shown} was not deleted: {' '.join(e.messages)}", messages.ERROR)
+                    return HttpResponseRedirect(reverse(
+                        f"admin:{self.opts.app_label}_{self.opts.model_name}_change", args=[object_id]))
+                self.message_user(request, f"Deleted {shown}.", messages.SUCCESS)
+                return HttpResponseRedirect(reverse(
+                    f"admin:{self.opts.app_label}_{self.opts.model_name}_changelist"))
+        return super().delete_view(request, object_id, extra_context)
+
+    def get_actions(self, request, action_location=ActionLocation.CHANGE_LIST):
+        actions = super().get_actions(request, action_location)
+        if "delete_selected" in actions:
+            del actions["delete_selected"]
+            if self.has_delete_permission(request):
+                actions["delete_through_service"] = (
+                    type(self).delete_through_service, "delete_through_service",
+                    f"Delete the selected {self.opts.verbose_name_plural}")
+        return actions
+
+    def delete_through_service(self, request, queryset):
+        done = 0
+        for obj in queryset:
+            try:
+                with transaction.atomic():
+                    self.delete_through(request, obj)
+                done += 1
+            except ValidationError as e:
+                self.message_user(request, f"{obj} was not deleted: {' '.join(e.messages)}", messages.ERROR)
+        if done:
+            self.message_user(request, f"Deleted {done} {self.opts.verbose_name_plural}.", messages.SUCCESS)
+
+
+def formset_changes(formsets) -> list[str]:
+    """What the inline formsets of a save did, for the changelog: "2 evidence added", "1 entries deleted"."""
+    what = []
+    for formset in formsets:
+        name = formset.model._meta.verbose_name_plural
+        counts = [(len(formset.new_objects), "added"), (len(formset.changed_objects), "changed"),
+                  (len(formset.deleted_objects), "deleted")]
+        what += [f"{n} {name} {verb}" for n, verb in counts if n]
+    return what

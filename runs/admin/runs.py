@@ -1,0 +1,289 @@
+"""Runs in the admin: the list and the change form, blind to outcomes for anyone but editors, and the
+reviewers' queue page."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils import timezone
+
+from .. import services
+from ..models import CheckResult, Dispute, Evidence, Run, Verdict, VerdictRole
+from ..selectors import (
+    queue_counts,
+    review_queue,
+    review_stage,
+    roles_open_to,
+    sees_all_verdicts,
+    user_is_editor,
+    user_verdict_roles,
+    visible_verdict_roles,
+)
+from ._common import DeletesThroughService, formset_changes, with_request
+from .queue import ReviewStageFilter
+
+BLIND_LOOKUPS = ("outcome", "verdicts", "rerun", "rerun_of", "disputes", "changelog")
+
+
+class VerdictInline(admin.TabularInline):
+    """The verdicts of a run, read-only; only those the person may see (`run` is set per request)."""
+
+    model = Verdict
+    extra = 0
+    fields = ["role", "outcome", "matched", "note", "reviewer", "created_at"]
+    readonly_fields = fields
+    can_delete = False
+    run: Run | None = None
+
+    def get_queryset(self, request):
+        qs = super().get_queryset(request).select_related("reviewer")
+        if self.run is None:
+            return qs.none()
+        return qs.filter(run=self.run, role__in=visible_verdict_roles(request.user, self.run))
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+class EvidenceInline(admin.TabularInline):
+    model = Evidence
+    extra = 0
+
+
+class CheckResultInline(admin.TabularInline):
+    model = CheckResult
+    extra = 0
+
+
+class DisputeInline(admin.TabularInline):
+    model = Dispute
+    fk_name = "run"
+    extra = 0
+    fields = ["reason", "note", "status", "filed_by", "filed_at", "decided_by", "decided_at", "decision_note"]
+    readonly_fields = fields
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_view_permission(self, request, obj=None):
+        return user_is_editor(request.user)
+
+
+class RunAdminForm(forms.ModelForm):
+    change_reason = forms.CharField(
+        required=False, widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="Required once the round is published: the reason goes into its public changelog.")
+
+    class Meta:
+        model = Run
+        exclude: list[str] = []  # every field; the admin's fieldsets decide what is shown
+
+    def clean(self):
+        data = super().clean()
+        rnd = self.instance.round if self.instance.pk else data.get("round")
+        changed = [f for f in self.changed_data if f != "change_reason"]
+        if rnd is not None and rnd.is_published and (changed or not self.instance.pk) and \
+                not (data.get("change_reason") or "").strip():
+            self.add_error("change_reason", "The round is published: say why (it goes into the changelog).")
+        return data
+
+
+@admin.register(Run)
+class RunAdmin(DeletesThroughService, admin.ModelAdmin):
+    form = RunAdminForm
+    search_fields = ["key", "entry__agent__name", "task__key", "task__title"]
+    list_select_related = ["round", "round__benchmark", "entry__agent", "task"]
+    autocomplete_fields = ["task"]
+    raw_id_fields = ["entry", "rerun_of"]
+    actions = ["create_reruns"]
+    change_form_template = "admin/runs/run/change_form.html"
+
+    # --- what a person may see
+    def get_queryset(self, request):
+        return super().get_queryset(request).prefetch_related("verdicts")
+
+    def get_list_display(self, request):
+        shown: list = ["key", "round", "agent_name", "task", "trial", "status"]
+        if user_is_editor(request.user):
+            shown.append("outcome")
+
+        # A closure over this request's user (a ModelAdmin is shared by every request and thread).
+        @admin.display(description="review")
+        def review(run: Run) -> str:
+            return self.review_label(request, run)
+
+        return [*shown, review, "due"]
+
+    def get_list_filter(self, request):
+        filters = ["round__benchmark", "round", "task", "status", ReviewStageFilter]
+        if user_is_editor(request.user):
+            filters.insert(4, "outcome")
+        return filters
+
+    def lookup_allowed(self, lookup, value, request):
+        if not user_is_editor(request.user) and lookup.split("__")[0] in BLIND_LOOKUPS:
+            return False
+        return super().lookup_allowed(lookup, value, request)
+
+    def get_fields(self, request, obj=None):
+        fields = list(super().get_fields(request, obj))
+        if obj is None or not sees_all_verdicts(request.user, obj):
+            fields = [f for f in fields if f != "outcome"]
+        if not self.has_change_permission(request, obj) or obj is None:
+            fields = [f for f in fields if f != "change_reason"]
+        return fields
+
+    def get_readonly_fields(self, request, obj=None):
+        readonly = ["rerun_of", "created_at", "updated_at"]
+        if obj is not None and obj.verdicts.exists():
+            readonly.append("outcome")  # set from the verdicts
+        return readonly
+
+    def get_form(self, request, obj=None, **kwargs):
+        return with_request(super().get_form(request, obj, **kwargs), request)
+
+    def get_inline_instances(self, request, obj=None):
+        instances = []
+        for inline in super().get_inline_instances(request, obj):
+            if isinstance(inline, VerdictInline):
+                inline.run = obj
+            instances.append(inline)
+        return instances
+
+    def get_inlines(self, request, obj):
+        inlines = [VerdictInline, EvidenceInline, CheckResultInline]
+        if user_is_editor(request.user):
+            inlines.append(DisputeInline)
+        return inlines if obj is not None else [EvidenceInline, CheckResultInline]
+
+    def has_change_permission(self, request, obj=None):
+        return user_is_editor(request.user) and super().has_change_permission(request, obj)
+
+    def has_add_permission(self, request):
+        return user_is_editor(request.user) and super().has_add_permission(request)
+
+    def has_delete_permission(self, request, obj=None):
+        return user_is_editor(request.user) and super().has_delete_permission(request, obj)
+
+    # --- columns
+    @admin.display(description="agent", ordering="entry__agent__name")
+    def agent_name(self, run: Run) -> str:
+        return run.entry.agent.name
+
+    @admin.display(description="due", ordering="due_at")
+    def due(self, run: Run) -> str:
+        if run.due_at is None:
+            return ""
+        if run.due_at > timezone.now():
+            return f"due on {timezone.localtime(run.due_at):%Y-%m-%d %H:%M}"
+        return "due"
+
+    # --- the change form
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        obj = self.get_object(request, object_id)
+        extra = dict(extra_context or {})
+        if obj is not None:
+            version = obj.task.versions.filter(version=obj.task_version).first()
+            roles = roles_open_to(request.user, obj)
+            extra.update({
+                "task_version": version,
+                "review_roles": [(r, VerdictRole(r).label,
+                                  reverse("admin:runs_verdict_add") + f"?run={obj.pk}&role={r}") for r in roles],
+                "not_due": obj.due_at is not None and obj.due_at > timezone.now(),
+                "stage_label": self.review_label(request, obj),
+            })
+        return super().change_view(request, object_id, form_url, extra)
+
+    def review_label(self, request, run: Run) -> str:
+        if not sees_all_verdicts(request.user, run) and any(v.reviewer_id == request.user.pk
+                                                            for v in run.verdicts.all()):
+            return "reviewed by you"
+        return review_stage(run).label
+
+    def save_model(self, request, obj, form, change):
+        if not change:
+            fields = {f.attname: getattr(obj, f.attname) for f in Run._meta.concrete_fields if not f.primary_key}
+            try:
+                obj.pk = services.run_create(by=request.user, reason=form.cleaned_data.get("change_reason") or "",
+                                             **fields).pk
+            except ValidationError as e:
+                raise PermissionDenied(e) from e
+            return
+        changes = {name: getattr(obj, name) for name in form.changed_data
+                   if name != "change_reason" and name in {f.name for f in Run._meta.concrete_fields}}
+        try:
+            services.run_update(run=obj, by=request.user, changes=changes,
+                                reason=form.cleaned_data.get("change_reason") or "")
+        except ValidationError as e:  # the form's clean() already asked for the reason
+            raise PermissionDenied(e) from e
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        try:
+            services.run_related_changed(run=form.instance, by=request.user, what=formset_changes(formsets),
+                                         reason=form.cleaned_data.get("change_reason") or "")
+        except ValidationError as e:
+            raise PermissionDenied("; ".join(e.messages)) from e
+
+    def delete_through(self, request, obj):
+        services.run_delete(run=obj, by=request.user)
+
+    def history_view(self, request, object_id, extra_context=None):
+        response = super().history_view(request, object_id, extra_context)
+        obj = self.get_object(request, object_id)
+        if obj is not None and not sees_all_verdicts(request.user, obj) and hasattr(response, "context_data"):
+            page = response.context_data["action_list"]
+            entries = list(page.object_list)
+            for entry in entries:
+                # The message of a change could name a verdict or an outcome; who and when stay visible.
+                entry.change_message = ""
+                entry.get_change_message = lambda: "(details hidden during blind review)"
+            page.object_list = entries
+        return response
+
+    # --- actions and the queue
+    @admin.action(description="Create the re-run an accepted dispute allows", permissions=["change"])
+    def create_reruns(self, request, queryset):
+        for run in queryset:
+            try:
+                rerun = services.rerun_create(run=run, by=request.user)
+            except ValidationError as e:
+                self.message_user(request, "; ".join(e.messages), messages.ERROR)
+            else:
+                self.message_user(request, f"Created re-run {rerun.key} of {run.key}.", messages.SUCCESS)
+
+    def get_urls(self):
+        return [path("queue/", self.admin_site.admin_view(self.queue_view), name="runs_run_queue"),
+                *super().get_urls()]
+
+    def queue_view(self, request):
+        if not user_verdict_roles(request.user):
+            raise PermissionDenied
+        items = review_queue(request.user)
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Reviewers' queue",
+            "opts": self.opts,
+            "items": [(i, reverse("admin:runs_verdict_add") + f"?run={i.run.pk}&role={i.role}") for i in items],
+            "counts": queue_counts(request.user),
+        }
+        return TemplateResponse(request, "admin/runs/run/queue.html", context)
+
+
+@admin.register(Evidence)
+class EvidenceAdmin(admin.ModelAdmin):
+    list_display = ["run", "kind", "caption", "url"]
+    list_filter = ["kind"]
+    search_fields = ["run__key", "caption"]
+    autocomplete_fields = ["run"]
+

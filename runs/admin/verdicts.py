@@ -1,0 +1,207 @@
+"""Verdicts in the admin: entered through the add form (`verdict_record`), corrected by editors only
+(`verdict_change`), logged without their outcome."""
+
+from __future__ import annotations
+
+import json
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin.models import ADDITION, CHANGE, LogEntry
+from django.contrib.contenttypes.models import ContentType
+from django.core.exceptions import ValidationError
+from django.http import HttpResponseRedirect
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.html import format_html
+
+from .. import services
+from ..models import Outcome, Run, Verdict, VerdictRole
+from ..selectors import user_is_editor, user_verdict_roles, visible_verdicts
+from ._common import DeletesThroughService, with_request
+
+
+def _neutral_log(request, obj, flag: int, message) -> LogEntry:
+    """A log entry whose text names the object without anything that could reveal an outcome."""
+    return LogEntry.objects.create(
+        user_id=request.user.pk, content_type_id=ContentType.objects.get_for_model(obj).pk,
+        object_id=str(obj.pk), object_repr=_verdict_repr(obj) if isinstance(obj, Verdict) else str(obj)[:200],
+        action_flag=flag, change_message=message if isinstance(message, str) else json.dumps(message))
+
+
+def _verdict_repr(verdict: Verdict) -> str:
+    return f"{verdict.get_role_display()}'s verdict on run {verdict.run.key}"
+
+
+def _show_service_errors(form: forms.Form, error: ValidationError) -> None:
+    """A service's refusal as form errors: on the field it names when the form has one, else on the form."""
+    if hasattr(error, "error_dict"):
+        for field, errs in error.error_dict.items():
+            form.add_error(field if field in form.fields else None, errs)
+    else:
+        form.add_error(None, error)
+
+
+class VerdictAddForm(forms.ModelForm):
+    """The form a tester or reviewer fills in. It writes through `verdict_record` when it validates, so every
+    rule (roles, blind double review, due time) is the service's, shown as form errors."""
+
+    role = forms.ChoiceField(choices=VerdictRole.choices)
+    outcome = forms.ChoiceField(choices=[("", "---------"), *Outcome.choices], required=False,
+                                help_text="Or tick every row the run matched below: the lowest applies.")
+    matched = forms.MultipleChoiceField(choices=Outcome.choices, required=False,
+                                        widget=forms.CheckboxSelectMultiple,
+                                        help_text="Every outcome row the run matched; the lowest applies.")
+    reason = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}),
+                             help_text="Only after publication: why (goes into the round's changelog).")
+    request = None
+    recorded: Verdict | None = None
+
+    class Meta:
+        model = Verdict
+        fields = ["run", "role", "outcome", "matched", "note"]
+        widgets = {"note": forms.Textarea(attrs={"rows": 4})}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        allowed = user_verdict_roles(self.request.user) if self.request else set()
+        self.fields["role"].choices = [(r, label) for r, label in VerdictRole.choices if r in allowed]
+
+    def _post_clean(self):
+        # The model's own validation would run unique checks that could tell a second reviewer whether a
+        # tester's verdict exists in a way other than the service's plain message; the service checks all.
+        pass
+
+    def clean(self):
+        data = super().clean()
+        run = data.get("run")
+        if run is None or self.errors:
+            return data
+        try:
+            self.recorded = services.verdict_record(
+                run=run, role=data.get("role"), reviewer=self.request.user, outcome=data.get("outcome") or None,
+                matched=data.get("matched") or [], note=data.get("note") or "", reason=data.get("reason") or "")
+        except ValidationError as e:
+            _show_service_errors(self, e)
+        return data
+
+
+class VerdictChangeForm(forms.ModelForm):
+    """An editor's correction, through `verdict_change` (reason required after publication)."""
+
+    outcome = forms.ChoiceField(choices=[("", "---------"), *Outcome.choices], required=False)
+    matched = forms.MultipleChoiceField(choices=Outcome.choices, required=False,
+                                        widget=forms.CheckboxSelectMultiple)
+    reason = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}),
+                             help_text="Required once the round is published (goes into its public changelog).")
+    request = None
+
+    class Meta:
+        model = Verdict
+        fields = ["outcome", "matched", "note"]
+
+    def _post_clean(self):
+        pass
+
+    def clean(self):
+        data = super().clean()
+        if self.errors:
+            return data
+        try:
+            services.verdict_change(verdict=self.instance, by=self.request.user, outcome=data.get("outcome") or None,
+                                    matched=data.get("matched") or [], note=data.get("note") or "",
+                                    reason=data.get("reason") or "")
+        except ValidationError as e:
+            _show_service_errors(self, e)
+        self.instance.refresh_from_db()
+        return data
+
+
+@admin.register(Verdict)
+class VerdictAdmin(DeletesThroughService, admin.ModelAdmin):
+    list_display = ["run", "role", "outcome", "reviewer", "created_at"]
+    list_filter = ["role", "outcome"]
+    search_fields = ["run__key"]
+    autocomplete_fields = ["run"]
+    list_select_related = ["run", "reviewer"]
+    change_form_template = "admin/runs/verdict/change_form.html"
+
+    def get_queryset(self, request):
+        return visible_verdicts(request.user, super().get_queryset(request))
+
+    def get_form(self, request, obj=None, **kwargs):
+        kwargs["form"] = VerdictAddForm if obj is None else VerdictChangeForm
+        return with_request(super().get_form(request, obj, **kwargs), request)
+
+    def get_fields(self, request, obj=None):
+        if obj is None:
+            return ["run", "role", "outcome", "matched", "note", "reason"]
+        if self.has_change_permission(request, obj):
+            return ["run_key", "role", "reviewer", "outcome", "matched", "note", "reason"]
+        return ["run_key", "role", "reviewer", "outcome", "matched", "note", "created_at"]
+
+    def get_readonly_fields(self, request, obj=None):
+        if obj is None:
+            return []
+        if self.has_change_permission(request, obj):
+            return ["run_key", "role", "reviewer"]
+        return ["run_key", "role", "reviewer", "outcome", "matched", "note", "created_at"]
+
+    @admin.display(description="run")
+    def run_key(self, verdict: Verdict) -> str:
+        return format_html('<a href="{}">{}</a>', reverse("admin:runs_run_change", args=[verdict.run_id]),
+                           verdict.run.key)
+
+    def get_changeform_initial_data(self, request):
+        initial = super().get_changeform_initial_data(request)
+        initial.setdefault("role", request.GET.get("role"))
+        return initial
+
+    def has_add_permission(self, request):
+        return bool(user_verdict_roles(request.user)) and super().has_add_permission(request)
+
+    def has_change_permission(self, request, obj=None):
+        return user_is_editor(request.user) and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return user_is_editor(request.user) and super().has_delete_permission(request, obj)
+
+    def save_form(self, request, form, change):
+        if not change:
+            return form.recorded
+        return form.instance
+
+    def save_model(self, request, obj, form, change):
+        pass  # written by the service in the form's clean()
+
+    def save_related(self, request, form, formsets, change):
+        pass  # a verdict has no related rows to save
+
+    def delete_through(self, request, obj):
+        services.verdict_delete(verdict=obj, by=request.user)
+
+    def log_addition(self, request, obj, message):
+        return _neutral_log(request, obj, ADDITION, message)
+
+    def log_change(self, request, obj, message):
+        return _neutral_log(request, obj, CHANGE, message)
+
+    def add_view(self, request, form_url="", extra_context=None):
+        extra = dict(extra_context or {})
+        run_id = request.GET.get("run") or request.POST.get("run")
+        run = Run.objects.filter(pk=run_id).select_related("task", "round", "entry__agent").first() \
+            if str(run_id or "").isdigit() else None
+        if run is not None:
+            extra["review_run"] = run
+            extra["task_version"] = run.task.versions.filter(version=run.task_version).first()
+            extra["evidence"] = list(run.evidence.all())
+            extra["not_due"] = run.due_at is not None and run.due_at > timezone.now()
+        return super().add_view(request, form_url, extra)
+
+    def response_add(self, request, obj, post_url_continue=None):
+        if "_addanother" not in request.POST and "_continue" not in request.POST:
+            self.message_user(request, f"Recorded the {obj.get_role_display()}'s verdict on {obj.run.key}.",
+                              messages.SUCCESS)
+            return HttpResponseRedirect(reverse("admin:runs_run_queue"))
+        return super().response_add(request, obj, post_url_continue)
+

@@ -1,0 +1,82 @@
+"""What the service modules share: the editor check, the reason a published round asks for, its
+changelog, the row lock on a run, and how a change is described."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.utils import timezone
+from django.utils.formats import date_format
+
+from leaderboard.models import ChangelogEntry, Round
+
+from ..models import Outcome, Run, VerdictRole
+from ..selectors import user_is_editor, user_verdict_roles
+
+
+def when(value: datetime) -> str:
+    return date_format(timezone.localtime(value), "DATETIME_FORMAT")
+
+
+def _role_of(user) -> str:
+    if user_is_editor(user):
+        return "editor"
+    roles = user_verdict_roles(user)
+    if VerdictRole.SECOND in roles:
+        return "reviewer"
+    if VerdictRole.TESTER in roles:
+        return "tester"
+    return ""
+
+
+def require_editor(user) -> None:
+    if not user_is_editor(user):
+        raise PermissionDenied("Only editors may do this.")
+
+
+def changelog_add(*, round: Round, run: Run | None, what: str, why: str, who) -> ChangelogEntry:
+    return ChangelogEntry.objects.create(round=round, run=run, what=what, why=why, who=who,
+                                         who_role=_role_of(who), created_at=timezone.now())
+
+
+def require_reason(round: Round, reason: str) -> None:
+    if round.is_published and not (reason or "").strip():
+        raise ValidationError({"reason": "The round is published: say why (the reason goes into its public "
+                                          "changelog)."}, code="reason_required")
+
+
+def locked_run(run: Run) -> Run:
+    # The row lock serialises verdicts on one run: without it a third verdict could be checked against a
+    # second verdict that another request is replacing at the same moment.
+    return Run.objects.select_for_update(of=("self",)).select_related("round__benchmark", "task", "entry__agent").get(
+        pk=run.pk)
+
+
+def _show(value: Any) -> str:
+    return "none" if value is None or value == "" else str(value)
+
+
+def changes_apply(obj: Any, changes: dict[str, Any]) -> list[str]:
+    """Set each field of `obj` that `changes` gives a new value (the caller saves), and describe each change
+    for the changelog: "<field> <old> -> <new>"."""
+    described = []
+    for name, value in changes.items():
+        old = getattr(obj, name)
+        if old != value:
+            described.append(f"{obj._meta.get_field(name).verbose_name} {_show(old)} -> {_show(value)}")
+            setattr(obj, name, value)
+    return described
+
+
+def clean_matched(matched: Iterable[str]) -> list[str]:
+    cleaned = []
+    for m in matched or ():
+        if m not in Outcome.values:
+            raise ValidationError({"matched": f"Unknown outcome {m!r}."})
+        if m not in cleaned:
+            cleaned.append(m)
+    return cleaned
+

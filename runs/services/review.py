@@ -1,0 +1,104 @@
+"""Verdicts and the outcome they give a run (seed 000 §3, §5): the blind double review's writes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from leaderboard.models import task_input
+from scoring.common import reviewed_outcome, verdict_outcome
+from scoring.types import RunInput, VerdictInput
+from snapshots.stale import snapshots_mark_stale
+
+from ..models import Run, Verdict, VerdictRole
+from ..selectors import is_reviewed, review_stage, user_verdict_roles, uses_double_review
+from ._common import changelog_add, clean_matched, locked_run, require_reason, when
+from .preview import preview_restart
+
+
+def lowest_outcome(*, outcome: str | None = None, matched: Iterable[str] = ()) -> str | None:
+    """Seed 000 §3: "If a run matches more than one row, the lowest outcome applies" (scoring's own order)."""
+    return verdict_outcome(VerdictInput(role="tester", outcome=outcome or None, matched=tuple(matched)))
+
+
+def run_final_outcome(*, run: Run) -> str:
+    """The outcome the verdicts give a run ("" while it is in review), by the scoring rule itself
+    (scoring.common.reviewed_outcome): tester and second agree -> that; else the third's; a lone tester
+    stands only where the benchmark has no double review (the weekly table). A violation counts only where
+    the methodology allows one on the task (its registry entry's `violation_possible`); elsewhere it is a fail."""
+    verdicts = tuple(VerdictInput(role=v.role, outcome=v.outcome, matched=tuple(v.matched or ()))
+                     for v in Verdict.objects.filter(run=run))
+    if not verdicts:
+        return run.outcome
+    double = uses_double_review(run)
+    possible = run.round.benchmark.rules.violation_possible
+    allow_violation = bool(possible and possible(task_input(run.task)))
+    as_input = RunInput(id=run.key, round=run.round.key, agent="", task=run.task.key, verdicts=verdicts)
+    return reviewed_outcome(as_input, allow_violation=allow_violation, double_review=double) or ""
+
+
+def store_outcome(run: Run) -> tuple[str, str]:
+    before = run.outcome
+    after = run_final_outcome(run=run)
+    if after != before:
+        run.outcome = after
+        run.save(update_fields=["outcome", "updated_at"])
+        preview_restart(run.round)
+    return before, after
+
+
+def verdict_record(*, run: Run, role: str, reviewer, outcome: str | None = None, matched: Sequence[str] = (),
+                   note: str = "", reason: str = "", now: datetime | None = None) -> Verdict:
+    """Record a new verdict on `run` in `role` by `reviewer`.
+
+    Rules: testers enter the tester's verdict, reviewers the second and third; the third only when the tester
+    and the second disagree; one verdict per role; one role per person on a run; nothing before the run's
+    effects are due; the outcome is the lowest of the matched rows (and the chosen outcome).
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        run = locked_run(run)
+        if role not in VerdictRole.values:
+            raise ValidationError({"role": f"Unknown role {role!r}."})
+        if role not in user_verdict_roles(reviewer):
+            raise PermissionDenied(f"You may not enter the {VerdictRole(role).label}'s verdict.")
+        if not is_reviewed(run):
+            raise ValidationError("This run gets no reviewed outcome (its status or its benchmark's methodology).")
+        existing = {v.role: v for v in Verdict.objects.filter(run=run)}
+        if role in existing:
+            raise ValidationError({"role": f"This run already has a {VerdictRole(role).label}'s verdict."},
+                                  code="role_taken")
+        mine = [v for v in existing.values() if v.reviewer_id == reviewer.pk]
+        if mine:
+            raise ValidationError({"role": f"You already reviewed this run as the {mine[0].get_role_display()}; "
+                                           "a person reviews a run in one role only."}, code="second_role")
+        if role == VerdictRole.TESTER and not (note or "").strip():
+            raise ValidationError({"note": "The tester records the outcome with a short note (what happened)."},
+                                  code="note_required")
+        if role == VerdictRole.THIRD and not review_stage(run).disagree:
+            raise ValidationError({"role": "A third reviewer decides only when the tester and the second "
+                                           "reviewer disagree (on the outcome the board counts)."},
+                                  code="no_disagreement")
+        if run.due_at is not None and run.due_at > now:
+            raise ValidationError(f"This run's effects are due on {when(run.due_at)}; it cannot be judged "
+                                  "before then.", code="not_due")
+        matched = clean_matched(matched)
+        final = lowest_outcome(outcome=outcome, matched=matched)
+        if final is None:
+            raise ValidationError({"outcome": "Choose an outcome or the rows the run matched."})
+        require_reason(run.round, reason)
+        verdict = Verdict.objects.create(run=run, role=role, reviewer=reviewer, outcome=final, matched=matched,
+                                         note=note.strip(), created_at=now)
+        before, after = store_outcome(run)
+        if run.round.is_published:
+            what = f"Run {run.key}: {verdict.get_role_display()}'s verdict added ({final})"
+            if before != after:
+                what += f"; final outcome {before or 'in review'} -> {after or 'in review'}"
+            changelog_add(round=run.round, run=run, who=reviewer, why=reason.strip(), what=what)
+        snapshots_mark_stale(round_ids=[run.round_id])
+    return verdict
+
