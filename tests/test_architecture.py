@@ -82,3 +82,16 @@ def test_no_first_party_import_cycle():
         if start not in seen:
             cycle = visit(start)
             assert cycle is None, " -> ".join(cycle)
+
+
+def test_no_module_over_about_500_lines_and_no_function_over_60():
+    too_long = {}
+    for name, path in _modules().items():
+        source = path.read_text()
+        lines = len(source.splitlines())
+        if lines > 520:
+            too_long[name] = f"{lines} lines"
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.end_lineno - node.lineno + 1 > 60:
+                too_long[f"{name}.{node.name}"] = f"{node.end_lineno - node.lineno + 1} lines"
+    assert not too_long, too_long
