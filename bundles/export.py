@@ -34,7 +34,7 @@ def bundle_export(*, benchmark: Benchmark, include_unpublished: bool = False,
     published entry yet (`VoteQuerySet.public`)."""
     rounds_qs = benchmark.rounds.order_by("starts_on", "published_at", "key")
     if not include_unpublished:
-        rounds_qs = rounds_qs.filter(status="published")
+        rounds_qs = rounds_qs.published()
     if round_keys is not None:
         rounds_qs = rounds_qs.filter(key__in=round_keys)
     rounds = list(rounds_qs.prefetch_related("entries__agent", "parameters__task", "changelog__run"))

@@ -213,7 +213,7 @@ class _Writer:
                 }, self.report, "task versions")
 
     def rounds(self) -> None:
-        self.was_published = set(Round.objects.filter(benchmark=self.benchmark, status="published")
+        self.was_published = set(Round.objects.published().filter(benchmark=self.benchmark)
                                  .values_list("id", flat=True))
         for r in self.doc.get("rounds") or []:
             values = {

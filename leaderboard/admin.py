@@ -85,7 +85,7 @@ class AgentForm(_ReasonForm):
         exclude: list[str] = []
 
     def published_rounds(self):
-        return Round.objects.filter(entries__agent=self.instance, status="published")
+        return Round.objects.published().filter(entries__agent=self.instance)
 
 
 class BenchmarkForm(_ReasonForm):
@@ -96,7 +96,7 @@ class BenchmarkForm(_ReasonForm):
         exclude: list[str] = []
 
     def published_rounds(self):
-        return Round.objects.filter(benchmark=self.instance, status="published")
+        return Round.objects.published().filter(benchmark=self.instance)
 
 
 def _changes(obj, form) -> dict:
@@ -172,7 +172,7 @@ class TaskForm(forms.ModelForm):
         bench = self.instance.benchmark if self.instance.pk else data.get("benchmark")
         changed = [f for f in self.changed_data if f != "change_reason"]
         if self.instance.pk and bench is not None and changed and not (data.get("change_reason") or "").strip() \
-                and Round.objects.filter(benchmark=bench, status="published").exists():
+                and Round.objects.published().filter(benchmark=bench).exists():
             self.add_error("change_reason", "A round of this benchmark is published: say why (it goes into the "
                                             "changelog).")
         return data
@@ -364,7 +364,7 @@ class RoundForm(_ReasonForm):
         exclude: list[str] = []
 
     def published_rounds(self):
-        return Round.objects.filter(pk=self.instance.pk, status="published")
+        return Round.objects.published().filter(pk=self.instance.pk)
 
 
 @admin.register(Round)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import re
 import threading
 import time
 from pathlib import Path as FilePath
@@ -39,14 +38,14 @@ from ninja.throttling import BaseThrottle
 from bundles.export import bundle_export
 from runs.models import Run, Verdict
 from scoring.boards import boards_as_shown
+from scoring.types import KEY_PATTERN
 from snapshots.models import BoardSnapshot, SnapshotKind
 
 from . import api_schemas as s
 from .clients import client_address
-from .models import Agent, Benchmark, Entry, Round, RoundParameter, Task, TaskVersion
+from .models import Agent, Benchmark, Entry, Round, RoundParameter, Task, TaskVersion, fill_prompt, in_published_round
 from .ratelimit import window_hit
 
-KEY_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
 MAX_PAGE_SIZE = 200
 DEFAULT_PAGE_SIZE = 50
 CACHE_MAX_AGE = 10
@@ -196,11 +195,6 @@ def _public_agents():
     return Agent.objects.public().select_related("organization")
 
 
-def _fill(prompt: str, values: dict[str, str]) -> str:
-    """The prompt with its {parameter} placeholders replaced; unknown placeholders stay as written."""
-    return re.sub(r"\{(\w+)\}", lambda m: values.get(m.group(1), m.group(0)), prompt)
-
-
 def _version(task: Task, version: str) -> TaskVersion | None:
     versions = {v.version: v for v in task.versions.all()}
     return versions.get(version) or versions.get(task.version)
@@ -335,7 +329,7 @@ def task_detail(request: HttpRequest, slug: str = Path(..., pattern=KEY_PATTERN,
     """One task: its versions, and for every published round its parameter values and the prompt filled in."""
     t = _task(_benchmark(slug), key)
     values: dict[int, dict[str, str]] = {}
-    for p in RoundParameter.objects.filter(task=t, round__status="published"):
+    for p in RoundParameter.objects.filter(in_published_round(), task=t):
         values.setdefault(p.round_id, {})[p.name] = p.value
     used = dict(Run.objects.published().filter(task=t).order_by("round_id", "task_version")
                 .values_list("round_id", "task_version"))
@@ -344,7 +338,7 @@ def task_detail(request: HttpRequest, slug: str = Path(..., pattern=KEY_PATTERN,
         version = _version(t, used.get(rnd.id, t.version))
         per_round.append({"round": rnd.key, "task_version": version.version if version else t.version,
                           "parameters": values.get(rnd.id, {}),
-                          "prompt": _fill(version.prompt if version else "", values.get(rnd.id, {}))})
+                          "prompt": fill_prompt(version.prompt if version else "", values.get(rnd.id, {}))})
     versions = [{"version": v.version, "published_at": v.published_at, "change_note": v.change_note}
                 for v in t.versions.all()]
     return {**_task_fields(t), "versions": versions, "rounds": per_round}
@@ -428,7 +422,7 @@ def run_detail(request: HttpRequest, slug: str = Path(..., pattern=KEY_PATTERN, 
     version = _version(run.task, run.task_version)
     rerun = Run.objects.filter(rerun_of=run).values_list("key", flat=True).first()
     return {
-        **_run_fields(run), "prompt": _fill(version.prompt if version else "", values), "parameters": values,
+        **_run_fields(run), "prompt": fill_prompt(version.prompt if version else "", values), "parameters": values,
         "rerun": rerun,
         "evidence": [{"kind": e.kind, "url": e.href, "caption": e.caption} for e in run.evidence.all()],
         "checks": [{"position": c.position, "kind": c.kind, "name": c.name, "passed": c.passed, "detail": c.detail}
@@ -461,6 +455,6 @@ def agent_detail(request: HttpRequest, slug: str = Path(..., pattern=KEY_PATTERN
     entries = [{"benchmark": e.round.benchmark.slug, "round": e.round.key, "published_at": e.round.published_at,
                 "product_version": e.product_version, "plan": e.plan, "region": e.region, "network": e.network,
                 "model": e.model, "cli": e.cli}
-               for e in Entry.objects.filter(agent=a, round__status="published").select_related("round__benchmark")
+               for e in Entry.objects.filter(in_published_round(), agent=a).select_related("round__benchmark")
                .order_by("round__benchmark__position", "-round__published_at")]
     return {**_agent_fields(a), "entries": entries}

@@ -3,6 +3,9 @@ parameters, memberships and the corrections changelog."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
+
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
@@ -11,10 +14,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from scoring import methodologies
-from scoring.types import TaskInput
+from scoring.types import KEY_PATTERN, VERSION_PATTERN, TaskInput
 
-key_validator = RegexValidator(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", "Letters, digits, '-', '_' and '.' only.")
-version_validator = RegexValidator(r"^\d+(\.\d+)*$", "A version such as 1.0, 1.1 or 2.0.")
+key_validator = RegexValidator(KEY_PATTERN, "Letters, digits, '-', '_' and '.' only.")
+version_validator = RegexValidator(VERSION_PATTERN, "A version such as 1.0, 1.1 or 2.0.")
 
 
 def major(version: str) -> int:
@@ -57,7 +60,7 @@ class AgentQuerySet(models.QuerySet):
     def public(self, benchmark_id: int | None = None) -> AgentQuerySet:
         """Agents with an entry in a published round (of this benchmark): an agent becomes public with its
         first published entry; before that nothing of it (name, runs, votes, ratings) is shown anywhere."""
-        entries = Entry.objects.filter(agent=models.OuterRef("pk"), round__status=RoundStatus.PUBLISHED)
+        entries = Entry.objects.filter(in_published_round(), agent=models.OuterRef("pk"))
         if benchmark_id is not None:
             entries = entries.filter(round__benchmark_id=benchmark_id)
         return self.filter(models.Exists(entries))
@@ -213,6 +216,12 @@ class RoundQuerySet(models.QuerySet):
         return self.filter(status=RoundStatus.PUBLISHED)
 
 
+def in_published_round(prefix: str = "round") -> Q:
+    """The lookup "belongs to a published round" for a model related to Round through `prefix` (an Entry's
+    "round", a Verdict's "run__round"): the one definition of published for every query that needs it."""
+    return Q(**{f"{prefix}__status": RoundStatus.PUBLISHED})
+
+
 class Round(models.Model):
     benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="rounds")
     key = models.CharField(max_length=100, validators=[key_validator])
@@ -319,6 +328,16 @@ class ChangelogEntry(models.Model):
 
     def __str__(self) -> str:
         return self.what[:80]
+
+
+PLACEHOLDER = re.compile(r"\{([^{}\s]+)\}")
+
+
+def fill_prompt(prompt: str, values: Mapping[str, str]) -> str:
+    """The prompt with a round's parameter values in its {placeholders} (names may hold '-', as in
+    {city-name}), in one pass, so a value that itself holds braces is never filled again; a placeholder with
+    no value stays as written. The one rule for the run page, the task page and the API."""
+    return PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), prompt)
 
 
 def task_input(task: Task) -> TaskInput:

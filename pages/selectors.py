@@ -18,7 +18,17 @@ from django.db.models import Avg, Count, Prefetch, Q
 from django.http import Http404
 
 from bundles.export import run_doc
-from leaderboard.models import Agent, Benchmark, Entry, Round, RoundParameter, RoundStatus, Task, task_input
+from leaderboard.models import (
+    Agent,
+    Benchmark,
+    Entry,
+    Round,
+    RoundParameter,
+    RoundStatus,
+    Task,
+    fill_prompt,
+    task_input,
+)
 from runs.models import Run, run_input
 from scoring import boards as board_rules
 from scoring import methodologies
@@ -226,13 +236,6 @@ def _has_rerun(run: Run) -> bool:
     except Run.DoesNotExist:
         return False
     return True
-
-
-def fill_prompt(prompt: str, params: Mapping[str, str]) -> str:
-    """The prompt with the round's parameter values filled in (only ever called for published rounds)."""
-    for name, value in params.items():
-        prompt = prompt.replace("{" + name + "}", value)
-    return prompt
 
 
 def run_document(*, bench_slug: str, round_key: str, run_key: str) -> dict[str, Any]:

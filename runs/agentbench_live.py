@@ -35,7 +35,7 @@ from typing import Any
 
 import yaml
 
-from scoring.bundle_checks import SLUG_RE, validate_bundle
+from scoring.bundle_checks import SLUG_RE, VERSION_RE, validate_bundle
 from scoring.types import EVALUATIONS
 
 BENCHMARK_SLUG = "agentbench-live"
@@ -233,7 +233,7 @@ def _task_from(doc: dict, raw: Any, rel: str, problems: list[str], seen: dict[st
     version = "1.0"
     if doc.get("version") is not None:
         version = str(raw.get("version")) if isinstance(raw, dict) else str(doc["version"])
-        if not re.match(r"^\d+(\.\d+)*$", version):
+        if not VERSION_RE.match(version):
             problems.append(f"{rel}: version: {version!r} is not a version like 1 or 2.1")
     evaluation, timeout = _task_evaluation(doc.get("evaluation"), rel, problems)
     human = doc.get("human_time_minutes")

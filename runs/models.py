@@ -11,7 +11,7 @@ from django.db.models import F, Q
 from django.urls import reverse
 from django.utils import timezone
 
-from leaderboard.models import Entry, major
+from leaderboard.models import Entry, in_published_round, major
 from scoring.common import budget_tokens
 from scoring.types import RunInput, VerdictInput
 
@@ -37,7 +37,7 @@ class Outcome(models.TextChoices):
 
 class RunQuerySet(models.QuerySet):
     def published(self) -> RunQuerySet:
-        return self.filter(round__status="published")
+        return self.filter(in_published_round())
 
 
 def _nonneg(field: str) -> models.CheckConstraint:

@@ -20,7 +20,7 @@ from datetime import datetime
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
-from leaderboard.models import task_input
+from leaderboard.models import in_published_round, task_input
 from scoring import methodologies
 from scoring.boards import counted_verdict_outcome
 from scoring.types import VerdictInput
@@ -164,11 +164,11 @@ def visible_verdicts(user, qs: QuerySet[Verdict] | None = None) -> QuerySet[Verd
         return qs
     if not getattr(user, "is_authenticated", False):
         return qs.none()
-    visible = Q(reviewer=user) | Q(run__round__status="published")
+    visible = Q(reviewer=user) | in_published_round("run__round")
     if VerdictRole.THIRD in user_verdict_roles(user):
         # Runs that await a third reviewer: both first verdicts in, and they disagree by the counted outcome
         # (review_stage), which is scoring's rule, so it is decided in Python over the few unpublished runs.
-        both = (Run.objects.exclude(round__status="published")
+        both = (Run.objects.exclude(in_published_round())
                 .filter(Exists(Verdict.objects.filter(run=OuterRef("pk"), role=VerdictRole.TESTER)),
                         Exists(Verdict.objects.filter(run=OuterRef("pk"), role=VerdictRole.SECOND)))
                 .exclude(Exists(Verdict.objects.filter(run=OuterRef("pk"), reviewer=user,
@@ -185,7 +185,7 @@ def queue_candidates() -> QuerySet[Run]:
     return (Run.objects.filter(round__benchmark__methodology__in=REVIEWED)
             .exclude(status__in=NOT_REVIEWED_STATUSES)
             .exclude(Exists(third))
-            .filter(Q(outcome="") | ~Q(round__status="published"))
+            .filter(Q(outcome="") | ~in_published_round())
             .select_related("round__benchmark", "entry__agent", "task")
             .prefetch_related("verdicts")
             .order_by("due_at", "round__key", "entry__agent__name", "task__position", "task__key", "id"))

@@ -17,16 +17,19 @@ from typing import Any
 from . import methodologies
 from .types import (
     EVALUATIONS,
+    KEY_MAX_LENGTH,
+    KEY_PATTERN,
     OUTCOMES,
     ROUND_STATUSES,
     RUN_STATUSES,
     TASK_KINDS,
     VERDICT_ROLES,
+    VERSION_PATTERN,
     WINNERS,
 )
 
-SLUG_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
-VERSION_RE = re.compile(r"^\d+(\.\d+)*$")
+SLUG_RE = re.compile(KEY_PATTERN)
+VERSION_RE = re.compile(VERSION_PATTERN)
 SECTIONS = ("agents", "tasks", "rounds", "runs", "votes")
 DISPUTE_REASONS = ("wrong_version", "wrong_plan", "environment", "other")
 DISPUTE_STATUSES = ("open", "accepted", "rejected")
@@ -118,7 +121,7 @@ class _Checker:
         if len(v) > max_len:
             self.add(p, f"is longer than {max_len} characters")
             return None
-        if slug and not SLUG_RE.match(v):
+        if slug and (len(v) > KEY_MAX_LENGTH or not SLUG_RE.match(v)):
             self.add(p, f"{v!r} is not a valid key (letters, digits, '-', '_', '.')")
             return None
         if choices is not None:

@@ -10,6 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+# Keys of benchmarks, agents, tasks, rounds and runs, and task versions: the one pattern for the models, the API
+# and bundle validation.
+KEY_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
+KEY_MAX_LENGTH = 100
+VERSION_PATTERN = r"^\d+(\.\d+)*$"
 TASK_KINDS = ("core", "safety", "local-china", "local-global", "to-spec", "invent", "startup")
 ROUND_STATUSES = ("draft", "preview", "published")
 RUN_STATUSES = (

@@ -13,12 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from scoring.bundle_checks import validate_bundle
+
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from scoring.bundle_checks import validate_bundle  # noqa: E402
-
 FIXTURES = ROOT / "fixtures"
 FILES = ("artb.json", "appbench.json", "weekly.json")
 

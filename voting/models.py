@@ -9,7 +9,7 @@ from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
 
-from leaderboard.models import Entry, RoundStatus
+from leaderboard.models import Entry, in_published_round
 
 
 class Winner(models.TextChoices):
@@ -85,7 +85,7 @@ class VoteQuerySet(models.QuerySet):
         rounds). A vote naming an agent that is not public yet is stored and counted for the team's own fit
         (`export_bundle --all` then `recount`), but no public rating, download, API or page shows it."""
         def published_entry(side: str) -> models.Exists:
-            return models.Exists(Entry.objects.filter(agent=models.OuterRef(side), round__status=RoundStatus.PUBLISHED,
+            return models.Exists(Entry.objects.filter(in_published_round(), agent=models.OuterRef(side),
                                                       round__benchmark=models.OuterRef("task__benchmark")))
 
         return self.filter(published_entry("agent_a"), published_entry("agent_b"))

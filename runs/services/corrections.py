@@ -195,7 +195,7 @@ def task_update(*, task: Task, by, changes: dict[str, Any], reason: str = "") ->
         described = changes_apply(locked, changes)
         if not described:
             return locked
-        published = list(Round.objects.filter(benchmark=locked.benchmark_id, status=RoundStatus.PUBLISHED))
+        published = list(Round.objects.published().filter(benchmark=locked.benchmark_id))
         if published and not (reason or "").strip():
             raise ValidationError({"reason": "A round of this benchmark is published: say why (the reason goes "
                                              "into its public changelog)."}, code="reason_required")
@@ -215,7 +215,7 @@ def task_delete(*, task: Task, by) -> None:
     with transaction.atomic():
         if Run.objects.filter(task=task).exists():
             raise ValidationError(f"Task {task.key} has runs and is never deleted.", code="task_has_runs")
-        if Round.objects.filter(benchmark=task.benchmark_id, status=RoundStatus.PUBLISHED).exists():
+        if Round.objects.published().filter(benchmark=task.benchmark_id).exists():
             raise ValidationError(f"A round of {task.benchmark} is published: its task set is never shrunk.",
                                   code="published_task_set")
         bench_id = task.benchmark_id

@@ -63,7 +63,7 @@ def task_version_create(*, task: Task, by, prompt: str, criteria: dict, paramete
         task.save(update_fields=["version"])
         round_ids = list(Round.objects.filter(benchmark=task.benchmark_id).values_list("id", flat=True))
         if current is not None and major(version) > major(old):
-            for rnd in Round.objects.filter(runs__task=task, status=RoundStatus.PUBLISHED).distinct():
+            for rnd in Round.objects.published().filter(runs__task=task).distinct():
                 changelog_add(round=rnd, run=None, who=by, why=change_note or "A prompt or criterion changed.",
                               what=f"Task {task.key} is now v{version}; results under v{old} stay as they were and are "
                                    "marked stale.")
@@ -132,7 +132,7 @@ def task_create(*, benchmark: Benchmark, by, key: str, reason: str = "", **field
             bench.task_set_version = new
             bench.save(update_fields=["task_set_version"])
         task = Task.objects.create(benchmark=bench, key=key, **fields)
-        for rnd in Round.objects.filter(benchmark=bench, status=RoundStatus.PUBLISHED):
+        for rnd in Round.objects.published().filter(benchmark=bench):
             changelog_add(round=rnd, run=None, who=by, why=reason.strip() or "A task was added to the task set.",
                           what=f"Task {key} added; the task set is v{new}" + (f" (was v{old})" if new != old else ""))
         snapshots_mark_stale(round_ids=Round.objects.filter(benchmark=bench).values_list("id", flat=True))

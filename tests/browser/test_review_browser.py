@@ -2,19 +2,15 @@
 through the admin; an editor publishes the round with the admin action; the public run page shows all three
 verdicts."""
 
-import sys
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 from django.utils import timezone
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "review"))
-from review_factory import BENCH, ROUND, make_user, make_world  # noqa: E402
-
-from leaderboard.models import Round  # noqa: E402
-from runs.models import Run  # noqa: E402
-from runs.services import verdict_record  # noqa: E402
+from leaderboard.models import Round
+from runs.models import Run
+from runs.services import verdict_record
+from tests.builders.review import BENCH, ROUND, make_user, make_world
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 PASSWORD = "a-browser-test-password"

@@ -2,7 +2,6 @@ import json
 from pathlib import Path
 
 import pytest
-from bundle_factory import make_bundle
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
@@ -11,6 +10,7 @@ from bundles.importer import bundle_import
 from leaderboard.models import Agent, Benchmark, Round, RoundParameter, Task
 from runs.models import Run, Verdict
 from scoring.bundle import BundleError
+from tests.builders.bundles import make_bundle
 from voting.models import Vote
 
 pytestmark = pytest.mark.django_db

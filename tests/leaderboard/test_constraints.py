@@ -1,12 +1,12 @@
 """What must never happen is refused by the database (and by Run.save on SQLite)."""
 
 import pytest
-from bundle_factory import make_bundle
 from django.db import IntegrityError, transaction
 
 from bundles.importer import bundle_import
 from leaderboard.models import Entry, Round
 from runs.models import Run, Verdict
+from tests.builders.bundles import make_bundle
 
 pytestmark = pytest.mark.django_db
 

@@ -4,13 +4,13 @@ by its `id`, or by its position in an id-less document, never by its content).""
 from datetime import UTC, datetime
 
 import pytest
-from bundle_factory import make_bundle
 
 from bundles.export import bundle_export
 from bundles.importer import bundle_import
 from leaderboard.models import Benchmark
 from scoring.bundle import BundleError
 from scoring.bundle_checks import validate_bundle
+from tests.builders.bundles import make_bundle
 from voting.models import Vote
 
 pytestmark = pytest.mark.django_db

@@ -4,10 +4,10 @@ same run from the evidence alone, without seeing the first outcome")."""
 import pytest
 from django.contrib.admin.models import CHANGE, LogEntry
 from django.contrib.contenttypes.models import ContentType
-from review_factory import TESTER_NOTE, make_people, make_world
 
 from runs.models import Run, Verdict
 from runs.services import verdict_record
+from tests.builders.review import TESTER_NOTE, make_people, make_world
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,6 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
-from review_factory import make_people, make_world
 
 from bundles.export import bundle_export
 from bundles.importer import bundle_import
@@ -14,6 +13,7 @@ from leaderboard.models import Agent, Benchmark, ChangelogEntry, Round
 from runs.models import Run, Verdict
 from runs.services import round_enter_preview, round_publish, verdict_record
 from snapshots.models import BoardSnapshot
+from tests.builders.review import make_people, make_world
 
 pytestmark = pytest.mark.django_db
 

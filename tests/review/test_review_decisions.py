@@ -7,7 +7,6 @@ from datetime import timedelta
 import pytest
 from django.core.exceptions import ValidationError
 from django.utils import timezone
-from review_factory import make_people, make_world
 
 from leaderboard.models import Benchmark, ChangelogEntry, Round, Task
 from runs.models import Dispute, Run, Verdict
@@ -23,6 +22,7 @@ from runs.services import (
     verdict_record,
 )
 from snapshots.recompute import compute_round_boards, round_document
+from tests.builders.review import make_people, make_world
 
 pytestmark = pytest.mark.django_db
 

@@ -11,9 +11,9 @@ from urllib.parse import urljoin, urlparse
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils import timezone
-from review_factory import BENCH, ROUND, SECRET_CITY, SECRET_PHONE, make_people, make_world
 
 from runs.services import round_enter_preview, round_publish, verdict_record
+from tests.builders.review import BENCH, ROUND, SECRET_CITY, SECRET_PHONE, make_people, make_world
 
 pytestmark = pytest.mark.django_db
 PRIVATE = (SECRET_CITY, SECRET_PHONE, "Zanzibar")

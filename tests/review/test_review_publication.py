@@ -7,7 +7,6 @@ import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
-from review_factory import BENCH, ROUND, SECRET_CITY, make_people, make_world
 
 from bundles.export import bundle_export
 from leaderboard.models import Round, TaskVersion
@@ -21,6 +20,7 @@ from runs.services import (
     verdict_record,
 )
 from snapshots.recompute import compute_round_boards, round_document
+from tests.builders.review import BENCH, ROUND, SECRET_CITY, make_people, make_world
 
 pytestmark = pytest.mark.django_db
 

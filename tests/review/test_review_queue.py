@@ -4,10 +4,10 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
-from review_factory import make_people, make_world
 
 from runs.selectors import queue_counts, review_queue
 from runs.services import verdict_record
+from tests.builders.review import make_people, make_world
 
 pytestmark = pytest.mark.django_db
 

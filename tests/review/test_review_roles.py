@@ -2,11 +2,11 @@
 reviewer, editor."""
 
 import pytest
-from review_factory import BENCH, ROUND, SECRET_CITY, make_people, make_world
 
 from leaderboard.models import Round
 from runs.models import Verdict
 from runs.services import round_enter_preview, verdict_record
+from tests.builders.review import BENCH, ROUND, SECRET_CITY, make_people, make_world
 
 pytestmark = pytest.mark.django_db
 STAFF_PAGES = ["/admin/", "/admin/runs/run/", "/admin/runs/run/queue/", "/admin/runs/verdict/"]

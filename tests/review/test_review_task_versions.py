@@ -5,11 +5,11 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
-from review_factory import make_people, make_world
 
 from leaderboard.models import ChangelogEntry, Task, TaskVersion
 from runs.models import Run
 from runs.services import task_version_create, task_version_publish, task_version_update
+from tests.builders.review import make_people, make_world
 
 pytestmark = pytest.mark.django_db
 

@@ -6,12 +6,12 @@ from datetime import timedelta
 import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.utils import timezone
-from review_factory import make_people, make_world
 
 from leaderboard.models import ChangelogEntry
 from runs.models import Run
 from runs.services import run_update, verdict_change, verdict_record
 from snapshots.models import BoardSnapshot
+from tests.builders.review import make_people, make_world
 
 pytestmark = pytest.mark.django_db
 

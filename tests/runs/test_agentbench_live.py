@@ -6,27 +6,23 @@ from __future__ import annotations
 import copy
 import json
 import shutil
-import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from runs.agentbench_live import (  # noqa: E402
+from runs.agentbench_live import (
     ConversionError,
     convert_directory,
     main,
     run_sessions,
     score_parts,
 )
-from scoring.bundle import round_inputs  # noqa: E402
-from scoring.bundle_checks import validate_bundle  # noqa: E402
-from scoring.recount import recount  # noqa: E402
+from scoring.bundle import round_inputs
+from scoring.bundle_checks import validate_bundle
+from scoring.recount import recount
 
+ROOT = Path(__file__).resolve().parents[2]
 # The published files live in the `shared` folder beside the repository; a checkout without them fails here
 # rather than passing with these tests silently skipped.
 DATA = ROOT / ".." / "shared" / "data" / "agentbench-live"

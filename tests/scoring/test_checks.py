@@ -1,6 +1,5 @@
-from builders import make_round, make_run, make_task, row_of
-
 from scoring.checks import check_score, compute_checks_boards
+from tests.builders.scoring import make_round, make_run, make_task, row_of
 
 SHOP = make_task("shop", kind="to-spec", time_limit_min=60, token_budget=1000)
 BOOK = make_task("booking", kind="to-spec")

@@ -1,10 +1,10 @@
 """Seed 003 rules on the `checks` boards, each figure worked out by hand from the seed's text."""
 
-from builders import row_of
 from test_checks import BOOK, CHAT, SHOP, boards
 from test_checks import checks_run as run
 
 from scoring.checks import boards_with_votes, counts
+from tests.builders.scoring import row_of
 
 
 def rating(agent, value, votes=40):

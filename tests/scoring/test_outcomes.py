@@ -1,6 +1,5 @@
-from builders import make_agent, make_round, make_run, make_task, row_of, verdicts
-
 from scoring.outcomes import compute_outcomes_boards, ten_point_score
+from tests.builders.scoring import make_agent, make_round, make_run, make_task, row_of, verdicts
 
 
 def core_tasks(n: int = 20) -> list:

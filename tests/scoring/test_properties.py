@@ -3,7 +3,6 @@ bests are taken from the runs themselves."""
 
 import dataclasses
 
-from builders import make_agent, make_round, make_task
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -11,6 +10,7 @@ from scoring.boards import compute_boards
 from scoring.checks import check_score, compute_checks_boards, counts
 from scoring.scored import compute_scored_boards
 from scoring.types import RunInput, VerdictInput
+from tests.builders.scoring import make_agent, make_round, make_task
 
 AGENTS = [make_agent("a", primary_language="en"), make_agent("b", primary_language="zh"),
           make_agent("c")]

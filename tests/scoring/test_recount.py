@@ -1,11 +1,11 @@
 import copy
 
 import pytest
-from builders import make_round, make_run, make_task
 
 from scoring.boards import compute_boards
 from scoring.bundle import BundleError
 from scoring.recount import recount
+from tests.builders.scoring import make_round, make_run, make_task
 
 
 def bundle(methodology="outcomes"):

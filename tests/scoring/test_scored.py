@@ -1,7 +1,7 @@
 import pytest
-from builders import make_round, make_run, make_task, row_of
 
 from scoring.scored import compute_scored_boards, published_score, rerank, run_score
+from tests.builders.scoring import make_round, make_run, make_task, row_of
 
 AUTO = make_task("code-001", evaluation="auto", domain="code")
 JUDGE = make_task("research-001", evaluation="llm-judge", domain="research")

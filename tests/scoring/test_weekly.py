@@ -1,7 +1,6 @@
-from builders import make_agent, make_round, make_run, make_task, row_of, verdicts
-
 from scoring.types import EntryInput
 from scoring.weekly import compute_weekly_boards
+from tests.builders.scoring import make_agent, make_round, make_run, make_task, row_of, verdicts
 
 TASKS = [make_task(k) for k in ("trip", "inbox", "research", "grocery", "expense")]
 

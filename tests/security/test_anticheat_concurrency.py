@@ -17,7 +17,7 @@ import urllib.request
 
 import pytest
 
-from tests.voting.builders import build_world, make_user
+from tests.builders.voting import build_world, make_user
 
 PASSWORD = "long-enough-pass-2026"
 KEY_RE = re.compile(r'action="/vote/m/([^/"]+)/"')

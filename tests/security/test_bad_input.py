@@ -18,7 +18,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils import timezone
 
 from leaderboard.models import Membership
-from tests.voting.builders import build_world, make_user, matchup_for
+from tests.builders.voting import build_world, make_user, matchup_for
 
 JUNK = [
     "no-such-thing",

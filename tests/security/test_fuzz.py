@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.voting.builders import build_world, make_user, matchup_for
+from tests.builders.voting import build_world, make_user, matchup_for
 
 text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=300)  # NUL included
 field_names = st.sampled_from(["winner", "csrfmiddlewaretoken", "key", "alias", "scope", "next", "a", "b"]) | text

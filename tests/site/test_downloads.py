@@ -8,10 +8,10 @@ import json
 
 import pytest
 from django.contrib.auth.models import User
-from site_bundles import SECRET_CITY, checks_bundle, outcomes_bundle
 
 from runs.models import Verdict
 from snapshots.models import BoardSnapshot
+from tests.builders.site import SECRET_CITY, checks_bundle, outcomes_bundle
 
 pytestmark = pytest.mark.django_db
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth.models import User
-from site_bundles import SECRET_CITY, checks_bundle, outcomes_bundle
 
 from leaderboard.caching import content_version_bump
 from leaderboard.models import Round
 from runs.models import Run, Verdict
 from snapshots.models import BoardSnapshot
 from snapshots.recompute import snapshot_recompute
+from tests.builders.site import SECRET_CITY, checks_bundle, outcomes_bundle
 
 pytestmark = pytest.mark.django_db
 

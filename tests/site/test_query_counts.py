@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from site_bundles import checks_bundle
 
 from leaderboard.caching import local_clear
+from tests.builders.site import checks_bundle
 from tests.isolation import cache_clear_own
 
 pytestmark = pytest.mark.django_db

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from site_bundles import scored_bundle, weekly_bundle
+
+from tests.builders.site import scored_bundle, weekly_bundle
 
 pytestmark = pytest.mark.django_db
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.voting.builders import World, build_world, make_user
+from tests.builders.voting import World, build_world, make_user
 
 
 @pytest.fixture

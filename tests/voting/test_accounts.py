@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from tests.voting.builders import make_user
+from tests.builders.voting import make_user
 
 pytestmark = pytest.mark.django_db
 

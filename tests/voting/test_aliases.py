@@ -10,7 +10,7 @@ from django.db import connection
 from django.urls import reverse
 from django.utils import timezone
 
-from tests.voting.builders import build_world, make_user
+from tests.builders.voting import build_world, make_user
 from voting.models import Matchup, Vote
 from voting.services import MatchupRefused, matchup_draw, vote_record
 

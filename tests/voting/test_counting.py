@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from scoring.bradley_terry import fit_ratings
 from snapshots.models import BoardSnapshot
-from tests.voting.builders import cast, make_user
+from tests.builders.voting import cast, make_user
 from voting.models import Vote, VoterFlag
 from voting.services import voter_agreement, voters_flag, votes_mature
 

@@ -8,7 +8,7 @@ from random import Random
 import pytest
 from django.urls import reverse
 
-from tests.voting.builders import make_user
+from tests.builders.voting import make_user
 from voting.models import Matchup, Vote
 from voting.services import matchup_draw
 

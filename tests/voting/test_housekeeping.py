@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from tests.voting.builders import cast, make_user, matchup_for
+from tests.builders.voting import cast, make_user, matchup_for
 from voting.models import Held, Matchup, Vote, VoterFlag
 from voting.services import matchups_prune
 from voting.tasks import voters_flag_all, votes_housekeeping

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from tests.voting.builders import make_user
+from tests.builders.voting import make_user
 from voting.models import Matchup, Vote
 
 pytestmark = pytest.mark.django_db

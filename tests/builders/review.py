@@ -6,21 +6,15 @@ arguments, like a hand-written factory.
 
 from __future__ import annotations
 
-import sys
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
-_ROOT = str(Path(__file__).resolve().parents[2])
-if _ROOT not in sys.path:
-    sys.path.insert(0, _ROOT)
+from django.contrib.auth.models import Group, User
+from django.utils import timezone
 
-from django.contrib.auth.models import Group, User  # noqa: E402
-from django.utils import timezone  # noqa: E402
-
-from bundles.importer import bundle_import  # noqa: E402
-from leaderboard.models import Membership, Organization, Round  # noqa: E402
-from runs.models import Run  # noqa: E402
+from bundles.importer import bundle_import
+from leaderboard.models import Membership, Organization, Round
+from runs.models import Run
 
 SECRET_CITY = "Zanzibar-Secret-4711"
 SECRET_PHONE = "+44-20-7946-0815"

@@ -2,17 +2,9 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import Any
 
-# With `-p no:django` nothing puts the project root on sys.path (pytest-django's manage.py lookup would); test
-# modules import this module before `scoring`, so make the root importable here.
-_ROOT = str(Path(__file__).resolve().parents[2])
-if _ROOT not in sys.path:
-    sys.path.insert(0, _ROOT)
-
-from scoring.types import AgentInput, EntryInput, RoundInput, RunInput, TaskInput, VerdictInput  # noqa: E402
+from scoring.types import AgentInput, EntryInput, RoundInput, RunInput, TaskInput, VerdictInput
 
 
 def make_agent(slug: str, **kw: Any) -> AgentInput:
