@@ -18,6 +18,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils import timezone
 
 from leaderboard.models import Membership
+from tests.builders.review import BENCH, ROUND, make_people, make_world
 from tests.builders.voting import build_world, make_user, matchup_for
 
 JUNK = [
@@ -316,7 +317,6 @@ def test_an_unsafe_next_is_ignored(client, db):
 
 @pytest.fixture
 def preview(db):
-    from tests.review.review_factory import BENCH, ROUND, make_people, make_world
 
     w = make_world(status="preview", preview_started_at=(timezone.now() - timedelta(hours=1)).isoformat())
     return {**w, **make_people(), "base": f"/preview/{BENCH}/{ROUND}/runs"}

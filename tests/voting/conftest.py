@@ -1,4 +1,4 @@
-"""Fixtures of the voting tests (the world itself is built in tests/voting/builders.py)."""
+"""Fixtures of the voting tests (the world itself is built in tests/builders/voting.py)."""
 
 from __future__ import annotations
 
