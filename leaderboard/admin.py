@@ -99,6 +99,13 @@ class BenchmarkForm(_ReasonForm):
         return Round.objects.published().filter(benchmark=self.instance)
 
 
+def _create(obj, request) -> None:
+    try:
+        services.catalogue_create(obj=obj, by=request.user)
+    except ValidationError as e:
+        raise PermissionDenied("; ".join(e.messages)) from e
+
+
 def _changes(obj, form) -> dict:
     return {n: getattr(obj, n) for n in form.changed_data if n != "change_reason"}
 
@@ -112,7 +119,7 @@ class AgentAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         if not change:
-            super().save_model(request, obj, form, change)  # a new agent is on no board yet
+            _create(obj, request)
             return
         try:
             services.agent_update(agent=obj, by=request.user, changes=_changes(obj, form),
@@ -129,7 +136,7 @@ class BenchmarkAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         if not change:
-            super().save_model(request, obj, form, change)  # a new benchmark has no board yet
+            _create(obj, request)
             return
         try:
             services.benchmark_update(benchmark=obj, by=request.user, changes=_changes(obj, form),
@@ -379,7 +386,7 @@ class RoundAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         if not change:
-            super().save_model(request, obj, form, change)  # a new round is a draft: on no public board
+            _create(obj, request)
             return
         try:
             services.round_update(round=obj, by=request.user, changes=_changes(obj, form),
@@ -470,8 +477,11 @@ class ChangelogEntryAdmin(admin.ModelAdmin):
     list_filter = ["round"]
     readonly_fields = ["who", "created_at"]
 
+    def has_change_permission(self, request, obj=None):
+        return obj is None and super().has_change_permission(request, obj)  # notes stay as written
+
     def save_model(self, request, obj, form, change):
-        if not change:
-            obj.who = request.user
-            obj.who_role = obj.who_role or "editor"
-        super().save_model(request, obj, form, change)
+        try:
+            services.changelog_note_add(entry=obj, by=request.user)
+        except ValidationError as e:
+            raise PermissionDenied("; ".join(e.messages)) from e

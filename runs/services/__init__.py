@@ -16,6 +16,8 @@ verdicts, the catalogue and rounds), `versions` (task versions, the task set's v
 from .corrections import (
     agent_update,
     benchmark_update,
+    catalogue_create,
+    changelog_note_add,
     round_details_changed,
     round_parameter_delete,
     round_parameter_save,
@@ -54,6 +56,8 @@ __all__ = [
     "FROZEN_VERSION_FIELDS",
     "TASK_FIELDS",
     "agent_update",
+    "catalogue_create",
+    "changelog_note_add",
     "benchmark_update",
     "dispute_decide",
     "dispute_file",

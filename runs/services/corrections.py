@@ -10,7 +10,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from leaderboard.models import Agent, Benchmark, Round, RoundParameter, RoundStatus, Task
+from leaderboard.models import Agent, Benchmark, ChangelogEntry, Round, RoundParameter, RoundStatus, Task
 from snapshots.stale import snapshots_mark_stale
 
 from ..models import Run, Verdict
@@ -275,3 +275,26 @@ def round_parameter_delete(*, parameter: RoundParameter, by) -> None:
         RoundParameter.objects.filter(pk=parameter.pk).delete()
         snapshots_mark_stale(round_ids=[rnd.id])
 
+
+def catalogue_create(*, obj: Agent | Benchmark | Round, by) -> Agent | Benchmark | Round:
+    """An editor adds an agent, a benchmark or a round. None is on a public board yet (a new round is a draft,
+    an agent becomes public with its first published entry), so nothing turns stale and nothing is logged."""
+    require_editor(by)
+    if isinstance(obj, Round) and obj.status != RoundStatus.DRAFT:
+        raise ValidationError({"status": "A new round starts as a draft; it is published through preview."})
+    with transaction.atomic():
+        obj.save()
+    return obj
+
+
+def changelog_note_add(*, entry: ChangelogEntry, by) -> ChangelogEntry:
+    """An editor writes a note into a round's changelog by hand (a correction explained in words); it names
+    who wrote it. Published notes are never edited: a later note corrects an earlier one."""
+    require_editor(by)
+    if entry.pk is not None:
+        raise ValidationError("A changelog note, once written, stays as it is: add another note instead.")
+    entry.who = by
+    entry.who_role = entry.who_role or "editor"
+    with transaction.atomic():
+        entry.save()
+    return entry

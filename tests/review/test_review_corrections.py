@@ -181,3 +181,21 @@ def test_editing_a_vote_in_the_admin_refits_the_ratings(client, w):
     assert response.status_code == 302 and not Vote.objects.filter(pk=vote.pk).exists()
     ratings.refresh_from_db()
     assert ratings.stale
+
+
+def test_an_editor_adds_an_agent_and_a_changelog_note_through_the_admin(client, w):
+    publish(w)
+    client.force_login(w["editor"])
+    response = client.post("/admin/leaderboard/agent/add/", {
+        "name": "Newcomer", "slug": "newcomer", "primary_language": "en", "languages": "[]", "change_reason": ""})
+    assert response.status_code == 302 and Agent.objects.filter(slug="newcomer").exists()
+    assert not stale()  # on no board yet
+    response = client.post("/admin/leaderboard/changelogentry/add/", {
+        "round": w["round"].pk, "what": "Clarified the trip task's wording", "why": "reader question",
+        "who_role": "", "run": ""})
+    assert response.status_code == 302
+    note = ChangelogEntry.objects.get(what="Clarified the trip task's wording")
+    assert note.who == w["editor"] and note.who_role == "editor"
+    # A written note stays as written: its change form is read-only.
+    page = client.get(f"/admin/leaderboard/changelogentry/{note.pk}/change/").content.decode()
+    assert 'name="_save"' not in page
