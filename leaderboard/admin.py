@@ -19,7 +19,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from runs import services
-from runs.admin import DeletesThroughService, formset_changes
+from runs.admin import DeletesThroughService, formset_changes, reason_field
 from runs.selectors import user_is_editor
 
 from .models import (
@@ -54,13 +54,6 @@ class MembershipAdmin(admin.ModelAdmin):
     autocomplete_fields = ["organization"]
 
 
-REASON_HELP = "Required once a round it is part of is published: the reason goes into that round's changelog."
-
-
-def _reason_field() -> forms.CharField:
-    return forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}), help_text=REASON_HELP)
-
-
 class _ReasonForm(forms.ModelForm):
     """Asks for the reason in clean() when a published round is affected; the service writes."""
 
@@ -78,7 +71,7 @@ class _ReasonForm(forms.ModelForm):
 
 
 class AgentForm(_ReasonForm):
-    change_reason = _reason_field()
+    change_reason = reason_field()
 
     class Meta:
         model = Agent
@@ -89,7 +82,7 @@ class AgentForm(_ReasonForm):
 
 
 class BenchmarkForm(_ReasonForm):
-    change_reason = _reason_field()
+    change_reason = reason_field()
 
     class Meta:
         model = Benchmark
@@ -166,9 +159,8 @@ class TaskVersionInline(admin.TabularInline):
 
 
 class TaskForm(forms.ModelForm):
-    change_reason = forms.CharField(
-        required=False, widget=forms.Textarea(attrs={"rows": 2}),
-        help_text="Required once a round of the benchmark is published: it goes into the round's changelog.")
+    change_reason = reason_field("Required once a round of the benchmark is published: it goes into the round's "
+                                 "changelog.")
 
     class Meta:
         model = Task
@@ -364,7 +356,7 @@ class ChangelogInline(admin.TabularInline):
 
 
 class RoundForm(_ReasonForm):
-    change_reason = _reason_field()
+    change_reason = reason_field()
 
     class Meta:
         model = Round
@@ -432,7 +424,7 @@ class RoundAdmin(admin.ModelAdmin):
 
 
 class RoundParameterForm(forms.ModelForm):
-    change_reason = _reason_field()
+    change_reason = reason_field()
 
     class Meta:
         model = RoundParameter

@@ -272,6 +272,23 @@ def _checks_table(ctx: BoardContext, tab: str, task_key: str | None) -> Table:
     return _checks_overall_table(ctx)
 
 
+def _runs_cell(row: dict, href: str | None) -> Cell:
+    return num_cell(row.get("runs"), str(row.get("runs")), href,
+                    sub=f"+{row['not_counted']} not counted" if row.get("not_counted") else "")
+
+
+def _median_run_cells(ctx: BoardContext, row: dict) -> list[Cell]:
+    """The median run's tokens and time, each linking to that run."""
+    href = ctx.run_href(row.get("median_run"))
+    return [num_cell(row.get("tokens"), fmt_tokens(row.get("tokens")), href),
+            num_cell(row.get("seconds"), fmt_seconds(row.get("seconds")), href)]
+
+
+def _task_caption(ctx: BoardContext, key: str | None) -> str:
+    title = next((t.title or t.key for t in ctx.tasks if t.key == key), key or "")
+    return f"Task {title}, {ctx.rnd.name or ctx.rnd.key}"
+
+
 def _checks_task_table(ctx: BoardContext, task_key: str | None) -> Table:
     """One task's board (the first task when `task_key` is not on the board): median run, range, tokens, time."""
     task_boards = ctx.data.get("tasks") or {}
@@ -293,16 +310,13 @@ def _checks_task_table(ctx: BoardContext, task_key: str | None) -> Table:
         cells = [rank_cell(row), agent_cell(row, ctx),
                  num_cell(row.get("median"), fmt_score(row.get("median"), "checks"),
                           ctx.run_href(row.get("median_run")), "Open the median run"),
-                 num_cell(row.get("runs"), str(row.get("runs")), filt,
-                          sub=f"+{row['not_counted']} not counted" if row.get("not_counted") else ""),
+                 _runs_cell(row, filt),
                  num_cell(row.get("min"), fmt_range(row.get("min"), row.get("max")), filt),
-                 num_cell(row.get("tokens"), fmt_tokens(row.get("tokens")), ctx.run_href(row.get("median_run"))),
-                 num_cell(row.get("seconds"), fmt_seconds(row.get("seconds")), ctx.run_href(row.get("median_run")))]
+                 *_median_run_cells(ctx, row)]
         if ratings:
             cells.append(rating_cell(ratings.get(row["agent"])))
         out.append({"agent": row["agent"], "cells": cells})
-    title = next((t.title or t.key for t in ctx.tasks if t.key == key), key or "")
-    return Table(caption=f"Task {title}, {ctx.rnd.name or ctx.rnd.key}", columns=cols, rows=out,
+    return Table(caption=_task_caption(ctx, key), columns=cols, rows=out,
                  note="Ties on the median go to fewer tokens, then less time. Only runs within the time "
                       "limit and token budget count; infra errors never do.",
                  empty="No runs on this task in this round.")
@@ -361,13 +375,10 @@ def _admission_table(ctx: BoardContext, key: str | None, rows: list[dict]) -> Ta
             "admitted" if row.get("admitted") else "not admitted")
         cells = [rank_cell(row), agent_cell(row, ctx), rating_cell(row.get("rating")),
                  Cell(text=checks, sort=checks, href=ctx.run_href(row.get("median_run")), raw=row.get("admitted")),
-                 num_cell(row.get("runs"), str(row.get("runs")), filt,
-                          sub=f"+{row['not_counted']} not counted" if row.get("not_counted") else ""),
-                 num_cell(row.get("tokens"), fmt_tokens(row.get("tokens")), ctx.run_href(row.get("median_run"))),
-                 num_cell(row.get("seconds"), fmt_seconds(row.get("seconds")), ctx.run_href(row.get("median_run")))]
+                 _runs_cell(row, filt),
+                 *_median_run_cells(ctx, row)]
         out.append({"agent": row["agent"], "cells": cells})
-    title = next((t.title or t.key for t in ctx.tasks if t.key == key), key or "")
-    return Table(caption=f"Task {title}, {ctx.rnd.name or ctx.rnd.key}", columns=cols, rows=out,
+    return Table(caption=_task_caption(ctx, key), columns=cols, rows=out,
                  note="People rank these apps in blind votes: admitted apps by their vote rating, then admitted "
                       "apps without a rating yet, then apps the checks did not admit.",
                  empty="No runs on this task in this round.")

@@ -19,6 +19,6 @@ page), `verdicts`, `disputes`, and `queue` (its filter and the admin index's cou
 """
 
 from . import disputes, queue, runs, verdicts
-from ._common import DeletesThroughService, formset_changes
+from ._common import DeletesThroughService, formset_changes, reason_field
 
-__all__ = ["DeletesThroughService", "disputes", "formset_changes", "queue", "runs", "verdicts"]
+__all__ = ["DeletesThroughService", "disputes", "formset_changes", "queue", "reason_field", "runs", "verdicts"]

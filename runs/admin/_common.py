@@ -3,6 +3,7 @@ knows its request, and how inline edits are described for the changelog."""
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib import messages
 from django.contrib.admin.options import ActionLocation
 from django.core.exceptions import ValidationError
@@ -82,3 +83,11 @@ def formset_changes(formsets) -> list[str]:
                   (len(formset.deleted_objects), "deleted")]
         what += [f"{n} {name} {verb}" for n, verb in counts if n]
     return what
+
+
+REASON_HELP = "Required once a round it is part of is published: the reason goes into that round's changelog."
+
+
+def reason_field(help_text: str = REASON_HELP) -> forms.CharField:
+    """The "change reason" every correction form asks for once a round it touches is published."""
+    return forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}), help_text=help_text)

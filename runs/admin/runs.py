@@ -22,7 +22,7 @@ from ..selectors import (
     user_verdict_roles,
     visible_verdict_roles,
 )
-from ._common import DeletesThroughService, formset_changes, with_request
+from ._common import DeletesThroughService, formset_changes, reason_field, with_request
 from .queue import ReviewStageFilter
 
 BLIND_LOOKUPS = ("outcome", "verdicts", "rerun", "rerun_of", "disputes", "changelog")
@@ -80,9 +80,7 @@ class DisputeInline(admin.TabularInline):
 
 
 class RunAdminForm(forms.ModelForm):
-    change_reason = forms.CharField(
-        required=False, widget=forms.Textarea(attrs={"rows": 2}),
-        help_text="Required once the round is published: the reason goes into its public changelog.")
+    change_reason = reason_field("Required once the round is published: the reason goes into its public changelog.")
 
     class Meta:
         model = Run
