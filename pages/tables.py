@@ -7,7 +7,6 @@ helpers below (`rank_cell`, `agent_cell`, `num_cell`, `rating_cell`)."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -241,8 +240,7 @@ def _scored_overall_table(ctx: BoardContext) -> Table:
 def _scored_overall_cells(ctx: BoardContext, row: dict[str, Any], domains: list[str]) -> dict[str, Cell]:
     """One agent's cells on the scored overall board, by column key."""
     href = ctx.agent_href(row["agent"])
-    pak = [c["pass_at_k"] for c in (row.get("tasks") or {}).values()]
-    mean_pak = math.fsum(pak) / len(pak) if pak else None
+    mean_pak = row.get("mean_pass_at_k")  # computed with the board, never while serving
     badges = [("heuristic", "warn")] if row.get("heuristic") else []
     cells = {"rank": rank_cell(row), "agent": agent_cell(row, ctx),
              "score": num_cell(row.get("score"), fmt_score(row.get("score"), "scored"), href, badges=badges,

@@ -225,6 +225,8 @@ def agent_row(row: Row, tasks: list[TaskInput], by_cell: dict[tuple[str, str], l
         "of": len(tasks),
         "domains": {d: round_mean(v, len(v)) for d, v in sorted(domains.items())},
         "heuristic": any(c["heuristic"] for c in cells.values()),
+        # 002 "pass@k": the share of passing trials per task, averaged over the tasks the agent has a score on.
+        "mean_pass_at_k": math.fsum(c["pass_at_k"] for c in cells.values()) / len(cells) if cells else None,
         "cost_usd": mean_or_none(r.cost_usd for r in counted_runs),
         "wall_seconds": mean_or_none(r.wall_seconds for r in counted_runs),
         "first_output_seconds": mean_or_none(r.first_output_seconds for r in counted_runs),

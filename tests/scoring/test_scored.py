@@ -240,3 +240,14 @@ def test_it_leaves_every_agent_unranked_with_all_weights_zero():
 def test_it_refuses_negative_weights():
     with pytest.raises(ValueError):
         rerank([], -1, 0, 0)
+
+
+def test_the_board_carries_the_mean_pass_at_k_over_the_tasks_with_a_score():
+    # t1: trials 9/10 (0.9, a pass) and 5/10 (0.5): pass@k = 1/2. t2: one trial 17/20 = 0.85, a pass: 1/1.
+    # Mean pass@k = (0.5 + 1.0) / 2 = 0.75, stored with the board so the page never computes it.
+    t1, t2 = make_task("t1", evaluation="auto"), make_task("t2", evaluation="auto")
+    runs = [make_run("a", "t1", trial=1, tests_passed=9, tests_total=10),
+            make_run("a", "t1", trial=2, tests_passed=5, tests_total=10),
+            make_run("a", "t2", trial=1, tests_passed=17, tests_total=20)]
+    row = row_of(board([t1, t2], runs)["overall"], "a")
+    assert row["mean_pass_at_k"] == 0.75
