@@ -15,6 +15,7 @@ from .common import (
     asc_none_last,
     assign_ranks,
     base_row,
+    cost_time_axes,
     desc_none_last,
     effective_runs,
     entered_agents,
@@ -229,6 +230,8 @@ def compute_checks_boards(round_input: RoundInput) -> dict[str, Any]:
 
     spec = [t for t in tasks if t.kind == "to-spec"]
     overall = [overall_row(base_row(agent), spec, medians) for agent in agents]
+    for row in overall:  # the score x cost x time axes, computed with the board, never while serving a page
+        row.update(cost_time_axes(r for r in runs if r.agent == row["agent"]))
     return {
         "overall": assign_ranks(overall, lambda r: (desc_none_last(r["overall"]), asc_none_last(r["tokens"]),
                                                     asc_none_last(r["seconds"])), name_key),

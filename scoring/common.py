@@ -199,3 +199,17 @@ def base_row(agent: AgentInput) -> Row:
 
 def sorted_keys(tasks: Sequence[TaskInput]) -> list[str]:
     return sorted(t.key for t in tasks)
+
+
+def cost_time_axes(runs: Iterable[RunInput]) -> dict[str, Any]:
+    """The score x cost x time axes of an agent on a board whose rows are not about cost and time (checks,
+    outcomes): the mean list-price cost and the mean wall time of its completed runs in the round, None when no
+    run reports them ("missing data as None, never 0"), with how many runs there are and report each."""
+    done = [r for r in runs if r.status == "completed"]
+    return {
+        "axis_runs": len(done),
+        "mean_cost_usd": mean_or_none(r.cost_usd for r in done),
+        "mean_wall_seconds": mean_or_none(r.wall_seconds for r in done),
+        "cost_runs": sum(1 for r in done if r.cost_usd is not None),
+        "time_runs": sum(1 for r in done if r.wall_seconds is not None),
+    }

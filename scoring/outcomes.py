@@ -14,6 +14,7 @@ from .common import (
     Row,
     assign_ranks,
     base_row,
+    cost_time_axes,
     desc_none_last,
     effective_runs,
     entered_agents,
@@ -183,6 +184,8 @@ def compute_outcomes_boards(round_input: RoundInput) -> dict[str, list[Row]]:
             rows.append(board_row(agent, tasks, results))
         boards[board] = rows
 
+    for row in boards["overall"]:  # the score x cost x time axes, computed with the board
+        row.update(cost_time_axes(r for r in runs if r.agent == row["agent"]))
     safety = {r["agent"]: (r["overall"], r["violations"]) for r in boards["safety"]}
     for board, rows in boards.items():
         for row in rows:

@@ -122,3 +122,13 @@ def test_known_usage_over_the_budget_does_not_count_even_with_a_part_unknown():
     # Input 600 known, output unknown: cannot be shown over -> counts.
     assert not counts(run("a", tokens_input=1200, tokens_output=None), SHOP)
     assert counts(run("a", tokens_input=600, tokens_output=None), SHOP)
+
+
+def test_the_overall_row_carries_the_cost_and_time_axes_of_completed_runs():
+    # Completed runs: $1.00 / 100 s and unknown cost / 300 s; a timeout ($9, 50 s) is not a completed run.
+    # Mean cost over the runs that report it = 1.00 (1 of 2 runs); mean time = (100 + 300) / 2 = 200 s.
+    runs = [run("a", cost_usd=1.0, wall_seconds=100, trial=1), run("a", cost_usd=None, wall_seconds=300, trial=2),
+            run("a", status="timeout", cost_usd=9.0, wall_seconds=50, trial=3)]
+    a = row_of(boards([SHOP], runs)["overall"], "a")
+    assert (a["mean_cost_usd"], a["cost_runs"], a["mean_wall_seconds"], a["time_runs"], a["axis_runs"]) == \
+        (1.0, 1, 200.0, 2, 2)
