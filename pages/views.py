@@ -1,4 +1,5 @@
-"""Public pages: short views over pages.selectors; htmx requests get the swapped region only."""
+"""Public pages: short views over pages.selectors, pages.details and pages.tradeoffs; htmx requests get the
+swapped region only."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from django.views.decorators.vary import vary_on_headers
 from bundles.export import bundle_export
 from leaderboard.caching import public_page
 
-from . import downloads, selectors
+from . import details, downloads, selectors
+from .tradeoffs import tradeoffs_page
 
 
 def _page(request: HttpRequest, template: str, context: dict, region: str) -> HttpResponse:
@@ -39,41 +41,41 @@ def board(request: HttpRequest, bench: str, round: str | None = None) -> HttpRes
 @public_page
 @require_GET
 def run_detail(request: HttpRequest, bench: str, round: str, run: str) -> HttpResponse:
-    context = selectors.run_page(bench_slug=bench, round_key=round, run_key=run)
+    context = details.run_page(bench_slug=bench, round_key=round, run_key=run)
     return render(request, "runs/run_detail.html", context)
 
 
 @require_GET
 def run_json(request: HttpRequest, bench: str, round: str, run: str) -> JsonResponse:
-    doc = selectors.run_document(bench_slug=bench, round_key=round, run_key=run)
+    doc = details.run_document(bench_slug=bench, round_key=round, run_key=run)
     return JsonResponse(doc, json_dumps_params={"indent": 2, "ensure_ascii": False})
 
 
 @public_page
 @require_GET
 def round_agent(request: HttpRequest, bench: str, round: str, agent: str) -> HttpResponse:
-    context = selectors.round_agent_page(bench_slug=bench, round_key=round, agent_slug=agent)
+    context = details.round_agent_page(bench_slug=bench, round_key=round, agent_slug=agent)
     return render(request, "leaderboard/round_agent.html", context)
 
 
 @public_page
 @require_GET
 def task_detail(request: HttpRequest, bench: str, task: str) -> HttpResponse:
-    context = selectors.task_page(bench_slug=bench, task_key=task, agent=request.GET.get("agent"))
+    context = details.task_page(bench_slug=bench, task_key=task, agent=request.GET.get("agent"))
     return render(request, "leaderboard/task.html", context)
 
 
 @public_page
 @require_GET
 def agent_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    return render(request, "leaderboard/agent.html", selectors.agent_page(slug=slug))
+    return render(request, "leaderboard/agent.html", details.agent_page(slug=slug))
 
 
 @public_page
 @require_GET
 @vary_on_headers("HX-Request")
 def tradeoffs(request: HttpRequest, bench: str) -> HttpResponse:
-    context = selectors.tradeoffs_page(bench_slug=bench, params=request.GET)
+    context = tradeoffs_page(bench_slug=bench, params=request.GET)
     return _page(request, "leaderboard/tradeoffs.html", context, "weighted-region")
 
 

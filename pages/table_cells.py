@@ -1,0 +1,94 @@
+"""What every board's table is made of: columns, and cells that carry their text, their link to the runs
+behind the number, and a sort value; the board's context (`BoardContext`) and the cell helpers every
+methodology's builders use (`rank_cell`, `agent_cell`, `num_cell`, `rating_cell`). The rows come from the
+stored snapshot, so nothing here computes a score."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.urls import reverse
+
+from leaderboard.models import Benchmark, Entry, Round, Task
+
+from .formatting import fmt_rating
+from .links import round_agent_url, run_url
+
+
+@dataclass
+class Column:
+    key: str
+    label: str
+    num: bool = True
+    title: str = ""
+    query: str = ""
+    aria_sort: str = ""
+    arrow: str = ""
+
+
+@dataclass
+class Cell:
+    text: str
+    sort: Any = None
+    href: str | None = None
+    title: str = ""
+    sub: str = ""
+    badges: list[tuple[str, str]] = field(default_factory=list)
+    rating: dict | None = None
+    raw: Any = None
+    pill: str = ""
+
+
+@dataclass
+class Table:
+    caption: str
+    columns: list[Column]
+    rows: list[dict[str, Any]]
+    note: str = ""
+    empty: str = "No agents on this board yet."
+
+
+def rank_cell(row: dict) -> Cell:
+    return Cell(text=str(row["rank"]) if row.get("rank") is not None else "–", sort=row.get("rank"),
+                raw=row.get("rank"))
+
+
+def agent_cell(row: dict, ctx: BoardContext) -> Cell:
+    entry = ctx.entries.get(row["agent"])
+    sub = " · ".join(x for x in (entry.product_version, entry.model) if x) if entry else ""
+    return Cell(text=row["name"], sort=row["name"].lower(), href=reverse("agent", args=[row["agent"]]), sub=sub,
+                raw=row["agent"])
+
+
+def num_cell(value: float | None, text: str, href: str | None = None, title: str = "", **kw: Any) -> Cell:
+    return Cell(text=text, sort=value, href=href, title=title, raw=value, **kw)
+
+
+def rating_cell(row: dict | None) -> Cell:
+    rating = fmt_rating(row)
+    if rating is None:
+        return Cell(text="–", sort=None)
+    return Cell(text=rating["text"], sort=row["rating"] if row else None, rating=rating, title=rating["title"],
+                raw=row["rating"] if row else None)
+
+
+@dataclass
+class BoardContext:
+    bench: Benchmark
+    rnd: Round
+    data: dict
+    entries: dict[str, Entry]
+    ratings: dict[str, dict]
+    task_ratings: dict[str, dict[str, dict]]
+    tasks: list[Task]
+
+    @property
+    def m(self) -> str:
+        return self.bench.methodology
+
+    def agent_href(self, agent: str) -> str:
+        return round_agent_url(self.bench.slug, self.rnd.key, agent)
+
+    def run_href(self, run_id: str | None) -> str | None:
+        return run_url(self.bench.slug, self.rnd.key, run_id)

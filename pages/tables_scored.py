@@ -1,0 +1,109 @@
+"""The scored methodology's boards: the overall board (score, pass rate, mean pass@k, one column per domain,
+cost and time per run) and the tasks board (the best score of each task across trials, pass@k below it)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .formatting import fmt_money, fmt_pct, fmt_score, fmt_seconds
+from .table_cells import BoardContext, Cell, Column, Table, agent_cell, num_cell, rank_cell, rating_cell
+
+
+def _partial_marks(partial: bool, reported: int | None, runs: int | None) -> dict[str, Any]:
+    """A cost or time cell that averages only the runs reporting it says so ("cost on 3 of 10 runs")."""
+    if not partial:
+        return {}
+    return {"sub": f"on {reported} of {runs} runs", "badges": [("partial", "warn")]}
+
+
+def _missing_note(meta: dict[str, Any], axis: str) -> str:
+    """ "n agents missing data on axis X" (seed 002), counting agents with the axis on only some runs."""
+    missing, partial = meta.get(f"missing_{axis}") or 0, meta.get(f"partial_{axis}") or 0
+    if not missing:
+        return ""
+    text = f"{missing} of {meta.get('agents')} agents are missing {axis} data"
+    return text + (f" ({partial} on some runs only)" if partial else "")
+
+
+def scored_table(ctx: BoardContext, tab: str) -> Table:
+    if tab == "tasks":
+        return _scored_tasks_table(ctx)
+    return _scored_overall_table(ctx)
+
+
+def _scored_tasks_table(ctx: BoardContext) -> Table:
+    """Best score per task across trials, pass@k below it."""
+    rows = ctx.data.get("overall") or []
+    threshold = (ctx.data.get("meta") or {}).get("pass_threshold", 0.8)
+    keys = [t.key for t in ctx.tasks]
+    cols = [Column("rank", "Rank"), Column("agent", "Agent", num=False)]
+    cols += [Column(f"task:{k}", k, title="Best score across trials; pass@k below") for k in keys]
+    out = []
+    for row in rows:
+        cells = [rank_cell(row), agent_cell(row, ctx)]
+        for k in keys:
+            c = (row.get("tasks") or {}).get(k)
+            if not c:
+                cells.append(Cell(text="–", sort=None))
+                continue
+            badges = [("heuristic", "warn")] if c.get("heuristic") else []
+            cells.append(num_cell(c["best"], fmt_score(c["best"], "scored"), ctx.run_href(c.get("best_run")),
+                                  f"best of {c['trials']} trials; pass@k {c['passes']}/{c['trials']}",
+                                  sub=f"pass@{c['trials']} {fmt_pct(c['pass_at_k'])}", badges=badges))
+        out.append({"agent": row["agent"], "cells": cells})
+    return Table(caption=f"Best score per task, {ctx.rnd.name or ctx.rnd.key}", columns=cols, rows=out,
+                 note=f"Each cell is the best score across trials (links to that trial's run); pass@k is "
+                      f"the share of trials scoring at least {threshold:.2f}. 'heuristic' marks a best trial "
+                      f"scored by the heuristic fallback, capped at 0.60.")
+
+
+def _scored_overall_table(ctx: BoardContext) -> Table:
+    rows = ctx.data.get("overall") or []
+    meta = ctx.data.get("meta") or {}
+    threshold = meta.get("pass_threshold", 0.8)
+    domains = sorted({d for r in rows for d in (r.get("domains") or {})})
+    cols = [Column("rank", "Rank"), Column("agent", "Agent", num=False),
+            Column("score", "Score (0-1)", title="Mean over the round's tasks of the best score across trials; "
+                                                   "a task without a score counts 0"),
+            Column("pass_rate", "Pass rate", title=f"Share of the round's tasks whose best score is at least "
+                                                   f"{threshold:.2f}"),
+            Column("pass_at_k", "Mean pass@k", title="Mean over tasks of the share of passing trials")]
+    cols += [Column(f"dom:{d}", d) for d in domains]
+    cols += [Column("cost", "Cost / run"), Column("time", "Time / run"), Column("coverage", "Tested")]
+    if ctx.ratings:
+        cols.append(Column("rating", "Vote rating"))
+    out = []
+    for row in rows:
+        cells = _scored_overall_cells(ctx, row, domains)
+        out.append({"agent": row["agent"], "cells": [cells[c.key] for c in cols]})
+    missing = [text for text in (_missing_note(meta, "cost"), _missing_note(meta, "latency")) if text]
+    note = ("Missing cost or time is shown as –, never as 0, and a mean over only some runs is marked partial. "
+            + ("; ".join(missing) + "." if missing else ""))
+    return Table(caption=f"Overall board, {ctx.rnd.name or ctx.rnd.key}", columns=cols, rows=out, note=note)
+
+
+def _scored_overall_cells(ctx: BoardContext, row: dict[str, Any], domains: list[str]) -> dict[str, Cell]:
+    """One agent's cells on the scored overall board, by column key."""
+    href = ctx.agent_href(row["agent"])
+    mean_pak = row.get("mean_pass_at_k")  # computed with the board, never while serving
+    badges = [("heuristic", "warn")] if row.get("heuristic") else []
+    cells = {"rank": rank_cell(row), "agent": agent_cell(row, ctx),
+             "score": num_cell(row.get("score"), fmt_score(row.get("score"), "scored"), href, badges=badges,
+                               sub=f"tested {row.get('tested')} of {row.get('of')}"
+                               if row.get("tested") != row.get("of") else ""),
+             "pass_rate": num_cell(row.get("pass_rate"), fmt_pct(row.get("pass_rate")), href),
+             "pass_at_k": num_cell(mean_pak, fmt_pct(mean_pak), href)}
+    for d in domains:
+        v = (row.get("domains") or {}).get(d)
+        cells[f"dom:{d}"] = num_cell(v, fmt_score(v, "scored"), href)
+    partial = row.get("partial_axes") or []
+    cells["cost"] = num_cell(row.get("cost_usd"), fmt_money(row.get("cost_usd")), href,
+                             **_partial_marks("cost_usd" in partial, row.get("cost_runs"), row.get("runs_scored")))
+    cells["time"] = num_cell(row.get("wall_seconds"), fmt_seconds(row.get("wall_seconds")), href,
+                             **_partial_marks("wall_seconds" in partial, row.get("latency_runs"),
+                                              row.get("runs_scored")))
+    cells["coverage"] = Cell(text=f"tested {row.get('tested')} of {row.get('of')}", sort=row.get("tested"),
+                             href=href, raw=row.get("tested"))
+    if ctx.ratings:
+        cells["rating"] = rating_cell(ctx.ratings.get(row["agent"]))
+    return cells

@@ -1,0 +1,73 @@
+"""The weekly methodology's board: one column per task of the week with its outcome, then passes, partials,
+fails, points, pass rate, interventions, time and cost."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .formatting import OUTCOME_BADGE, OUTCOME_LABEL, fmt_money, fmt_pct, fmt_seconds
+from .table_cells import BoardContext, Cell, Column, Table, agent_cell, num_cell, rank_cell
+
+
+def weekly_table(ctx: BoardContext, tab: str) -> Table:
+    rows = ctx.data.get("overall") or []
+    keys = [t.key for t in ctx.tasks if any(t.key in (r.get("tasks") or {}) for r in rows)]
+    titles = {t.key: t.title or t.key for t in ctx.tasks}
+    cols = [Column("rank", "Rank"), Column("agent", "Agent", num=False)]
+    cols += [Column(f"task:{k}", titles[k], num=False) for k in keys]
+    cols += [Column("passes", "Pass"), Column("partials", "Partial"), Column("fails", "Fail"),
+             Column("points", "Points", title="2 per pass, 1 per partial; shown, never sorted on"),
+             Column("pass_rate", "Pass rate", title="Passes / tasks that week"),
+             Column("interventions", "Interventions"), Column("time", "Time"),
+             Column("cost", "Cost", title="Dollars when every run was metered, else the plan label")]
+    out = [{"agent": row["agent"], "cells": _weekly_cells(ctx, row, keys)} for row in rows]
+    return Table(caption=f"{ctx.rnd.name or ctx.rnd.key}: week of {ctx.rnd.starts_on or ''}", columns=cols,
+                 rows=out, note="Ranked by pass rate, then fewer interventions (an unknown count goes after every "
+                                "known total), then lower dollar cost, then name (ignoring case). Points stay "
+                                "visible so a partial is not hidden; a partial is not a pass. A run that reaches "
+                                "the 30-minute cap is a fail and counts 30 minutes of time.")
+
+
+def _weekly_cells(ctx: BoardContext, row: dict[str, Any], keys: list[str]) -> list[Cell]:
+    """One agent's cells on the weekly board, in column order."""
+    href = ctx.agent_href(row["agent"])
+    cells = [rank_cell(row), agent_cell(row, ctx)]
+    cells += [_outcome_cell(ctx, (row.get("tasks") or {}).get(k)) for k in keys]
+    cells += [num_cell(row.get("passes"), str(row.get("passes")), href),
+              num_cell(row.get("partials"), str(row.get("partials")), href),
+              num_cell(row.get("fails"), str(row.get("fails")), href),
+              num_cell(row.get("points"), str(row.get("points")), href),
+              num_cell(row.get("pass_rate"), fmt_pct(row.get("pass_rate")), href,
+                       sub=f"{len(row['in_review'])} in review" if row.get("in_review") else ""),
+              _interventions_cell(row, href),
+              num_cell(row.get("seconds"), fmt_seconds(row.get("seconds")), href), _cost_cell(row, href)]
+    return cells
+
+
+def _outcome_cell(ctx: BoardContext, c: dict[str, Any] | None) -> Cell:
+    """One task's outcome for the agent, linking to its run; the 30-minute cap as a badge."""
+    if not c:
+        return Cell(text="–")
+    outcome = c.get("outcome") or ""
+    badges = [("30-min cap", "bad")] if c.get("capped") else []
+    return Cell(text=OUTCOME_LABEL.get(outcome, outcome), sort=c.get("points"), href=ctx.run_href(c.get("run")),
+                sub=fmt_seconds(c.get("seconds")), badges=badges, raw=outcome,
+                pill=OUTCOME_BADGE.get(outcome) or "neutral")
+
+
+def _cost_cell(row: dict[str, Any], href: str) -> Cell:
+    """Dollars when every run was metered, else the plan label, else nothing."""
+    if row.get("cost_kind") == "dollars":
+        return num_cell(row.get("cost_usd"), fmt_money(row.get("cost_usd")), href, sub="metered")
+    if row.get("plan_label"):
+        return Cell(text=row["plan_label"], sort=None, href=href, sub="plan label", raw=row["plan_label"])
+    return Cell(text="–")
+
+
+def _interventions_cell(row: dict[str, Any], href: str | None) -> Cell:
+    """The week's interventions, or "unknown" when a run has no count (a missing count is not 0)."""
+    if row.get("interventions") is not None:
+        return num_cell(row["interventions"], str(row["interventions"]), href)
+    unrecorded = row.get("interventions_unrecorded") or []
+    return Cell(text="unknown", sort=None, href=href, raw=None,
+                sub=f"not recorded on {len(unrecorded)} of {len(row.get('tasks') or {})} runs" if unrecorded else "")

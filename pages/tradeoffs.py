@@ -1,0 +1,115 @@
+"""The score x cost x time page: each agent's board headline beside its cost and time, re-ranked by the
+visitor's weights, and the two scatter charts. Scored and weekly boards carry cost and time; for checks and
+outcomes they are the means over the agent's completed runs in the round. A mean over only some runs is
+partial: it is re-ranked as missing and not plotted."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from django.db.models import Avg, Count
+
+from leaderboard.models import Benchmark, Round
+from runs.models import Run
+from scoring import scored as scored_rules
+from snapshots.models import BoardSnapshot, SnapshotKind
+
+from .charts import scatter_chart
+from .formatting import fmt_money, fmt_score, fmt_seconds
+from .links import round_agent_url
+from .selectors import benchmark_get, round_pick, rounds_published, snapshot_state
+
+
+def tradeoff_rows(bench: Benchmark, rnd: Round, data: dict) -> list[dict[str, Any]]:
+    """Rows with the three axes: score (the board's headline), cost and time. Scored and weekly boards carry
+    cost and time; for checks and outcomes they are the mean list-price cost and mean wall time of the
+    agent's completed runs in the round (missing stays None)."""
+    rows = (data.get("overall") or []) if data else []
+    carried = bench.rules.tradeoff_axes
+    if carried is not None:
+        return [_axes_row(r, *carried(r)) for r in rows]
+    agg = {a["entry__agent__slug"]: a for a in Run.objects.filter(round=rnd, status="completed")
+           .values("entry__agent__slug").annotate(cost=Avg("cost_usd"), seconds=Avg("wall_seconds"), runs=Count("id"),
+                                                  cost_runs=Count("cost_usd"), time_runs=Count("wall_seconds"))}
+    out = []
+    for r in rows:
+        a = agg.get(r["agent"], {})
+        cost = a.get("cost")
+        out.append(_axes_row(r, r.get(bench.rules.headline_key), float(cost) if cost is not None else None,
+                             a.get("seconds"), a.get("runs", 0), a.get("cost_runs", 0), a.get("time_runs", 0)))
+    return out
+
+
+def _axes_row(r: dict[str, Any], score: float | None, cost: float | None, seconds: float | None, runs: int,
+              cost_runs: int, time_runs: int) -> dict[str, Any]:
+    """One agent on the trade-offs page. An axis reported on only some runs is partial: its mean may rest on
+    the cheap or fast runs, so the re-rank scores it as missing (seed 002: missing data is never an
+    advantage)."""
+    partial = [axis for axis, n in (("cost_usd", cost_runs), ("wall_seconds", time_runs)) if 0 < n < runs]
+    return {"agent": r["agent"], "name": r["name"], "rank": r.get("rank"), "score": score, "cost_usd": cost,
+            "wall_seconds": seconds, "runs": runs, "axis_runs": {"cost_usd": cost_runs, "wall_seconds": time_runs},
+            "partial_axes": partial}
+
+
+def _weight(params: Mapping[str, str], name: str) -> float:
+    try:
+        value = float(params.get(name, "1"))
+    except ValueError:
+        return 1.0
+    return min(max(value, 0.0), 10.0) if math.isfinite(value) else 1.0
+
+
+AXIS_WORD = {"score": "score", "cost_usd": "cost", "wall_seconds": "time"}
+
+
+def _partial_name(row: dict[str, Any], axis: str) -> str:
+    return f"{row['name']} ({AXIS_WORD[axis]} on {row['axis_runs'][axis]} of {row['runs']} runs)"
+
+
+def _axis_gaps(row: dict[str, Any]) -> list[str]:
+    """What a re-ranked row lacks, in words: "no cost", "cost on 3 of 10 runs", and whether the weights made
+    it count as the worst value."""
+    gaps = []
+    for axis in scored_rules.AXES:
+        if axis in row["missing_axes"]:
+            text = f"no {AXIS_WORD[axis]}"
+        elif axis in row["partial_axes"]:
+            text = f"{AXIS_WORD[axis]} on {row['axis_runs'][axis]} of {row['runs']} runs"
+        else:
+            continue
+        gaps.append(text + (", counted as the worst" if axis in row["worst_axes"] else ""))
+    return gaps
+
+
+def tradeoffs_page(*, bench_slug: str, params: Mapping[str, str]) -> dict[str, Any]:
+    bench = benchmark_get(bench_slug)
+    rounds = rounds_published(bench)
+    rnd = round_pick(rounds, params.get("round") or None)
+    snap = BoardSnapshot.objects.filter(round=rnd, kind=SnapshotKind.BOARDS).first()
+    data = snap.data if snap and snap.data else {}
+    rows = tradeoff_rows(bench, rnd, data)
+    weights = {k: _weight(params, k) for k in ("w_score", "w_cost", "w_time")}
+    ranked = scored_rules.rerank(rows, weights["w_score"], weights["w_cost"], weights["w_time"])
+    m = bench.methodology
+    hrefs = {r["agent"]: round_agent_url(bench.slug, rnd.key, r["agent"]) for r in rows}
+
+    def score_fmt(v: float) -> str:
+        return fmt_score(v, m)
+
+    table = [{"agent": r["agent"], "name": r["name"], "href": hrefs[r["agent"]], "weighted_rank": r["weighted_rank"],
+              "rank": r["rank"], "weighted": "–" if r["weighted"] is None else f"{r['weighted']:.3f}",
+              "score": score_fmt(r["score"]) if r["score"] is not None else "–", "cost": fmt_money(r["cost_usd"]),
+              "time": fmt_seconds(r["wall_seconds"]), "gaps": _axis_gaps(r)} for r in ranked]
+    # A partial mean is not plotted either: it could put an agent on the frontier with its cheap runs only.
+    plotted = [{**r, **{a: None for a in r["partial_axes"]}} for r in rows]
+    return {"bench": bench, "round": rnd, "rounds": rounds, "weights": weights, "table": table,
+            "state": snapshot_state(snap),
+            "cost_chart": scatter_chart(plotted, "cost_usd", fmt_money, score_fmt, hrefs),
+            "time_chart": scatter_chart(plotted, "wall_seconds", fmt_seconds, score_fmt, hrefs),
+            "missing_cost": [r["name"] for r in rows if r["cost_usd"] is None],
+            "missing_time": [r["name"] for r in rows if r["wall_seconds"] is None],
+            "partial_cost": [_partial_name(r, "cost_usd") for r in rows if "cost_usd" in r["partial_axes"]],
+            "partial_time": [_partial_name(r, "wall_seconds") for r in rows if "wall_seconds" in r["partial_axes"]],
+            "derived_axes": bench.rules.tradeoff_axes is None, "headline": bench.rules.headline_label}
