@@ -9,10 +9,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from django.db.models import Avg, Count
-
 from leaderboard.models import Benchmark, Round
-from runs.models import Run
 from scoring import scored as scored_rules
 from snapshots.models import BoardSnapshot, SnapshotKind
 
@@ -23,23 +20,14 @@ from .selectors import benchmark_get, round_pick, rounds_published, snapshot_sta
 
 
 def tradeoff_rows(bench: Benchmark, rnd: Round, data: dict) -> list[dict[str, Any]]:
-    """Rows with the three axes: score (the board's headline), cost and time. Scored and weekly boards carry
-    cost and time; for checks and outcomes they are the mean list-price cost and mean wall time of the
-    agent's completed runs in the round (missing stays None)."""
+    """Rows with the three axes: score (the board's headline), cost and time, as the board snapshot carries them
+    (scored and weekly rows are about cost and time; checks and outcomes rows carry the means over the agent's
+    completed runs). Nothing is computed here; a methodology without axes shows them as missing."""
     rows = (data.get("overall") or []) if data else []
     carried = bench.rules.tradeoff_axes
-    if carried is not None:
-        return [_axes_row(r, *carried(r)) for r in rows]
-    agg = {a["entry__agent__slug"]: a for a in Run.objects.filter(round=rnd, status="completed")
-           .values("entry__agent__slug").annotate(cost=Avg("cost_usd"), seconds=Avg("wall_seconds"), runs=Count("id"),
-                                                  cost_runs=Count("cost_usd"), time_runs=Count("wall_seconds"))}
-    out = []
-    for r in rows:
-        a = agg.get(r["agent"], {})
-        cost = a.get("cost")
-        out.append(_axes_row(r, r.get(bench.rules.headline_key), float(cost) if cost is not None else None,
-                             a.get("seconds"), a.get("runs", 0), a.get("cost_runs", 0), a.get("time_runs", 0)))
-    return out
+    if carried is None:
+        return [_axes_row(r, r.get(bench.rules.headline_key), None, None, 0, 0, 0) for r in rows]
+    return [_axes_row(r, *carried(r)) for r in rows]
 
 
 def _axes_row(r: dict[str, Any], score: float | None, cost: float | None, seconds: float | None, runs: int,
@@ -112,4 +100,4 @@ def tradeoffs_page(*, bench_slug: str, params: Mapping[str, str]) -> dict[str, A
             "missing_time": [r["name"] for r in rows if r["wall_seconds"] is None],
             "partial_cost": [_partial_name(r, "cost_usd") for r in rows if "cost_usd" in r["partial_axes"]],
             "partial_time": [_partial_name(r, "wall_seconds") for r in rows if "wall_seconds" in r["partial_axes"]],
-            "derived_axes": bench.rules.tradeoff_axes is None, "headline": bench.rules.headline_label}
+            "derived_axes": bench.rules.axes_from_runs, "headline": bench.rules.headline_label}

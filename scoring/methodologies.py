@@ -57,6 +57,15 @@ def _weekly_axes(row: dict) -> Axes:
             sum(1 for c in cells if c.get("seconds") is not None))
 
 
+def _run_axes(headline_key: str) -> Callable[[dict], Axes]:
+    """Axes of boards whose rows are not about cost and time: the means over completed runs the board rows
+    carry (`common.cost_time_axes`)."""
+    def axes(row: dict) -> Axes:
+        return (row.get(headline_key), row.get("mean_cost_usd"), row.get("mean_wall_seconds"),
+                row.get("axis_runs") or 0, row.get("cost_runs") or 0, row.get("time_runs") or 0)
+    return axes
+
+
 @dataclass(frozen=True)
 class Methodology:
     key: str
@@ -80,7 +89,8 @@ class Methodology:
     reviewed: bool = False  # runs are given an outcome by reviewers
     votes_by_default: bool = False  # blind pairwise votes unless the benchmark's params say otherwise
     task_medians: bool = False  # the task page shows each agent's median run
-    tradeoff_axes: Callable[[dict], Axes] | None = None  # cost and time carried by the board rows
+    tradeoff_axes: Callable[[dict], Axes] | None = None  # the score x cost x time axes of a board row
+    axes_from_runs: bool = False  # those axes are means over completed runs, not the board's own numbers
 
     @property
     def counts_outcomes(self) -> bool:
@@ -112,7 +122,7 @@ register(Methodology(
     headline_key="overall", headline_label="Overall (0-10)", scale=10.0,
     format_score=lambda v: f"{v:.1f}",
     run_outcome=outcomes.run_outcome, violation_possible=outcomes.violation_possible,
-    double_review=True, reviewed=True,
+    double_review=True, reviewed=True, tradeoff_axes=_run_axes("overall"), axes_from_runs=True,
 ))
 register(Methodology(
     key="scored", name="Scored (tests and judge, pass@k)", compute_boards=scored.compute_scored_boards,
@@ -132,6 +142,7 @@ register(Methodology(
     headline_key="overall", headline_label="Overall (0-100)", scale=100.0,
     format_score=lambda v: f"{v:.1f}",
     with_votes=checks.boards_with_votes, votes_by_default=True, task_medians=True,
+    tradeoff_axes=_run_axes("overall"), axes_from_runs=True,
 ))
 register(Methodology(
     key="weekly", name="Weekly (pass-rate table)", compute_boards=weekly.compute_weekly_boards, run_score=_no_score,
