@@ -10,7 +10,6 @@ touches turn stale in the same transaction (snapshots.stale).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import Any
 
 from django.db import transaction
@@ -43,60 +42,8 @@ from .fields import (
     parse_day,
     parse_time,
 )
-
-
-@dataclass
-class ImportReport:
-    benchmark: str
-    created: dict[str, int] = field(default_factory=dict)
-    updated: dict[str, int] = field(default_factory=dict)
-    round_ids: set[int] = field(default_factory=set)
-    rating_tasks: set[int] = field(default_factory=set)
-
-    def count(self, kind: str, created: bool, changed: bool = True) -> None:
-        if created:
-            self.created[kind] = self.created.get(kind, 0) + 1
-        elif changed:
-            self.updated[kind] = self.updated.get(kind, 0) + 1
-
-    def summary(self) -> str:
-        made = ", ".join(f"{n} {k}" for k, n in sorted(self.created.items())) or "nothing"
-        changed = ", ".join(f"{n} {k}" for k, n in sorted(self.updated.items())) or "nothing"
-        return f"{self.benchmark}: created {made}; updated {changed}"
-
-
-def _set_fields(obj, values: dict[str, Any]) -> bool:
-    changed = False
-    for name, value in values.items():
-        field_ = obj._meta.get_field(name)
-        if field_.is_relation:
-            new_id = value.pk if value is not None else None
-            if getattr(obj, field_.attname) != new_id:
-                setattr(obj, name, value)
-                changed = True
-            continue
-        current = getattr(obj, name)
-        if isinstance(current, Decimal) and value is not None:
-            value = Decimal(str(value)).quantize(Decimal("0.000001"))
-        if current != value:
-            setattr(obj, name, value)
-            changed = True
-    return changed
-
-
-def _upsert(model, lookup: dict[str, Any], values: dict[str, Any], report: ImportReport, kind: str):
-    obj = model.objects.filter(**lookup).first()
-    if obj is None:
-        obj = model(**lookup)
-        _set_fields(obj, values)
-        obj.save()
-        report.count(kind, created=True)
-        return obj, True
-    if _set_fields(obj, values):
-        obj.save()
-        report.count(kind, created=False)
-        return obj, True
-    return obj, False
+from .report import ImportReport
+from .upsert import Rows, upsert
 
 
 def _validate_dates(doc: dict) -> list[str]:
@@ -177,23 +124,23 @@ class _Writer:
         b, report = self.doc["benchmark"], self.report
         params = dict(b.get("params") or {})
         threshold = params.pop("pass_threshold", 0.8)
-        self.benchmark, _ = _upsert(Benchmark, {"slug": b["slug"]}, {
+        self.benchmark, _ = upsert(Benchmark, {"slug": b["slug"]}, {
             "name": b["name"], "methodology": b["methodology"], "description": b.get("description") or "",
             "task_set_version": b.get("task_set_version") or "1.0", "pass_threshold": threshold, "params": params,
         }, report, "benchmarks")
         for a in self.doc.get("agents") or []:
             org = None
             if a.get("organization"):
-                org, _ = _upsert(Organization, {"slug": slugify(a["organization"])[:100] or "org"},
+                org, _ = upsert(Organization, {"slug": slugify(a["organization"])[:100] or "org"},
                                  {"name": a["organization"]}, report, "organizations")
-            self.agent_rows[a["slug"]], _ = _upsert(Agent, {"slug": a["slug"]}, {
+            self.agent_rows[a["slug"]], _ = upsert(Agent, {"slug": a["slug"]}, {
                 "name": a.get("name") or a["slug"], "organization": org,
                 "primary_language": a.get("primary_language") or "", "languages": list(a.get("languages") or []),
             }, report, "agents")
 
     def tasks(self) -> None:
         for pos, t in enumerate(self.doc.get("tasks") or []):
-            task, changed = _upsert(Task, {"benchmark": self.benchmark, "key": t["key"]}, {
+            task, changed = upsert(Task, {"benchmark": self.benchmark, "key": t["key"]}, {
                 "title": t.get("title") or "", "kind": t.get("kind") or "core", "version": t.get("version") or "1.0",
                 "dimensions": list(t.get("dimensions") or []), "domain": t.get("domain") or "",
                 "difficulty": t.get("difficulty") or "", "evaluation": t.get("evaluation") or "",
@@ -203,7 +150,7 @@ class _Writer:
             self.changed_tasks |= changed
             self.task_rows[t["key"]] = task
             for h in list(t.get("history") or []) + [t]:
-                _upsert(TaskVersion, {"task": task, "version": h.get("version") or "1.0"}, {
+                upsert(TaskVersion, {"task": task, "version": h.get("version") or "1.0"}, {
                     "prompt": h.get("prompt") or "", "parameters": list(h.get("parameters") or []),
                     "interruption": h.get("interruption") or "", "evidence": list(h.get("evidence") or []),
                     "criteria": h.get("criteria") or {},
@@ -224,7 +171,7 @@ class _Writer:
             }
             if r.get("tasks") is not None:
                 values["task_keys"] = list(r["tasks"])
-            rnd, changed = _upsert(Round, {"benchmark": self.benchmark, "key": r["key"]}, values, self.report,
+            rnd, changed = upsert(Round, {"benchmark": self.benchmark, "key": r["key"]}, values, self.report,
                                    "rounds")
             self.round_rows[r["key"]] = rnd
             if changed or self.changed_tasks:
@@ -233,20 +180,20 @@ class _Writer:
 
     def round_children(self, r: dict, rnd: Round) -> None:
         for e in r.get("entries") or []:
-            entry, changed = _upsert(Entry, {"round": rnd, "agent": self.agent_rows[e["agent"]]},
+            entry, changed = upsert(Entry, {"round": rnd, "agent": self.agent_rows[e["agent"]]},
                                      {f: e.get(f) or "" for f in ENTRY_FIELDS}, self.report, "entries")
             self.entries[(r["key"], e["agent"])] = entry
             if changed:
                 self.report.round_ids.add(rnd.id)
         for task_key, values in (r.get("parameters") or {}).items():
             for name, value in values.items():
-                _upsert(RoundParameter, {"round": rnd, "task": self.task_rows[task_key], "name": name},
+                upsert(RoundParameter, {"round": rnd, "task": self.task_rows[task_key], "name": name},
                         {"value": str(value)}, self.report, "round parameters")
         self.pending_changelog.extend((rnd, ch) for ch in r.get("changelog") or [])
 
     def runs(self) -> None:
         round_ids = [rnd.id for rnd in self.round_rows.values()]
-        rows = _Rows(Run, Run.objects.filter(round_id__in=round_ids), lambda r: (r.round_id, r.key), self.report,
+        rows = Rows(Run, Run.objects.filter(round_id__in=round_ids), lambda r: (r.round_id, r.key), self.report,
                      "runs")
         docs_by_id = {str(run["id"]): run for run in self.doc.get("runs") or []}
         # Originals first and saved, so a re-run can point at a saved run.
@@ -276,7 +223,7 @@ class _Writer:
         for rnd, ch in self.pending_changelog:
             at = parse_time(ch.get("at")) or rnd.published_at or timezone.now()
             run = Run.objects.filter(round=rnd, key=str(ch["run"])).first() if ch.get("run") else None
-            _upsert(ChangelogEntry, {"round": rnd, "what": ch["what"], "created_at": at},
+            upsert(ChangelogEntry, {"round": rnd, "what": ch["what"], "created_at": at},
                     {"why": ch.get("why") or "", "who_role": ch.get("who") or "", "run": run}, self.report,
                     "changelog entries")
         for rnd in self.round_rows.values():
@@ -305,49 +252,16 @@ def _run_values(run_doc: dict, entries: dict, tasks: dict, runs: dict) -> dict[s
     return values
 
 
-class _Rows:
-    """The existing rows of one model, keyed by their identity in the bundle; changed rows are saved one by
-    one, new rows are created together in `flush`. Reading every row first keeps an import at a handful of
-    queries per table instead of several per run."""
-
-    def __init__(self, model, rows, key, report: ImportReport, kind: str) -> None:
-        self.model, self.report, self.kind = model, report, kind
-        self.by_key = {key(row): row for row in rows}
-        self.new: list = []
-
-    def put(self, ident, lookup: dict[str, Any], values: dict[str, Any]):
-        obj = self.by_key.get(ident)
-        if obj is None:
-            obj = self.model(**lookup)
-            _set_fields(obj, values)
-            self.new.append(obj)
-            self.by_key[ident] = obj
-            self.report.count(self.kind, created=True)
-            return obj, True
-        if _set_fields(obj, values):
-            obj.save()
-            self.report.count(self.kind, created=False)
-            return obj, True
-        return obj, False
-
-    def flush(self) -> None:
-        # Bundle validation has already checked what Run.save() guards (entries, re-runs), and PostgreSQL's
-        # triggers still check every inserted row.
-        if self.new:
-            self.model.objects.bulk_create(self.new, batch_size=500)
-            self.new = []
-
-
 def _write_run_children(runs: dict[str, Run], docs: dict[str, dict], round_ids: list[int],
                         report: ImportReport) -> set[tuple[int, str]]:
     """Verdicts, evidence, checks and disputes of every run; returns (round id, run key) of the runs whose
     inputs changed."""
     in_rounds = {"run__round_id__in": round_ids}
-    verdicts = _Rows(Verdict, Verdict.objects.filter(**in_rounds), lambda v: (v.run_id, v.role), report, "verdicts")
-    evidence = _Rows(Evidence, Evidence.objects.filter(**in_rounds), lambda e: (e.run_id, e.url), report, "evidence")
-    checks = _Rows(CheckResult, CheckResult.objects.filter(**in_rounds), lambda c: (c.run_id, c.position), report,
+    verdicts = Rows(Verdict, Verdict.objects.filter(**in_rounds), lambda v: (v.run_id, v.role), report, "verdicts")
+    evidence = Rows(Evidence, Evidence.objects.filter(**in_rounds), lambda e: (e.run_id, e.url), report, "evidence")
+    checks = Rows(CheckResult, CheckResult.objects.filter(**in_rounds), lambda c: (c.run_id, c.position), report,
                    "checks")
-    disputes = _Rows(Dispute, Dispute.objects.filter(**in_rounds), lambda d: (d.run_id, d.reason, d.note), report,
+    disputes = Rows(Dispute, Dispute.objects.filter(**in_rounds), lambda d: (d.run_id, d.reason, d.note), report,
                      "disputes")
     changed_runs: set[tuple[int, str]] = set()
     for run_id, run_doc in docs.items():

@@ -1,0 +1,162 @@
+"""The machinery of bundle validation: a `Checker` that records every problem with its path, the keys the
+sections `Declared` so far, and the field lists and patterns the checks use (pure: no database)."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from .types import (
+    KEY_MAX_LENGTH,
+    KEY_PATTERN,
+    VERSION_PATTERN,
+)
+
+SLUG_RE = re.compile(KEY_PATTERN)
+VERSION_RE = re.compile(VERSION_PATTERN)
+SECTIONS = ("agents", "tasks", "rounds", "runs", "votes")
+DISPUTE_REASONS = ("wrong_version", "wrong_plan", "environment", "other")
+DISPUTE_STATUSES = ("open", "accepted", "rejected")
+EVIDENCE_KINDS = ("recording", "screenshot", "log", "audio", "transcript", "other")
+CHECK_KINDS = ("start", "api", "page", "browser")
+ENTRY_FIELDS = ("product_version", "plan", "region", "network", "model", "cli")
+COUNT_PAIRS = (
+    ("tests_passed", "tests_total"),
+    ("api_checks_passed", "api_checks_total"),
+    ("browser_steps_passed", "browser_steps_total"),
+)
+INT_FIELDS = (
+    "tests_passed", "tests_total", "api_checks_passed", "api_checks_total", "browser_steps_passed",
+    "browser_steps_total", "tokens_input", "tokens_output", "tokens_cache_write", "steps", "interventions",
+)
+FLOAT_FIELDS = ("cost_usd", "wall_seconds", "first_output_seconds")
+STRING_FIELDS = ("language", "plan_label", "checks_version", "due_at", "started_at", "preview_url")
+MAX_TEXT = 100_000
+
+
+def is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def is_num(v: Any) -> bool:
+    return (isinstance(v, int | float) and not isinstance(v, bool)) and math.isfinite(v)
+
+
+def is_str_list(v: Any) -> bool:
+    return isinstance(v, list) and all(isinstance(x, str) for x in v)
+
+
+def bundle_id(v: Any) -> Any:
+    """An id may be written as an integer; it is the same id as its digits."""
+    return str(v) if is_int(v) else v
+
+
+class Checker:
+    """Collects problems, each with its path; every check returns the value when it is usable, else None."""
+
+    def __init__(self) -> None:
+        self.problems: list[str] = []
+
+    def add(self, path: str, msg: str) -> None:
+        self.problems.append(f"{path}: {msg}")
+
+    def obj(self, v: Any, path: str) -> bool:
+        if not isinstance(v, dict):
+            self.add(path, f"must be an object, got {type(v).__name__}")
+            return False
+        return True
+
+    def lst(self, parent: dict, key: str, path: str, required: bool = False) -> list:
+        v = parent.get(key)
+        if v is None:
+            if required:
+                self.add(f"{path}{key}", "is required")
+            return []
+        if not isinstance(v, list):
+            self.add(f"{path}{key}", f"must be a list, got {type(v).__name__}")
+            return []
+        return v
+
+    def objects(self, items: Iterable[Any], path: str) -> Iterator[tuple[int, str, dict]]:
+        """The objects among `items`, each with its index and path (``path[i]``); any other item is reported."""
+        for i, item in enumerate(items):
+            item_path = f"{path}[{i}]"
+            if self.obj(item, item_path):
+                yield i, item_path, item
+
+    def each(self, parent: dict, key: str, path: str) -> Iterator[tuple[int, str, dict]]:
+        """The objects in the optional list ``parent[key]``, each with its path (``path.key[i]``)."""
+        yield from self.objects(self.lst(parent, key, f"{path}."), f"{path}.{key}")
+
+    def string(self, parent: dict, key: str, path: str, required: bool = False, slug: bool = False,
+               choices: Iterable[str] | None = None, max_len: int = 500) -> str | None:
+        v = parent.get(key)
+        p = f"{path}.{key}" if path else key
+        if v is None:
+            if required:
+                self.add(p, "is required")
+            return None
+        if not isinstance(v, str):
+            self.add(p, f"must be a string, got {type(v).__name__}")
+            return None
+        if required and not v.strip():
+            self.add(p, "must not be empty")
+            return None
+        if len(v) > max_len:
+            self.add(p, f"is longer than {max_len} characters")
+            return None
+        if slug and (len(v) > KEY_MAX_LENGTH or not SLUG_RE.match(v)):
+            self.add(p, f"{v!r} is not a valid key (letters, digits, '-', '_', '.')")
+            return None
+        if choices is not None:
+            allowed = tuple(choices)
+            if v not in allowed:
+                self.add(p, f"{v!r} is not one of {', '.join(allowed)}")
+                return None
+        return v
+
+    def integer(self, parent: dict, key: str, path: str, minimum: int = 0, required: bool = False) -> int | None:
+        v = parent.get(key)
+        p = f"{path}.{key}"
+        if v is None:
+            if required:
+                self.add(p, "is required")
+            return None
+        if not is_int(v):
+            self.add(p, f"must be an integer or null, got {v!r}")
+            return None
+        if v < minimum:
+            self.add(p, f"{v} is below {minimum}")
+            return None
+        return v
+
+    def number(self, parent: dict, key: str, path: str, minimum: float | None = 0.0,
+               maximum: float | None = None) -> float | None:
+        v = parent.get(key)
+        p = f"{path}.{key}"
+        if v is None:
+            return None
+        if not is_num(v):
+            self.add(p, f"must be a number or null, got {v!r}")
+            return None
+        if minimum is not None and v < minimum:
+            self.add(p, f"{v} is below {minimum}")
+            return None
+        if maximum is not None and v > maximum:
+            self.add(p, f"{v} is above {maximum}")
+            return None
+        return float(v)
+
+
+@dataclass
+class Declared:
+    """What the sections checked so far declare, by key: a later section may refer only to these."""
+
+    agents: dict[str, dict] = field(default_factory=dict)
+    tasks: dict[str, dict] = field(default_factory=dict)
+    rounds: dict[str, dict] = field(default_factory=dict)
+    entries: set[tuple[str, str]] = field(default_factory=set)
+    runs: dict[str, dict] = field(default_factory=dict)

@@ -1,0 +1,174 @@
+"""The checks on a bundle's runs: ids, references, fields, counts, verdicts, attachments and re-runs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .bundle_checker import (
+    CHECK_KINDS,
+    COUNT_PAIRS,
+    DISPUTE_REASONS,
+    DISPUTE_STATUSES,
+    EVIDENCE_KINDS,
+    FLOAT_FIELDS,
+    INT_FIELDS,
+    MAX_TEXT,
+    STRING_FIELDS,
+    Checker,
+    Declared,
+    bundle_id,
+    is_int,
+    is_num,
+    is_str_list,
+)
+from .types import (
+    OUTCOMES,
+    RUN_STATUSES,
+    VERDICT_ROLES,
+)
+
+
+def check_runs(c: Checker, runs: list, declared: Declared) -> None:
+    """Each run on its own, then the re-runs, which need every run's id first."""
+    for _, p, run in c.objects(runs, "runs"):
+        _check_run_id(c, run, p, declared)
+        _check_run_references(c, run, p, declared)
+        _check_run_fields(c, run, p)
+        _check_run_counts(c, run, p)
+        _check_verdicts(c, run, p)
+        _check_run_attachments(c, run, p)
+    _check_reruns(c, runs, declared)
+
+
+def _check_run_id(c: Checker, run: dict, p: str, declared: Declared) -> None:
+    """A run's id: a non-empty string (or an integer), unique in the bundle."""
+    rid = bundle_id(run.get("id"))
+    if not isinstance(rid, str) or not rid:
+        c.add(f"{p}.id", "is required (a string)")
+    elif rid in declared.runs:
+        c.add(f"{p}.id", f"duplicate run id {rid!r}")
+    else:
+        declared.runs[rid] = run
+
+
+def _check_run_references(c: Checker, run: dict, p: str, declared: Declared) -> None:
+    """A run's round, agent and task are declared; its agent has an entry in the round, and its task is in the
+    round's own task set when the round has one."""
+    rounds, tasks = declared.rounds, declared.tasks
+    rk = c.string(run, "round", p, required=True)
+    if rk is not None and rk not in rounds:
+        c.add(f"{p}.round", f"unknown round {rk!r}")
+    elif rk is not None and isinstance(rounds[rk].get("tasks"), list) and isinstance(run.get("task"), str) \
+            and run["task"] in tasks and run["task"] not in rounds[rk]["tasks"]:
+        c.add(f"{p}.task", f"task {run['task']!r} is not in round {rk!r}'s tasks")
+    ag = c.string(run, "agent", p, required=True)
+    if ag is not None and ag not in declared.agents:
+        c.add(f"{p}.agent", f"unknown agent {ag!r}")
+    elif ag is not None and rk in rounds and (rk, ag) not in declared.entries:
+        c.add(f"{p}.agent", f"agent {ag!r} has no entry in round {rk!r}")
+    tk = c.string(run, "task", p, required=True)
+    if tk is not None and tk not in tasks:
+        c.add(f"{p}.task", f"unknown task {tk!r}")
+
+
+def _check_run_fields(c: Checker, run: dict, p: str) -> None:
+    """A run's own values: status and outcome from their lists, numbers in range, strings of bounded length."""
+    c.string(run, "task_version", p, max_len=20)
+    c.integer(run, "trial", p, minimum=1)
+    c.string(run, "status", p, required=True, choices=RUN_STATUSES)
+    c.string(run, "outcome", p, choices=OUTCOMES)
+    for f in INT_FIELDS:
+        c.integer(run, f, p)
+    for f in FLOAT_FIELDS:
+        c.number(run, f, p)
+    for f in STRING_FIELDS:
+        c.string(run, f, p, max_len=2000)
+    c.number(run, "score", p, minimum=None)
+    c.number(run, "auto_pass_rate", p, minimum=0.0, maximum=1.0)
+    c.number(run, "heuristic", p, minimum=0.0, maximum=1.0)
+    if run.get("app_started") is not None and not isinstance(run.get("app_started"), bool):
+        c.add(f"{p}.app_started", "must be true, false or null")
+
+
+def _check_run_counts(c: Checker, run: dict, p: str) -> None:
+    """No more passed than there are in total, and a total whenever a passed count is given; judge scores
+    from 1 to 10."""
+    for a, b in COUNT_PAIRS:
+        pa: Any = run.get(a)
+        pb: Any = run.get(b)
+        if is_int(pa) and is_int(pb) and pa > pb:
+            c.add(f"{p}.{a}", f"{pa} > {b} {pb}")
+        if is_int(pa) and pb is None:
+            c.add(f"{p}.{b}", f"is required when {a} is given")
+    js = run.get("judge_scores")
+    if js is None:
+        return
+    if not isinstance(js, list):
+        c.add(f"{p}.judge_scores", "must be a list of numbers")
+        return
+    for j, s in enumerate(js):
+        if not is_num(s) or s < 1 or s > 10:
+            c.add(f"{p}.judge_scores[{j}]", f"{s!r} is not a score from 1 to 10")
+
+
+def _check_verdicts(c: Checker, run: dict, p: str) -> None:
+    """A run's verdicts: one per role, each with an outcome or matched outcomes."""
+    roles: set[str] = set()
+    for _, vp, v in c.each(run, "verdicts", p):
+        role = c.string(v, "role", vp, required=True, choices=VERDICT_ROLES)
+        if role:
+            if role in roles:
+                c.add(f"{vp}.role", f"a second {role!r} verdict on the same run")
+            roles.add(role)
+        out = c.string(v, "outcome", vp, choices=OUTCOMES)
+        matched = v.get("matched")
+        if matched is not None:
+            if not is_str_list(matched):
+                c.add(f"{vp}.matched", "must be a list of outcomes")
+            else:
+                for m in matched:
+                    if m not in OUTCOMES:
+                        c.add(f"{vp}.matched", f"{m!r} is not one of {', '.join(OUTCOMES)}")
+        if out is None and not matched:
+            c.add(vp, "needs an outcome or matched outcomes")
+        c.string(v, "note", vp, max_len=MAX_TEXT)
+
+
+def _check_run_attachments(c: Checker, run: dict, p: str) -> None:
+    """A run's evidence, checks and disputes, each of a known kind or reason."""
+    for _, ep, e in c.each(run, "evidence", p):
+        c.string(e, "kind", ep, required=True, choices=EVIDENCE_KINDS)
+        c.string(e, "url", ep, required=True, max_len=2000)
+    for _, cp, ch in c.each(run, "checks", p):
+        c.string(ch, "kind", cp, required=True, choices=CHECK_KINDS)
+        c.string(ch, "name", cp, required=True)
+        if not isinstance(ch.get("passed"), bool):
+            c.add(f"{cp}.passed", "must be true or false")
+    for _, dp, d in c.each(run, "disputes", p):
+        c.string(d, "reason", dp, required=True, choices=DISPUTE_REASONS)
+        c.string(d, "status", dp, choices=DISPUTE_STATUSES)
+        c.string(d, "note", dp, max_len=MAX_TEXT)
+
+
+def _check_reruns(c: Checker, runs: list, declared: Declared) -> None:
+    """A re-run names a known run of the same round, agent and task, which is not itself a re-run, is not the
+    re-run itself, and has no other re-run."""
+    reruns_of: dict[str, int] = {}
+    for i, run in enumerate(runs):
+        if not isinstance(run, dict) or run.get("rerun_of") is None:
+            continue
+        p = f"runs[{i}].rerun_of"
+        orig = bundle_id(run["rerun_of"])
+        if not isinstance(orig, str) or orig not in declared.runs:
+            c.add(p, f"unknown run {orig!r}")
+            continue
+        o = declared.runs[orig]
+        if o.get("rerun_of") is not None:
+            c.add(p, f"run {orig!r} is itself a re-run; a re-run cannot be re-run")
+        if str(run.get("id")) == orig:
+            c.add(p, "a run cannot be its own re-run")
+        if any(o.get(k) != run.get(k) for k in ("round", "agent", "task")):
+            c.add(p, f"run {orig!r} is for another round, agent or task")
+        if orig in reruns_of:
+            c.add(p, f"run {orig!r} already has a re-run (runs[{reruns_of[orig]}])")
+        reruns_of[orig] = i
