@@ -103,21 +103,28 @@ def round_task_keys(round_doc: dict, runs: Iterable[RunInput] | Iterable[dict]) 
     return {r.task if isinstance(r, RunInput) else r["task"] for r in runs}
 
 
+def _agent_input(a: dict) -> AgentInput:
+    return AgentInput(slug=a["slug"], name=a.get("name") or a["slug"], organization=a.get("organization"),
+                      primary_language=a.get("primary_language"), languages=_tuple(a.get("languages")))
+
+
+def _task_input(t: dict) -> TaskInput:
+    return TaskInput(key=t["key"], title=t.get("title") or "", kind=t.get("kind") or "core",
+                     version=t.get("version") or "1.0", dimensions=_tuple(t.get("dimensions")),
+                     domain=t.get("domain"), evaluation=t.get("evaluation"),
+                     time_limit_min=t.get("time_limit_min", 30), token_budget=t.get("token_budget"))
+
+
+def _entry_input(e: dict) -> EntryInput:
+    return EntryInput(agent=e["agent"], product_version=e.get("product_version"), plan=e.get("plan"),
+                      region=e.get("region"), network=e.get("network"), model=e.get("model"), cli=e.get("cli"))
+
+
 def round_inputs(doc: dict, round_key: str | None = None) -> list[RoundInput]:
     """Turn a valid bundle into one `RoundInput` per round (or just `round_key`), in document order."""
     bench = doc["benchmark"]
-    agents = tuple(
-        AgentInput(slug=a["slug"], name=a.get("name") or a["slug"], organization=a.get("organization"),
-                   primary_language=a.get("primary_language"), languages=_tuple(a.get("languages")))
-        for a in doc.get("agents") or []
-    )
-    tasks = tuple(
-        TaskInput(key=t["key"], title=t.get("title") or "", kind=t.get("kind") or "core",
-                  version=t.get("version") or "1.0", dimensions=_tuple(t.get("dimensions")),
-                  domain=t.get("domain"), evaluation=t.get("evaluation"),
-                  time_limit_min=t.get("time_limit_min", 30), token_budget=t.get("token_budget"))
-        for t in doc.get("tasks") or []
-    )
+    agents = tuple(_agent_input(a) for a in doc.get("agents") or [])
+    tasks = tuple(_task_input(t) for t in doc.get("tasks") or [])
     runs_by_round: dict[str, list[RunInput]] = {}
     for run in doc.get("runs") or []:
         runs_by_round.setdefault(run["round"], []).append(_run_input(run))
@@ -127,12 +134,7 @@ def round_inputs(doc: dict, round_key: str | None = None) -> list[RoundInput]:
             continue
         task_set = round_task_keys(r, runs_by_round.get(r["key"], []))
         round_tasks = tuple(t for t in tasks if t.key in task_set)
-        entries = tuple(
-            EntryInput(agent=e["agent"], product_version=e.get("product_version"), plan=e.get("plan"),
-                       region=e.get("region"), network=e.get("network"), model=e.get("model"),
-                       cli=e.get("cli"))
-            for e in r.get("entries") or []
-        )
+        entries = tuple(_entry_input(e) for e in r.get("entries") or [])
         out.append(RoundInput(
             benchmark=bench["slug"], methodology=bench["methodology"], key=r["key"], tasks=round_tasks,
             agents=agents, entries=entries, runs=tuple(runs_by_round.get(r["key"], [])),

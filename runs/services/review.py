@@ -51,6 +51,34 @@ def store_outcome(run: Run) -> tuple[str, str]:
     return before, after
 
 
+def _require_verdict_allowed(*, run: Run, role: str, reviewer, note: str, now: datetime) -> None:
+    """Refuse, with the reason, a verdict `reviewer` may not enter on the (locked) run in `role` now."""
+    if role not in VerdictRole.values:
+        raise ValidationError({"role": f"Unknown role {role!r}."})
+    if role not in user_verdict_roles(reviewer):
+        raise PermissionDenied(f"You may not enter the {VerdictRole(role).label}'s verdict.")
+    if not is_reviewed(run):
+        raise ValidationError("This run gets no reviewed outcome (its status or its benchmark's methodology).")
+    existing = {v.role: v for v in Verdict.objects.filter(run=run)}
+    if role in existing:
+        raise ValidationError({"role": f"This run already has a {VerdictRole(role).label}'s verdict."},
+                              code="role_taken")
+    mine = [v for v in existing.values() if v.reviewer_id == reviewer.pk]
+    if mine:
+        raise ValidationError({"role": f"You already reviewed this run as the {mine[0].get_role_display()}; "
+                                       "a person reviews a run in one role only."}, code="second_role")
+    if role == VerdictRole.TESTER and not (note or "").strip():
+        raise ValidationError({"note": "The tester records the outcome with a short note (what happened)."},
+                              code="note_required")
+    if role == VerdictRole.THIRD and not review_stage(run).disagree:
+        raise ValidationError({"role": "A third reviewer decides only when the tester and the second "
+                                       "reviewer disagree (on the outcome the board counts)."},
+                              code="no_disagreement")
+    if run.due_at is not None and run.due_at > now:
+        raise ValidationError(f"This run's effects are due on {when(run.due_at)}; it cannot be judged "
+                              "before then.", code="not_due")
+
+
 def verdict_record(*, run: Run, role: str, reviewer, outcome: str | None = None, matched: Sequence[str] = (),
                    note: str = "", reason: str = "", now: datetime | None = None) -> Verdict:
     """Record a new verdict on `run` in `role` by `reviewer`.
@@ -62,30 +90,7 @@ def verdict_record(*, run: Run, role: str, reviewer, outcome: str | None = None,
     now = now or timezone.now()
     with transaction.atomic():
         run = locked_run(run)
-        if role not in VerdictRole.values:
-            raise ValidationError({"role": f"Unknown role {role!r}."})
-        if role not in user_verdict_roles(reviewer):
-            raise PermissionDenied(f"You may not enter the {VerdictRole(role).label}'s verdict.")
-        if not is_reviewed(run):
-            raise ValidationError("This run gets no reviewed outcome (its status or its benchmark's methodology).")
-        existing = {v.role: v for v in Verdict.objects.filter(run=run)}
-        if role in existing:
-            raise ValidationError({"role": f"This run already has a {VerdictRole(role).label}'s verdict."},
-                                  code="role_taken")
-        mine = [v for v in existing.values() if v.reviewer_id == reviewer.pk]
-        if mine:
-            raise ValidationError({"role": f"You already reviewed this run as the {mine[0].get_role_display()}; "
-                                           "a person reviews a run in one role only."}, code="second_role")
-        if role == VerdictRole.TESTER and not (note or "").strip():
-            raise ValidationError({"note": "The tester records the outcome with a short note (what happened)."},
-                                  code="note_required")
-        if role == VerdictRole.THIRD and not review_stage(run).disagree:
-            raise ValidationError({"role": "A third reviewer decides only when the tester and the second "
-                                           "reviewer disagree (on the outcome the board counts)."},
-                                  code="no_disagreement")
-        if run.due_at is not None and run.due_at > now:
-            raise ValidationError(f"This run's effects are due on {when(run.due_at)}; it cannot be judged "
-                                  "before then.", code="not_due")
+        _require_verdict_allowed(run=run, role=role, reviewer=reviewer, note=note, now=now)
         matched = clean_matched(matched)
         final = lowest_outcome(outcome=outcome, matched=matched)
         if final is None:

@@ -29,6 +29,21 @@ def next_version(current: str, *, is_major: bool) -> str:
     return f"{parts[0]}.{minor + 1}"
 
 
+def _version_and_base(task: Task, current: TaskVersion | None, *, prompt: str,
+                      criteria: dict) -> tuple[str, dict[str, Any]]:
+    """The new version's name (major when the prompt or a criterion changes, never one the task already has)
+    and the fields it takes from the current version unless given."""
+    if current is None:
+        return task.version, {"parameters": [], "interruption": "", "evidence": [], "observes_later_effects": False}
+    is_major = prompt != current.prompt or (criteria or {}) != (current.criteria or {})
+    version = next_version(task.version, is_major=is_major)
+    base = {"parameters": current.parameters, "interruption": current.interruption,
+            "evidence": current.evidence, "observes_later_effects": current.observes_later_effects}
+    while TaskVersion.objects.filter(task=task, version=version).exists():
+        version = next_version(version, is_major=is_major)
+    return version, base
+
+
 def task_version_create(*, task: Task, by, prompt: str, criteria: dict, parameters: list | None = None,
                         interruption: str | None = None, evidence: list | None = None,
                         observes_later_effects: bool | None = None, change_note: str = "") -> TaskVersion:
@@ -39,17 +54,7 @@ def task_version_create(*, task: Task, by, prompt: str, criteria: dict, paramete
     with transaction.atomic():
         task = Task.objects.select_for_update().select_related("benchmark").get(pk=task.pk)
         current = task.current_version
-        if current is None:
-            version, is_major = task.version, False
-            base: dict[str, Any] = {"parameters": [], "interruption": "", "evidence": [],
-                                    "observes_later_effects": False}
-        else:
-            is_major = prompt != current.prompt or (criteria or {}) != (current.criteria or {})
-            version = next_version(task.version, is_major=is_major)
-            base = {"parameters": current.parameters, "interruption": current.interruption,
-                    "evidence": current.evidence, "observes_later_effects": current.observes_later_effects}
-            while TaskVersion.objects.filter(task=task, version=version).exists():
-                version = next_version(version, is_major=is_major)
+        version, base = _version_and_base(task, current, prompt=prompt, criteria=criteria)
         new = TaskVersion.objects.create(
             task=task, version=version, prompt=prompt, criteria=criteria or {},
             parameters=base["parameters"] if parameters is None else parameters,

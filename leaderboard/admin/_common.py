@@ -1,0 +1,38 @@
+"""What the catalogue admins share: a form that asks for the reason when a published round is affected, and
+creating or changing through runs.services with a refusal shown as PermissionDenied."""
+
+from __future__ import annotations
+
+from django import forms
+from django.core.exceptions import PermissionDenied, ValidationError
+
+from runs import services
+
+
+class ReasonForm(forms.ModelForm):
+    """Asks for the reason in clean() when a published round is affected; the service writes."""
+
+    def published_rounds(self):
+        raise NotImplementedError
+
+    def clean(self):
+        data = super().clean()
+        changed = [f for f in self.changed_data if f != "change_reason"]
+        if self.instance.pk and changed and not (data.get("change_reason") or "").strip() and \
+                self.published_rounds().exists():
+            self.add_error("change_reason", "A round this is part of is published: say why (it goes into the "
+                                            "changelog).")
+        return data
+
+
+def create(obj, request) -> None:
+    """A new agent, benchmark or round, through `services.catalogue_create`."""
+    try:
+        services.catalogue_create(obj=obj, by=request.user)
+    except ValidationError as e:
+        raise PermissionDenied("; ".join(e.messages)) from e
+
+
+def changes(obj, form) -> dict:
+    """The changed fields of the form's object and their new values (the reason is not one of them)."""
+    return {n: getattr(obj, n) for n in form.changed_data if n != "change_reason"}

@@ -1,0 +1,83 @@
+"""Organizations, memberships, agents and benchmarks in the admin."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.core.exceptions import PermissionDenied, ValidationError
+
+from runs import services
+from runs.admin import reason_field
+
+from ..models import Agent, Benchmark, Membership, Organization, Round
+from ._common import ReasonForm, changes, create
+
+
+@admin.register(Organization)
+class OrganizationAdmin(admin.ModelAdmin):
+    list_display = ["name", "slug"]
+    search_fields = ["name", "slug"]
+
+
+@admin.register(Membership)
+class MembershipAdmin(admin.ModelAdmin):
+    list_display = ["user", "organization"]
+    list_filter = ["organization"]
+    search_fields = ["user__username", "user__email", "organization__name"]
+    autocomplete_fields = ["organization"]
+
+
+class AgentForm(ReasonForm):
+    change_reason = reason_field()
+
+    class Meta:
+        model = Agent
+        exclude: list[str] = []
+
+    def published_rounds(self):
+        return Round.objects.published().filter(entries__agent=self.instance)
+
+
+class BenchmarkForm(ReasonForm):
+    change_reason = reason_field()
+
+    class Meta:
+        model = Benchmark
+        exclude: list[str] = []
+
+    def published_rounds(self):
+        return Round.objects.published().filter(benchmark=self.instance)
+
+
+@admin.register(Agent)
+class AgentAdmin(admin.ModelAdmin):
+    form = AgentForm
+    list_display = ["name", "slug", "organization", "primary_language"]
+    list_filter = ["organization", "primary_language"]
+    search_fields = ["name", "slug"]
+
+    def save_model(self, request, obj, form, change):
+        if not change:
+            create(obj, request)
+            return
+        try:
+            services.agent_update(agent=obj, by=request.user, changes=changes(obj, form),
+                                  reason=form.cleaned_data.get("change_reason") or "")
+        except ValidationError as e:
+            raise PermissionDenied("; ".join(e.messages)) from e
+
+
+@admin.register(Benchmark)
+class BenchmarkAdmin(admin.ModelAdmin):
+    form = BenchmarkForm
+    list_display = ["name", "slug", "methodology", "pass_threshold"]
+    search_fields = ["name", "slug"]
+
+    def save_model(self, request, obj, form, change):
+        if not change:
+            create(obj, request)
+            return
+        try:
+            services.benchmark_update(benchmark=obj, by=request.user, changes=changes(obj, form),
+                                      reason=form.cleaned_data.get("change_reason") or "")
+        except ValidationError as e:
+            raise PermissionDenied("; ".join(e.messages)) from e

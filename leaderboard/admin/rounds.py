@@ -1,0 +1,184 @@
+"""Rounds, their entries, parameters and changelog in the admin. A round's status moves only through the
+actions "Enter preview" and "Publish" (runs.services), which refuse with the reasons (preview window, runs in
+review, open disputes); status and dates are read-only. Round parameters are editor-only (no other group has
+a permission on them)."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied, ValidationError
+
+from runs import services
+from runs.admin import formset_changes, reason_field
+from runs.selectors import user_is_editor
+
+from ..models import ChangelogEntry, Entry, Round, RoundParameter
+from ._common import ReasonForm, changes, create
+
+
+class RoundChildFormSet(forms.BaseInlineFormSet):
+    """An edit of a published round's entries or parameters needs the round form's reason (it goes into the
+    changelog); asked here, before anything is written, rather than refused after."""
+
+    def clean(self):
+        super().clean()
+        rnd = self.instance
+        if rnd.pk and rnd.is_published and any(f.cleaned_data.get("DELETE") for f in self.forms
+                                               if hasattr(f, "cleaned_data") and f.instance.pk):
+            raise forms.ValidationError("The round is published: its entries and parameter values are public and are "
+                                        "never deleted; correct them instead, with a reason.")
+        if rnd.pk and rnd.is_published and self.has_changed() and not (self.data.get("change_reason") or "").strip():
+            raise forms.ValidationError("The round is published: say why in “change reason” (it goes into the "
+                                        "changelog).")
+
+
+class EntryInline(admin.TabularInline):
+    model = Entry
+    formset = RoundChildFormSet
+    extra = 0
+    autocomplete_fields = ["agent"]
+
+
+class RoundParameterInline(admin.TabularInline):
+    model = RoundParameter
+    formset = RoundChildFormSet
+    extra = 0
+
+    def has_view_permission(self, request, obj=None):
+        return user_is_editor(request.user) and super().has_view_permission(request, obj)
+
+
+class ChangelogInline(admin.TabularInline):
+    model = ChangelogEntry
+    extra = 0
+    fields = ["created_at", "what", "why", "who", "who_role", "run"]
+    readonly_fields = fields
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+class RoundForm(ReasonForm):
+    change_reason = reason_field()
+
+    class Meta:
+        model = Round
+        exclude: list[str] = []
+
+    def published_rounds(self):
+        return Round.objects.published().filter(pk=self.instance.pk)
+
+
+@admin.register(Round)
+class RoundAdmin(admin.ModelAdmin):
+    form = RoundForm
+    list_display = ["__str__", "benchmark", "status", "starts_on", "preview_started_at", "published_at"]
+    list_filter = ["benchmark", "status"]
+    search_fields = ["key", "name"]
+    readonly_fields = ["status", "preview_started_at", "published_at", "publication"]
+    inlines = [EntryInline, RoundParameterInline, ChangelogInline]
+    actions = ["enter_preview", "publish"]
+
+    def save_model(self, request, obj, form, change):
+        if not change:
+            create(obj, request)
+            return
+        try:
+            services.round_update(round=obj, by=request.user, changes=changes(obj, form),
+                                  reason=form.cleaned_data.get("change_reason") or "")
+        except ValidationError as e:
+            raise PermissionDenied("; ".join(e.messages)) from e
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        if change:
+            try:
+                services.round_details_changed(round=form.instance, by=request.user, what=formset_changes(formsets),
+                                               reason=form.cleaned_data.get("change_reason") or "")
+            except ValidationError as e:
+                raise PermissionDenied("; ".join(e.messages)) from e
+
+    @admin.display(description="publication")
+    def publication(self, rnd: Round) -> str:
+        if rnd.pk is None:
+            return ""
+        problems = services.round_publish_problems(rnd)
+        return "ready to publish" if not problems else " ".join(problems)
+
+    @admin.action(description="Enter preview (vendors see their results, may dispute)", permissions=["change"])
+    def enter_preview(self, request, queryset):
+        for rnd in queryset:
+            try:
+                services.round_enter_preview(round=rnd, by=request.user)
+            except ValidationError as e:
+                self.message_user(request, "; ".join(e.messages), messages.ERROR)
+            else:
+                self.message_user(request, f"{rnd} is in preview.", messages.SUCCESS)
+
+    @admin.action(description="Publish (after the preview, with every run reviewed)", permissions=["change"])
+    def publish(self, request, queryset):
+        for rnd in queryset:
+            try:
+                services.round_publish(round=rnd, by=request.user)
+            except ValidationError as e:
+                self.message_user(request, f"{rnd} was not published: " + " ".join(e.messages), messages.ERROR)
+            else:
+                self.message_user(request, f"{rnd} is published.", messages.SUCCESS)
+
+
+class RoundParameterForm(forms.ModelForm):
+    change_reason = reason_field()
+
+    class Meta:
+        model = RoundParameter
+        exclude: list[str] = []
+
+    def clean(self):
+        data = super().clean()
+        rnd = self.instance.round if self.instance.pk else data.get("round")
+        if rnd is not None and rnd.is_published and self.has_changed() and \
+                not (data.get("change_reason") or "").strip():
+            self.add_error("change_reason", "The round is published: say why (it goes into the changelog).")
+        return data
+
+
+@admin.register(RoundParameter)
+class RoundParameterAdmin(admin.ModelAdmin):
+    form = RoundParameterForm
+    list_display = ["round", "task", "name", "value"]
+    list_filter = ["round"]
+
+    def save_model(self, request, obj, form, change):
+        try:
+            services.round_parameter_save(parameter=obj, by=request.user,
+                                          reason=form.cleaned_data.get("change_reason") or "")
+        except ValidationError as e:
+            raise PermissionDenied("; ".join(e.messages)) from e
+
+    def delete_model(self, request, obj):
+        try:
+            services.round_parameter_delete(parameter=obj, by=request.user)
+        except ValidationError as e:
+            raise PermissionDenied("; ".join(e.messages)) from e
+
+    def delete_queryset(self, request, queryset):
+        for obj in queryset:
+            self.delete_model(request, obj)
+
+
+@admin.register(ChangelogEntry)
+class ChangelogEntryAdmin(admin.ModelAdmin):
+    list_display = ["round", "what", "who", "who_role", "created_at"]
+    list_filter = ["round"]
+    readonly_fields = ["who", "created_at"]
+
+    def has_change_permission(self, request, obj=None):
+        return obj is None and super().has_change_permission(request, obj)  # notes stay as written
+
+    def save_model(self, request, obj, form, change):
+        try:
+            services.changelog_note_add(entry=obj, by=request.user)
+        except ValidationError as e:
+            raise PermissionDenied("; ".join(e.messages)) from e

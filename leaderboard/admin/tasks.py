@@ -1,0 +1,191 @@
+"""Tasks and their versions in the admin. A published task version's prompt, criteria, parameters and
+interruption are read-only: a change is a new version ("New version" on the version's page,
+runs.services.task_version_create)."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html
+
+from runs import services
+from runs.admin import DeletesThroughService, reason_field
+from runs.selectors import user_is_editor
+
+from ..models import Round, Task, TaskVersion
+
+
+class TaskVersionInline(admin.TabularInline):
+    """Versions of a task, read-only here: each is edited (while unpublished) or superseded on its own page."""
+
+    model = TaskVersion
+    extra = 0
+    fields = ["link", "published_at", "created_at", "change_note"]
+    readonly_fields = fields
+    can_delete = False
+
+    @admin.display(description="version")
+    def link(self, v: TaskVersion) -> str:
+        return format_html('<a href="{}">v{}</a>', reverse("admin:leaderboard_taskversion_change", args=[v.pk]),
+                           v.version)
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+class TaskForm(forms.ModelForm):
+    change_reason = reason_field("Required once a round of the benchmark is published: it goes into the round's "
+                                 "changelog.")
+
+    class Meta:
+        model = Task
+        exclude: list[str] = []
+
+    def clean(self):
+        data = super().clean()
+        bench = self.instance.benchmark if self.instance.pk else data.get("benchmark")
+        changed = [f for f in self.changed_data if f != "change_reason"]
+        if self.instance.pk and bench is not None and changed and not (data.get("change_reason") or "").strip() \
+                and Round.objects.published().filter(benchmark=bench).exists():
+            self.add_error("change_reason", "A round of this benchmark is published: say why (it goes into the "
+                                            "changelog).")
+        return data
+
+
+@admin.register(Task)
+class TaskAdmin(DeletesThroughService, admin.ModelAdmin):
+    """Tasks are added and changed through runs.services (task set version, changelog, recompute); a task
+    with runs is never deleted (its runs are published results)."""
+
+    form = TaskForm
+    list_display = ["key", "title", "benchmark", "kind", "version", "domain"]
+    list_filter = ["benchmark", "kind", "domain"]
+    search_fields = ["key", "title"]
+    inlines = [TaskVersionInline]
+
+    def get_readonly_fields(self, request, obj=None):
+        # The current version moves only with a new TaskVersion (task_version_create).
+        return ["version", "benchmark"] if obj is not None else []
+
+    def has_change_permission(self, request, obj=None):
+        return user_is_editor(request.user) and super().has_change_permission(request, obj)
+
+    def has_add_permission(self, request):
+        return user_is_editor(request.user) and super().has_add_permission(request)
+
+    def save_model(self, request, obj, form, change):
+        fields = {n: getattr(obj, n) for n in services.TASK_FIELDS}
+        reason = form.cleaned_data.get("change_reason") or ""
+        if not change:
+            new = services.task_create(benchmark=obj.benchmark, by=request.user, key=obj.key, version=obj.version,
+                                       reason=reason, **fields)
+            obj.pk = new.pk
+            return
+        changes = {n: v for n, v in fields.items() if n in form.changed_data}
+        try:
+            services.task_update(task=obj, by=request.user, changes=changes, reason=reason)
+        except ValidationError as e:  # the form's clean() already asked for the reason
+            raise PermissionDenied("; ".join(e.messages)) from e
+
+    def delete_through(self, request, obj):
+        services.task_delete(task=obj, by=request.user)
+
+
+class TaskVersionForm(forms.ModelForm):
+    class Meta:
+        model = TaskVersion
+        fields = ["task", "prompt", "parameters", "interruption", "evidence", "criteria", "observes_later_effects",
+                  "change_note"]
+
+
+class NewVersionForm(forms.Form):
+    prompt = forms.CharField(widget=forms.Textarea(attrs={"rows": 8}))
+    criteria = forms.JSONField(help_text='{"pass": [...], "partial": [...], "fail": [...]}')
+    parameters = forms.JSONField(required=False)
+    interruption = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    evidence = forms.JSONField(required=False)
+    observes_later_effects = forms.BooleanField(required=False)
+    change_note = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}),
+                                  help_text="What changed and why (shown with the version).")
+
+
+@admin.register(TaskVersion)
+class TaskVersionAdmin(DeletesThroughService, admin.ModelAdmin):
+    list_display = ["__str__", "task", "version", "published_at", "created_at"]
+    list_filter = ["task__benchmark", "published_at"]
+    search_fields = ["task__key", "version"]
+    form = TaskVersionForm
+    actions = ["publish"]
+    change_form_template = "admin/leaderboard/taskversion/change_form.html"
+
+    def get_readonly_fields(self, request, obj=None):
+        readonly = ["version", "published_at", "created_at"]
+        if obj is not None:
+            readonly.append("task")
+            if obj.published_at is not None:
+                readonly += list(services.FROZEN_VERSION_FIELDS)
+        return readonly
+
+    def has_change_permission(self, request, obj=None):
+        return user_is_editor(request.user) and super().has_change_permission(request, obj)
+
+    def has_add_permission(self, request):
+        return user_is_editor(request.user) and super().has_add_permission(request)
+
+    def save_model(self, request, obj, form, change):
+        if not change:
+            # A first version, or a new one next to the current: versions come from task_version_create.
+            new = services.task_version_create(
+                task=obj.task, by=request.user, prompt=obj.prompt, criteria=obj.criteria, parameters=obj.parameters,
+                interruption=obj.interruption, evidence=obj.evidence,
+                observes_later_effects=obj.observes_later_effects, change_note=obj.change_note)
+            obj.pk, obj.version = new.pk, new.version
+            return
+        fields = {name: getattr(obj, name) for name in form.changed_data}
+        try:
+            services.task_version_update(version=obj, by=request.user, **fields)
+        except ValidationError as e:
+            raise PermissionDenied("; ".join(e.messages)) from e
+
+    def delete_through(self, request, obj):
+        services.task_version_delete(version=obj, by=request.user)
+
+    @admin.action(description="Publish the prompt and checklist (then never edited in place)",
+                  permissions=["change"])
+    def publish(self, request, queryset):
+        for version in queryset:
+            services.task_version_publish(version=version, by=request.user)
+        self.message_user(request, f"Published {queryset.count()} task version(s).", messages.SUCCESS)
+
+    def get_urls(self):
+        return [path("<int:pk>/new-version/", self.admin_site.admin_view(self.new_version_view),
+                     name="leaderboard_taskversion_new"), *super().get_urls()]
+
+    def new_version_view(self, request, pk: int):
+        if not user_is_editor(request.user):
+            raise PermissionDenied
+        base = get_object_or_404(TaskVersion.objects.select_related("task"), pk=pk)
+        if request.method == "POST":
+            form = NewVersionForm(request.POST)
+            if form.is_valid():
+                d = form.cleaned_data
+                new = services.task_version_create(
+                    task=base.task, by=request.user, prompt=d["prompt"], criteria=d["criteria"] or {},
+                    parameters=d["parameters"], interruption=d["interruption"], evidence=d["evidence"],
+                    observes_later_effects=d["observes_later_effects"], change_note=d["change_note"])
+                self.message_user(request, f"Created {new} (the task's current version).", messages.SUCCESS)
+                return HttpResponseRedirect(reverse("admin:leaderboard_taskversion_change", args=[new.pk]))
+        else:
+            form = NewVersionForm(initial={
+                "prompt": base.prompt, "criteria": base.criteria, "parameters": base.parameters,
+                "interruption": base.interruption, "evidence": base.evidence,
+                "observes_later_effects": base.observes_later_effects})
+        context = {**self.admin_site.each_context(request), "title": f"New version of {base.task.key}",
+                   "opts": self.opts, "form": form, "base": base}
+        return TemplateResponse(request, "admin/leaderboard/taskversion/new_version.html", context)
+

@@ -1,0 +1,125 @@
+"""What every operation of the read API shares: the rate limit, the API class (conditional GETs, operation
+ids), the error responses and the self-hosted docs page."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from pathlib import Path as FilePath
+from typing import Any
+
+import ninja
+from django.conf import settings
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.template import engines
+from django.urls import reverse
+from django.utils.cache import get_conditional_response
+from django.utils.http import parse_http_date_safe, quote_etag
+from ninja import NinjaAPI
+from ninja.openapi.docs import DocsBase
+from ninja.operation import Operation
+from ninja.throttling import BaseThrottle
+
+from .. import api_schemas as s
+from ..clients import client_address
+from ..ratelimit import window_hit
+
+CACHE_MAX_AGE = 10
+ERRORS: dict[int, Any] = {404: s.ErrorOut, 422: s.ErrorOut, 429: s.ErrorOut}
+
+
+# --- rate limit ---------------------------------------------------------------------------------------------------
+
+def client_id(request: HttpRequest) -> str:
+    """The signed-in user, else the client's address by the site's one rule (`client_address`: behind the
+    trusted proxy, the hop it appended to X-Forwarded-For)."""
+    if settings.SESSION_COOKIE_NAME in request.COOKIES and request.user.is_authenticated:
+        return f"user:{request.user.pk}"
+    return f"ip:{client_address(request)}"
+
+
+class ClientRateThrottle(BaseThrottle):
+    """API_RATE_LIMIT requests per API_RATE_WINDOW_SECONDS per client, counted in fixed windows in the shared
+    cache. `cache.incr` is atomic in Redis, so concurrent workers cannot both take the last request."""
+
+    timer = staticmethod(time.time)
+
+    def __init__(self) -> None:
+        # One throttle object serves every thread; the wait belongs to the request just checked.
+        self._local = threading.local()
+
+    def allow_request(self, request: HttpRequest) -> bool:
+        limit, window = settings.API_RATE_LIMIT, max(1, settings.API_RATE_WINDOW_SECONDS)
+        if limit <= 0:
+            return True
+        now = self.timer()
+        bucket = int(now // window)
+        ident = hashlib.sha256(client_id(request).encode()).hexdigest()[:32]
+        count = window_hit(f"api-rate:{ident}:{bucket}", window)
+        self._local.wait = (bucket + 1) * window - now
+        # A cache that is down lets reads through rather than failing every request.
+        return count is None or count <= limit
+
+    def wait(self) -> float | None:
+        return getattr(self._local, "wait", None)
+
+
+# --- the docs page --------------------------------------------------------------------------------------------------
+
+class SelfHostedSwagger(DocsBase):
+    """Swagger UI from the files django-ninja ships, served by `docs_asset` below: no CDN, and no need to put
+    "ninja" in INSTALLED_APPS. The settings travel in a JSON script element, so the page runs no inline
+    script."""
+
+    page = engines["django"].from_string(
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{{ title }}</title>'
+        '<link rel="stylesheet" href="{{ assets }}swagger-ui.css?v={{ v }}">'
+        '<link rel="icon" href="{{ assets }}favicon.svg?v={{ v }}" type="image/svg+xml"></head>'
+        '<body data-csrf-token="" data-api-csrf="">{{ swagger|json_script:"swagger-settings" }}'
+        '<div id="swagger-ui"></div>'
+        '<script src="{{ assets }}swagger-ui-bundle.js?v={{ v }}"></script>'
+        '<script src="{{ assets }}swagger-ui-init.js?v={{ v }}"></script></body></html>'
+    )
+
+    def render_page(self, request: HttpRequest, api: NinjaAPI, **kwargs: Any) -> HttpResponse:
+        context = {
+            "title": api.title, "v": ninja.__version__, "assets": reverse("api-docs-asset", args=["x"])[:-1],
+            "swagger": {"url": self.get_openapi_url(api, kwargs), "layout": "BaseLayout", "deepLinking": True},
+        }
+        return HttpResponse(self.page.render(context, request))
+
+
+DOCS_ASSETS = {
+    "swagger-ui.css": "text/css", "swagger-ui-bundle.js": "text/javascript",
+    "swagger-ui-init.js": "text/javascript", "favicon.svg": "image/svg+xml",
+}
+DOCS_ASSET_DIR = FilePath(ninja.__file__).resolve().parent / "static" / "ninja"
+
+
+def docs_asset(request: HttpRequest, name: str) -> FileResponse:
+    if name not in DOCS_ASSETS:
+        raise Http404(name)
+    response = FileResponse((DOCS_ASSET_DIR / name).open("rb"), content_type=DOCS_ASSETS[name])
+    response["Cache-Control"] = "public, max-age=86400"
+    return response
+
+
+# --- the API class: conditional GETs and stable operation ids -----------------------------------------------------
+
+class LeaderboardAPI(NinjaAPI):
+    def create_response(self, request: HttpRequest, data: Any, *, status: int | None = None,
+                        temporal_response: HttpResponse | None = None) -> HttpResponse:
+        response = super().create_response(request, data, status=status, temporal_response=temporal_response)
+        if request.method != "GET" or response.status_code != 200:
+            return response
+        etag = quote_etag(hashlib.sha256(response.content).hexdigest()[:40])
+        response["ETag"] = etag
+        response["Cache-Control"] = f"public, max-age={CACHE_MAX_AGE}"
+        last_modified = parse_http_date_safe(response.get("Last-Modified", ""))
+        return get_conditional_response(request, etag=etag, last_modified=last_modified, response=response)
+
+    def get_openapi_operation_id(self, operation: Operation) -> str:
+        # Published ids (`leaderboard_api_<view>`) that clients may have generated code from: they name the
+        # view, never the module of the package it is defined in.
+        return f"leaderboard_api_{operation.view_func.__name__}"
