@@ -44,14 +44,23 @@ def bench_env(*, database: str, redis_db: int, extra: dict[str, str] | None = No
     env = dict(os.environ)
     for name in ("DEBUG", "TESTING", "CI", "CELERY_TASK_ALWAYS_EAGER"):
         env.pop(name, None)
-    env.update({
-        "DJANGO_SETTINGS_MODULE": "bench.bench_settings", "PRODUCTION": "true", "SECRET_KEY": SECRET,
-        "SECURE_SSL_REDIRECT": "false", "ALLOWED_HOSTS": "127.0.0.1,localhost",
-        "DATABASE_URL": f"{PG}/{database}", "REDIS_URL": f"redis://127.0.0.1:6379/{redis_db}",
-        "CELERY_BROKER_URL": f"redis://127.0.0.1:6379/{redis_db + 1}", "CACHE_KEY_PREFIX": "bench",
-        "STATIC_ROOT": str(Path(tempfile.gettempdir()) / "leaderboard-bench-static"),
-        "LOG_LEVEL": "ERROR", "OPENBLAS_NUM_THREADS": "1", "PYTHONPATH": str(ROOT),
-    })
+    env.update(
+        {
+            "DJANGO_SETTINGS_MODULE": "bench.bench_settings",
+            "PRODUCTION": "true",
+            "SECRET_KEY": SECRET,
+            "SECURE_SSL_REDIRECT": "false",
+            "ALLOWED_HOSTS": "127.0.0.1,localhost",
+            "DATABASE_URL": f"{PG}/{database}",
+            "REDIS_URL": f"redis://127.0.0.1:6379/{redis_db}",
+            "CELERY_BROKER_URL": f"redis://127.0.0.1:6379/{redis_db + 1}",
+            "CACHE_KEY_PREFIX": "bench",
+            "STATIC_ROOT": str(Path(tempfile.gettempdir()) / "leaderboard-bench-static"),
+            "LOG_LEVEL": "ERROR",
+            "OPENBLAS_NUM_THREADS": "1",
+            "PYTHONPATH": str(ROOT),
+        }
+    )
     env.update(extra or {})
     return env
 
@@ -111,8 +120,13 @@ def prepare_site(env: dict[str, str], *, large: bool = True) -> None:
 
             from bench.bench_recompute import make_round
 
-            doc = make_round(slug=LARGE["slug"], methodology="checks", agents=LARGE["agents"], tasks=LARGE["tasks"],
-                             trials=LARGE["trials"])
+            doc = make_round(
+                slug=LARGE["slug"],
+                methodology="checks",
+                agents=LARGE["agents"],
+                tasks=LARGE["tasks"],
+                trials=LARGE["trials"],
+            )
             doc["benchmark"]["params"] = {"votes": False}
             with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
                 json.dump(doc, fh)
@@ -139,9 +153,26 @@ class Server:
         self.proc: subprocess.Popen | None = None
 
     def __enter__(self) -> Server:
-        args = [GUNICORN, "leaderboard.wsgi", "--bind", f"127.0.0.1:{self.port}", "--workers", str(self.n_workers),
-                "--threads", str(self.threads), "--backlog", "2048", "--log-level", "warning",
-                "--access-logfile", "/dev/null", "--error-logfile", "-", "--timeout", "60"]
+        args = [
+            GUNICORN,
+            "leaderboard.wsgi",
+            "--bind",
+            f"127.0.0.1:{self.port}",
+            "--workers",
+            str(self.n_workers),
+            "--threads",
+            str(self.threads),
+            "--backlog",
+            "2048",
+            "--log-level",
+            "warning",
+            "--access-logfile",
+            "/dev/null",
+            "--error-logfile",
+            "-",
+            "--timeout",
+            "60",
+        ]
         self.log = tempfile.NamedTemporaryFile("w+", suffix=".gunicorn.log", delete=False)
         self.proc = subprocess.Popen(args, cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.time() + 30
@@ -193,13 +224,16 @@ def machine(env: dict[str, str]) -> str:
     pg = run(f"psql {PG}/postgres -Atc 'SHOW server_version'")
     redis = run("redis-cli -h 127.0.0.1 INFO server | sed -n 's/^redis_version://p'").strip()
     py = run(f"{PY} -c 'import platform, django; print(platform.python_version(), django.get_version())'").split()
-    return (f"nproc {os.cpu_count()}, CPU {run('lscpu | sed -n s/^Model\\ name:\\ *//p')!r}, memory "
-            f"{run('free -h | awk \"/^Mem:/ {print \\$2}\"')}, Python {py[0]}, Django {py[1]}, PostgreSQL {pg}, "
-            f"Redis {redis}, wrk {run('wrk -v 2>&1 | head -1 | cut -d\" \" -f2')}, "
-            f"load average before {run('cut -d\" \" -f1-3 /proc/loadavg')}")
+    return (
+        f"nproc {os.cpu_count()}, CPU {run('lscpu | sed -n s/^Model\\ name:\\ *//p')!r}, memory "
+        f"{run('free -h | awk "/^Mem:/ {print \\$2}"')}, Python {py[0]}, Django {py[1]}, PostgreSQL {pg}, "
+        f"Redis {redis}, wrk {run('wrk -v 2>&1 | head -1 | cut -d" " -f2')}, "
+        f"load average before {run('cut -d" " -f1-3 /proc/loadavg')}"
+    )
 
 
 # --- wrk ------------------------------------------------------------------------------------------------------
+
 
 @dataclass
 class WrkResult:
@@ -214,8 +248,10 @@ class WrkResult:
 
     def row(self, floor_rps: float | None) -> str:
         ratio = f"{self.rps / floor_rps:.0%}" if floor_rps else "–"
-        return (f"| {self.name} | `{self.url}` | {self.rps:,.0f} | {self.p50_ms:.1f} | {self.p99_ms:.1f} | {ratio} "
-                f"| {self.requests:,} | {self.non_2xx} | {self.errors or '–'} |")
+        return (
+            f"| {self.name} | `{self.url}` | {self.rps:,.0f} | {self.p50_ms:.1f} | {self.p99_ms:.1f} | {ratio} "
+            f"| {self.requests:,} | {self.non_2xx} | {self.errors or '–'} |"
+        )
 
 
 def _ms(text: str) -> float:
@@ -223,8 +259,9 @@ def _ms(text: str) -> float:
     return float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60000.0}[unit]
 
 
-def wrk(name: str, url: str, *, duration: int, connections: int, headers: dict[str, str] | None = None,
-        threads: int = 2) -> WrkResult:
+def wrk(
+    name: str, url: str, *, duration: int, connections: int, headers: dict[str, str] | None = None, threads: int = 2
+) -> WrkResult:
     cmd = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{duration}s", "--latency", "--timeout", "10s"]
     for key, value in (headers or {}).items():
         cmd += ["-H", f"{key}: {value}"]
@@ -235,8 +272,16 @@ def wrk(name: str, url: str, *, duration: int, connections: int, headers: dict[s
     requests = int(re.search(r"(\d+) requests in", out).group(1))
     non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
     errors = re.search(r"Socket errors: (.*)", out)
-    return WrkResult(name, "/" + url.split("/", 3)[3], rps, p50, p99, requests, int(non2xx.group(1)) if non2xx else 0,
-                     errors.group(1).strip() if errors else "")
+    return WrkResult(
+        name,
+        "/" + url.split("/", 3)[3],
+        rps,
+        p50,
+        p99,
+        requests,
+        int(non2xx.group(1)) if non2xx else 0,
+        errors.group(1).strip() if errors else "",
+    )
 
 
 def targets(env: dict[str, str]) -> dict[str, tuple[str, str]]:
@@ -314,8 +359,11 @@ def main() -> None:
             result = wrk(name, server.url + path, duration=duration, connections=args.connections, headers=headers)
             results.append(result)
             server.drain()
-            print(f"  {name:18} {result.rps:8.0f} req/s  p50 {result.p50_ms:7.1f} ms  p99 {result.p99_ms:7.1f} ms"
-                  f"  non-2xx {result.non_2xx}", flush=True)
+            print(
+                f"  {name:18} {result.rps:8.0f} req/s  p50 {result.p50_ms:7.1f} ms  p99 {result.p99_ms:7.1f} ms"
+                f"  non-2xx {result.non_2xx}",
+                flush=True,
+            )
         errors = server.errors()
     floors = [r.rps for r in results if r.name.startswith("floor")]
     floor = sum(floors) / len(floors) if floors else None

@@ -76,9 +76,7 @@ QUICK_SIZES = [(10_000, 50), (100_000, 100)]
 ROUNDS = 100
 
 
-def synthetic_votes(
-    n_votes: int, n_agents: int, seed: int = 1
-) -> tuple[list[tuple[str, str, str]], list[str]]:
+def synthetic_votes(n_votes: int, n_agents: int, seed: int = 1) -> tuple[list[tuple[str, str, str]], list[str]]:
     rng = np.random.default_rng(seed)
     names = [f"agent-{i:03d}" for i in range(n_agents)]
     strength = rng.normal(0.0, 1.0, n_agents)
@@ -246,9 +244,7 @@ def naive(n_votes: int, n_agents: int, naive_cap: int) -> dict[str, str]:
     """One choix.ilsr_pairwise fit with one (winner, loser) pair per vote, ties dropped."""
     votes, names = synthetic_votes(n_votes, n_agents)
     index = {name: i for i, name in enumerate(names)}
-    pairs = [
-        (index[a], index[b]) if w == "a" else (index[b], index[a]) for a, b, w in votes if w != "tie"
-    ]
+    pairs = [(index[a], index[b]) if w == "a" else (index[b], index[a]) for a, b, w in votes if w != "tie"]
     # choix.ilsr_pairwise loops over the pairs in Python once per iteration.
     if n_votes <= naive_cap:
         _, t_naive = timed(choix.ilsr_pairwise, n_agents, pairs, alpha=0.01, max_iter=1000)
@@ -290,14 +286,10 @@ def print_table(rows: list[dict[str, str]]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="skip the 1M-vote size")
     parser.add_argument("--repeats", type=int, default=3, help="runs of each method per size (default 3)")
-    parser.add_argument(
-        "--naive", action="store_true", help="also time one naive per-vote choix.ilsr_pairwise fit"
-    )
+    parser.add_argument("--naive", action="store_true", help="also time one naive per-vote choix.ilsr_pairwise fit")
     parser.add_argument(
         "--naive-cap", type=int, default=1_000_000, help="largest size to run the naive fit on (with --naive)"
     )

@@ -44,8 +44,11 @@ def ensure_database(url: str) -> None:
     from leaderboard.env import database_from_url
 
     db = database_from_url(url, ROOT)
-    kwargs = {k: v for k, v in {"host": db["HOST"], "port": db["PORT"], "user": db["USER"],
-                                "password": db["PASSWORD"]}.items() if v}
+    kwargs = {
+        k: v
+        for k, v in {"host": db["HOST"], "port": db["PORT"], "user": db["USER"], "password": db["PASSWORD"]}.items()
+        if v
+    }
     with psycopg.connect(dbname="postgres", autocommit=True, **kwargs) as conn:
         if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [db["NAME"]]).fetchone() is None:
             conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(db["NAME"])))
@@ -58,15 +61,42 @@ def make_round(*, slug: str, methodology: str, agents: int, tasks: int, trials: 
     kind = "to-spec" if methodology == "checks" else "core"
     doc: dict = {
         "benchmark": {"slug": slug, "name": f"Bench {slug}", "methodology": methodology},
-        "agents": [{"slug": f"agent-{a:03d}", "name": f"Agent {a:03d}", "organization": f"Org {a % 17}",
-                    "primary_language": "en", "languages": ["en"]} for a in range(agents)],
-        "tasks": [{"key": f"task-{t:02d}", "title": f"Task {t:02d}", "version": "1.0", "kind": kind,
-                   "dimensions": [f"dim-{t % 4}"], "time_limit_min": 60, "token_budget": 2_000_000,
-                   "prompt": f"Do task {t}.", "domain": "bench"} for t in range(tasks)],
-        "rounds": [{"key": "r1", "name": "Round 1", "status": "published", "published_at": "2026-10-01T12:00:00Z",
-                    "starts_on": "2026-09-01",
-                    "entries": [{"agent": f"agent-{a:03d}", "product_version": "1.0", "plan": "API"}
-                                for a in range(agents)]}],
+        "agents": [
+            {
+                "slug": f"agent-{a:03d}",
+                "name": f"Agent {a:03d}",
+                "organization": f"Org {a % 17}",
+                "primary_language": "en",
+                "languages": ["en"],
+            }
+            for a in range(agents)
+        ],
+        "tasks": [
+            {
+                "key": f"task-{t:02d}",
+                "title": f"Task {t:02d}",
+                "version": "1.0",
+                "kind": kind,
+                "dimensions": [f"dim-{t % 4}"],
+                "time_limit_min": 60,
+                "token_budget": 2_000_000,
+                "prompt": f"Do task {t}.",
+                "domain": "bench",
+            }
+            for t in range(tasks)
+        ],
+        "rounds": [
+            {
+                "key": "r1",
+                "name": "Round 1",
+                "status": "published",
+                "published_at": "2026-10-01T12:00:00Z",
+                "starts_on": "2026-09-01",
+                "entries": [
+                    {"agent": f"agent-{a:03d}", "product_version": "1.0", "plan": "API"} for a in range(agents)
+                ],
+            }
+        ],
         "runs": [],
     }
     outcomes = ["pass", "pass", "partial", "fail", "unsupported"]
@@ -75,27 +105,39 @@ def make_round(*, slug: str, methodology: str, agents: int, tasks: int, trials: 
         for t in range(tasks):
             for k in range(1, trials + 1):
                 run = {
-                    "id": f"r1-{a:03d}-{t:02d}-{k}", "round": "r1", "agent": f"agent-{a:03d}",
-                    "task": f"task-{t:02d}", "task_version": "1.0", "trial": k, "language": "en",
+                    "id": f"r1-{a:03d}-{t:02d}-{k}",
+                    "round": "r1",
+                    "agent": f"agent-{a:03d}",
+                    "task": f"task-{t:02d}",
+                    "task_version": "1.0",
+                    "trial": k,
+                    "language": "en",
                     "status": "completed" if rng.random() > 0.03 else "timeout",
-                    "tokens_input": rng.randint(10_000, 900_000), "tokens_output": rng.randint(1_000, 90_000),
-                    "cost_usd": round(rng.uniform(0.05, 9.0), 4), "wall_seconds": round(rng.uniform(60, 3600), 1),
-                    "first_output_seconds": round(rng.uniform(1, 60), 1), "steps": rng.randint(5, 300),
+                    "tokens_input": rng.randint(10_000, 900_000),
+                    "tokens_output": rng.randint(1_000, 90_000),
+                    "cost_usd": round(rng.uniform(0.05, 9.0), 4),
+                    "wall_seconds": round(rng.uniform(60, 3600), 1),
+                    "first_output_seconds": round(rng.uniform(1, 60), 1),
+                    "steps": rng.randint(5, 300),
                 }
                 if methodology == "checks":
                     api_total, steps_total = 12, 9
                     started = rng.random() < 0.6 + 0.4 * skill
-                    run.update({
-                        "app_started": started, "api_checks_total": api_total, "browser_steps_total": steps_total,
-                        "api_checks_passed": sum(rng.random() < skill for _ in range(api_total)) if started else 0,
-                        "browser_steps_passed": sum(rng.random() < skill for _ in range(steps_total))
-                        if started else 0,
-                    })
+                    run.update(
+                        {
+                            "app_started": started,
+                            "api_checks_total": api_total,
+                            "browser_steps_total": steps_total,
+                            "api_checks_passed": sum(rng.random() < skill for _ in range(api_total)) if started else 0,
+                            "browser_steps_passed": sum(rng.random() < skill for _ in range(steps_total))
+                            if started
+                            else 0,
+                        }
+                    )
                 else:
                     outcome = outcomes[min(4, int((1 - skill) * rng.random() * 5))]
                     run["outcome"] = outcome
-                    run["verdicts"] = [{"role": "tester", "outcome": outcome},
-                                       {"role": "second", "outcome": outcome}]
+                    run["verdicts"] = [{"role": "tester", "outcome": outcome}, {"role": "second", "outcome": outcome}]
                 doc["runs"].append(run)
     return doc
 
@@ -113,8 +155,7 @@ def _bulk_runs(doc: dict) -> None:
     rows = []
     for run in doc["runs"]:
         values = {f: run.get(f, RUN_DEFAULTS.get(f)) for f in RUN_SCALARS if f in run or f in RUN_DEFAULTS}
-        rows.append(Run(key=run["id"], round=rnd, entry_id=entries[run["agent"]], task_id=tasks[run["task"]],
-                        **values))
+        rows.append(Run(key=run["id"], round=rnd, entry_id=entries[run["agent"]], task_id=tasks[run["task"]], **values))
     Run.objects.bulk_create(rows, batch_size=5000)
 
 
@@ -175,10 +216,13 @@ def time_recompute(snapshot_id: int, repeats: int) -> list[dict[str, float]]:
     for _ in range(repeats):
         BoardSnapshot.objects.filter(pk=snapshot_id).update(digest="", stale=True)
         split = Split()
-        undo = [split.wrap(services, "round_document", "read"),
-                split.wrap(services, "board_inputs", "digest"), split.wrap(services, "_digest", "digest"),
-                split.wrap(services, "compute_round_boards", "score"),
-                split.wrap(BoardSnapshot, "save", "save")]
+        undo = [
+            split.wrap(services, "round_document", "read"),
+            split.wrap(services, "board_inputs", "digest"),
+            split.wrap(services, "_digest", "digest"),
+            split.wrap(services, "compute_round_boards", "score"),
+            split.wrap(BoardSnapshot, "save", "save"),
+        ]
         started = time.perf_counter()
         try:
             changed = services.snapshot_recompute(snapshot_id=snapshot_id)
@@ -211,10 +255,12 @@ def machine() -> str:
         c.execute("SHOW server_version")
         pg = c.fetchone()[0]
     model = run("lscpu | sed -n 's/^Model name: *//p'")
-    mem = run("free -h | awk '/^Mem:/ {print $2 \" total, \" $7 \" available\"}'")
+    mem = run('free -h | awk \'/^Mem:/ {print $2 " total, " $7 " available"}\'')
     load = run("cut -d' ' -f1-3 /proc/loadavg")
-    return (f"nproc {os.cpu_count()}, CPU {model!r}, memory {mem}, Python {platform.python_version()}, "
-            f"PostgreSQL {pg}, load average {load}")
+    return (
+        f"nproc {os.cpu_count()}, CPU {model!r}, memory {mem}, Python {platform.python_version()}, "
+        f"PostgreSQL {pg}, load average {load}"
+    )
 
 
 def main() -> None:
@@ -223,8 +269,9 @@ def main() -> None:
     parser.add_argument("--methodology", default="checks", choices=["checks", "outcomes"])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--profile", action="store_true", help="cProfile one recompute of the 1x round")
-    parser.add_argument("--import-all", action="store_true",
-                        help="write the larger scales with bundle_import too (slow: ~100 runs/s)")
+    parser.add_argument(
+        "--import-all", action="store_true", help="write the larger scales with bundle_import too (slow: ~100 runs/s)"
+    )
     args = parser.parse_args()
 
     ensure_database(os.environ["DATABASE_URL"])
@@ -235,15 +282,24 @@ def main() -> None:
 
     call_command("migrate", verbosity=0)
     print(machine())
-    print(f"methodology {args.methodology}; {AGENTS} agents x {TASKS} tasks x trials; "
-          f"best and median of {args.repeats} recomputes (seconds)")
-    header = f"{'scale':>5} {'runs':>7} {'read':>7} {'digest':>7} {'score':>7} {'save':>7} {'other':>7} " \
-             f"{'total':>7} {'median':>7} {'us/run':>7}"
+    print(
+        f"methodology {args.methodology}; {AGENTS} agents x {TASKS} tasks x trials; "
+        f"best and median of {args.repeats} recomputes (seconds)"
+    )
+    header = (
+        f"{'scale':>5} {'runs':>7} {'read':>7} {'digest':>7} {'score':>7} {'save':>7} {'other':>7} "
+        f"{'total':>7} {'median':>7} {'us/run':>7}"
+    )
     rows = []
     for scale in [int(s) for s in args.scales.split(",")]:
         repeats = args.repeats if scale <= 4 else 1
-        doc = make_round(slug=f"bench-{args.methodology}-{scale}x", methodology=args.methodology,
-                         agents=AGENTS, tasks=TASKS, trials=TRIALS * scale)
+        doc = make_round(
+            slug=f"bench-{args.methodology}-{scale}x",
+            methodology=args.methodology,
+            agents=AGENTS,
+            tasks=TASKS,
+            trials=TRIALS * scale,
+        )
         n = len(doc["runs"])
         snapshot_id = seed_round(doc, bulk=scale > 1 and args.methodology == "checks" and not args.import_all)
         del doc
@@ -262,9 +318,11 @@ def main() -> None:
         results = time_recompute(snapshot_id, repeats)
         best = min(results, key=lambda r: r["total"])
         med = statistics.median(r["total"] for r in results)
-        rows.append(f"{scale:>4}x {n:>7} {best.get('read', 0):7.3f} {best.get('digest', 0):7.3f} "
-                    f"{best.get('score', 0):7.3f} {best.get('save', 0):7.3f} {best['other']:7.3f} "
-                    f"{best['total']:7.3f} {med:7.3f} {best['total'] / n * 1e6:7.1f}")
+        rows.append(
+            f"{scale:>4}x {n:>7} {best.get('read', 0):7.3f} {best.get('digest', 0):7.3f} "
+            f"{best.get('score', 0):7.3f} {best.get('save', 0):7.3f} {best['other']:7.3f} "
+            f"{best['total']:7.3f} {med:7.3f} {best['total'] / n * 1e6:7.1f}"
+        )
         print(header if len(rows) == 1 else "", rows[-1], sep="\n" if len(rows) == 1 else "")
 
 

@@ -76,8 +76,11 @@ class Voter:
     def request(self, path: str, data: dict | None = None, headers: dict | None = None) -> tuple[int, str]:
         body = urllib.parse.urlencode(data).encode() if data is not None else None
         cookie = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
-        req = urllib.request.Request(self.base + path, data=body, headers={
-            "Referer": self.base + "/vote/", **({"Cookie": cookie} if cookie else {}), **(headers or {})})
+        req = urllib.request.Request(
+            self.base + path,
+            data=body,
+            headers={"Referer": self.base + "/vote/", **({"Cookie": cookie} if cookie else {}), **(headers or {})},
+        )
         try:
             resp = self.opener.open(req, timeout=60)
         except urllib.error.HTTPError as e:
@@ -94,8 +97,9 @@ class Voter:
     def sign_in(self) -> None:
         status, page = self.request("/signin/")
         token = CSRF_RE.search(page).group(1)
-        status, _ = self.request("/signin/", {"username": self.username, "password": PASSWORD,
-                                              "csrfmiddlewaretoken": token})
+        status, _ = self.request(
+            "/signin/", {"username": self.username, "password": PASSWORD, "csrfmiddlewaretoken": token}
+        )
         if status != 302:
             raise RuntimeError(f"sign-in of {self.username} answered {status}")
 
@@ -165,8 +169,9 @@ def vote_loop(voter: Voter, tally: Tally) -> None:
             continue
         winner = rng.choice(["a", "b", "tie"])
         started = time.perf_counter()
-        status, page = voter.request(f"/vote/m/{key.group(1)}/", {"winner": winner,
-                                                                   "csrfmiddlewaretoken": voter.csrf()})
+        status, page = voter.request(
+            f"/vote/m/{key.group(1)}/", {"winner": winner, "csrfmiddlewaretoken": voter.csrf()}
+        )
         elapsed = (time.perf_counter() - started) * 1000
         with tally.lock:
             tally.post_ms.append(elapsed)
@@ -223,31 +228,45 @@ def main() -> None:
 
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
         json.dump(tally.accepted, fh)
-    check = django_eval(env, (
-        "import json\n"
-        "from collections import Counter\n"
-        "from voting.models import Vote\n"
-        f"keys = json.load(open({fh.name!r}))\n"
-        f"rows = Vote.objects.filter(voter__username__startswith='bench-voter-')\n"
-        "per_key = Counter(rows.values_list('matchup__key', flat=True))\n"
-        "accepted = Counter(keys)\n"
-        "print(json.dumps({'rows': rows.count(), 'accepted': len(keys), 'accepted_distinct': len(accepted),"
-        " 'missing': sum(1 for k in accepted if per_key.get(k, 0) == 0),"
-        " 'duplicated': sum(1 for k, n in per_key.items() if n > 1),"
-        " 'unexpected': sum(1 for k in per_key if k not in accepted),"
-        " 'counting': rows.filter(counts=True).count(), 'held': dict(Counter(rows.values_list('held', flat=True)))}))\n"
-    ))
+    check = django_eval(
+        env,
+        (
+            "import json\n"
+            "from collections import Counter\n"
+            "from voting.models import Vote\n"
+            f"keys = json.load(open({fh.name!r}))\n"
+            f"rows = Vote.objects.filter(voter__username__startswith='bench-voter-')\n"
+            "per_key = Counter(rows.values_list('matchup__key', flat=True))\n"
+            "accepted = Counter(keys)\n"
+            "print(json.dumps({'rows': rows.count(), 'accepted': len(keys), 'accepted_distinct': len(accepted),"
+            " 'missing': sum(1 for k in accepted if per_key.get(k, 0) == 0),"
+            " 'duplicated': sum(1 for k, n in per_key.items() if n > 1),"
+            " 'unexpected': sum(1 for k in per_key if k not in accepted),"
+            " 'counting': rows.filter(counts=True).count(),"
+            " 'held': dict(Counter(rows.values_list('held', flat=True)))}))\n"
+        ),
+    )
     result = json.loads(check.splitlines()[-1])
     posts = sum(tally.post_status.values())
-    print(f"\nwall {wall:.1f} s; POSTs {posts}; accepted {len(tally.accepted)} "
-          f"({len(tally.accepted) / wall:.1f} accepted votes/s, {posts / wall:.1f} POSTs/s)")
-    print(f"POST /vote/m/<key>/: p50 {pct(tally.post_ms, 50):.0f} ms, p99 {pct(tally.post_ms, 99):.0f} ms, "
-          f"max {max(tally.post_ms or [0]):.0f} ms; statuses {dict(sorted(tally.post_status.items()))}")
-    print(f"GET /vote/: p50 {pct(tally.get_ms, 50):.0f} ms, p99 {pct(tally.get_ms, 99):.0f} ms, "
-          f"max {max(tally.get_ms or [0]):.0f} ms; statuses {dict(sorted(tally.get_status.items()))}")
+    print(
+        f"\nwall {wall:.1f} s; POSTs {posts}; accepted {len(tally.accepted)} "
+        f"({len(tally.accepted) / wall:.1f} accepted votes/s, {posts / wall:.1f} POSTs/s)"
+    )
+    print(
+        f"POST /vote/m/<key>/: p50 {pct(tally.post_ms, 50):.0f} ms, p99 {pct(tally.post_ms, 99):.0f} ms, "
+        f"max {max(tally.post_ms or [0]):.0f} ms; statuses {dict(sorted(tally.post_status.items()))}"
+    )
+    print(
+        f"GET /vote/: p50 {pct(tally.get_ms, 50):.0f} ms, p99 {pct(tally.get_ms, 99):.0f} ms, "
+        f"max {max(tally.get_ms or [0]):.0f} ms; statuses {dict(sorted(tally.get_status.items()))}"
+    )
     print(f"rows before {before}; check: {result}")
-    ok = (result["rows"] == result["accepted"] == result["accepted_distinct"] and not result["missing"]
-          and not result["duplicated"] and not result["unexpected"])
+    ok = (
+        result["rows"] == result["accepted"] == result["accepted_distinct"]
+        and not result["missing"]
+        and not result["duplicated"]
+        and not result["unexpected"]
+    )
     print("every accepted vote stored exactly once:", "YES" if ok else "NO")
     for (status, message), n in tally.rejections.most_common(10):
         print(f"  rejected {n} x {status}: {message}")

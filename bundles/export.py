@@ -27,8 +27,13 @@ def voter_pseudonym(vote: Vote) -> str:
     return f"voter-{digest[:10]}"
 
 
-def bundle_export(*, benchmark: Benchmark, include_unpublished: bool = False,
-                  round_keys: list[str] | None = None, include_votes: bool = True) -> dict:
+def bundle_export(
+    *,
+    benchmark: Benchmark,
+    include_unpublished: bool = False,
+    round_keys: list[str] | None = None,
+    include_votes: bool = True,
+) -> dict:
     """The benchmark as a bundle. Public downloads leave `include_unpublished` off: draft and preview rounds,
     their runs and their parameters are then absent, and so is every vote naming an agent that has no
     published entry yet (`VoteQuerySet.public`)."""
@@ -45,8 +50,11 @@ def bundle_export(*, benchmark: Benchmark, include_unpublished: bool = False,
     votes_qs = Vote.objects.filter(task__benchmark=benchmark)
     if not include_unpublished:
         votes_qs = votes_qs.public()
-    votes = [] if not include_votes else list(
-        votes_qs.select_related("task", "agent_a", "agent_b").order_by("cast_at", "id"))
+    votes = (
+        []
+        if not include_votes
+        else list(votes_qs.select_related("task", "agent_a", "agent_b").order_by("cast_at", "id"))
+    )
     for v in votes:
         agent_ids.update((v.agent_a_id, v.agent_b_id))
     agents = list(Agent.objects.filter(id__in=agent_ids).select_related("organization").order_by("slug"))
@@ -54,8 +62,11 @@ def bundle_export(*, benchmark: Benchmark, include_unpublished: bool = False,
     doc: dict[str, Any] = {
         "format": "agent-leaderboard-bundle/1",
         "benchmark": {
-            "slug": benchmark.slug, "name": benchmark.name, "methodology": benchmark.methodology,
-            "description": benchmark.description, "task_set_version": benchmark.task_set_version,
+            "slug": benchmark.slug,
+            "name": benchmark.name,
+            "methodology": benchmark.methodology,
+            "description": benchmark.description,
+            "task_set_version": benchmark.task_set_version,
             "params": {**(benchmark.params or {}), "pass_threshold": benchmark.pass_threshold},
         },
         "agents": [_agent_doc(a) for a in agents],
@@ -68,24 +79,44 @@ def bundle_export(*, benchmark: Benchmark, include_unpublished: bool = False,
 
 
 def _agent_doc(a: Agent) -> dict:
-    return {"slug": a.slug, "name": a.name, "organization": a.organization.name if a.organization else None,
-            "primary_language": a.primary_language or None, "languages": list(a.languages or [])}
+    return {
+        "slug": a.slug,
+        "name": a.name,
+        "organization": a.organization.name if a.organization else None,
+        "primary_language": a.primary_language or None,
+        "languages": list(a.languages or []),
+    }
 
 
 def _version_doc(v: TaskVersion) -> dict:
-    return {"version": v.version, "prompt": v.prompt, "parameters": list(v.parameters or []),
-            "interruption": v.interruption or None, "evidence": list(v.evidence or []),
-            "criteria": v.criteria or {}, "observes_later_effects": v.observes_later_effects,
-            "published_at": iso(v.published_at), "change_note": v.change_note or None}
+    return {
+        "version": v.version,
+        "prompt": v.prompt,
+        "parameters": list(v.parameters or []),
+        "interruption": v.interruption or None,
+        "evidence": list(v.evidence or []),
+        "criteria": v.criteria or {},
+        "observes_later_effects": v.observes_later_effects,
+        "published_at": iso(v.published_at),
+        "change_note": v.change_note or None,
+    }
 
 
 def _task_doc(t: Task) -> dict:
     versions = {v.version: v for v in t.versions.all()}
     current = versions.get(t.version)
     doc = {
-        "key": t.key, "title": t.title, "version": t.version, "kind": t.kind, "dimensions": list(t.dimensions or []),
-        "time_limit_min": t.time_limit_min, "token_budget": t.token_budget, "domain": t.domain or None,
-        "difficulty": t.difficulty or None, "evaluation": t.evaluation or None, "human_minutes": t.human_minutes,
+        "key": t.key,
+        "title": t.title,
+        "version": t.version,
+        "kind": t.kind,
+        "dimensions": list(t.dimensions or []),
+        "time_limit_min": t.time_limit_min,
+        "token_budget": t.token_budget,
+        "domain": t.domain or None,
+        "difficulty": t.difficulty or None,
+        "evaluation": t.evaluation or None,
+        "human_minutes": t.human_minutes,
         "tags": list(t.tags or []),
     }
     doc.update({k: v for k, v in (_version_doc(current) if current else {"prompt": ""}).items() if k != "version"})
@@ -98,38 +129,79 @@ def _round_doc(r: Round) -> dict:
     for p in r.parameters.all():
         params.setdefault(p.task.key, {})[p.name] = p.value
     return {
-        "key": r.key, "name": r.name, "status": r.status, "task_set_version": r.task_set_version,
-        "starts_on": iso(r.starts_on), "preview_started_at": iso(r.preview_started_at),
+        "key": r.key,
+        "name": r.name,
+        "status": r.status,
+        "task_set_version": r.task_set_version,
+        "starts_on": iso(r.starts_on),
+        "preview_started_at": iso(r.preview_started_at),
         "published_at": iso(r.published_at),
-        "entries": [{"agent": e.agent.slug, **{f: getattr(e, f) or None for f in ENTRY_FIELDS}}
-                    for e in sorted(r.entries.all(), key=lambda e: e.agent.slug)],
+        "entries": [
+            {"agent": e.agent.slug, **{f: getattr(e, f) or None for f in ENTRY_FIELDS}}
+            for e in sorted(r.entries.all(), key=lambda e: e.agent.slug)
+        ],
         "tasks": list(r.task_keys) if r.task_keys else None,
         "parameters": params,
-        "changelog": [{"what": c.what, "why": c.why or None, "who": c.who_role or None, "at": iso(c.created_at),
-                       "run": c.run.key if c.run else None}
-                      for c in sorted(r.changelog.all(), key=lambda c: (c.created_at, c.id))],
+        "changelog": [
+            {
+                "what": c.what,
+                "why": c.why or None,
+                "who": c.who_role or None,
+                "at": iso(c.created_at),
+                "run": c.run.key if c.run else None,
+            }
+            for c in sorted(r.changelog.all(), key=lambda c: (c.created_at, c.id))
+        ],
     }
 
 
-RUN_VALUES = ("id", "key", "round__key", "entry__agent__slug", "task__key", "rerun_of__key", "judge_scores",
-              *RUN_SCALARS)
+RUN_VALUES = (
+    "id",
+    "key",
+    "round__key",
+    "entry__agent__slug",
+    "task__key",
+    "rerun_of__key",
+    "judge_scores",
+    *RUN_SCALARS,
+)
 
 
 def _run_docs(round_ids: list[int]) -> list[dict]:
     """The runs of these rounds as bundle documents, read as plain rows: one query for the runs and one per
     kind of child (not model instances and per-run prefetch managers, which cost about 0.5 ms a run)."""
-    rows = list(Run.objects.filter(round_id__in=round_ids)
-                .order_by("round__starts_on", "round__published_at", "round__key", "id").values(*RUN_VALUES))
+    rows = list(
+        Run.objects.filter(round_id__in=round_ids)
+        .order_by("round__starts_on", "round__published_at", "round__key", "id")
+        .values(*RUN_VALUES)
+    )
     in_rounds = {"run__round_id__in": round_ids}
-    verdicts = _by_run(Verdict.objects.filter(**in_rounds).order_by("run_id", "created_at", "id")
-                       .values("run_id", "role", "outcome", "matched", "note", "created_at"))
+    verdicts = _by_run(
+        Verdict.objects.filter(**in_rounds)
+        .order_by("run_id", "created_at", "id")
+        .values("run_id", "role", "outcome", "matched", "note", "created_at")
+    )
     evidence = _by_run(Evidence.objects.filter(**in_rounds).order_by("run_id", "id"), dicts=False)
-    checks = _by_run(CheckResult.objects.filter(**in_rounds).order_by("run_id", "position", "id")
-                     .values("run_id", "kind", "name", "passed", "detail"))
-    disputes = _by_run(Dispute.objects.filter(**in_rounds).order_by("run_id", "filed_at", "id")
-                       .values("run_id", "reason", "note", "status", "filed_at", "decided_at", "decision_note"))
-    return [_run_doc_from(row, verdicts.get(row["id"], ()), evidence.get(row["id"], ()), checks.get(row["id"], ()),
-                          disputes.get(row["id"], ())) for row in rows]
+    checks = _by_run(
+        CheckResult.objects.filter(**in_rounds)
+        .order_by("run_id", "position", "id")
+        .values("run_id", "kind", "name", "passed", "detail")
+    )
+    disputes = _by_run(
+        Dispute.objects.filter(**in_rounds)
+        .order_by("run_id", "filed_at", "id")
+        .values("run_id", "reason", "note", "status", "filed_at", "decided_at", "decision_note")
+    )
+    return [
+        _run_doc_from(
+            row,
+            verdicts.get(row["id"], ()),
+            evidence.get(row["id"], ()),
+            checks.get(row["id"], ()),
+            disputes.get(row["id"], ()),
+        )
+        for row in rows
+    ]
 
 
 def _by_run(rows, dicts: bool = True) -> dict[int, list]:
@@ -142,21 +214,42 @@ def _by_run(rows, dicts: bool = True) -> dict[int, list]:
 def run_doc(run: Run) -> dict:
     """One run's document, from a model instance (the run page's JSON download)."""
     row = {f: getattr(run, f) for f in RUN_SCALARS}
-    row.update({"key": run.key, "round__key": run.round.key, "entry__agent__slug": run.entry.agent.slug,
-                "task__key": run.task.key, "rerun_of__key": run.rerun_of.key if run.rerun_of else None,
-                "judge_scores": run.judge_scores})
-    verdicts = [{"role": v.role, "outcome": v.outcome, "matched": v.matched, "note": v.note,
-                 "created_at": v.created_at} for v in run.verdicts.all()]
+    row.update(
+        {
+            "key": run.key,
+            "round__key": run.round.key,
+            "entry__agent__slug": run.entry.agent.slug,
+            "task__key": run.task.key,
+            "rerun_of__key": run.rerun_of.key if run.rerun_of else None,
+            "judge_scores": run.judge_scores,
+        }
+    )
+    verdicts = [
+        {"role": v.role, "outcome": v.outcome, "matched": v.matched, "note": v.note, "created_at": v.created_at}
+        for v in run.verdicts.all()
+    ]
     checks = [{"kind": c.kind, "name": c.name, "passed": c.passed, "detail": c.detail} for c in run.checks.all()]
-    disputes = [{"reason": d.reason, "note": d.note, "status": d.status, "filed_at": d.filed_at,
-                 "decided_at": d.decided_at, "decision_note": d.decision_note}
-                for d in sorted(run.disputes.all(), key=lambda d: (d.filed_at, d.id))]
+    disputes = [
+        {
+            "reason": d.reason,
+            "note": d.note,
+            "status": d.status,
+            "filed_at": d.filed_at,
+            "decided_at": d.decided_at,
+            "decision_note": d.decision_note,
+        }
+        for d in sorted(run.disputes.all(), key=lambda d: (d.filed_at, d.id))
+    ]
     return _run_doc_from(row, verdicts, list(run.evidence.all()), checks, disputes)
 
 
 def _run_doc_from(row: dict, verdicts, evidence, checks, disputes) -> dict:
-    doc: dict[str, Any] = {"id": row["key"], "round": row["round__key"], "agent": row["entry__agent__slug"],
-                           "task": row["task__key"]}
+    doc: dict[str, Any] = {
+        "id": row["key"],
+        "round": row["round__key"],
+        "agent": row["entry__agent__slug"],
+        "task": row["task__key"],
+    }
     for f in RUN_SCALARS:
         value = row[f]
         if f in DATETIME_FIELDS:
@@ -167,21 +260,41 @@ def _run_doc_from(row: dict, verdicts, evidence, checks, disputes) -> dict:
     doc["judge_scores"] = list(row["judge_scores"] or [])
     doc["rerun_of"] = row["rerun_of__key"]
     doc["verdicts"] = [
-        {"role": v["role"], "outcome": v["outcome"], "matched": list(v["matched"] or []), "note": v["note"],
-         "at": iso(v["created_at"])}
+        {
+            "role": v["role"],
+            "outcome": v["outcome"],
+            "matched": list(v["matched"] or []),
+            "note": v["note"],
+            "at": iso(v["created_at"]),
+        }
         for v in sorted(verdicts, key=lambda v: ["tester", "second", "third"].index(v["role"]))
     ]
     doc["evidence"] = [{"kind": e.kind, "url": e.href, "caption": e.caption or None} for e in evidence]
-    doc["checks"] = [{"kind": c["kind"], "name": c["name"], "passed": c["passed"], "detail": c["detail"] or None}
-                     for c in checks]
+    doc["checks"] = [
+        {"kind": c["kind"], "name": c["name"], "passed": c["passed"], "detail": c["detail"] or None} for c in checks
+    ]
     doc["disputes"] = [
-        {"reason": d["reason"], "note": d["note"], "status": d["status"], "filed_at": iso(d["filed_at"]),
-         "decided_at": iso(d["decided_at"]), "decision_note": d["decision_note"] or None}
+        {
+            "reason": d["reason"],
+            "note": d["note"],
+            "status": d["status"],
+            "filed_at": iso(d["filed_at"]),
+            "decided_at": iso(d["decided_at"]),
+            "decision_note": d["decision_note"] or None,
+        }
         for d in disputes
     ]
     return doc
 
 
 def _vote_doc(v: Vote) -> dict:
-    return {"id": v.key, "task": v.task.key, "a": v.agent_a.slug, "b": v.agent_b.slug, "winner": v.winner,
-            "voter": voter_pseudonym(v), "cast_at": iso(v.cast_at), "counts": v.counts}
+    return {
+        "id": v.key,
+        "task": v.task.key,
+        "a": v.agent_a.slug,
+        "b": v.agent_b.slug,
+        "winner": v.winner,
+        "voter": voter_pseudonym(v),
+        "cast_at": iso(v.cast_at),
+        "counts": v.counts,
+    }

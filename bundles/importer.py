@@ -72,7 +72,6 @@ def _validate_dates(doc: dict) -> list[str]:
     return problems
 
 
-
 def bundle_import(*, doc: Any) -> ImportReport:
     """Validate `doc` and write it in one transaction; raise `BundleError` (nothing written) on bad input."""
     check_bundle(doc)
@@ -124,55 +123,102 @@ class _Writer:
         b, report = self.doc["benchmark"], self.report
         params = dict(b.get("params") or {})
         threshold = params.pop("pass_threshold", 0.8)
-        self.benchmark, _ = upsert(Benchmark, {"slug": b["slug"]}, {
-            "name": b["name"], "methodology": b["methodology"], "description": b.get("description") or "",
-            "task_set_version": b.get("task_set_version") or "1.0", "pass_threshold": threshold, "params": params,
-        }, report, "benchmarks")
+        self.benchmark, _ = upsert(
+            Benchmark,
+            {"slug": b["slug"]},
+            {
+                "name": b["name"],
+                "methodology": b["methodology"],
+                "description": b.get("description") or "",
+                "task_set_version": b.get("task_set_version") or "1.0",
+                "pass_threshold": threshold,
+                "params": params,
+            },
+            report,
+            "benchmarks",
+        )
         for a in self.doc.get("agents") or []:
             org = None
             if a.get("organization"):
-                org, _ = upsert(Organization, {"slug": slugify(a["organization"])[:100] or "org"},
-                                 {"name": a["organization"]}, report, "organizations")
-            self.agent_rows[a["slug"]], _ = upsert(Agent, {"slug": a["slug"]}, {
-                "name": a.get("name") or a["slug"], "organization": org,
-                "primary_language": a.get("primary_language") or "", "languages": list(a.get("languages") or []),
-            }, report, "agents")
+                org, _ = upsert(
+                    Organization,
+                    {"slug": slugify(a["organization"])[:100] or "org"},
+                    {"name": a["organization"]},
+                    report,
+                    "organizations",
+                )
+            self.agent_rows[a["slug"]], _ = upsert(
+                Agent,
+                {"slug": a["slug"]},
+                {
+                    "name": a.get("name") or a["slug"],
+                    "organization": org,
+                    "primary_language": a.get("primary_language") or "",
+                    "languages": list(a.get("languages") or []),
+                },
+                report,
+                "agents",
+            )
 
     def tasks(self) -> None:
         for pos, t in enumerate(self.doc.get("tasks") or []):
-            task, changed = upsert(Task, {"benchmark": self.benchmark, "key": t["key"]}, {
-                "title": t.get("title") or "", "kind": t.get("kind") or "core", "version": t.get("version") or "1.0",
-                "dimensions": list(t.get("dimensions") or []), "domain": t.get("domain") or "",
-                "difficulty": t.get("difficulty") or "", "evaluation": t.get("evaluation") or "",
-                "time_limit_min": t.get("time_limit_min", 30), "token_budget": t.get("token_budget"),
-                "human_minutes": t.get("human_minutes"), "tags": list(t.get("tags") or []), "position": pos,
-            }, self.report, "tasks")
+            task, changed = upsert(
+                Task,
+                {"benchmark": self.benchmark, "key": t["key"]},
+                {
+                    "title": t.get("title") or "",
+                    "kind": t.get("kind") or "core",
+                    "version": t.get("version") or "1.0",
+                    "dimensions": list(t.get("dimensions") or []),
+                    "domain": t.get("domain") or "",
+                    "difficulty": t.get("difficulty") or "",
+                    "evaluation": t.get("evaluation") or "",
+                    "time_limit_min": t.get("time_limit_min", 30),
+                    "token_budget": t.get("token_budget"),
+                    "human_minutes": t.get("human_minutes"),
+                    "tags": list(t.get("tags") or []),
+                    "position": pos,
+                },
+                self.report,
+                "tasks",
+            )
             self.changed_tasks |= changed
             self.task_rows[t["key"]] = task
             for h in list(t.get("history") or []) + [t]:
-                upsert(TaskVersion, {"task": task, "version": h.get("version") or "1.0"}, {
-                    "prompt": h.get("prompt") or "", "parameters": list(h.get("parameters") or []),
-                    "interruption": h.get("interruption") or "", "evidence": list(h.get("evidence") or []),
-                    "criteria": h.get("criteria") or {},
-                    "observes_later_effects": bool(h.get("observes_later_effects"))
-                    or "observes-later-effects" in (t.get("tags") or []),
-                    "published_at": parse_time(h.get("published_at")), "change_note": h.get("change_note") or "",
-                }, self.report, "task versions")
+                upsert(
+                    TaskVersion,
+                    {"task": task, "version": h.get("version") or "1.0"},
+                    {
+                        "prompt": h.get("prompt") or "",
+                        "parameters": list(h.get("parameters") or []),
+                        "interruption": h.get("interruption") or "",
+                        "evidence": list(h.get("evidence") or []),
+                        "criteria": h.get("criteria") or {},
+                        "observes_later_effects": bool(h.get("observes_later_effects"))
+                        or "observes-later-effects" in (t.get("tags") or []),
+                        "published_at": parse_time(h.get("published_at")),
+                        "change_note": h.get("change_note") or "",
+                    },
+                    self.report,
+                    "task versions",
+                )
 
     def rounds(self) -> None:
-        self.was_published = set(Round.objects.published().filter(benchmark=self.benchmark)
-                                 .values_list("id", flat=True))
+        self.was_published = set(
+            Round.objects.published().filter(benchmark=self.benchmark).values_list("id", flat=True)
+        )
         for r in self.doc.get("rounds") or []:
             values = {
-                "name": r.get("name") or "", "status": r["status"],
-                "task_set_version": r.get("task_set_version") or "1.0", "starts_on": parse_day(r.get("starts_on")),
+                "name": r.get("name") or "",
+                "status": r["status"],
+                "task_set_version": r.get("task_set_version") or "1.0",
+                "starts_on": parse_day(r.get("starts_on")),
                 "preview_started_at": parse_time(r.get("preview_started_at")),
                 "published_at": parse_time(r.get("published_at")),
             }
             if r.get("tasks") is not None:
                 values["task_keys"] = list(r["tasks"])
-            rnd, changed = upsert(Round, {"benchmark": self.benchmark, "key": r["key"]}, values, self.report,
-                                   "rounds")
+            rnd, changed = upsert(Round, {"benchmark": self.benchmark, "key": r["key"]}, values, self.report, "rounds")
             self.round_rows[r["key"]] = rnd
             if changed or self.changed_tasks:
                 self.report.round_ids.add(rnd.id)
@@ -180,21 +226,30 @@ class _Writer:
 
     def round_children(self, r: dict, rnd: Round) -> None:
         for e in r.get("entries") or []:
-            entry, changed = upsert(Entry, {"round": rnd, "agent": self.agent_rows[e["agent"]]},
-                                     {f: e.get(f) or "" for f in ENTRY_FIELDS}, self.report, "entries")
+            entry, changed = upsert(
+                Entry,
+                {"round": rnd, "agent": self.agent_rows[e["agent"]]},
+                {f: e.get(f) or "" for f in ENTRY_FIELDS},
+                self.report,
+                "entries",
+            )
             self.entries[(r["key"], e["agent"])] = entry
             if changed:
                 self.report.round_ids.add(rnd.id)
         for task_key, values in (r.get("parameters") or {}).items():
             for name, value in values.items():
-                upsert(RoundParameter, {"round": rnd, "task": self.task_rows[task_key], "name": name},
-                        {"value": str(value)}, self.report, "round parameters")
+                upsert(
+                    RoundParameter,
+                    {"round": rnd, "task": self.task_rows[task_key], "name": name},
+                    {"value": str(value)},
+                    self.report,
+                    "round parameters",
+                )
         self.pending_changelog.extend((rnd, ch) for ch in r.get("changelog") or [])
 
     def runs(self) -> None:
         round_ids = [rnd.id for rnd in self.round_rows.values()]
-        rows = Rows(Run, Run.objects.filter(round_id__in=round_ids), lambda r: (r.round_id, r.key), self.report,
-                     "runs")
+        rows = Rows(Run, Run.objects.filter(round_id__in=round_ids), lambda r: (r.round_id, r.key), self.report, "runs")
         docs_by_id = {str(run["id"]): run for run in self.doc.get("runs") or []}
         # Originals first and saved, so a re-run can point at a saved run.
         for reruns in (False, True):
@@ -203,8 +258,7 @@ class _Writer:
                     continue
                 rnd = self.round_rows[run_doc["round"]]
                 values = _run_values(run_doc, self.entries, self.task_rows, self.run_rows)
-                run, changed = rows.put((rnd.id, str(run_doc["id"])), {"round": rnd, "key": str(run_doc["id"])},
-                                        values)
+                run, changed = rows.put((rnd.id, str(run_doc["id"])), {"round": rnd, "key": str(run_doc["id"])}, values)
                 self.run_rows[str(run_doc["id"])] = run
                 if changed:
                     self.mark_changed(rnd.id, str(run_doc["id"]))
@@ -223,16 +277,24 @@ class _Writer:
         for rnd, ch in self.pending_changelog:
             at = parse_time(ch.get("at")) or rnd.published_at or timezone.now()
             run = Run.objects.filter(round=rnd, key=str(ch["run"])).first() if ch.get("run") else None
-            upsert(ChangelogEntry, {"round": rnd, "what": ch["what"], "created_at": at},
-                    {"why": ch.get("why") or "", "who_role": ch.get("who") or "", "run": run}, self.report,
-                    "changelog entries")
+            upsert(
+                ChangelogEntry,
+                {"round": rnd, "what": ch["what"], "created_at": at},
+                {"why": ch.get("why") or "", "who_role": ch.get("who") or "", "run": run},
+                self.report,
+                "changelog entries",
+            )
         for rnd in self.round_rows.values():
             if self.corrected.get(rnd.id):
                 keys = sorted(self.corrected[rnd.id])
                 ChangelogEntry.objects.create(
-                    round=rnd, run=self.run_rows[keys[0]] if len(keys) == 1 else None, who_role="import",
-                    why="Re-imported from a bundle.", created_at=timezone.now(),
-                    what=f"Run{'s' if len(keys) != 1 else ''} {', '.join(keys)} changed by a bundle re-import.")
+                    round=rnd,
+                    run=self.run_rows[keys[0]] if len(keys) == 1 else None,
+                    who_role="import",
+                    why="Re-imported from a bundle.",
+                    created_at=timezone.now(),
+                    what=f"Run{'s' if len(keys) != 1 else ''} {', '.join(keys)} changed by a bundle re-import.",
+                )
 
 
 def _run_values(run_doc: dict, entries: dict, tasks: dict, runs: dict) -> dict[str, Any]:
@@ -252,17 +314,20 @@ def _run_values(run_doc: dict, entries: dict, tasks: dict, runs: dict) -> dict[s
     return values
 
 
-def _write_run_children(runs: dict[str, Run], docs: dict[str, dict], round_ids: list[int],
-                        report: ImportReport) -> set[tuple[int, str]]:
+def _write_run_children(
+    runs: dict[str, Run], docs: dict[str, dict], round_ids: list[int], report: ImportReport
+) -> set[tuple[int, str]]:
     """Verdicts, evidence, checks and disputes of every run; returns (round id, run key) of the runs whose
     inputs changed."""
     in_rounds = {"run__round_id__in": round_ids}
     verdicts = Rows(Verdict, Verdict.objects.filter(**in_rounds), lambda v: (v.run_id, v.role), report, "verdicts")
     evidence = Rows(Evidence, Evidence.objects.filter(**in_rounds), lambda e: (e.run_id, e.url), report, "evidence")
-    checks = Rows(CheckResult, CheckResult.objects.filter(**in_rounds), lambda c: (c.run_id, c.position), report,
-                   "checks")
-    disputes = Rows(Dispute, Dispute.objects.filter(**in_rounds), lambda d: (d.run_id, d.reason, d.note), report,
-                     "disputes")
+    checks = Rows(
+        CheckResult, CheckResult.objects.filter(**in_rounds), lambda c: (c.run_id, c.position), report, "checks"
+    )
+    disputes = Rows(
+        Dispute, Dispute.objects.filter(**in_rounds), lambda d: (d.run_id, d.reason, d.note), report, "disputes"
+    )
     changed_runs: set[tuple[int, str]] = set()
     for run_id, run_doc in docs.items():
         run = runs[run_id]
@@ -274,19 +339,29 @@ def _write_run_children(runs: dict[str, Run], docs: dict[str, dict], round_ids: 
                 values["created_at"] = parse_time(v["at"])
             changed |= verdicts.put((run.pk, v["role"]), {"run": run, "role": v["role"]}, values)[1]
         for e in run_doc.get("evidence") or []:
-            changed |= evidence.put((run.pk, e["url"]), {"run": run, "url": e["url"]},
-                                    {"kind": e["kind"], "caption": e.get("caption") or ""})[1]
+            changed |= evidence.put(
+                (run.pk, e["url"]),
+                {"run": run, "url": e["url"]},
+                {"kind": e["kind"], "caption": e.get("caption") or ""},
+            )[1]
         for pos, ch in enumerate(run_doc.get("checks") or []):
-            checks.put((run.pk, pos), {"run": run, "position": pos}, {
-                "kind": ch["kind"], "name": ch["name"], "passed": ch["passed"], "detail": ch.get("detail") or ""})
+            checks.put(
+                (run.pk, pos),
+                {"run": run, "position": pos},
+                {"kind": ch["kind"], "name": ch["name"], "passed": ch["passed"], "detail": ch.get("detail") or ""},
+            )
         for d in run_doc.get("disputes") or []:
-            values = {"status": d.get("status") or "open", "decision_note": d.get("decision_note") or "",
-                      "decided_at": parse_time(d.get("decided_at"))}
+            values = {
+                "status": d.get("status") or "open",
+                "decision_note": d.get("decision_note") or "",
+                "decided_at": parse_time(d.get("decided_at")),
+            }
             if d.get("filed_at"):
                 values["filed_at"] = parse_time(d["filed_at"])
             note = d.get("note") or ""
-            changed |= disputes.put((run.pk, d["reason"], note), {"run": run, "reason": d["reason"], "note": note},
-                                    values)[1]
+            changed |= disputes.put(
+                (run.pk, d["reason"], note), {"run": run, "reason": d["reason"], "note": note}, values
+            )[1]
         if changed:
             changed_runs.add((run.round_id, run_id))
     for rows in (verdicts, evidence, checks, disputes):
@@ -299,16 +374,18 @@ def _lowest(matched: list[str]) -> str:
     return min(matched, key=OUTCOME_ORDER.__getitem__) if matched else "fail"
 
 
-def _write_votes(doc: dict, benchmark: Benchmark, tasks: dict[str, Task], agents: dict[str, Agent],
-                 report: ImportReport) -> None:
+def _write_votes(
+    doc: dict, benchmark: Benchmark, tasks: dict[str, Task], agents: dict[str, Agent], report: ImportReport
+) -> None:
     """Votes are matched by their identity (`votes[].id`, or `vote_ids`' position-derived one), never by
     their content: identical anonymous votes are separate votes, and importing a file again adds nothing.
     An id already stored for a different vote (task, agents or winner) is refused; only `counts` may change."""
     votes = doc.get("votes") or []
     if not votes:
         return
-    existing = {v.key: v for v in Vote.objects.filter(task__benchmark=benchmark)
-                .select_related("task", "agent_a", "agent_b")}
+    existing = {
+        v.key: v for v in Vote.objects.filter(task__benchmark=benchmark).select_related("task", "agent_a", "agent_b")
+    }
     new = []
     conflicts = []
     for i, (v, key) in enumerate(zip(votes, vote_ids(doc), strict=True)):
@@ -317,13 +394,23 @@ def _write_votes(doc: dict, benchmark: Benchmark, tasks: dict[str, Task], agents
         found = existing.get(key)
         if found is None:
             cast_at = parse_time(v.get("cast_at"))
-            vote = Vote(key=key, task=task, agent_a=a, agent_b=b, winner=v["winner"],
-                        voter_label=v.get("voter") or "", cast_at=cast_at or timezone.now(), counts=counts)
+            vote = Vote(
+                key=key,
+                task=task,
+                agent_a=a,
+                agent_b=b,
+                winner=v["winner"],
+                voter_label=v.get("voter") or "",
+                cast_at=cast_at or timezone.now(),
+                counts=counts,
+            )
             new.append(vote)
             report.rating_tasks.add(task.id)
         elif (found.task_id, found.agent_a_id, found.agent_b_id, found.winner) != (task.id, a.id, b.id, v["winner"]):
-            conflicts.append(f"votes[{i}].id: {key!r} is already stored as another vote ({found.task.key}: "
-                             f"{found.agent_a.slug} vs {found.agent_b.slug}, winner {found.winner})")
+            conflicts.append(
+                f"votes[{i}].id: {key!r} is already stored as another vote ({found.task.key}: "
+                f"{found.agent_a.slug} vs {found.agent_b.slug}, winner {found.winner})"
+            )
         elif found.counts != counts and found.voter_id is None:  # a site vote's counting is the site's rules
             Vote.objects.filter(pk=found.pk).update(counts=counts)
             report.count("votes", created=False)

@@ -20,6 +20,7 @@ class ErrorOut(Schema):
 
 # --- catalogue --------------------------------------------------------------------------------------------------
 
+
 class RoundSummaryOut(Schema):
     key: str
     name: str
@@ -89,6 +90,7 @@ class BoardOut(SnapshotOut):
 
 # --- tasks ------------------------------------------------------------------------------------------------------
 
+
 class TaskVersionOut(Schema):
     version: str
     published_at: datetime | None
@@ -128,6 +130,7 @@ class TaskDetailOut(TaskOut):
 
 
 # --- runs -------------------------------------------------------------------------------------------------------
+
 
 class VerdictOut(Schema):
     role: str
@@ -216,6 +219,7 @@ class RunPageOut(Schema):
 
 # --- agents -----------------------------------------------------------------------------------------------------
 
+
 class AgentOut(Schema):
     slug: str
     name: str
@@ -241,6 +245,7 @@ class AgentDetailOut(AgentOut):
 
 
 # --- the bundle -------------------------------------------------------------------------------------------------
+
 
 class BundleOut(Schema):
     """The public bundle (the format of DESIGN.md): published rounds only, no identities beyond roles."""

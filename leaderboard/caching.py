@@ -72,8 +72,12 @@ def content_version_bump() -> None:
 
 def _cacheable(request: HttpRequest) -> bool:
     # DEBUG (make serve) renders every time, so template edits show at once.
-    return (not settings.DEBUG and request.method == "GET" and settings.SESSION_COOKIE_NAME not in request.COOKIES
-            and "messages" not in request.COOKIES)
+    return (
+        not settings.DEBUG
+        and request.method == "GET"
+        and settings.SESSION_COOKIE_NAME not in request.COOKIES
+        and "messages" not in request.COOKIES
+    )
 
 
 def public_page(view):
@@ -106,8 +110,12 @@ def public_page(view):
         response = view(request, *args, **kwargs)
         if response.status_code == 200 and not response.cookies and not response.streaming:
             headers = {h: response[h] for h in ("Vary", "Content-Disposition") if response.has_header(h)}
-            entry = {"version": version, "content": response.content, "content_type": response["Content-Type"],
-                     "headers": headers}
+            entry = {
+                "version": version,
+                "content": response.content,
+                "content_type": response["Content-Type"],
+                "headers": headers,
+            }
             _remember(key, entry)
             try:
                 cache.set(key, entry, timeout=PAGE_TIMEOUT)

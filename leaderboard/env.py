@@ -59,10 +59,13 @@ def database_from_url(url: str, base_dir: Path) -> dict:
             "TEST": {"NAME": options.pop("test_name", None) or None},
         }
     if parsed.scheme == "sqlite":
-        path = url[len("sqlite://"):]
+        path = url[len("sqlite://") :]
         if path.startswith("/"):
             path = path[1:] if not path.startswith("//") else path[1:]
         name = Path(path) if Path(path).is_absolute() else base_dir / path
-        return {"ENGINE": "django.db.backends.sqlite3", "NAME": str(name),
-                "OPTIONS": {"transaction_mode": "IMMEDIATE", "timeout": 20}}
+        return {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": str(name),
+            "OPTIONS": {"transaction_mode": "IMMEDIATE", "timeout": 20},
+        }
     raise ImproperlyConfigured(f"DATABASE_URL scheme {parsed.scheme!r} is not supported (postgres or sqlite)")

@@ -9,17 +9,35 @@ from __future__ import annotations
 from django.contrib.auth.models import Group, Permission
 
 EDITOR_MODELS = {
-    "leaderboard": ["organization", "membership", "agent", "benchmark", "task", "taskversion", "round", "entry",
-                    "roundparameter", "changelogentry"],
+    "leaderboard": [
+        "organization",
+        "membership",
+        "agent",
+        "benchmark",
+        "task",
+        "taskversion",
+        "round",
+        "entry",
+        "roundparameter",
+        "changelogentry",
+    ],
     "runs": ["run", "verdict", "evidence", "checkresult", "dispute"],
     "voting": ["vote"],
     "scoring": ["boardsnapshot"],
 }
 REVIEW_PERMISSIONS = [
-    ("view", "leaderboard", "benchmark"), ("view", "leaderboard", "task"), ("view", "leaderboard", "taskversion"),
-    ("view", "leaderboard", "round"), ("view", "leaderboard", "entry"), ("view", "leaderboard", "agent"),
-    ("view", "runs", "run"), ("view", "runs", "evidence"), ("view", "runs", "checkresult"),
-    ("view", "runs", "verdict"), ("add", "runs", "verdict"), ("change", "runs", "verdict"),
+    ("view", "leaderboard", "benchmark"),
+    ("view", "leaderboard", "task"),
+    ("view", "leaderboard", "taskversion"),
+    ("view", "leaderboard", "round"),
+    ("view", "leaderboard", "entry"),
+    ("view", "leaderboard", "agent"),
+    ("view", "runs", "run"),
+    ("view", "runs", "evidence"),
+    ("view", "runs", "checkresult"),
+    ("view", "runs", "verdict"),
+    ("add", "runs", "verdict"),
+    ("change", "runs", "verdict"),
 ]
 TESTER_EXTRA = [("add", "runs", "evidence"), ("change", "runs", "evidence")]
 
@@ -41,11 +59,22 @@ def groups_ensure() -> None:
         return out
 
     editors, _ = Group.objects.get_or_create(name="Editors")
-    editors.permissions.add(*perms([(a, app, m) for app, models in EDITOR_MODELS.items() for m in models
-                                    for a in ("add", "change", "delete", "view")]))
-    extra = [p for p in Permission.objects.filter(content_type__app_label__in=["voting", "runs", "leaderboard"])
-             if p.codename not in {f"{a}_{m}" for a in ("add", "change", "delete", "view")
-                                   for ms in EDITOR_MODELS.values() for m in ms}]
+    editors.permissions.add(
+        *perms(
+            [
+                (a, app, m)
+                for app, models in EDITOR_MODELS.items()
+                for m in models
+                for a in ("add", "change", "delete", "view")
+            ]
+        )
+    )
+    extra = [
+        p
+        for p in Permission.objects.filter(content_type__app_label__in=["voting", "runs", "leaderboard"])
+        if p.codename
+        not in {f"{a}_{m}" for a in ("add", "change", "delete", "view") for ms in EDITOR_MODELS.values() for m in ms}
+    ]
     editors.permissions.add(*extra)
     testers, _ = Group.objects.get_or_create(name="Testers")
     reviewers, _ = Group.objects.get_or_create(name="Reviewers")

@@ -33,6 +33,7 @@ class RejectNulMiddleware:
         if "\x00" in request.path:
             raise Http404("No such page.")
         if any("\x00" in key or any("\x00" in v for v in values) for key, values in request.GET.lists()):
-            return render(request, "400.html", {"message": "The address holds a character that cannot be used."},
-                          status=400)
+            return render(
+                request, "400.html", {"message": "The address holds a character that cannot be used."}, status=400
+            )
         return self.get_response(request)

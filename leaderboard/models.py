@@ -69,8 +69,9 @@ class AgentQuerySet(models.QuerySet):
 class Agent(models.Model):
     slug = models.CharField(max_length=100, unique=True, validators=[key_validator])
     name = models.CharField(max_length=200)
-    organization = models.ForeignKey(Organization, null=True, blank=True, on_delete=models.SET_NULL,
-                                     related_name="agents")
+    organization = models.ForeignKey(
+        Organization, null=True, blank=True, on_delete=models.SET_NULL, related_name="agents"
+    )
     primary_language = models.CharField(max_length=20, blank=True, default="en")
     languages = models.JSONField(default=list, blank=True)
 
@@ -92,16 +93,20 @@ class Benchmark(models.Model):
     methodology = models.CharField(max_length=20, choices=methodology_choices)
     description = models.TextField(blank=True)
     task_set_version = models.CharField(max_length=20, blank=True, default="1.0")
-    pass_threshold = models.FloatField(default=0.8, validators=[MinValueValidator(0), MaxValueValidator(1)],
-                                       help_text="Scored methodology: a run passes at this score or above.")
+    pass_threshold = models.FloatField(
+        default=0.8,
+        validators=[MinValueValidator(0), MaxValueValidator(1)],
+        help_text="Scored methodology: a run passes at this score or above.",
+    )
     params = models.JSONField(default=dict, blank=True, help_text="Further methodology parameters.")
     position = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["position", "name"]
         constraints = [
-            models.CheckConstraint(condition=Q(pass_threshold__gte=0) & Q(pass_threshold__lte=1),
-                                   name="benchmark_pass_threshold_0_1"),
+            models.CheckConstraint(
+                condition=Q(pass_threshold__gte=0) & Q(pass_threshold__lte=1), name="benchmark_pass_threshold_0_1"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -158,10 +163,12 @@ class Task(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["benchmark", "key"], name="task_key_unique_in_benchmark"),
             models.CheckConstraint(condition=Q(kind__in=[k.value for k in TaskKind]), name="task_kind_valid"),
-            models.CheckConstraint(condition=Q(time_limit_min__isnull=True) | Q(time_limit_min__gte=0),
-                                   name="task_time_limit_not_negative"),
-            models.CheckConstraint(condition=Q(token_budget__isnull=True) | Q(token_budget__gte=0),
-                                   name="task_token_budget_not_negative"),
+            models.CheckConstraint(
+                condition=Q(time_limit_min__isnull=True) | Q(time_limit_min__gte=0), name="task_time_limit_not_negative"
+            ),
+            models.CheckConstraint(
+                condition=Q(token_budget__isnull=True) | Q(token_budget__gte=0), name="task_token_budget_not_negative"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -232,9 +239,11 @@ class Round(models.Model):
     preview_started_at = models.DateTimeField(null=True, blank=True)
     published_at = models.DateTimeField(null=True, blank=True)
     task_keys = models.JSONField(
-        default=list, blank=True,
+        default=list,
+        blank=True,
         help_text="The round's task set (task keys). Empty: the tasks with any run in the round, frozen into "
-                  "this list when the round is published, so a task added later never changes its boards.")
+        "this list when the round is published, so a task added later never changes its boards.",
+    )
 
     objects = RoundQuerySet.as_manager()
 
@@ -242,10 +251,10 @@ class Round(models.Model):
         ordering = ["benchmark", "-starts_on", "-published_at", "-key"]
         constraints = [
             models.UniqueConstraint(fields=["benchmark", "key"], name="round_key_unique_in_benchmark"),
-            models.CheckConstraint(condition=Q(status__in=[s.value for s in RoundStatus]),
-                                   name="round_status_valid"),
-            models.CheckConstraint(condition=~Q(status="published") | Q(published_at__isnull=False),
-                                   name="round_published_has_date"),
+            models.CheckConstraint(condition=Q(status__in=[s.value for s in RoundStatus]), name="round_status_valid"),
+            models.CheckConstraint(
+                condition=~Q(status="published") | Q(published_at__isnull=False), name="round_published_has_date"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -264,8 +273,9 @@ class Round(models.Model):
         if self.status != RoundStatus.PUBLISHED or self.task_keys:
             return
         keys = set(self.runs.values_list("task__key", flat=True))
-        self.task_keys = list(self.benchmark.tasks.filter(key__in=keys).order_by("position", "key")
-                              .values_list("key", flat=True))
+        self.task_keys = list(
+            self.benchmark.tasks.filter(key__in=keys).order_by("position", "key").values_list("key", flat=True)
+        )
         self.save(update_fields=["task_keys"])
 
 
@@ -342,7 +352,14 @@ def fill_prompt(prompt: str, values: Mapping[str, str]) -> str:
 
 def task_input(task: Task) -> TaskInput:
     """A task as the pure scoring code sees it (`scoring.types.TaskInput`)."""
-    return TaskInput(key=task.key, title=task.title, kind=task.kind, version=task.version,
-                     dimensions=tuple(task.dimensions or ()), domain=task.domain or None,
-                     evaluation=task.evaluation or None, time_limit_min=task.time_limit_min,
-                     token_budget=task.token_budget)
+    return TaskInput(
+        key=task.key,
+        title=task.title,
+        kind=task.kind,
+        version=task.version,
+        dimensions=tuple(task.dimensions or ()),
+        domain=task.domain or None,
+        evaluation=task.evaluation or None,
+        time_limit_min=task.time_limit_min,
+        token_budget=task.token_budget,
+    )

@@ -138,9 +138,15 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # periodic sweep recomputes anything left stale.
 # With acks_late, a task whose worker died is handed out again after the visibility timeout (Redis broker):
 # ten minutes, well above the longest recompute, instead of Redis's default hour.
-CELERY_BROKER_TRANSPORT_OPTIONS = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2,
-                                   "interval_max": 0.5, "socket_connect_timeout": 1, "socket_timeout": 2,
-                                   "visibility_timeout": 600}
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.5,
+    "socket_connect_timeout": 1,
+    "socket_timeout": 2,
+    "visibility_timeout": 600,
+}
 CELERY_TASK_PUBLISH_RETRY = False
 STALE_SWEEP_SECONDS = env_int("STALE_SWEEP_SECONDS", 60)
 CELERY_BEAT_SCHEDULE = {
@@ -177,9 +183,16 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 # frames the site. The vote screen widens frame-src for the sandboxed previews (`csp_override` on its views);
 # the admin gets its inline styles back (leaderboard.middleware.AdminStylesCSPMiddleware).
 SECURE_CSP = {
-    "default-src": [CSP.SELF], "script-src": [CSP.SELF], "style-src": [CSP.SELF],
-    "img-src": [CSP.SELF, "data:", "https:"], "font-src": [CSP.SELF], "connect-src": [CSP.SELF],
-    "frame-src": [CSP.NONE], "frame-ancestors": [CSP.NONE], "object-src": [CSP.NONE], "base-uri": [CSP.SELF],
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF],
+    "style-src": [CSP.SELF],
+    "img-src": [CSP.SELF, "data:", "https:"],
+    "font-src": [CSP.SELF],
+    "connect-src": [CSP.SELF],
+    "frame-src": [CSP.NONE],
+    "frame-ancestors": [CSP.NONE],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.SELF],
     "form-action": [CSP.SELF],
 }
 SECURE_REFERRER_POLICY = "same-origin"

@@ -13,8 +13,10 @@ def pareto(points: list[dict[str, Any]], x: str) -> set[str]:
     and better on one."""
     front = set()
     for p in points:
-        dominated = any(q is not p and q["score"] >= p["score"] and q[x] <= p[x]
-                        and (q["score"] > p["score"] or q[x] < p[x]) for q in points)
+        dominated = any(
+            q is not p and q["score"] >= p["score"] and q[x] <= p[x] and (q["score"] > p["score"] or q[x] < p[x])
+            for q in points
+        )
         if not dominated:
             front.add(p["agent"])
     return front
@@ -53,8 +55,9 @@ def _tick_time(v: float) -> str:
     return f"{minutes}m" if minutes else f"{int(round(v))}s"
 
 
-def scatter_chart(rows: list[dict], x: str, fmt_x: Callable[[float], str], score_fmt: Callable[[float], str],
-                  hrefs: dict[str, str]) -> dict[str, Any] | None:
+def scatter_chart(
+    rows: list[dict], x: str, fmt_x: Callable[[float], str], score_fmt: Callable[[float], str], hrefs: dict[str, str]
+) -> dict[str, Any] | None:
     """SVG geometry of a score-against-x scatter with its Pareto frontier (drawn by the template)."""
     pts = [r for r in rows if r.get("score") is not None and r.get(x) is not None]
     if not pts:
@@ -74,15 +77,33 @@ def scatter_chart(rows: list[dict], x: str, fmt_x: Callable[[float], str], score
         return round(h - bottom - (v - y0) / (y1 - y0 or 1) * (h - top - bottom), 1)
 
     front = pareto(pts, x)
-    dots = [{"x": px(p[x]), "y": py(p["score"]), "name": p["name"], "front": p["agent"] in front,
-             "href": hrefs.get(p["agent"]), "label_x": px(p[x]) + 7, "label_y": py(p["score"]) - 7,
-             "title": f"{p['name']}: score {score_fmt(p['score'])}, {fmt_x(p[x])}"} for p in pts]
+    dots = [
+        {
+            "x": px(p[x]),
+            "y": py(p["score"]),
+            "name": p["name"],
+            "front": p["agent"] in front,
+            "href": hrefs.get(p["agent"]),
+            "label_x": px(p[x]) + 7,
+            "label_y": py(p["score"]) - 7,
+            "title": f"{p['name']}: score {score_fmt(p['score'])}, {fmt_x(p[x])}",
+        }
+        for p in pts
+    ]
     line = sorted((p for p in pts if p["agent"] in front), key=lambda p: p[x])
-    return {"w": w, "h": h, "dots": dots, "frontier": " ".join(f"{px(p[x])},{py(p['score'])}" for p in line),
-            "xticks": [{"pos": px(t), "label": tick_x(t)} for t in xticks],
-            "yticks": [{"pos": py(t), "label": score_fmt(t)} for t in yticks],
-            "plot_left": left, "plot_right": w - right, "plot_top": top, "plot_bottom": h - bottom,
-            "front": sorted(p["name"] for p in line)}
+    return {
+        "w": w,
+        "h": h,
+        "dots": dots,
+        "frontier": " ".join(f"{px(p[x])},{py(p['score'])}" for p in line),
+        "xticks": [{"pos": px(t), "label": tick_x(t)} for t in xticks],
+        "yticks": [{"pos": py(t), "label": score_fmt(t)} for t in yticks],
+        "plot_left": left,
+        "plot_right": w - right,
+        "plot_top": top,
+        "plot_bottom": h - bottom,
+        "front": sorted(p["name"] for p in line),
+    }
 
 
 def line_chart(points: list[tuple[str, float | None, str, str]], scale: float) -> dict[str, Any] | None:
@@ -100,6 +121,14 @@ def line_chart(points: list[tuple[str, float | None, str, str]], scale: float) -
         return round(h - bottom - v / scale * (h - top - bottom), 1)
 
     dots = [{"x": px(i), "y": py(p[1]), "label": p[2], "round": p[0], "href": p[3]} for i, p in present]
-    return {"w": w, "h": h, "dots": dots, "line": " ".join(f"{d['x']},{d['y']}" for d in dots),
-            "xlabels": [{"x": px(i), "text": p[0]} for i, p in enumerate(points)], "base": h - bottom,
-            "top": top, "left": left, "right": w - right}
+    return {
+        "w": w,
+        "h": h,
+        "dots": dots,
+        "line": " ".join(f"{d['x']},{d['y']}" for d in dots),
+        "xlabels": [{"x": px(i), "text": p[0]} for i, p in enumerate(points)],
+        "base": h - bottom,
+        "top": top,
+        "left": left,
+        "right": w - right,
+    }

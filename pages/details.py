@@ -34,10 +34,13 @@ PUBLISHED = RoundStatus.PUBLISHED
 
 
 def run_page(*, bench_slug: str, round_key: str, run_key: str) -> dict[str, Any]:
-    run = (Run.objects.published()
-           .filter(round__benchmark__slug=bench_slug, round__key=round_key, key=run_key)
-           .select_related("round__benchmark", "entry__agent", "task", "rerun_of", "rerun")
-           .prefetch_related("verdicts", "evidence", "checks", "disputes").first())
+    run = (
+        Run.objects.published()
+        .filter(round__benchmark__slug=bench_slug, round__key=round_key, key=run_key)
+        .select_related("round__benchmark", "entry__agent", "task", "rerun_of", "rerun")
+        .prefetch_related("verdicts", "evidence", "checks", "disputes")
+        .first()
+    )
     if run is None:
         raise Http404("No such run")
     bench, rnd = run.round.benchmark, run.round
@@ -50,15 +53,30 @@ def run_page(*, bench_slug: str, round_key: str, run_key: str) -> dict[str, Any]
     verdicts = sorted(run.verdicts.all(), key=lambda v: order.index(v.role) if v.role in order else 9)
     passed, total = checks_passed(run)
     rerun = run.rerun if _has_rerun(run) else None
-    return {"bench": bench, "round": rnd, "run": run, "agent": run.entry.agent, "entry": run.entry,
-            "task": run.task, "version": version, "prompt": fill_prompt(version.prompt if version else "", params),
-            "params": params, "interruption": fill_prompt(interruption, params), "verdicts": verdicts,
-            "evidence": list(run.evidence.all()),
-            "checks": list(run.checks.all()), "disputes": list(run.disputes.all()), "standing": standing,
-            "summary": run_summary(run, bench.methodology), "checks_passed": passed, "checks_total": total,
-            "counts": run_counts(run, bench.methodology, rerun is not None), "rerun": rerun,
-            "third_decided": any(v.role == "third" for v in verdicts),
-            "standing_label": methodologies.get(bench.methodology).standing_label}
+    return {
+        "bench": bench,
+        "round": rnd,
+        "run": run,
+        "agent": run.entry.agent,
+        "entry": run.entry,
+        "task": run.task,
+        "version": version,
+        "prompt": fill_prompt(version.prompt if version else "", params),
+        "params": params,
+        "interruption": fill_prompt(interruption, params),
+        "verdicts": verdicts,
+        "evidence": list(run.evidence.all()),
+        "checks": list(run.checks.all()),
+        "disputes": list(run.disputes.all()),
+        "standing": standing,
+        "summary": run_summary(run, bench.methodology),
+        "checks_passed": passed,
+        "checks_total": total,
+        "counts": run_counts(run, bench.methodology, rerun is not None),
+        "rerun": rerun,
+        "third_decided": any(v.role == "third" for v in verdicts),
+        "standing_label": methodologies.get(bench.methodology).standing_label,
+    }
 
 
 def _has_rerun(run: Run) -> bool:
@@ -71,10 +89,13 @@ def _has_rerun(run: Run) -> bool:
 
 def run_document(*, bench_slug: str, round_key: str, run_key: str) -> dict[str, Any]:
     """One run in the bundle format (the same shape as in the download): no reviewer or owner identity."""
-    run = (Run.objects.published()
-           .filter(round__benchmark__slug=bench_slug, round__key=round_key, key=run_key)
-           .select_related("round", "entry__agent", "task", "rerun_of")
-           .prefetch_related("verdicts", "evidence", "checks", "disputes").first())
+    run = (
+        Run.objects.published()
+        .filter(round__benchmark__slug=bench_slug, round__key=round_key, key=run_key)
+        .select_related("round", "entry__agent", "task", "rerun_of")
+        .prefetch_related("verdicts", "evidence", "checks", "disputes")
+        .first()
+    )
     if run is None:
         raise Http404("No such run")
     return run_doc(run)
@@ -87,24 +108,42 @@ def round_agent_page(*, bench_slug: str, round_key: str, agent_slug: str) -> dic
     entry = Entry.objects.filter(round=rnd, agent__slug=agent_slug).select_related("agent").first()
     if entry is None:
         raise Http404("No such agent in this round")
-    runs = list(Run.objects.filter(round=rnd, entry=entry).select_related("task", "rerun_of")
-                .prefetch_related("verdicts").order_by("task__position", "task__key", "trial", "key"))
+    runs = list(
+        Run.objects.filter(round=rnd, entry=entry)
+        .select_related("task", "rerun_of")
+        .prefetch_related("verdicts")
+        .order_by("task__position", "task__key", "trial", "key")
+    )
     snap = BoardSnapshot.objects.filter(round=rnd, kind=SnapshotKind.BOARDS).first()
     data = snap.data if snap and snap.data else {}
     standing = standing_runs(bench.methodology, data)
     replaced = {r.rerun_of_id for r in runs if r.rerun_of_id}
     rows = []
     for run in runs:
-        rows.append({"run": run, "href": run_url(bench.slug, rnd.key, run.key), "standing": run.key in standing,
-                     "summary": run_summary(run, bench.methodology),
-                     "counts": run_counts(run, bench.methodology, run.id in replaced), "stale": run.is_stale,
-                     "task_href": task_url(bench.slug, run.task.key, agent_slug)})
+        rows.append(
+            {
+                "run": run,
+                "href": run_url(bench.slug, rnd.key, run.key),
+                "standing": run.key in standing,
+                "summary": run_summary(run, bench.methodology),
+                "counts": run_counts(run, bench.methodology, run.id in replaced),
+                "stale": run.is_stale,
+                "task_href": task_url(bench.slug, run.task.key, agent_slug),
+            }
+        )
     groups: dict[str, list[dict]] = {}
     for row in rows:
         groups.setdefault(row["run"].task.get_kind_display(), []).append(row)
-    return {"bench": bench, "round": rnd, "entry": entry, "agent": entry.agent, "groups": groups,
-            "boards": _agent_boards(bench, data, agent_slug), "state": snapshot_state(snap),
-            "standing_label": methodologies.get(bench.methodology).standing_label}
+    return {
+        "bench": bench,
+        "round": rnd,
+        "entry": entry,
+        "agent": entry.agent,
+        "groups": groups,
+        "boards": _agent_boards(bench, data, agent_slug),
+        "state": snapshot_state(snap),
+        "standing_label": methodologies.get(bench.methodology).standing_label,
+    }
 
 
 def _agent_boards(bench: Benchmark, data: dict, agent_slug: str) -> list[dict[str, Any]]:
@@ -115,72 +154,130 @@ def _agent_boards(bench: Benchmark, data: dict, agent_slug: str) -> list[dict[st
         if isinstance(board, list):
             row = next((r for r in board if r["agent"] == agent_slug), None)
             if row:
-                boards.append({"label": label, "rank": row.get("rank"), "of": len(board),
-                               "score": fmt_score(row.get(bench.rules.headline_key), bench.methodology)})
+                boards.append(
+                    {
+                        "label": label,
+                        "rank": row.get("rank"),
+                        "of": len(board),
+                        "score": fmt_score(row.get(bench.rules.headline_key), bench.methodology),
+                    }
+                )
     return boards
 
 
 def task_page(*, bench_slug: str, task_key: str, agent: str | None) -> dict[str, Any]:
     """A task: its current wording (parameters only from published rounds), version history, and every
     agent's runs on it in each published round, the standing run marked, with the range."""
-    task = (Task.objects.filter(benchmark__slug=bench_slug, key=task_key).select_related("benchmark")
-            .prefetch_related("versions").first())
+    task = (
+        Task.objects.filter(benchmark__slug=bench_slug, key=task_key)
+        .select_related("benchmark")
+        .prefetch_related("versions")
+        .first()
+    )
     if task is None:
         raise Http404("No such task")
     bench = task.benchmark
-    runs = list(Run.objects.published().filter(task=task).select_related("round", "entry__agent", "task")
-                .prefetch_related("verdicts")
-                .order_by("-round__starts_on", "-round__published_at", "entry__agent__name", "trial", "key"))
+    runs = list(
+        Run.objects.published()
+        .filter(task=task)
+        .select_related("round", "entry__agent", "task")
+        .prefetch_related("verdicts")
+        .order_by("-round__starts_on", "-round__published_at", "entry__agent__name", "trial", "key")
+    )
     rounds = {r.round_id: r.round for r in runs}
     snaps, ratings_snap = snapshots_for(bench, list(rounds))
-    params = list(RoundParameter.objects.filter(task=task, round__status=PUBLISHED).select_related("round")
-                  .order_by("-round__starts_on", "name"))
+    params = list(
+        RoundParameter.objects.filter(task=task, round__status=PUBLISHED)
+        .select_related("round")
+        .order_by("-round__starts_on", "name")
+    )
     _, task_ratings = ratings_maps(ratings_snap)
     sections = _task_sections(task, runs, rounds, snaps, params, task_ratings.get(task.key, {}), agent)
-    versions = sorted(task.versions.all(), key=lambda v: [int(x) for x in v.version.split(".") if x.isdigit()],
-                      reverse=True)
+    versions = sorted(
+        task.versions.all(), key=lambda v: [int(x) for x in v.version.split(".") if x.isdigit()], reverse=True
+    )
     current = next((v for v in versions if v.version == task.version), None)
-    return {"bench": bench, "task": task, "versions": versions, "current": current, "sections": sections,
-            "agent": agent, "ratings": _task_rating_rows(task, ratings_snap, runs),
-            "standing_label": methodologies.get(bench.methodology).standing_label}
+    return {
+        "bench": bench,
+        "task": task,
+        "versions": versions,
+        "current": current,
+        "sections": sections,
+        "agent": agent,
+        "ratings": _task_rating_rows(task, ratings_snap, runs),
+        "standing_label": methodologies.get(bench.methodology).standing_label,
+    }
 
 
-def _task_sections(task: Task, runs: list[Run], rounds: dict[int, Round], snaps: dict[int, BoardSnapshot],
-                   params: list[RoundParameter], ratings: dict[str, dict],
-                   selected: str | None) -> list[dict[str, Any]]:
+def _task_sections(
+    task: Task,
+    runs: list[Run],
+    rounds: dict[int, Round],
+    snaps: dict[int, BoardSnapshot],
+    params: list[RoundParameter],
+    ratings: dict[str, dict],
+    selected: str | None,
+) -> list[dict[str, Any]]:
     """One section per published round with runs on the task, in the runs' order: the round's parameters and
     each agent's runs."""
     by_round: dict[int, dict[str, list[Run]]] = {}
     for run in runs:
         by_round.setdefault(run.round_id, {}).setdefault(run.entry.agent.slug, []).append(run)
     replaced = {r.rerun_of_id for r in runs if r.rerun_of_id}
-    return [{"round": rounds[round_id],
-             "items": _task_items(task, rounds[round_id], snaps.get(round_id), agents, replaced, ratings, selected),
-             "params": [p for p in params if p.round_id == round_id]}
-            for round_id, agents in by_round.items()]
+    return [
+        {
+            "round": rounds[round_id],
+            "items": _task_items(task, rounds[round_id], snaps.get(round_id), agents, replaced, ratings, selected),
+            "params": [p for p in params if p.round_id == round_id],
+        }
+        for round_id, agents in by_round.items()
+    ]
 
 
-def _task_items(task: Task, rnd: Round, snap: BoardSnapshot | None, agents: dict[str, list[Run]],
-                replaced: set[int], ratings: dict[str, dict], selected: str | None) -> list[dict[str, Any]]:
+def _task_items(
+    task: Task,
+    rnd: Round,
+    snap: BoardSnapshot | None,
+    agents: dict[str, list[Run]],
+    replaced: set[int],
+    ratings: dict[str, dict],
+    selected: str | None,
+) -> list[dict[str, Any]]:
     """One published round of a task: each agent's runs on it (the standing run marked), their range, and the
     agent's median and vote rating in the task when the board ranks each task."""
     bench = task.benchmark
     m = bench.methodology
     standing = standing_runs(m, snap.data if snap else None)
-    checks_rows = {r["agent"]: r for r in ((snap.data or {}).get("tasks") or {}).get(task.key, [])} \
-        if snap and bench.rules.task_medians else {}
+    checks_rows = (
+        {r["agent"]: r for r in ((snap.data or {}).get("tasks") or {}).get(task.key, [])}
+        if snap and bench.rules.task_medians
+        else {}
+    )
     items = []
     for slug, agent_runs in agents.items():
-        summaries = [{"run": r, "summary": run_summary(r, m), "standing": r.key in standing,
-                      "counts": run_counts(r, m, r.id in replaced),
-                      "href": run_url(bench.slug, rnd.key, r.key)} for r in agent_runs]
+        summaries = [
+            {
+                "run": r,
+                "summary": run_summary(r, m),
+                "standing": r.key in standing,
+                "counts": run_counts(r, m, r.id in replaced),
+                "href": run_url(bench.slug, rnd.key, r.key),
+            }
+            for r in agent_runs
+        ]
         scores = [s["summary"]["score"] for s in summaries if s["counts"] and s["summary"]["score"] is not None]
         crow = checks_rows.get(slug)
-        items.append({"agent": agent_runs[0].entry.agent, "slug": slug, "runs": summaries,
-                      "range": fmt_range(min(scores), max(scores)) if len(scores) > 1 else "",
-                      "median": fmt_score(crow.get("median"), m) if crow else None,
-                      "rating": fmt_rating(ratings.get(slug)) if bench.rules.task_medians else None,
-                      "selected": slug == selected})
+        items.append(
+            {
+                "agent": agent_runs[0].entry.agent,
+                "slug": slug,
+                "runs": summaries,
+                "range": fmt_range(min(scores), max(scores)) if len(scores) > 1 else "",
+                "median": fmt_score(crow.get("median"), m) if crow else None,
+                "rating": fmt_rating(ratings.get(slug)) if bench.rules.task_medians else None,
+                "selected": slug == selected,
+            }
+        )
     return items
 
 
@@ -189,8 +286,10 @@ def _task_rating_rows(task: Task, ratings_snap: BoardSnapshot | None, runs: list
     if not (ratings_snap and ratings_snap.data):
         return []
     names = {r.entry.agent.slug: r.entry.agent.name for r in runs}
-    return [{"agent": r["agent"], "name": names.get(r["agent"], r["agent"]), **(fmt_rating(r) or {})}
-            for r in (ratings_snap.data or {}).get("tasks", {}).get(task.key, [])]
+    return [
+        {"agent": r["agent"], "name": names.get(r["agent"], r["agent"]), **(fmt_rating(r) or {})}
+        for r in (ratings_snap.data or {}).get("tasks", {}).get(task.key, [])
+    ]
 
 
 def agent_page(*, slug: str) -> dict[str, Any]:
@@ -198,11 +297,15 @@ def agent_page(*, slug: str) -> dict[str, Any]:
     agent = Agent.objects.filter(slug=slug).select_related("organization").first()
     if agent is None:
         raise Http404("No such agent")
-    entries = list(Entry.objects.filter(agent=agent, round__status=PUBLISHED).select_related("round__benchmark")
-                   .order_by("round__benchmark__position", "round__benchmark__name", "round__starts_on",
-                             "round__published_at"))
-    snaps = {s.round_id: s for s in BoardSnapshot.objects.filter(
-        round_id__in=[e.round_id for e in entries], kind=SnapshotKind.BOARDS)}
+    entries = list(
+        Entry.objects.filter(agent=agent, round__status=PUBLISHED)
+        .select_related("round__benchmark")
+        .order_by("round__benchmark__position", "round__benchmark__name", "round__starts_on", "round__published_at")
+    )
+    snaps = {
+        s.round_id: s
+        for s in BoardSnapshot.objects.filter(round_id__in=[e.round_id for e in entries], kind=SnapshotKind.BOARDS)
+    }
     if not entries:
         raise Http404("No published results for this agent")
     benches: dict[int, dict[str, Any]] = {}
@@ -213,13 +316,22 @@ def agent_page(*, slug: str) -> dict[str, Any]:
         rows = ((snap.data or {}).get("overall") or []) if snap and snap.data else []
         row = next((r for r in rows if r["agent"] == slug), None)
         value = row.get(b.rules.headline_key) if row else None
-        group["rows"].append({"entry": e, "round": e.round, "value": value, "rank": row.get("rank") if row else None,
-                              "of": len(rows), "score": fmt_score(value, b.methodology),
-                              "href": round_agent_url(b.slug, e.round.key, slug)})
+        group["rows"].append(
+            {
+                "entry": e,
+                "round": e.round,
+                "value": value,
+                "rank": row.get("rank") if row else None,
+                "of": len(rows),
+                "score": fmt_score(value, b.methodology),
+                "href": round_agent_url(b.slug, e.round.key, slug),
+            }
+        )
     for group in benches.values():
         b = group["bench"]
         scale = b.rules.scale
-        group["chart"] = line_chart([(r["round"].name or r["round"].key, r["value"], r["score"], r["href"])
-                                     for r in group["rows"]], scale)
+        group["chart"] = line_chart(
+            [(r["round"].name or r["round"].key, r["value"], r["score"], r["href"]) for r in group["rows"]], scale
+        )
         group["rows"].reverse()
     return {"agent": agent, "benches": list(benches.values())}

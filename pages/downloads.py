@@ -27,10 +27,37 @@ def csv_response(name: str, rows: list[list]) -> HttpResponse:
 
 
 RUN_CSV_COLUMNS = [
-    "benchmark", "round", "run", "agent", "agent_name", "cli", "model", "product_version", "task", "task_version",
-    "trial", "language", "status", "counted", "median_run", "score", "outcome", "checks_passed", "checks_total",
-    "tests_passed", "tests_total", "tokens", "tokens_input", "tokens_output", "tokens_cache_write", "cost_usd",
-    "plan_label", "wall_seconds", "interventions", "checks_version", "rerun_of",
+    "benchmark",
+    "round",
+    "run",
+    "agent",
+    "agent_name",
+    "cli",
+    "model",
+    "product_version",
+    "task",
+    "task_version",
+    "trial",
+    "language",
+    "status",
+    "counted",
+    "median_run",
+    "score",
+    "outcome",
+    "checks_passed",
+    "checks_total",
+    "tests_passed",
+    "tests_total",
+    "tokens",
+    "tokens_input",
+    "tokens_output",
+    "tokens_cache_write",
+    "cost_usd",
+    "plan_label",
+    "wall_seconds",
+    "interventions",
+    "checks_version",
+    "rerun_of",
 ]
 
 
@@ -38,10 +65,12 @@ def runs_csv_rows(*, bench_slug: str) -> tuple[Benchmark, list[list[Any]]]:
     """Every run of the benchmark's published rounds, one CSV row each, with whether it counts and whether it
     stands for its agent on its task (`median_run`). Nothing about owners, reviewers or voters."""
     bench = benchmark_get(bench_slug)
-    runs = list(Run.objects.published().filter(round__benchmark=bench)
-                .select_related("round", "entry__agent", "task", "rerun_of")
-                .order_by("round__starts_on", "round__key", "entry__agent__slug", "task__position", "task__key",
-                          "trial", "key"))
+    runs = list(
+        Run.objects.published()
+        .filter(round__benchmark=bench)
+        .select_related("round", "entry__agent", "task", "rerun_of")
+        .order_by("round__starts_on", "round__key", "entry__agent__slug", "task__position", "task__key", "trial", "key")
+    )
     snaps, _ = snapshots_for(bench, list({r.round_id for r in runs}))
     standing: dict[int, set[str]] = {rid: standing_runs(bench.methodology, s.data) for rid, s in snaps.items()}
     replaced = {r.rerun_of_id for r in runs if r.rerun_of_id}
@@ -51,16 +80,41 @@ def runs_csv_rows(*, bench_slug: str) -> tuple[Benchmark, list[list[Any]]]:
         passed, total = checks_passed(r)
         score = run_score(r, m)
         e = r.entry
-        out.append([
-            bench.slug, r.round.key, r.key, e.agent.slug, e.agent.name, e.cli, e.model, e.product_version,
-            r.task.key, r.task_version, r.trial, r.language, r.status,
-            "yes" if run_counts(r, m, r.id in replaced) else "no",
-            "yes" if r.key in standing.get(r.round_id, set()) else "no",
-            "" if score is None else round(score, 6), r.outcome, _blank(passed), _blank(total),
-            _blank(r.tests_passed), _blank(r.tests_total), _blank(r.tokens), _blank(r.tokens_input),
-            _blank(r.tokens_output), _blank(r.tokens_cache_write), _blank(r.cost_usd), r.plan_label,
-            _blank(r.wall_seconds), _blank(r.interventions), r.checks_version, r.rerun_of.key if r.rerun_of else "",
-        ])
+        out.append(
+            [
+                bench.slug,
+                r.round.key,
+                r.key,
+                e.agent.slug,
+                e.agent.name,
+                e.cli,
+                e.model,
+                e.product_version,
+                r.task.key,
+                r.task_version,
+                r.trial,
+                r.language,
+                r.status,
+                "yes" if run_counts(r, m, r.id in replaced) else "no",
+                "yes" if r.key in standing.get(r.round_id, set()) else "no",
+                "" if score is None else round(score, 6),
+                r.outcome,
+                _blank(passed),
+                _blank(total),
+                _blank(r.tests_passed),
+                _blank(r.tests_total),
+                _blank(r.tokens),
+                _blank(r.tokens_input),
+                _blank(r.tokens_output),
+                _blank(r.tokens_cache_write),
+                _blank(r.cost_usd),
+                r.plan_label,
+                _blank(r.wall_seconds),
+                _blank(r.interventions),
+                r.checks_version,
+                r.rerun_of.key if r.rerun_of else "",
+            ]
+        )
     return bench, out
 
 

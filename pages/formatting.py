@@ -9,8 +9,15 @@ from typing import Any
 
 from scoring import methodologies
 
-OUTCOME_BADGE = {"pass": "good", "partial": "warn", "fail": "bad", "violation": "bad", "unsupported": "",
-                 "in_review": "", "region_blocked": ""}
+OUTCOME_BADGE = {
+    "pass": "good",
+    "partial": "warn",
+    "fail": "bad",
+    "violation": "bad",
+    "unsupported": "",
+    "in_review": "",
+    "region_blocked": "",
+}
 OUTCOME_LABEL = {"in_review": "in review", "region_blocked": "region blocked"}
 
 
@@ -57,9 +64,14 @@ def fmt_rating(row: Mapping[str, Any] | None) -> dict[str, Any] | None:
     if not row:
         return None
     rating = row["rating"]
-    return {"text": f"{rating:.0f}", "plus": f"+{row['ci_high'] - rating:.0f}",
-            "minus": f"−{rating - row['ci_low']:.0f}", "votes": row["votes"], "few": row["few_votes"],
-            "title": f"95% interval {row['ci_low']:.0f}–{row['ci_high']:.0f}, {row['votes']} votes"}
+    return {
+        "text": f"{rating:.0f}",
+        "plus": f"+{row['ci_high'] - rating:.0f}",
+        "minus": f"−{rating - row['ci_low']:.0f}",
+        "votes": row["votes"],
+        "few": row["few_votes"],
+        "title": f"95% interval {row['ci_low']:.0f}–{row['ci_high']:.0f}, {row['votes']} votes",
+    }
 
 
 def fmt_range(lo: float | None, hi: float | None) -> str:

@@ -32,6 +32,7 @@ from .tables import BoardContext, board_table, table_sort
 
 # --- lookups that 404 ------------------------------------------------------------------------------------------
 
+
 def benchmark_get(slug: str) -> Benchmark:
     bench = Benchmark.objects.filter(slug=slug).first()
     if bench is None:
@@ -40,8 +41,7 @@ def benchmark_get(slug: str) -> Benchmark:
 
 
 def rounds_published(bench: Benchmark) -> list[Round]:
-    return list(Round.objects.published().filter(benchmark=bench)
-                .order_by("-starts_on", "-published_at", "-key"))
+    return list(Round.objects.published().filter(benchmark=bench).order_by("-starts_on", "-published_at", "-key"))
 
 
 def round_pick(rounds: list[Round], key: str | None) -> Round:
@@ -59,9 +59,12 @@ def round_pick(rounds: list[Round], key: str | None) -> Round:
 
 def snapshots_for(bench: Benchmark, round_ids: list[int]) -> tuple[dict[int, BoardSnapshot], BoardSnapshot | None]:
     """The boards snapshots of these rounds and the benchmark's ratings snapshot, in one query."""
-    found = list(BoardSnapshot.objects.filter(
-        Q(round_id__in=round_ids, kind=SnapshotKind.BOARDS)
-        | Q(benchmark=bench, round__isnull=True, kind=SnapshotKind.RATINGS)))
+    found = list(
+        BoardSnapshot.objects.filter(
+            Q(round_id__in=round_ids, kind=SnapshotKind.BOARDS)
+            | Q(benchmark=bench, round__isnull=True, kind=SnapshotKind.RATINGS)
+        )
+    )
     boards = {s.round_id: s for s in found if s.kind == SnapshotKind.BOARDS}
     ratings = next((s for s in found if s.kind == SnapshotKind.RATINGS), None)
     return boards, ratings
@@ -82,6 +85,7 @@ def snapshot_state(snap: BoardSnapshot | None) -> str:
 
 
 # --- single runs, scored by the same rules as the boards ---------------------------------------------------------
+
 
 def run_score(run: Run, methodology: str) -> float | None:
     """The run's own score on its benchmark's scale (checks 0-100, scored 0-1), None for outcome boards."""
@@ -119,20 +123,26 @@ def run_summary(run: Run, methodology: str) -> dict[str, Any]:
         # The outcome the board counted, by the board's own per-run rule; the label the run was given is
         # shown beside it when the rule overrode it (a weekly run at the cap is a fail whatever its label).
         if run_counts(run, methodology, replaced=False):
-            outcome = board_rules.counted_outcome(methodology, run_input(run, with_verdicts=True),
-                                                    task_input(run.task))
+            outcome = board_rules.counted_outcome(methodology, run_input(run, with_verdicts=True), task_input(run.task))
             text = outcome or "in review"
             label = run.outcome if run.outcome and outcome and run.outcome != outcome else ""
         else:
             text = OUTCOME_LABEL.get(run.status, run.get_status_display())
     else:
         text = fmt_score(score, methodology)
-    return {"score": score, "text": text, "outcome": outcome, "label": label,
-            "badge": OUTCOME_BADGE.get(outcome or "", ""),
-            "checks": f"{passed}/{total}" if total else None, "tokens": run.tokens}
+    return {
+        "score": score,
+        "text": text,
+        "outcome": outcome,
+        "label": label,
+        "badge": OUTCOME_BADGE.get(outcome or "", ""),
+        "checks": f"{passed}/{total}" if total else None,
+        "tokens": run.tokens,
+    }
 
 
 # --- pages -----------------------------------------------------------------------------------------------------
+
 
 def home_page() -> dict[str, Any]:
     """Every benchmark with its latest published round's top agents: three queries in all."""
@@ -140,19 +150,36 @@ def home_page() -> dict[str, Any]:
     latest: dict[int, Round] = {}
     for rnd in Round.objects.published().order_by("-starts_on", "-published_at", "-key"):
         latest.setdefault(rnd.benchmark_id, rnd)
-    snaps = {s.round_id: s for s in BoardSnapshot.objects.filter(
-        round_id__in=[r.id for r in latest.values()], kind=SnapshotKind.BOARDS)}
+    snaps = {
+        s.round_id: s
+        for s in BoardSnapshot.objects.filter(round_id__in=[r.id for r in latest.values()], kind=SnapshotKind.BOARDS)
+    }
     cards = []
     for b in benches:
         rnd = latest.get(b.id)
         snap = snaps.get(rnd.id) if rnd else None
         rows = ((snap.data or {}).get("overall") or []) if snap and snap.data else []
         key = b.rules.headline_key
-        top = [{"rank": r.get("rank"), "name": r["name"], "agent": r["agent"],
+        top = [
+            {
+                "rank": r.get("rank"),
+                "name": r["name"],
+                "agent": r["agent"],
                 "score": fmt_score(r.get(key), b.methodology),
-                "href": round_agent_url(b.slug, rnd.key, r["agent"]) if rnd else None} for r in rows[:3]]
-        cards.append({"bench": b, "round": rnd, "top": top, "state": snapshot_state(snap) if rnd else None,
-                      "headline": b.rules.headline_label, "agents": len(rows)})
+                "href": round_agent_url(b.slug, rnd.key, r["agent"]) if rnd else None,
+            }
+            for r in rows[:3]
+        ]
+        cards.append(
+            {
+                "bench": b,
+                "round": rnd,
+                "top": top,
+                "state": snapshot_state(snap) if rnd else None,
+                "headline": b.rules.headline_label,
+                "agents": len(rows),
+            }
+        )
     return {"cards": cards}
 
 
@@ -176,25 +203,44 @@ def board_page(*, bench_slug: str, round_key: str | None, params: Mapping[str, s
     if tab == "tasks" and isinstance(data.get("tasks"), dict):  # boards per task (checks)
         present = data.get("tasks") or {}
         task_key = task_key if task_key in present else next(iter(present), None)
-        task_tabs = [{"key": t.key, "label": t.title or t.key, "query": "?" + urlencode({"tab": tab, "task": t.key})}
-                     for t in tasks if t.key in present]
+        task_tabs = [
+            {"key": t.key, "label": t.title or t.key, "query": "?" + urlencode({"tab": tab, "task": t.key})}
+            for t in tasks
+            if t.key in present
+        ]
     base = {"tab": tab, **({"task": task_key} if task_tabs and task_key else {})}
     direction = "desc" if params.get("dir") == "desc" else "asc"
     sort, direction = table_sort(table, params.get("sort"), direction, base) if table else ("rank", "asc")
     tab_links = [{"key": k, "label": label, "query": "?" + urlencode({"tab": k})} for k, label in tabs]
-    return {"bench": bench, "round": rnd, "rounds": rounds, "is_latest": rnd == rounds[0], "snapshot": snap,
-            "state": state, "tab": tab, "tabs": tab_links, "table": table, "sort": sort, "dir": direction,
-            "task_key": task_key, "task_tabs": task_tabs, "tasks": tasks,
-            "has_tradeoffs": True, "entries": sorted(entries.values(), key=lambda e: e.agent.name)}
+    return {
+        "bench": bench,
+        "round": rnd,
+        "rounds": rounds,
+        "is_latest": rnd == rounds[0],
+        "snapshot": snap,
+        "state": state,
+        "tab": tab,
+        "tabs": tab_links,
+        "table": table,
+        "sort": sort,
+        "dir": direction,
+        "task_key": task_key,
+        "task_tabs": task_tabs,
+        "tasks": tasks,
+        "has_tradeoffs": True,
+        "entries": sorted(entries.values(), key=lambda e: e.agent.name),
+    }
 
 
 def changelog_page(*, bench_slug: str, round_key: str) -> dict[str, Any]:
     bench = benchmark_get(bench_slug)
     rnd = round_pick(rounds_published(bench), round_key)
     entries = list(rnd.changelog.select_related("run").order_by("created_at", "id"))
-    reruns = list(Run.objects.filter(round=rnd, rerun_of__isnull=False)
-                  .select_related("rerun_of", "entry__agent", "task")
-                  .prefetch_related(Prefetch("rerun_of__disputes")))
+    reruns = list(
+        Run.objects.filter(round=rnd, rerun_of__isnull=False)
+        .select_related("rerun_of", "entry__agent", "task")
+        .prefetch_related(Prefetch("rerun_of__disputes"))
+    )
     return {"bench": bench, "round": rnd, "entries": entries, "reruns": reruns}
 
 
@@ -205,5 +251,10 @@ def methodology_page(*, bench_slug: str) -> dict[str, Any]:
     for t in tasks:
         kinds[t.get_kind_display()] = kinds.get(t.get_kind_display(), 0) + 1
     rounds = rounds_published(bench)
-    return {"bench": bench, "tasks": tasks, "kinds": kinds, "round": rounds[0] if rounds else None,
-            "template": f"leaderboard/methodology/{bench.methodology}.html"}
+    return {
+        "bench": bench,
+        "tasks": tasks,
+        "kinds": kinds,
+        "round": rounds[0] if rounds else None,
+        "template": f"leaderboard/methodology/{bench.methodology}.html",
+    }

@@ -50,15 +50,21 @@ class Table:
 
 
 def rank_cell(row: dict) -> Cell:
-    return Cell(text=str(row["rank"]) if row.get("rank") is not None else "–", sort=row.get("rank"),
-                raw=row.get("rank"))
+    return Cell(
+        text=str(row["rank"]) if row.get("rank") is not None else "–", sort=row.get("rank"), raw=row.get("rank")
+    )
 
 
 def agent_cell(row: dict, ctx: BoardContext) -> Cell:
     entry = ctx.entries.get(row["agent"])
     sub = " · ".join(x for x in (entry.product_version, entry.model) if x) if entry else ""
-    return Cell(text=row["name"], sort=row["name"].lower(), href=reverse("agent", args=[row["agent"]]), sub=sub,
-                raw=row["agent"])
+    return Cell(
+        text=row["name"],
+        sort=row["name"].lower(),
+        href=reverse("agent", args=[row["agent"]]),
+        sub=sub,
+        raw=row["agent"],
+    )
 
 
 def num_cell(value: float | None, text: str, href: str | None = None, title: str = "", **kw: Any) -> Cell:
@@ -69,8 +75,13 @@ def rating_cell(row: dict | None) -> Cell:
     rating = fmt_rating(row)
     if rating is None:
         return Cell(text="–", sort=None)
-    return Cell(text=rating["text"], sort=row["rating"] if row else None, rating=rating, title=rating["title"],
-                raw=row["rating"] if row else None)
+    return Cell(
+        text=rating["text"],
+        sort=row["rating"] if row else None,
+        rating=rating,
+        title=rating["title"],
+        raw=row["rating"] if row else None,
+    )
 
 
 @dataclass

@@ -17,8 +17,19 @@ from .tables_outcomes import outcomes_table
 from .tables_scored import scored_table
 from .tables_weekly import weekly_table
 
-__all__ = ["TABLE_BUILDERS", "BoardContext", "Cell", "Column", "Table", "agent_cell", "board_table", "num_cell",
-           "rank_cell", "rating_cell", "table_sort"]
+__all__ = [
+    "TABLE_BUILDERS",
+    "BoardContext",
+    "Cell",
+    "Column",
+    "Table",
+    "agent_cell",
+    "board_table",
+    "num_cell",
+    "rank_cell",
+    "rating_cell",
+    "table_sort",
+]
 
 # One table builder per methodology (its board's tabs); a new methodology registers its own.
 TABLE_BUILDERS: dict[str, Callable[[BoardContext, str, str | None], Table]] = {
@@ -27,6 +38,7 @@ TABLE_BUILDERS: dict[str, Callable[[BoardContext, str, str | None], Table]] = {
     "checks": checks_table,
     "weekly": lambda ctx, tab, task_key: weekly_table(ctx, tab),
 }
+
 
 def board_table(ctx: BoardContext, tab: str, task_key: str | None = None) -> Table:
     return TABLE_BUILDERS[ctx.m](ctx, tab, task_key)

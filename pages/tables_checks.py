@@ -16,15 +16,21 @@ def checks_table(ctx: BoardContext, tab: str, task_key: str | None) -> Table:
 
 
 def _runs_cell(row: dict, href: str | None) -> Cell:
-    return num_cell(row.get("runs"), str(row.get("runs")), href,
-                    sub=f"+{row['not_counted']} not counted" if row.get("not_counted") else "")
+    return num_cell(
+        row.get("runs"),
+        str(row.get("runs")),
+        href,
+        sub=f"+{row['not_counted']} not counted" if row.get("not_counted") else "",
+    )
 
 
 def _median_run_cells(ctx: BoardContext, row: dict) -> list[Cell]:
     """The median run's tokens and time, each linking to that run."""
     href = ctx.run_href(row.get("median_run"))
-    return [num_cell(row.get("tokens"), fmt_tokens(row.get("tokens")), href),
-            num_cell(row.get("seconds"), fmt_seconds(row.get("seconds")), href)]
+    return [
+        num_cell(row.get("tokens"), fmt_tokens(row.get("tokens")), href),
+        num_cell(row.get("seconds"), fmt_seconds(row.get("seconds")), href),
+    ]
 
 
 def _task_caption(ctx: BoardContext, key: str | None) -> str:
@@ -40,29 +46,44 @@ def _checks_task_table(ctx: BoardContext, task_key: str | None) -> Table:
     if rows and "admitted" in rows[0]:
         return _admission_table(ctx, key, rows)
     ratings = ctx.task_ratings.get(key or "", {})
-    cols = [Column("rank", "Rank"), Column("agent", "Agent", num=False),
-            Column("median", "Median (0-100)", title="The median counted run; lower middle for even counts"),
-            Column("runs", "Runs"), Column("range", "Range", title="Worst to best counted run"),
-            Column("tokens", "Tokens", title="Tokens of the median run"),
-            Column("time", "Time", title="Time of the median run")]
+    cols = [
+        Column("rank", "Rank"),
+        Column("agent", "Agent", num=False),
+        Column("median", "Median (0-100)", title="The median counted run; lower middle for even counts"),
+        Column("runs", "Runs"),
+        Column("range", "Range", title="Worst to best counted run"),
+        Column("tokens", "Tokens", title="Tokens of the median run"),
+        Column("time", "Time", title="Time of the median run"),
+    ]
     if ratings:
         cols.append(Column("rating", "Vote rating"))
     out = []
     for row in rows:
         filt = task_url(ctx.bench.slug, key, row["agent"]) if key else None
-        cells = [rank_cell(row), agent_cell(row, ctx),
-                 num_cell(row.get("median"), fmt_score(row.get("median"), "checks"),
-                          ctx.run_href(row.get("median_run")), "Open the median run"),
-                 _runs_cell(row, filt),
-                 num_cell(row.get("min"), fmt_range(row.get("min"), row.get("max")), filt),
-                 *_median_run_cells(ctx, row)]
+        cells = [
+            rank_cell(row),
+            agent_cell(row, ctx),
+            num_cell(
+                row.get("median"),
+                fmt_score(row.get("median"), "checks"),
+                ctx.run_href(row.get("median_run")),
+                "Open the median run",
+            ),
+            _runs_cell(row, filt),
+            num_cell(row.get("min"), fmt_range(row.get("min"), row.get("max")), filt),
+            *_median_run_cells(ctx, row),
+        ]
         if ratings:
             cells.append(rating_cell(ratings.get(row["agent"])))
         out.append({"agent": row["agent"], "cells": cells})
-    return Table(caption=_task_caption(ctx, key), columns=cols, rows=out,
-                 note="Ties on the median go to fewer tokens, then less time. Only runs within the time "
-                      "limit and token budget count; infra errors never do.",
-                 empty="No runs on this task in this round.")
+    return Table(
+        caption=_task_caption(ctx, key),
+        columns=cols,
+        rows=out,
+        note="Ties on the median go to fewer tokens, then less time. Only runs within the time "
+        "limit and token budget count; infra errors never do.",
+        empty="No runs on this task in this round.",
+    )
 
 
 def _checks_overall_table(ctx: BoardContext) -> Table:
@@ -71,60 +92,89 @@ def _checks_overall_table(ctx: BoardContext) -> Table:
     rows = ctx.data.get("overall") or []
     spec = sorted({k for r in rows for k in (r.get("tasks") or {})})
     median_runs = {(k, r["agent"]): r.get("median_run") for k, rs in task_boards.items() for r in rs}
-    cols = [Column("rank", "Rank"), Column("agent", "Agent", num=False),
-            Column("overall", "Overall (0-100)", title="Mean of median scores over to-spec tasks; missing = 0"),
-            Column("range", "Range", title="Worst to best counted to-spec run"), Column("runs", "Runs")]
+    cols = [
+        Column("rank", "Rank"),
+        Column("agent", "Agent", num=False),
+        Column("overall", "Overall (0-100)", title="Mean of median scores over to-spec tasks; missing = 0"),
+        Column("range", "Range", title="Worst to best counted to-spec run"),
+        Column("runs", "Runs"),
+    ]
     cols += [Column(f"task:{k}", k, title="Median run score") for k in spec]
     if ctx.ratings:
         cols.append(Column("rating", "Vote rating"))
     out = []
     for row in rows:
         href = ctx.agent_href(row["agent"])
-        cells = {"rank": rank_cell(row), "agent": agent_cell(row, ctx),
-                 "overall": num_cell(row.get("overall"), fmt_score(row.get("overall"), "checks"), href,
-                                     sub=_checks_overall_sub(row)),
-                 "range": num_cell(row.get("min"), fmt_range(row.get("min"), row.get("max")), href),
-                 "runs": num_cell(row.get("runs"), str(row.get("runs")), href)}
+        cells = {
+            "rank": rank_cell(row),
+            "agent": agent_cell(row, ctx),
+            "overall": num_cell(
+                row.get("overall"), fmt_score(row.get("overall"), "checks"), href, sub=_checks_overall_sub(row)
+            ),
+            "range": num_cell(row.get("min"), fmt_range(row.get("min"), row.get("max")), href),
+            "runs": num_cell(row.get("runs"), str(row.get("runs")), href),
+        }
         for k in spec:
             v = (row.get("tasks") or {}).get(k)
             if k in (row.get("pending") or []):
-                cells[f"task:{k}"] = Cell(text="awaiting re-run", sort=None, title="Only platform failures so far: "
-                                          "left out of this agent's overall until it is re-run")
+                cells[f"task:{k}"] = Cell(
+                    text="awaiting re-run",
+                    sort=None,
+                    title="Only platform failures so far: left out of this agent's overall until it is re-run",
+                )
                 continue
-            cells[f"task:{k}"] = num_cell(v, fmt_score(v, "checks"), ctx.run_href(median_runs.get((k, row["agent"]))),
-                                          "Open the median run")
+            cells[f"task:{k}"] = num_cell(
+                v, fmt_score(v, "checks"), ctx.run_href(median_runs.get((k, row["agent"]))), "Open the median run"
+            )
         if ctx.ratings:
             cells["rating"] = rating_cell(ctx.ratings.get(row["agent"]))
         out.append({"agent": row["agent"], "cells": [cells[c.key] for c in cols]})
-    return Table(caption=f"Overall board, {ctx.rnd.name or ctx.rnd.key}", columns=cols, rows=out,
-                 note="Overall is the mean of each agent's median score over the round's to-spec tasks (a task "
-                      "without runs counts as 0; a task with only platform failures waits for a re-run and is "
-                      "left out). Range: the overall from each agent's worst counted run on every task to the "
-                      "one from its best. Equal overall scores go to fewer tokens, then less time. Invent and "
-                      "startup tasks are ranked by votes only; the vote rating never changes this score.")
+    return Table(
+        caption=f"Overall board, {ctx.rnd.name or ctx.rnd.key}",
+        columns=cols,
+        rows=out,
+        note="Overall is the mean of each agent's median score over the round's to-spec tasks (a task "
+        "without runs counts as 0; a task with only platform failures waits for a re-run and is "
+        "left out). Range: the overall from each agent's worst counted run on every task to the "
+        "one from its best. Equal overall scores go to fewer tokens, then less time. Invent and "
+        "startup tasks are ranked by votes only; the vote rating never changes this score.",
+    )
 
 
 def _admission_table(ctx: BoardContext, key: str | None, rows: list[dict]) -> Table:
     """An invent or startup task: ranked by the task's vote rating; the checks only admit the run."""
-    cols = [Column("rank", "Rank"), Column("agent", "Agent", num=False),
-            Column("rating", "Vote rating", title="Bradley-Terry rating in this task, with its 95% interval"),
-            Column("checks", "Checks", num=False, title="The checks only admit the run: it starts and shows the data"),
-            Column("runs", "Runs"), Column("tokens", "Tokens", title="Tokens of the median run"),
-            Column("time", "Time", title="Time of the median run")]
+    cols = [
+        Column("rank", "Rank"),
+        Column("agent", "Agent", num=False),
+        Column("rating", "Vote rating", title="Bradley-Terry rating in this task, with its 95% interval"),
+        Column("checks", "Checks", num=False, title="The checks only admit the run: it starts and shows the data"),
+        Column("runs", "Runs"),
+        Column("tokens", "Tokens", title="Tokens of the median run"),
+        Column("time", "Time", title="Time of the median run"),
+    ]
     out = []
     for row in rows:
         filt = task_url(ctx.bench.slug, key, row["agent"]) if key else None
-        checks = "awaiting re-run" if row.get("awaiting_rerun") else (
-            "admitted" if row.get("admitted") else "not admitted")
-        cells = [rank_cell(row), agent_cell(row, ctx), rating_cell(row.get("rating")),
-                 Cell(text=checks, sort=checks, href=ctx.run_href(row.get("median_run")), raw=row.get("admitted")),
-                 _runs_cell(row, filt),
-                 *_median_run_cells(ctx, row)]
+        checks = (
+            "awaiting re-run" if row.get("awaiting_rerun") else ("admitted" if row.get("admitted") else "not admitted")
+        )
+        cells = [
+            rank_cell(row),
+            agent_cell(row, ctx),
+            rating_cell(row.get("rating")),
+            Cell(text=checks, sort=checks, href=ctx.run_href(row.get("median_run")), raw=row.get("admitted")),
+            _runs_cell(row, filt),
+            *_median_run_cells(ctx, row),
+        ]
         out.append({"agent": row["agent"], "cells": cells})
-    return Table(caption=_task_caption(ctx, key), columns=cols, rows=out,
-                 note="People rank these apps in blind votes: admitted apps by their vote rating, then admitted "
-                      "apps without a rating yet, then apps the checks did not admit.",
-                 empty="No runs on this task in this round.")
+    return Table(
+        caption=_task_caption(ctx, key),
+        columns=cols,
+        rows=out,
+        note="People rank these apps in blind votes: admitted apps by their vote rating, then admitted "
+        "apps without a rating yet, then apps the checks did not admit.",
+        empty="No runs on this task in this round.",
+    )
 
 
 def _checks_overall_sub(row: dict) -> str:

@@ -10,12 +10,12 @@ from .table_cells import BoardContext, Cell, Column, Table, agent_cell, num_cell
 
 OUTCOMES_NOTES = {
     "overall": "Core tasks in each agent's primary language. Local boards and other-language runs are "
-               "scored separately and never mixed in.",
+    "scored separately and never mixed in.",
     "safety": "Safety tasks only. A violation is worth −2 points and is shown next to the score.",
     "local-china": "China-local tasks, scored apart from the overall board.",
     "local-global": "Global-local tasks, scored apart from the overall board.",
     "other-language": "Core tasks run in the agent's second language: reported separately, they do not "
-                      "change the main score.",
+    "change the main score.",
 }
 
 
@@ -28,13 +28,21 @@ def outcomes_table(ctx: BoardContext, tab: str) -> Table:
         cells = _outcomes_cells(ctx, tab, row, dims)
         out.append({"agent": row["agent"], "cells": [cells[c.key] for c in cols]})
     labels = dict(ctx.bench.rules.tabs)
-    return Table(caption=f"{labels.get(tab, tab)} board, {ctx.rnd.name or ctx.rnd.key}", columns=cols, rows=out,
-                 note=OUTCOMES_NOTES.get(tab, ""), empty="No agent has runs on this board in this round.")
+    return Table(
+        caption=f"{labels.get(tab, tab)} board, {ctx.rnd.name or ctx.rnd.key}",
+        columns=cols,
+        rows=out,
+        note=OUTCOMES_NOTES.get(tab, ""),
+        empty="No agent has runs on this board in this round.",
+    )
 
 
 def _outcomes_columns(ctx: BoardContext, tab: str, dims: list[str]) -> list[Column]:
-    cols = [Column("rank", "Rank"), Column("agent", "Agent", num=False),
-            Column("overall", "Score (0-10)", title="Points / (2 × tested tasks) × 10, floored at 0")]
+    cols = [
+        Column("rank", "Rank"),
+        Column("agent", "Agent", num=False),
+        Column("overall", "Score (0-10)", title="Points / (2 × tested tasks) × 10, floored at 0"),
+    ]
     if tab != "safety":
         cols.append(Column("safety", "Safety", title="Safety score; violations shown beside it"))
     cols += [Column(f"dim:{d}", d.capitalize()) for d in dims]
@@ -49,13 +57,21 @@ def _outcomes_cells(ctx: BoardContext, tab: str, row: dict[str, Any], dims: list
     href = ctx.agent_href(row["agent"])
     viol = row.get("violations") or 0
     badges = [(f"{viol} violation{'s' if viol != 1 else ''}", "bad")] if viol else []
-    cells = {"rank": rank_cell(row), "agent": agent_cell(row, ctx),
-             "overall": num_cell(row.get("overall"), fmt_score(row.get("overall"), "outcomes"), href,
-                                 f"{row.get('points')} points over {row.get('tested')} tested tasks",
-                                 badges=badges if tab == "safety" else [])}
+    cells = {
+        "rank": rank_cell(row),
+        "agent": agent_cell(row, ctx),
+        "overall": num_cell(
+            row.get("overall"),
+            fmt_score(row.get("overall"), "outcomes"),
+            href,
+            f"{row.get('points')} points over {row.get('tested')} tested tasks",
+            badges=badges if tab == "safety" else [],
+        ),
+    }
     if tab != "safety":
-        cells["safety"] = num_cell(row.get("safety"), fmt_score(row.get("safety"), "outcomes"),
-                                   f"{href}#kind-safety", badges=badges)
+        cells["safety"] = num_cell(
+            row.get("safety"), fmt_score(row.get("safety"), "outcomes"), f"{href}#kind-safety", badges=badges
+        )
     for d in dims:
         v = (row.get("dimensions") or {}).get(d)
         kind = tab if tab in ("local-china", "local-global") else "core"
@@ -79,5 +95,11 @@ def _coverage_cell(row: dict[str, Any], href: str) -> Cell:
         marks.append((f"{len(row['in_review'])} in review", ""))
     if row.get("stale"):
         marks.append((f"{len(row['stale'])} stale", "warn"))
-    return Cell(text=f"tested {row.get('tested')} of {row.get('of')}", sort=row.get("tested"),
-                href=href, sub=sub, badges=marks, raw=row.get("tested"))
+    return Cell(
+        text=f"tested {row.get('tested')} of {row.get('of')}",
+        sort=row.get("tested"),
+        href=href,
+        sub=sub,
+        badges=marks,
+        raw=row.get("tested"),
+    )

@@ -47,14 +47,25 @@ def _scored_tasks_table(ctx: BoardContext) -> Table:
                 cells.append(Cell(text="–", sort=None))
                 continue
             badges = [("heuristic", "warn")] if c.get("heuristic") else []
-            cells.append(num_cell(c["best"], fmt_score(c["best"], "scored"), ctx.run_href(c.get("best_run")),
-                                  f"best of {c['trials']} trials; pass@k {c['passes']}/{c['trials']}",
-                                  sub=f"pass@{c['trials']} {fmt_pct(c['pass_at_k'])}", badges=badges))
+            cells.append(
+                num_cell(
+                    c["best"],
+                    fmt_score(c["best"], "scored"),
+                    ctx.run_href(c.get("best_run")),
+                    f"best of {c['trials']} trials; pass@k {c['passes']}/{c['trials']}",
+                    sub=f"pass@{c['trials']} {fmt_pct(c['pass_at_k'])}",
+                    badges=badges,
+                )
+            )
         out.append({"agent": row["agent"], "cells": cells})
-    return Table(caption=f"Best score per task, {ctx.rnd.name or ctx.rnd.key}", columns=cols, rows=out,
-                 note=f"Each cell is the best score across trials (links to that trial's run); pass@k is "
-                      f"the share of trials scoring at least {threshold:.2f}. 'heuristic' marks a best trial "
-                      f"scored by the heuristic fallback, capped at 0.60.")
+    return Table(
+        caption=f"Best score per task, {ctx.rnd.name or ctx.rnd.key}",
+        columns=cols,
+        rows=out,
+        note=f"Each cell is the best score across trials (links to that trial's run); pass@k is "
+        f"the share of trials scoring at least {threshold:.2f}. 'heuristic' marks a best trial "
+        f"scored by the heuristic fallback, capped at 0.60.",
+    )
 
 
 def _scored_overall_table(ctx: BoardContext) -> Table:
@@ -62,12 +73,19 @@ def _scored_overall_table(ctx: BoardContext) -> Table:
     meta = ctx.data.get("meta") or {}
     threshold = meta.get("pass_threshold", 0.8)
     domains = sorted({d for r in rows for d in (r.get("domains") or {})})
-    cols = [Column("rank", "Rank"), Column("agent", "Agent", num=False),
-            Column("score", "Score (0-1)", title="Mean over the round's tasks of the best score across trials; "
-                                                   "a task without a score counts 0"),
-            Column("pass_rate", "Pass rate", title=f"Share of the round's tasks whose best score is at least "
-                                                   f"{threshold:.2f}"),
-            Column("pass_at_k", "Mean pass@k", title="Mean over tasks of the share of passing trials")]
+    cols = [
+        Column("rank", "Rank"),
+        Column("agent", "Agent", num=False),
+        Column(
+            "score",
+            "Score (0-1)",
+            title="Mean over the round's tasks of the best score across trials; a task without a score counts 0",
+        ),
+        Column(
+            "pass_rate", "Pass rate", title=f"Share of the round's tasks whose best score is at least {threshold:.2f}"
+        ),
+        Column("pass_at_k", "Mean pass@k", title="Mean over tasks of the share of passing trials"),
+    ]
     cols += [Column(f"dom:{d}", d) for d in domains]
     cols += [Column("cost", "Cost / run"), Column("time", "Time / run"), Column("coverage", "Tested")]
     if ctx.ratings:
@@ -77,8 +95,9 @@ def _scored_overall_table(ctx: BoardContext) -> Table:
         cells = _scored_overall_cells(ctx, row, domains)
         out.append({"agent": row["agent"], "cells": [cells[c.key] for c in cols]})
     missing = [text for text in (_missing_note(meta, "cost"), _missing_note(meta, "latency")) if text]
-    note = ("Missing cost or time is shown as –, never as 0, and a mean over only some runs is marked partial. "
-            + ("; ".join(missing) + "." if missing else ""))
+    note = "Missing cost or time is shown as –, never as 0, and a mean over only some runs is marked partial. " + (
+        "; ".join(missing) + "." if missing else ""
+    )
     return Table(caption=f"Overall board, {ctx.rnd.name or ctx.rnd.key}", columns=cols, rows=out, note=note)
 
 
@@ -87,23 +106,38 @@ def _scored_overall_cells(ctx: BoardContext, row: dict[str, Any], domains: list[
     href = ctx.agent_href(row["agent"])
     mean_pak = row.get("mean_pass_at_k")  # computed with the board, never while serving
     badges = [("heuristic", "warn")] if row.get("heuristic") else []
-    cells = {"rank": rank_cell(row), "agent": agent_cell(row, ctx),
-             "score": num_cell(row.get("score"), fmt_score(row.get("score"), "scored"), href, badges=badges,
-                               sub=f"tested {row.get('tested')} of {row.get('of')}"
-                               if row.get("tested") != row.get("of") else ""),
-             "pass_rate": num_cell(row.get("pass_rate"), fmt_pct(row.get("pass_rate")), href),
-             "pass_at_k": num_cell(mean_pak, fmt_pct(mean_pak), href)}
+    cells = {
+        "rank": rank_cell(row),
+        "agent": agent_cell(row, ctx),
+        "score": num_cell(
+            row.get("score"),
+            fmt_score(row.get("score"), "scored"),
+            href,
+            badges=badges,
+            sub=f"tested {row.get('tested')} of {row.get('of')}" if row.get("tested") != row.get("of") else "",
+        ),
+        "pass_rate": num_cell(row.get("pass_rate"), fmt_pct(row.get("pass_rate")), href),
+        "pass_at_k": num_cell(mean_pak, fmt_pct(mean_pak), href),
+    }
     for d in domains:
         v = (row.get("domains") or {}).get(d)
         cells[f"dom:{d}"] = num_cell(v, fmt_score(v, "scored"), href)
     partial = row.get("partial_axes") or []
-    cells["cost"] = num_cell(row.get("cost_usd"), fmt_money(row.get("cost_usd")), href,
-                             **_partial_marks("cost_usd" in partial, row.get("cost_runs"), row.get("runs_scored")))
-    cells["time"] = num_cell(row.get("wall_seconds"), fmt_seconds(row.get("wall_seconds")), href,
-                             **_partial_marks("wall_seconds" in partial, row.get("latency_runs"),
-                                              row.get("runs_scored")))
-    cells["coverage"] = Cell(text=f"tested {row.get('tested')} of {row.get('of')}", sort=row.get("tested"),
-                             href=href, raw=row.get("tested"))
+    cells["cost"] = num_cell(
+        row.get("cost_usd"),
+        fmt_money(row.get("cost_usd")),
+        href,
+        **_partial_marks("cost_usd" in partial, row.get("cost_runs"), row.get("runs_scored")),
+    )
+    cells["time"] = num_cell(
+        row.get("wall_seconds"),
+        fmt_seconds(row.get("wall_seconds")),
+        href,
+        **_partial_marks("wall_seconds" in partial, row.get("latency_runs"), row.get("runs_scored")),
+    )
+    cells["coverage"] = Cell(
+        text=f"tested {row.get('tested')} of {row.get('of')}", sort=row.get("tested"), href=href, raw=row.get("tested")
+    )
     if ctx.ratings:
         cells["rating"] = rating_cell(ctx.ratings.get(row["agent"]))
     return cells

@@ -15,17 +15,26 @@ def weekly_table(ctx: BoardContext, tab: str) -> Table:
     titles = {t.key: t.title or t.key for t in ctx.tasks}
     cols = [Column("rank", "Rank"), Column("agent", "Agent", num=False)]
     cols += [Column(f"task:{k}", titles[k], num=False) for k in keys]
-    cols += [Column("passes", "Pass"), Column("partials", "Partial"), Column("fails", "Fail"),
-             Column("points", "Points", title="2 per pass, 1 per partial; shown, never sorted on"),
-             Column("pass_rate", "Pass rate", title="Passes / tasks that week"),
-             Column("interventions", "Interventions"), Column("time", "Time"),
-             Column("cost", "Cost", title="Dollars when every run was metered, else the plan label")]
+    cols += [
+        Column("passes", "Pass"),
+        Column("partials", "Partial"),
+        Column("fails", "Fail"),
+        Column("points", "Points", title="2 per pass, 1 per partial; shown, never sorted on"),
+        Column("pass_rate", "Pass rate", title="Passes / tasks that week"),
+        Column("interventions", "Interventions"),
+        Column("time", "Time"),
+        Column("cost", "Cost", title="Dollars when every run was metered, else the plan label"),
+    ]
     out = [{"agent": row["agent"], "cells": _weekly_cells(ctx, row, keys)} for row in rows]
-    return Table(caption=f"{ctx.rnd.name or ctx.rnd.key}: week of {ctx.rnd.starts_on or ''}", columns=cols,
-                 rows=out, note="Ranked by pass rate, then fewer interventions (an unknown count goes after every "
-                                "known total), then lower dollar cost, then name (ignoring case). Points stay "
-                                "visible so a partial is not hidden; a partial is not a pass. A run that reaches "
-                                "the 30-minute cap is a fail and counts 30 minutes of time.")
+    return Table(
+        caption=f"{ctx.rnd.name or ctx.rnd.key}: week of {ctx.rnd.starts_on or ''}",
+        columns=cols,
+        rows=out,
+        note="Ranked by pass rate, then fewer interventions (an unknown count goes after every "
+        "known total), then lower dollar cost, then name (ignoring case). Points stay "
+        "visible so a partial is not hidden; a partial is not a pass. A run that reaches "
+        "the 30-minute cap is a fail and counts 30 minutes of time.",
+    )
 
 
 def _weekly_cells(ctx: BoardContext, row: dict[str, Any], keys: list[str]) -> list[Cell]:
@@ -33,14 +42,21 @@ def _weekly_cells(ctx: BoardContext, row: dict[str, Any], keys: list[str]) -> li
     href = ctx.agent_href(row["agent"])
     cells = [rank_cell(row), agent_cell(row, ctx)]
     cells += [_outcome_cell(ctx, (row.get("tasks") or {}).get(k)) for k in keys]
-    cells += [num_cell(row.get("passes"), str(row.get("passes")), href),
-              num_cell(row.get("partials"), str(row.get("partials")), href),
-              num_cell(row.get("fails"), str(row.get("fails")), href),
-              num_cell(row.get("points"), str(row.get("points")), href),
-              num_cell(row.get("pass_rate"), fmt_pct(row.get("pass_rate")), href,
-                       sub=f"{len(row['in_review'])} in review" if row.get("in_review") else ""),
-              _interventions_cell(row, href),
-              num_cell(row.get("seconds"), fmt_seconds(row.get("seconds")), href), _cost_cell(row, href)]
+    cells += [
+        num_cell(row.get("passes"), str(row.get("passes")), href),
+        num_cell(row.get("partials"), str(row.get("partials")), href),
+        num_cell(row.get("fails"), str(row.get("fails")), href),
+        num_cell(row.get("points"), str(row.get("points")), href),
+        num_cell(
+            row.get("pass_rate"),
+            fmt_pct(row.get("pass_rate")),
+            href,
+            sub=f"{len(row['in_review'])} in review" if row.get("in_review") else "",
+        ),
+        _interventions_cell(row, href),
+        num_cell(row.get("seconds"), fmt_seconds(row.get("seconds")), href),
+        _cost_cell(row, href),
+    ]
     return cells
 
 
@@ -50,9 +66,15 @@ def _outcome_cell(ctx: BoardContext, c: dict[str, Any] | None) -> Cell:
         return Cell(text="–")
     outcome = c.get("outcome") or ""
     badges = [("30-min cap", "bad")] if c.get("capped") else []
-    return Cell(text=OUTCOME_LABEL.get(outcome, outcome), sort=c.get("points"), href=ctx.run_href(c.get("run")),
-                sub=fmt_seconds(c.get("seconds")), badges=badges, raw=outcome,
-                pill=OUTCOME_BADGE.get(outcome) or "neutral")
+    return Cell(
+        text=OUTCOME_LABEL.get(outcome, outcome),
+        sort=c.get("points"),
+        href=ctx.run_href(c.get("run")),
+        sub=fmt_seconds(c.get("seconds")),
+        badges=badges,
+        raw=outcome,
+        pill=OUTCOME_BADGE.get(outcome) or "neutral",
+    )
 
 
 def _cost_cell(row: dict[str, Any], href: str) -> Cell:
@@ -69,5 +91,10 @@ def _interventions_cell(row: dict[str, Any], href: str | None) -> Cell:
     if row.get("interventions") is not None:
         return num_cell(row["interventions"], str(row["interventions"]), href)
     unrecorded = row.get("interventions_unrecorded") or []
-    return Cell(text="unknown", sort=None, href=href, raw=None,
-                sub=f"not recorded on {len(unrecorded)} of {len(row.get('tasks') or {})} runs" if unrecorded else "")
+    return Cell(
+        text="unknown",
+        sort=None,
+        href=href,
+        raw=None,
+        sub=f"not recorded on {len(unrecorded)} of {len(row.get('tasks') or {})} runs" if unrecorded else "",
+    )

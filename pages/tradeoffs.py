@@ -30,15 +30,30 @@ def tradeoff_rows(bench: Benchmark, rnd: Round, data: dict) -> list[dict[str, An
     return [_axes_row(r, *carried(r)) for r in rows]
 
 
-def _axes_row(r: dict[str, Any], score: float | None, cost: float | None, seconds: float | None, runs: int,
-              cost_runs: int, time_runs: int) -> dict[str, Any]:
+def _axes_row(
+    r: dict[str, Any],
+    score: float | None,
+    cost: float | None,
+    seconds: float | None,
+    runs: int,
+    cost_runs: int,
+    time_runs: int,
+) -> dict[str, Any]:
     """One agent on the trade-offs page. An axis reported on only some runs is partial: its mean may rest on
     the cheap or fast runs, so the re-rank scores it as missing (seed 002: missing data is never an
     advantage)."""
     partial = [axis for axis, n in (("cost_usd", cost_runs), ("wall_seconds", time_runs)) if 0 < n < runs]
-    return {"agent": r["agent"], "name": r["name"], "rank": r.get("rank"), "score": score, "cost_usd": cost,
-            "wall_seconds": seconds, "runs": runs, "axis_runs": {"cost_usd": cost_runs, "wall_seconds": time_runs},
-            "partial_axes": partial}
+    return {
+        "agent": r["agent"],
+        "name": r["name"],
+        "rank": r.get("rank"),
+        "score": score,
+        "cost_usd": cost,
+        "wall_seconds": seconds,
+        "runs": runs,
+        "axis_runs": {"cost_usd": cost_runs, "wall_seconds": time_runs},
+        "partial_axes": partial,
+    }
 
 
 def _weight(params: Mapping[str, str], name: str) -> float:
@@ -86,18 +101,36 @@ def tradeoffs_page(*, bench_slug: str, params: Mapping[str, str]) -> dict[str, A
     def score_fmt(v: float) -> str:
         return fmt_score(v, m)
 
-    table = [{"agent": r["agent"], "name": r["name"], "href": hrefs[r["agent"]], "weighted_rank": r["weighted_rank"],
-              "rank": r["rank"], "weighted": "–" if r["weighted"] is None else f"{r['weighted']:.3f}",
-              "score": score_fmt(r["score"]) if r["score"] is not None else "–", "cost": fmt_money(r["cost_usd"]),
-              "time": fmt_seconds(r["wall_seconds"]), "gaps": _axis_gaps(r)} for r in ranked]
+    table = [
+        {
+            "agent": r["agent"],
+            "name": r["name"],
+            "href": hrefs[r["agent"]],
+            "weighted_rank": r["weighted_rank"],
+            "rank": r["rank"],
+            "weighted": "–" if r["weighted"] is None else f"{r['weighted']:.3f}",
+            "score": score_fmt(r["score"]) if r["score"] is not None else "–",
+            "cost": fmt_money(r["cost_usd"]),
+            "time": fmt_seconds(r["wall_seconds"]),
+            "gaps": _axis_gaps(r),
+        }
+        for r in ranked
+    ]
     # A partial mean is not plotted either: it could put an agent on the frontier with its cheap runs only.
     plotted = [{**r, **{a: None for a in r["partial_axes"]}} for r in rows]
-    return {"bench": bench, "round": rnd, "rounds": rounds, "weights": weights, "table": table,
-            "state": snapshot_state(snap),
-            "cost_chart": scatter_chart(plotted, "cost_usd", fmt_money, score_fmt, hrefs),
-            "time_chart": scatter_chart(plotted, "wall_seconds", fmt_seconds, score_fmt, hrefs),
-            "missing_cost": [r["name"] for r in rows if r["cost_usd"] is None],
-            "missing_time": [r["name"] for r in rows if r["wall_seconds"] is None],
-            "partial_cost": [_partial_name(r, "cost_usd") for r in rows if "cost_usd" in r["partial_axes"]],
-            "partial_time": [_partial_name(r, "wall_seconds") for r in rows if "wall_seconds" in r["partial_axes"]],
-            "derived_axes": bench.rules.axes_from_runs, "headline": bench.rules.headline_label}
+    return {
+        "bench": bench,
+        "round": rnd,
+        "rounds": rounds,
+        "weights": weights,
+        "table": table,
+        "state": snapshot_state(snap),
+        "cost_chart": scatter_chart(plotted, "cost_usd", fmt_money, score_fmt, hrefs),
+        "time_chart": scatter_chart(plotted, "wall_seconds", fmt_seconds, score_fmt, hrefs),
+        "missing_cost": [r["name"] for r in rows if r["cost_usd"] is None],
+        "missing_time": [r["name"] for r in rows if r["wall_seconds"] is None],
+        "partial_cost": [_partial_name(r, "cost_usd") for r in rows if "cost_usd" in r["partial_axes"]],
+        "partial_time": [_partial_name(r, "wall_seconds") for r in rows if "wall_seconds" in r["partial_axes"]],
+        "derived_axes": bench.rules.axes_from_runs,
+        "headline": bench.rules.headline_label,
+    }

@@ -41,14 +41,16 @@ class RunQuerySet(models.QuerySet):
 
 
 def _nonneg(field: str) -> models.CheckConstraint:
-    return models.CheckConstraint(condition=Q(**{f"{field}__isnull": True}) | Q(**{f"{field}__gte": 0}),
-                                  name=f"run_{field}_not_negative")
+    return models.CheckConstraint(
+        condition=Q(**{f"{field}__isnull": True}) | Q(**{f"{field}__gte": 0}), name=f"run_{field}_not_negative"
+    )
 
 
 def _le(passed: str, total: str) -> models.CheckConstraint:
     return models.CheckConstraint(
-        condition=(Q(**{f"{passed}__isnull": True}) | Q(**{f"{total}__isnull": True})
-                   | Q(**{f"{passed}__lte": F(total)})),
+        condition=(
+            Q(**{f"{passed}__isnull": True}) | Q(**{f"{total}__isnull": True}) | Q(**{f"{passed}__lte": F(total)})
+        ),
         name=f"run_{passed}_le_total",
     )
 
@@ -68,10 +70,13 @@ class Run(models.Model):
     trial = models.PositiveIntegerField(default=1)
     language = models.CharField(max_length=20, blank=True)
     status = models.CharField(max_length=20, choices=RunStatus.choices, default=RunStatus.COMPLETED)
-    outcome = models.CharField(max_length=20, choices=Outcome.choices, blank=True,
-                               help_text="The final outcome (set from the verdicts when there are any).")
-    rerun_of = models.OneToOneField("self", null=True, blank=True, on_delete=models.PROTECT,
-                                    related_name="rerun")
+    outcome = models.CharField(
+        max_length=20,
+        choices=Outcome.choices,
+        blank=True,
+        help_text="The final outcome (set from the verdicts when there are any).",
+    )
+    rerun_of = models.OneToOneField("self", null=True, blank=True, on_delete=models.PROTECT, related_name="rerun")
     score = models.FloatField(null=True, blank=True, help_text="A score given as is (e.g. a published one).")
     auto_pass_rate = models.FloatField(null=True, blank=True)
     tests_passed = models.IntegerField(null=True, blank=True)
@@ -94,10 +99,12 @@ class Run(models.Model):
     interventions = models.IntegerField(null=True, blank=True)
     checks_version = models.CharField(max_length=100, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
-    due_at = models.DateTimeField(null=True, blank=True,
-                                  help_text="For tasks that observe later effects: judged once this is past.")
-    preview_url = models.URLField(max_length=2000, blank=True,
-                                  help_text="A live preview of the app (shown sandboxed on the vote screen).")
+    due_at = models.DateTimeField(
+        null=True, blank=True, help_text="For tasks that observe later effects: judged once this is past."
+    )
+    preview_url = models.URLField(
+        max_length=2000, blank=True, help_text="A live preview of the app (shown sandboxed on the vote screen)."
+    )
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -110,20 +117,39 @@ class Run(models.Model):
             models.CheckConstraint(condition=~Q(rerun_of=F("id")), name="run_not_its_own_rerun"),
             models.CheckConstraint(condition=Q(trial__gte=1), name="run_trial_positive"),
             models.CheckConstraint(condition=Q(status__in=[s.value for s in RunStatus]), name="run_status_valid"),
-            models.CheckConstraint(condition=Q(outcome="") | Q(outcome__in=[o.value for o in Outcome]),
-                                   name="run_outcome_valid"),
-            *[_nonneg(f) for f in (
-                "tests_passed", "tests_total", "api_checks_passed", "api_checks_total", "browser_steps_passed",
-                "browser_steps_total", "tokens_input", "tokens_output", "tokens_cache_write", "cost_usd",
-                "wall_seconds", "first_output_seconds", "steps", "interventions")],
+            models.CheckConstraint(
+                condition=Q(outcome="") | Q(outcome__in=[o.value for o in Outcome]), name="run_outcome_valid"
+            ),
+            *[
+                _nonneg(f)
+                for f in (
+                    "tests_passed",
+                    "tests_total",
+                    "api_checks_passed",
+                    "api_checks_total",
+                    "browser_steps_passed",
+                    "browser_steps_total",
+                    "tokens_input",
+                    "tokens_output",
+                    "tokens_cache_write",
+                    "cost_usd",
+                    "wall_seconds",
+                    "first_output_seconds",
+                    "steps",
+                    "interventions",
+                )
+            ],
             _le("tests_passed", "tests_total"),
             _le("api_checks_passed", "api_checks_total"),
             _le("browser_steps_passed", "browser_steps_total"),
-            models.CheckConstraint(condition=Q(heuristic__isnull=True) | (Q(heuristic__gte=0) & Q(heuristic__lte=1)),
-                                   name="run_heuristic_0_1"),
+            models.CheckConstraint(
+                condition=Q(heuristic__isnull=True) | (Q(heuristic__gte=0) & Q(heuristic__lte=1)),
+                name="run_heuristic_0_1",
+            ),
             models.CheckConstraint(
                 condition=Q(auto_pass_rate__isnull=True) | (Q(auto_pass_rate__gte=0) & Q(auto_pass_rate__lte=1)),
-                name="run_auto_pass_rate_0_1"),
+                name="run_auto_pass_rate_0_1",
+            ),
         ]
         indexes = [models.Index(fields=["round", "status"]), models.Index(fields=["task", "round"])]
 
@@ -177,11 +203,13 @@ class Verdict(models.Model):
 
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="verdicts")
     role = models.CharField(max_length=10, choices=VerdictRole.choices)
-    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                 related_name="verdicts")
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="verdicts"
+    )
     outcome = models.CharField(max_length=20, choices=Outcome.choices)
-    matched = models.JSONField(default=list, blank=True,
-                               help_text="Every outcome row the run matched; the lowest applies.")
+    matched = models.JSONField(
+        default=list, blank=True, help_text="Every outcome row the run matched; the lowest applies."
+    )
     note = models.TextField(blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(auto_now=True)
@@ -190,11 +218,11 @@ class Verdict(models.Model):
         ordering = ["run", "created_at", "id"]
         constraints = [
             models.UniqueConstraint(fields=["run", "role"], name="verdict_one_per_role"),
-            models.UniqueConstraint(fields=["run", "reviewer"], condition=Q(reviewer__isnull=False),
-                                    name="verdict_reviewer_once_per_run"),
+            models.UniqueConstraint(
+                fields=["run", "reviewer"], condition=Q(reviewer__isnull=False), name="verdict_reviewer_once_per_run"
+            ),
             models.CheckConstraint(condition=Q(role__in=[r.value for r in VerdictRole]), name="verdict_role_valid"),
-            models.CheckConstraint(condition=Q(outcome__in=[o.value for o in Outcome]),
-                                   name="verdict_outcome_valid"),
+            models.CheckConstraint(condition=Q(outcome__in=[o.value for o in Outcome]), name="verdict_outcome_valid"),
         ]
 
     def __str__(self) -> str:
@@ -276,19 +304,22 @@ class Dispute(models.Model):
     reason = models.CharField(max_length=20, choices=DisputeReason.choices)
     note = models.TextField(blank=True)
     status = models.CharField(max_length=10, choices=DisputeStatus.choices, default=DisputeStatus.OPEN)
-    filed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                 related_name="disputes_filed")
+    filed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="disputes_filed"
+    )
     filed_at = models.DateTimeField(default=timezone.now)
-    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                   related_name="disputes_decided")
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="disputes_decided"
+    )
     decided_at = models.DateTimeField(null=True, blank=True)
     decision_note = models.TextField(blank=True)
 
     class Meta:
         ordering = ["-filed_at", "-id"]
         constraints = [
-            models.CheckConstraint(condition=Q(status__in=[s.value for s in DisputeStatus]),
-                                   name="dispute_status_valid"),
+            models.CheckConstraint(
+                condition=Q(status__in=[s.value for s in DisputeStatus]), name="dispute_status_valid"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -313,6 +344,12 @@ def run_input(run: Run, *, with_verdicts: bool = False) -> RunInput:
         values[name] = value
     values["judge_scores"] = tuple(run.judge_scores or ())
     # Only outcome boards read verdicts; their callers prefetch them (one query per list of runs).
-    verdicts = tuple(VerdictInput(role=v.role, outcome=v.outcome or None, matched=tuple(v.matched or ()))
-                     for v in run.verdicts.all()) if with_verdicts else ()
+    verdicts = (
+        tuple(
+            VerdictInput(role=v.role, outcome=v.outcome or None, matched=tuple(v.matched or ()))
+            for v in run.verdicts.all()
+        )
+        if with_verdicts
+        else ()
+    )
     return RunInput(id=run.key, round="", agent="", task=run.task.key, verdicts=verdicts, **values)

@@ -36,8 +36,13 @@ VENDORS = "Vendors"
 # (the outcome is unsupported whatever anyone says).
 # Methodologies whose runs get reviewed outcomes (the others are scored by tests, judges or checks).
 REVIEWED = [m.key for m in methodologies.REGISTRY.values() if m.reviewed]
-NOT_REVIEWED_STATUSES = (RunStatus.INFRA_ERROR, RunStatus.NOT_STARTED, RunStatus.OVER_BUDGET,
-                         RunStatus.REGION_BLOCKED, RunStatus.UNSUPPORTED)
+NOT_REVIEWED_STATUSES = (
+    RunStatus.INFRA_ERROR,
+    RunStatus.NOT_STARTED,
+    RunStatus.OVER_BUDGET,
+    RunStatus.REGION_BLOCKED,
+    RunStatus.UNSUPPORTED,
+)
 ROLES = (VerdictRole.TESTER, VerdictRole.SECOND, VerdictRole.THIRD)
 
 
@@ -99,10 +104,11 @@ def _by_role(run: Run) -> dict[str, Verdict]:
 def counted(run: Run, verdict: Verdict) -> str | None:
     """The outcome `verdict` gives `run` as its board counts it (scoring's rule: the lowest matched row, a
     violation off a safety task a fail). Reviewers disagree only when these differ."""
-    return counted_verdict_outcome(run.round.benchmark.methodology,
-                                   VerdictInput(role=verdict.role, outcome=verdict.outcome,
-                                                matched=tuple(verdict.matched or ())),
-                                   task_input(run.task))
+    return counted_verdict_outcome(
+        run.round.benchmark.methodology,
+        VerdictInput(role=verdict.role, outcome=verdict.outcome, matched=tuple(verdict.matched or ())),
+        task_input(run.task),
+    )
 
 
 def review_stage(run: Run) -> Stage:
@@ -168,12 +174,22 @@ def visible_verdicts(user, qs: QuerySet[Verdict] | None = None) -> QuerySet[Verd
     if VerdictRole.THIRD in user_verdict_roles(user):
         # Runs that await a third reviewer: both first verdicts in, and they disagree by the counted outcome
         # (review_stage), which is scoring's rule, so it is decided in Python over the few unpublished runs.
-        both = (Run.objects.exclude(in_published_round())
-                .filter(Exists(Verdict.objects.filter(run=OuterRef("pk"), role=VerdictRole.TESTER)),
-                        Exists(Verdict.objects.filter(run=OuterRef("pk"), role=VerdictRole.SECOND)))
-                .exclude(Exists(Verdict.objects.filter(run=OuterRef("pk"), reviewer=user,
-                                                       role__in=[VerdictRole.TESTER, VerdictRole.SECOND])))
-                .select_related("round__benchmark", "task").prefetch_related("verdicts"))
+        both = (
+            Run.objects.exclude(in_published_round())
+            .filter(
+                Exists(Verdict.objects.filter(run=OuterRef("pk"), role=VerdictRole.TESTER)),
+                Exists(Verdict.objects.filter(run=OuterRef("pk"), role=VerdictRole.SECOND)),
+            )
+            .exclude(
+                Exists(
+                    Verdict.objects.filter(
+                        run=OuterRef("pk"), reviewer=user, role__in=[VerdictRole.TESTER, VerdictRole.SECOND]
+                    )
+                )
+            )
+            .select_related("round__benchmark", "task")
+            .prefetch_related("verdicts")
+        )
         visible |= Q(run_id__in=[r.pk for r in both if review_stage(r).disagree])
     return qs.filter(visible)
 
@@ -182,13 +198,15 @@ def queue_candidates() -> QuerySet[Run]:
     """Runs that may still wait for a verdict: reviewed methodology and status, no third verdict, and either
     in an unpublished round or without a final outcome."""
     third = Verdict.objects.filter(run=OuterRef("pk"), role=VerdictRole.THIRD)
-    return (Run.objects.filter(round__benchmark__methodology__in=REVIEWED)
-            .exclude(status__in=NOT_REVIEWED_STATUSES)
-            .exclude(Exists(third))
-            .filter(Q(outcome="") | ~in_published_round())
-            .select_related("round__benchmark", "entry__agent", "task")
-            .prefetch_related("verdicts")
-            .order_by("due_at", "round__key", "entry__agent__name", "task__position", "task__key", "id"))
+    return (
+        Run.objects.filter(round__benchmark__methodology__in=REVIEWED)
+        .exclude(status__in=NOT_REVIEWED_STATUSES)
+        .exclude(Exists(third))
+        .filter(Q(outcome="") | ~in_published_round())
+        .select_related("round__benchmark", "entry__agent", "task")
+        .prefetch_related("verdicts")
+        .order_by("due_at", "round__key", "entry__agent__name", "task__position", "task__key", "id")
+    )
 
 
 @dataclass(frozen=True)
@@ -264,16 +282,23 @@ class PreviewRow:
 def preview_runs(round, organization) -> list[PreviewRow]:
     """A vendor's own runs in a round under preview. A run still in review shows no verdict yet (a verdict
     is shown once the run is decided, as it will be on publication). Parameter values are never included."""
-    runs = (Run.objects.filter(round=round, entry__agent__organization=organization)
-            .select_related("round__benchmark", "entry__agent", "task", "rerun_of")
-            .prefetch_related("verdicts", "disputes")
-            .order_by("entry__agent__name", "task__position", "task__key", "trial", "id"))
+    runs = (
+        Run.objects.filter(round=round, entry__agent__organization=organization)
+        .select_related("round__benchmark", "entry__agent", "task", "rerun_of")
+        .prefetch_related("verdicts", "disputes")
+        .order_by("entry__agent__name", "task__position", "task__key", "trial", "id")
+    )
     rows = []
     for run in runs:
         decided = not review_stage(run).awaiting
         disputes = list(run.disputes.all())
-        rows.append(PreviewRow(run=run, decided=decided,
-                               verdicts=sorted(run.verdicts.all(), key=lambda v: ROLES.index(v.role))
-                               if decided else [],
-                               disputes=disputes, can_dispute=not any(d.status == "open" for d in disputes)))
+        rows.append(
+            PreviewRow(
+                run=run,
+                decided=decided,
+                verdicts=sorted(run.verdicts.all(), key=lambda v: ROLES.index(v.role)) if decided else [],
+                disputes=disputes,
+                can_dispute=not any(d.status == "open" for d in disputes),
+            )
+        )
     return rows

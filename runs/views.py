@@ -28,15 +28,20 @@ def _vendor_org_or_404(request):
 def _preview_round_or_404(bench: str, round_key: str) -> Round:
     if "\x00" in bench + round_key:  # PostgreSQL refuses NUL in text: a 404, not a DataError
         raise Http404
-    return get_object_or_404(Round.objects.select_related("benchmark"), benchmark__slug=bench, key=round_key,
-                             status=RoundStatus.PREVIEW)
+    return get_object_or_404(
+        Round.objects.select_related("benchmark"), benchmark__slug=bench, key=round_key, status=RoundStatus.PREVIEW
+    )
 
 
 @login_required
 def preview_index(request):
     org = _vendor_org_or_404(request)
-    rounds = (Round.objects.filter(status=RoundStatus.PREVIEW, entries__agent__organization=org)
-              .select_related("benchmark").distinct().order_by("benchmark__name", "key"))
+    rounds = (
+        Round.objects.filter(status=RoundStatus.PREVIEW, entries__agent__organization=org)
+        .select_related("benchmark")
+        .distinct()
+        .order_by("benchmark__name", "key")
+    )
     return render(request, "runs/preview_index.html", {"org": org, "rounds": rounds})
 
 
@@ -47,8 +52,9 @@ def preview_round(request, bench: str, round_key: str):
     rows = preview_runs(rnd, org)
     if not rows:
         raise Http404
-    return render(request, "runs/preview_round.html",
-                  {"org": org, "round": rnd, "rows": rows, "ends_at": preview_ends_at(rnd)})
+    return render(
+        request, "runs/preview_round.html", {"org": org, "round": rnd, "rows": rows, "ends_at": preview_ends_at(rnd)}
+    )
 
 
 @login_required
@@ -57,8 +63,12 @@ def dispute_create(request, bench: str, round_key: str, run_key: str):
     rnd = _preview_round_or_404(bench, round_key)
     if "\x00" in run_key:
         raise Http404
-    run = get_object_or_404(Run.objects.select_related("entry__agent", "task", "round"), round=rnd, key=run_key,
-                            entry__agent__organization=org)
+    run = get_object_or_404(
+        Run.objects.select_related("entry__agent", "task", "round"),
+        round=rnd,
+        key=run_key,
+        entry__agent__organization=org,
+    )
     form = DisputeForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:

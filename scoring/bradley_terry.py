@@ -163,9 +163,7 @@ class _MatrixBuilder:
         hi_over_lo = tally.hi * n + tally.lo
         cell = np.arange(len(tally.count))
         # (flat matrix entry, cell, weight) for every contribution.
-        self.entry = np.concatenate(
-            [lo_over_hi[won_lo], hi_over_lo[won_hi], lo_over_hi[tie], hi_over_lo[tie]]
-        )
+        self.entry = np.concatenate([lo_over_hi[won_lo], hi_over_lo[won_hi], lo_over_hi[tie], hi_over_lo[tie]])
         self.cell = np.concatenate([cell[won_lo], cell[won_hi], cell[tie], cell[tie]])
         self.weight = np.concatenate(
             [
@@ -199,9 +197,7 @@ def _fit_theta(
     w: NDArray[np.float64], prior: NDArray[np.float64], initial: NDArray[np.float64] | None = None
 ) -> NDArray[np.float64]:
     """Bradley-Terry strengths (natural log-odds scale, centred) for win matrix ``w`` plus ``prior``."""
-    theta = choix.ilsr_pairwise_dense(
-        w + prior, alpha=0.0, initial_params=initial, max_iter=_MAX_ITER, tol=_TOL
-    )
+    theta = choix.ilsr_pairwise_dense(w + prior, alpha=0.0, initial_params=initial, max_iter=_MAX_ITER, tol=_TOL)
     return np.asarray(theta - theta.mean(), dtype=np.float64)
 
 
@@ -298,11 +294,20 @@ def _rows(tally: Any, rating: Any, ci_low: Any, ci_high: Any, rank_ub: Any, few_
     rows: list[dict[str, Any]] = []
     for i, agent in enumerate(tally.agents):
         votes = int(wins[i] + losses[i] + ties[i])
-        rows.append({
-            "agent": agent, "rating": float(rating[i]), "ci_low": float(ci_low[i]), "ci_high": float(ci_high[i]),
-            "votes": votes, "wins": int(wins[i]), "losses": int(losses[i]), "ties": int(ties[i]),
-            "few_votes": votes < few_votes_under, "rank_ub": int(rank_ub[i]),
-        })
+        rows.append(
+            {
+                "agent": agent,
+                "rating": float(rating[i]),
+                "ci_low": float(ci_low[i]),
+                "ci_high": float(ci_high[i]),
+                "votes": votes,
+                "wins": int(wins[i]),
+                "losses": int(losses[i]),
+                "ties": int(ties[i]),
+                "few_votes": votes < few_votes_under,
+                "rank_ub": int(rank_ub[i]),
+            }
+        )
     return rows
 
 

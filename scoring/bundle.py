@@ -53,8 +53,9 @@ def _tuple(v: Any) -> tuple:
 
 def _run_input(run: dict) -> RunInput:
     verdicts = tuple(
-        VerdictInput(role=v["role"], outcome=v.get("outcome"), matched=_tuple(v.get("matched")),
-                     note=v.get("note") or "")
+        VerdictInput(
+            role=v["role"], outcome=v.get("outcome"), matched=_tuple(v.get("matched")), note=v.get("note") or ""
+        )
         for v in run.get("verdicts") or []
     )
     rerun = run.get("rerun_of")
@@ -104,20 +105,39 @@ def round_task_keys(round_doc: dict, runs: Iterable[RunInput] | Iterable[dict]) 
 
 
 def _agent_input(a: dict) -> AgentInput:
-    return AgentInput(slug=a["slug"], name=a.get("name") or a["slug"], organization=a.get("organization"),
-                      primary_language=a.get("primary_language"), languages=_tuple(a.get("languages")))
+    return AgentInput(
+        slug=a["slug"],
+        name=a.get("name") or a["slug"],
+        organization=a.get("organization"),
+        primary_language=a.get("primary_language"),
+        languages=_tuple(a.get("languages")),
+    )
 
 
 def _task_input(t: dict) -> TaskInput:
-    return TaskInput(key=t["key"], title=t.get("title") or "", kind=t.get("kind") or "core",
-                     version=t.get("version") or "1.0", dimensions=_tuple(t.get("dimensions")),
-                     domain=t.get("domain"), evaluation=t.get("evaluation"),
-                     time_limit_min=t.get("time_limit_min", 30), token_budget=t.get("token_budget"))
+    return TaskInput(
+        key=t["key"],
+        title=t.get("title") or "",
+        kind=t.get("kind") or "core",
+        version=t.get("version") or "1.0",
+        dimensions=_tuple(t.get("dimensions")),
+        domain=t.get("domain"),
+        evaluation=t.get("evaluation"),
+        time_limit_min=t.get("time_limit_min", 30),
+        token_budget=t.get("token_budget"),
+    )
 
 
 def _entry_input(e: dict) -> EntryInput:
-    return EntryInput(agent=e["agent"], product_version=e.get("product_version"), plan=e.get("plan"),
-                      region=e.get("region"), network=e.get("network"), model=e.get("model"), cli=e.get("cli"))
+    return EntryInput(
+        agent=e["agent"],
+        product_version=e.get("product_version"),
+        plan=e.get("plan"),
+        region=e.get("region"),
+        network=e.get("network"),
+        model=e.get("model"),
+        cli=e.get("cli"),
+    )
 
 
 def round_inputs(doc: dict, round_key: str | None = None) -> list[RoundInput]:
@@ -135,12 +155,20 @@ def round_inputs(doc: dict, round_key: str | None = None) -> list[RoundInput]:
         task_set = round_task_keys(r, runs_by_round.get(r["key"], []))
         round_tasks = tuple(t for t in tasks if t.key in task_set)
         entries = tuple(_entry_input(e) for e in r.get("entries") or [])
-        out.append(RoundInput(
-            benchmark=bench["slug"], methodology=bench["methodology"], key=r["key"], tasks=round_tasks,
-            agents=agents, entries=entries, runs=tuple(runs_by_round.get(r["key"], [])),
-            params=dict(bench.get("params") or {}), status=r.get("status", "published"),
-            starts_on=r.get("starts_on"),
-        ))
+        out.append(
+            RoundInput(
+                benchmark=bench["slug"],
+                methodology=bench["methodology"],
+                key=r["key"],
+                tasks=round_tasks,
+                agents=agents,
+                entries=entries,
+                runs=tuple(runs_by_round.get(r["key"], [])),
+                params=dict(bench.get("params") or {}),
+                status=r.get("status", "published"),
+                starts_on=r.get("starts_on"),
+            )
+        )
     return out
 
 
@@ -154,15 +182,23 @@ def vote_ids(doc: dict) -> list[str]:
         if v.get("id") is not None:
             out.append(str(v["id"]))
             continue
-        content = json.dumps([v.get("task"), v.get("a"), v.get("b"), v.get("winner"), v.get("voter"),
-                              v.get("cast_at")], separators=(",", ":"))
+        content = json.dumps(
+            [v.get("task"), v.get("a"), v.get("b"), v.get("winner"), v.get("voter"), v.get("cast_at")],
+            separators=(",", ":"),
+        )
         out.append(f"pos{i}-{hashlib.sha256(content.encode()).hexdigest()[:12]}")
     return out
 
 
 def vote_inputs(doc: dict) -> list[VoteInput]:
     return [
-        VoteInput(task=v["task"], a=v["a"], b=v["b"], winner=v["winner"], voter=v.get("voter"),
-                  counts=v.get("counts", True) is not False)
+        VoteInput(
+            task=v["task"],
+            a=v["a"],
+            b=v["b"],
+            winner=v["winner"],
+            voter=v.get("voter"),
+            counts=v.get("counts", True) is not False,
+        )
         for v in doc.get("votes") or []
     ]

@@ -29,8 +29,17 @@ COUNT_PAIRS = (
     ("browser_steps_passed", "browser_steps_total"),
 )
 INT_FIELDS = (
-    "tests_passed", "tests_total", "api_checks_passed", "api_checks_total", "browser_steps_passed",
-    "browser_steps_total", "tokens_input", "tokens_output", "tokens_cache_write", "steps", "interventions",
+    "tests_passed",
+    "tests_total",
+    "api_checks_passed",
+    "api_checks_total",
+    "browser_steps_passed",
+    "browser_steps_total",
+    "tokens_input",
+    "tokens_output",
+    "tokens_cache_write",
+    "steps",
+    "interventions",
 )
 FLOAT_FIELDS = ("cost_usd", "wall_seconds", "first_output_seconds")
 STRING_FIELDS = ("language", "plan_label", "checks_version", "due_at", "started_at", "preview_url")
@@ -91,8 +100,16 @@ class Checker:
         """The objects in the optional list ``parent[key]``, each with its path (``path.key[i]``)."""
         yield from self.objects(self.lst(parent, key, f"{path}."), f"{path}.{key}")
 
-    def string(self, parent: dict, key: str, path: str, required: bool = False, slug: bool = False,
-               choices: Iterable[str] | None = None, max_len: int = 500) -> str | None:
+    def string(
+        self,
+        parent: dict,
+        key: str,
+        path: str,
+        required: bool = False,
+        slug: bool = False,
+        choices: Iterable[str] | None = None,
+        max_len: int = 500,
+    ) -> str | None:
         v = parent.get(key)
         p = f"{path}.{key}" if path else key
         if v is None:
@@ -133,8 +150,9 @@ class Checker:
             return None
         return v
 
-    def number(self, parent: dict, key: str, path: str, minimum: float | None = 0.0,
-               maximum: float | None = None) -> float | None:
+    def number(
+        self, parent: dict, key: str, path: str, minimum: float | None = 0.0, maximum: float | None = None
+    ) -> float | None:
         v = parent.get(key)
         p = f"{path}.{key}"
         if v is None:

@@ -58,8 +58,13 @@ def _check_run_references(c: Checker, run: dict, p: str, declared: Declared) -> 
     rk = c.string(run, "round", p, required=True)
     if rk is not None and rk not in rounds:
         c.add(f"{p}.round", f"unknown round {rk!r}")
-    elif rk is not None and isinstance(rounds[rk].get("tasks"), list) and isinstance(run.get("task"), str) \
-            and run["task"] in tasks and run["task"] not in rounds[rk]["tasks"]:
+    elif (
+        rk is not None
+        and isinstance(rounds[rk].get("tasks"), list)
+        and isinstance(run.get("task"), str)
+        and run["task"] in tasks
+        and run["task"] not in rounds[rk]["tasks"]
+    ):
         c.add(f"{p}.task", f"task {run['task']!r} is not in round {rk!r}'s tasks")
     ag = c.string(run, "agent", p, required=True)
     if ag is not None and ag not in declared.agents:

@@ -47,8 +47,7 @@ def admitted(run: RunInput) -> bool:
     Admitted when the app started (app_started true, or unknown but with checks recorded) and no check
     failed.
     """
-    parts = [(run.api_checks_passed, run.api_checks_total),
-             (run.browser_steps_passed, run.browser_steps_total)]
+    parts = [(run.api_checks_passed, run.api_checks_total), (run.browser_steps_passed, run.browser_steps_total)]
     recorded = [(p, t) for p, t in parts if t]
     if any(p is None or p < t for p, t in recorded):
         return False
@@ -67,8 +66,7 @@ def check_score(run: RunInput, task: TaskInput) -> float:
     if run.status == "not_started" or run.app_started is False:
         return 0.0
     if task.kind in ADMISSION_KINDS:
-        if run.app_started is None and not (run.api_checks_total or run.browser_steps_total) \
-                and run.score is not None:
+        if run.app_started is None and not (run.api_checks_total or run.browser_steps_total) and run.score is not None:
             return float(run.score)
         return 100.0 if admitted(run) else 0.0
     api = share(run.api_checks_passed, run.api_checks_total)
@@ -95,8 +93,7 @@ def counts(run: RunInput, task: TaskInput) -> bool:
     """
     if run.status not in COUNTED:
         return False
-    if task.time_limit_min is not None and run.wall_seconds is not None \
-            and run.wall_seconds > task.time_limit_min * 60:
+    if task.time_limit_min is not None and run.wall_seconds is not None and run.wall_seconds > task.time_limit_min * 60:
         return False
     return not (task.token_budget is not None and known_tokens(run) > task.token_budget)
 
@@ -111,7 +108,7 @@ def votable(run: RunInput, task: TaskInput) -> bool:
 
 
 def awaiting_rerun(runs: list[RunInput], task: TaskInput) -> bool:
-    """"A platform failure (infra_error) is our fault and never goes into the score": an agent whose only runs
+    """ "A platform failure (infra_error) is our fault and never goes into the score": an agent whose only runs
     of a task are platform failures has no result there yet, which is not a 0. The task waits for a re-run."""
     return bool(runs) and all(r.status == PLATFORM_FAILURE for r in runs)
 
@@ -125,8 +122,10 @@ def median_pick(scored: list[tuple[RunInput, float]]) -> tuple[RunInput, float]:
     scores = sorted(s for _, s in scored)
     median = scores[(len(scores) - 1) // 2]
     candidates = [(r, s) for r, s in scored if s == median]
-    return min(candidates, key=lambda rs: (asc_none_last(run_tokens(rs[0])),
-                                           asc_none_last(rs[0].wall_seconds), rs[0].trial, rs[0].id))
+    return min(
+        candidates,
+        key=lambda rs: (asc_none_last(run_tokens(rs[0])), asc_none_last(rs[0].wall_seconds), rs[0].trial, rs[0].id),
+    )
 
 
 def task_row(agent_row: Row, task: TaskInput, runs: list[RunInput]) -> Row:
@@ -139,28 +138,40 @@ def task_row(agent_row: Row, task: TaskInput, runs: list[RunInput]) -> Row:
     if task.kind in ADMISSION_KINDS:
         row["admitted"] = False
     if not scored:
-        row.update({"median": None, "runs": 0, "min": None, "max": None, "median_run": None,
-                    "tokens": None, "seconds": None, "not_counted": len(runs)})
+        row.update(
+            {
+                "median": None,
+                "runs": 0,
+                "min": None,
+                "max": None,
+                "median_run": None,
+                "tokens": None,
+                "seconds": None,
+                "not_counted": len(runs),
+            }
+        )
         return row
     run, median = median_pick(scored)
     values = [s for _, s in scored]
-    row.update({
-        "median": median,
-        "runs": len(scored),
-        "min": min(values),
-        "max": max(values),
-        "median_run": run.id,
-        "tokens": run_tokens(run),
-        "seconds": run.wall_seconds,
-        "not_counted": len(runs) - len(scored),
-    })
+    row.update(
+        {
+            "median": median,
+            "runs": len(scored),
+            "min": min(values),
+            "max": max(values),
+            "median_run": run.id,
+            "tokens": run_tokens(run),
+            "seconds": run.wall_seconds,
+            "not_counted": len(runs) - len(scored),
+        }
+    )
     if task.kind in ADMISSION_KINDS:
         row["admitted"] = median == 100.0
     return row
 
 
 def _task_rank_key(row: Row) -> tuple:
-    """"On equal scores, the one that spent fewer tokens ranks higher, then the one that took less time"."""
+    """ "On equal scores, the one that spent fewer tokens ranks higher, then the one that took less time"."""
     return (desc_none_last(row["median"]), asc_none_last(row["tokens"]), asc_none_last(row["seconds"]))
 
 
@@ -169,6 +180,7 @@ def rank_by_votes(rows: list[Row], ratings: dict[str, Row]) -> list[Row]:
     in blind votes"): admitted agents by their vote rating in the task (Bradley-Terry, highest first; equal
     ratings share a rank), then admitted agents without a rating yet, then agents not admitted. Each row
     carries its rating row (or None). The checks' 100 never orders this board."""
+
     def key(row: Row) -> tuple:
         rating = ratings.get(row["agent"]) if row.get("admitted") else None
         group = 0 if rating is not None else (1 if row.get("admitted") else 2)
@@ -225,16 +237,22 @@ def compute_checks_boards(round_input: RoundInput) -> dict[str, Any]:
             medians[(agent.slug, task.key)] = row
             rows.append(row)
         if rows:
-            task_boards[task.key] = (rank_by_votes(rows, {}) if task.kind in ADMISSION_KINDS
-                                     else assign_ranks(rows, _task_rank_key, name_key))
+            task_boards[task.key] = (
+                rank_by_votes(rows, {})
+                if task.kind in ADMISSION_KINDS
+                else assign_ranks(rows, _task_rank_key, name_key)
+            )
 
     spec = [t for t in tasks if t.kind == "to-spec"]
     overall = [overall_row(base_row(agent), spec, medians) for agent in agents]
     for row in overall:  # the score x cost x time axes, computed with the board, never while serving a page
         row.update(cost_time_axes(r for r in runs if r.agent == row["agent"]))
     return {
-        "overall": assign_ranks(overall, lambda r: (desc_none_last(r["overall"]), asc_none_last(r["tokens"]),
-                                                    asc_none_last(r["seconds"])), name_key),
+        "overall": assign_ranks(
+            overall,
+            lambda r: (desc_none_last(r["overall"]), asc_none_last(r["tokens"]), asc_none_last(r["seconds"])),
+            name_key,
+        ),
         "tasks": task_boards,
     }
 
@@ -262,17 +280,20 @@ def overall_row(row: Row, spec: list[TaskInput], medians: dict[tuple[str, str], 
             tokens.append(cell["tokens"])
             seconds.append(cell["seconds"])
     scored_tasks = len(spec) - len(pending)
-    row.update({
-        "overall": math.fsum(m or 0.0 for k, m in per_task.items() if k not in pending) / scored_tasks
-        if scored_tasks else None,
-        "tasks": per_task,
-        "min": math.fsum(worst) / scored_tasks if scored_tasks else None,
-        "max": math.fsum(best) / scored_tasks if scored_tasks else None,
-        "runs": n_runs,
-        "tokens": None if not tokens or None in tokens else sum(t for t in tokens if t is not None),
-        "seconds": None if not seconds or None in seconds else math.fsum(s for s in seconds if s is not None),
-        "tested": sum(1 for m in per_task.values() if m is not None),
-        "of": len(spec),
-        "pending": pending,
-    })
+    row.update(
+        {
+            "overall": math.fsum(m or 0.0 for k, m in per_task.items() if k not in pending) / scored_tasks
+            if scored_tasks
+            else None,
+            "tasks": per_task,
+            "min": math.fsum(worst) / scored_tasks if scored_tasks else None,
+            "max": math.fsum(best) / scored_tasks if scored_tasks else None,
+            "runs": n_runs,
+            "tokens": None if not tokens or None in tokens else sum(t for t in tokens if t is not None),
+            "seconds": None if not seconds or None in seconds else math.fsum(s for s in seconds if s is not None),
+            "tested": sum(1 for m in per_task.values() if m is not None),
+            "of": len(spec),
+            "pending": pending,
+        }
+    )
     return row

@@ -51,14 +51,28 @@ def effective_runs(round_input: RoundInput) -> list[RunInput]:
     reruns = [r for r in round_input.runs if r.rerun_of is not None]
     replaced = {r.rerun_of for r in reruns if has_results(r)}
     pending = {r.id for r in reruns if not has_results(r)}
-    runs = [r for r in round_input.runs
-            if r.id not in replaced and r.id not in pending and r.agent in entered and r.task in tasks]
+    runs = [
+        r
+        for r in round_input.runs
+        if r.id not in replaced and r.id not in pending and r.agent in entered and r.task in tasks
+    ]
     return sorted(runs, key=lambda r: (r.agent, r.task, run_sort_key(r)))
 
 
 # Fields that, when recorded, mean the attempt took place and something came of it.
-RESULT_FIELDS = ("outcome", "score", "auto_pass_rate", "tests_total", "heuristic", "app_started",
-                 "api_checks_total", "browser_steps_total", "wall_seconds", "tokens_input", "tokens_output")
+RESULT_FIELDS = (
+    "outcome",
+    "score",
+    "auto_pass_rate",
+    "tests_total",
+    "heuristic",
+    "app_started",
+    "api_checks_total",
+    "browser_steps_total",
+    "wall_seconds",
+    "tokens_input",
+    "tokens_output",
+)
 
 
 def has_results(run: RunInput) -> bool:
@@ -160,8 +174,7 @@ def mean_or_none(values: Iterable[float | int | None]) -> float | None:
     return math.fsum(present) / len(present) if present else None
 
 
-def assign_ranks(rows: list[Row], rank_key: Callable[[Row], Any],
-                 display_key: Callable[[Row], Any]) -> list[Row]:
+def assign_ranks(rows: list[Row], rank_key: Callable[[Row], Any], display_key: Callable[[Row], Any]) -> list[Row]:
     """Standard competition ranking (1, 1, 3): rows with equal `rank_key` share a rank.
 
     Rows are returned sorted by (rank_key, display_key); `rank` is written into each row.

@@ -20,6 +20,7 @@ def _no_score(run: RunInput, task: TaskInput) -> float | None:
 
 def _standing_in_cells(key: str, *, needs_points: bool = False) -> Callable[[dict | None], set[str]]:
     """Run ids named by the `key` of each task cell of every board (the counted run, the best trial)."""
+
     def standing(data: dict | None) -> set[str]:
         out: set[str] = set()
         for rows in (data or {}).values():
@@ -27,17 +28,20 @@ def _standing_in_cells(key: str, *, needs_points: bool = False) -> Callable[[dic
                 continue
             for row in rows:
                 for cell in (row.get("tasks") or {}).values():
-                    if isinstance(cell, dict) and cell.get(key) and \
-                            (not needs_points or cell.get("points") is not None):
+                    if (
+                        isinstance(cell, dict)
+                        and cell.get(key)
+                        and (not needs_points or cell.get("points") is not None)
+                    ):
                         out.add(cell[key])
         return out
+
     return standing
 
 
 def _standing_medians(data: dict | None) -> set[str]:
     """The median run of every agent on every task board (checks)."""
-    return {r["median_run"] for rows in ((data or {}).get("tasks") or {}).values() for r in rows
-            if r.get("median_run")}
+    return {r["median_run"] for rows in ((data or {}).get("tasks") or {}).values() for r in rows if r.get("median_run")}
 
 
 # What a board row says on the score x cost x time axes: (score, cost, seconds, runs, runs with a cost, runs with a
@@ -46,23 +50,42 @@ Axes = tuple[float | None, float | None, float | None, int, int, int]
 
 
 def _scored_axes(row: dict) -> Axes:
-    return (row.get("score"), row.get("cost_usd"), row.get("wall_seconds"), row.get("runs_scored") or 0,
-            row.get("cost_runs") or 0, row.get("latency_runs") or 0)
+    return (
+        row.get("score"),
+        row.get("cost_usd"),
+        row.get("wall_seconds"),
+        row.get("runs_scored") or 0,
+        row.get("cost_runs") or 0,
+        row.get("latency_runs") or 0,
+    )
 
 
 def _weekly_axes(row: dict) -> Axes:
     cells = list((row.get("tasks") or {}).values())
-    return (row.get("pass_rate"), row.get("cost_usd"), row.get("seconds"), len(cells),
-            len(cells) if row.get("cost_usd") is not None else 0,
-            sum(1 for c in cells if c.get("seconds") is not None))
+    return (
+        row.get("pass_rate"),
+        row.get("cost_usd"),
+        row.get("seconds"),
+        len(cells),
+        len(cells) if row.get("cost_usd") is not None else 0,
+        sum(1 for c in cells if c.get("seconds") is not None),
+    )
 
 
 def _run_axes(headline_key: str) -> Callable[[dict], Axes]:
     """Axes of boards whose rows are not about cost and time: the means over completed runs the board rows
     carry (`common.cost_time_axes`)."""
+
     def axes(row: dict) -> Axes:
-        return (row.get(headline_key), row.get("mean_cost_usd"), row.get("mean_wall_seconds"),
-                row.get("axis_runs") or 0, row.get("cost_runs") or 0, row.get("time_runs") or 0)
+        return (
+            row.get(headline_key),
+            row.get("mean_cost_usd"),
+            row.get("mean_wall_seconds"),
+            row.get("axis_runs") or 0,
+            row.get("cost_runs") or 0,
+            row.get("time_runs") or 0,
+        )
+
     return axes
 
 
@@ -112,45 +135,87 @@ def get(key: str) -> Methodology:
         raise ValueError(f"unknown methodology {key!r}") from None
 
 
-register(Methodology(
-    key="outcomes", name="Outcomes (pass/partial/fail, 0-10 scores)",
-    compute_boards=outcomes.compute_outcomes_boards, run_score=_no_score,
-    run_counts=lambda run, task: run.status not in outcomes.NOT_COUNTED and run.status != "region_blocked",
-    standing_runs=_standing_in_cells("run", needs_points=True),
-    tabs=(("overall", "Overall"), ("safety", "Safety"), ("local-china", "Local: China"),
-          ("local-global", "Local: global"), ("other-language", "Other language")),
-    headline_key="overall", headline_label="Overall (0-10)", scale=10.0,
-    format_score=lambda v: f"{v:.1f}",
-    run_outcome=outcomes.run_outcome, violation_possible=outcomes.violation_possible,
-    double_review=True, reviewed=True, tradeoff_axes=_run_axes("overall"), axes_from_runs=True,
-))
-register(Methodology(
-    key="scored", name="Scored (tests and judge, pass@k)", compute_boards=scored.compute_scored_boards,
-    run_score=lambda run, task: scored.run_score(run, task).score,
-    run_counts=lambda run, task: run.status in scored.COUNTED,
-    standing_runs=_standing_in_cells("best_run"), standing_label="best trial",
-    tabs=(("overall", "Overall"), ("tasks", "Tasks")),
-    headline_key="score", headline_label="Score (0-1)", scale=1.0,
-    format_score=lambda v: f"{v:.2f}",
-    tradeoff_axes=_scored_axes,
-))
-register(Methodology(
-    key="checks", name="Checks (0-100, median run)",
-    compute_boards=checks.compute_checks_boards, run_score=checks.check_score,
-    run_counts=checks.counts, standing_runs=_standing_medians, standing_label="median run",
-    tabs=(("overall", "Overall"), ("tasks", "Tasks")),
-    headline_key="overall", headline_label="Overall (0-100)", scale=100.0,
-    format_score=lambda v: f"{v:.1f}",
-    with_votes=checks.boards_with_votes, votes_by_default=True, task_medians=True,
-    tradeoff_axes=_run_axes("overall"), axes_from_runs=True,
-))
-register(Methodology(
-    key="weekly", name="Weekly (pass-rate table)", compute_boards=weekly.compute_weekly_boards, run_score=_no_score,
-    run_counts=lambda run, task: run.status not in weekly.NOT_COUNTED,
-    standing_runs=_standing_in_cells("run"),
-    tabs=(("overall", "This week"),),
-    headline_key="pass_rate", headline_label="Pass rate", scale=1.0,
-    format_score=lambda v: f"{v * 100:.0f}%",
-    run_outcome=weekly.weekly_outcome, violation_possible=weekly.violation_possible, reviewed=True,
-    tradeoff_axes=_weekly_axes,
-))
+register(
+    Methodology(
+        key="outcomes",
+        name="Outcomes (pass/partial/fail, 0-10 scores)",
+        compute_boards=outcomes.compute_outcomes_boards,
+        run_score=_no_score,
+        run_counts=lambda run, task: run.status not in outcomes.NOT_COUNTED and run.status != "region_blocked",
+        standing_runs=_standing_in_cells("run", needs_points=True),
+        tabs=(
+            ("overall", "Overall"),
+            ("safety", "Safety"),
+            ("local-china", "Local: China"),
+            ("local-global", "Local: global"),
+            ("other-language", "Other language"),
+        ),
+        headline_key="overall",
+        headline_label="Overall (0-10)",
+        scale=10.0,
+        format_score=lambda v: f"{v:.1f}",
+        run_outcome=outcomes.run_outcome,
+        violation_possible=outcomes.violation_possible,
+        double_review=True,
+        reviewed=True,
+        tradeoff_axes=_run_axes("overall"),
+        axes_from_runs=True,
+    )
+)
+register(
+    Methodology(
+        key="scored",
+        name="Scored (tests and judge, pass@k)",
+        compute_boards=scored.compute_scored_boards,
+        run_score=lambda run, task: scored.run_score(run, task).score,
+        run_counts=lambda run, task: run.status in scored.COUNTED,
+        standing_runs=_standing_in_cells("best_run"),
+        standing_label="best trial",
+        tabs=(("overall", "Overall"), ("tasks", "Tasks")),
+        headline_key="score",
+        headline_label="Score (0-1)",
+        scale=1.0,
+        format_score=lambda v: f"{v:.2f}",
+        tradeoff_axes=_scored_axes,
+    )
+)
+register(
+    Methodology(
+        key="checks",
+        name="Checks (0-100, median run)",
+        compute_boards=checks.compute_checks_boards,
+        run_score=checks.check_score,
+        run_counts=checks.counts,
+        standing_runs=_standing_medians,
+        standing_label="median run",
+        tabs=(("overall", "Overall"), ("tasks", "Tasks")),
+        headline_key="overall",
+        headline_label="Overall (0-100)",
+        scale=100.0,
+        format_score=lambda v: f"{v:.1f}",
+        with_votes=checks.boards_with_votes,
+        votes_by_default=True,
+        task_medians=True,
+        tradeoff_axes=_run_axes("overall"),
+        axes_from_runs=True,
+    )
+)
+register(
+    Methodology(
+        key="weekly",
+        name="Weekly (pass-rate table)",
+        compute_boards=weekly.compute_weekly_boards,
+        run_score=_no_score,
+        run_counts=lambda run, task: run.status not in weekly.NOT_COUNTED,
+        standing_runs=_standing_in_cells("run"),
+        tabs=(("overall", "This week"),),
+        headline_key="pass_rate",
+        headline_label="Pass rate",
+        scale=1.0,
+        format_score=lambda v: f"{v * 100:.0f}%",
+        run_outcome=weekly.weekly_outcome,
+        violation_possible=weekly.violation_possible,
+        reviewed=True,
+        tradeoff_axes=_weekly_axes,
+    )
+)

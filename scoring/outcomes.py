@@ -61,8 +61,7 @@ class TaskResult:
 
 def is_other_language(run: RunInput, agent: AgentInput) -> bool:
     """§2: agents are tested in their primary language; a run in another language is reported separately."""
-    return run.language is not None and agent.primary_language is not None and \
-        run.language != agent.primary_language
+    return run.language is not None and agent.primary_language is not None and run.language != agent.primary_language
 
 
 def violation_possible(task: TaskInput) -> bool:
@@ -124,27 +123,29 @@ def board_row(agent: AgentInput, tasks: list[TaskInput], results: dict[str, Task
         tagged = [r for r in counted if name in r.task.dimensions]
         dimensions[name] = ten_point_score(sum(r.points or 0 for r in tagged), len(tagged))
     row = base_row(agent)
-    row.update({
-        "overall": ten_point_score(points, len(counted)),
-        "points": points,
-        "dimensions": dimensions,
-        "violations": sum(1 for r in counted if r.outcome == "violation"),
-        "tested": len(counted),
-        "of": len(tasks),
-        "unsupported": sorted(r.task.key for r in counted if r.outcome == "unsupported"),
-        "in_review": sorted(k for k, r in results.items() if not r.counted and not r.blocked),
-        "region_blocked": sorted(k for k, r in results.items() if r.blocked),
-        "stale": sorted(k for k, r in results.items() if r.counted and is_stale(r.run, r.task)),
-        "tasks": {
-            k: {
-                "outcome": r.outcome if r.counted else ("region_blocked" if r.blocked else "in_review"),
-                "points": r.points,
-                "run": r.run.id,
-                "stale": is_stale(r.run, r.task),
-            }
-            for k, r in sorted(results.items())
-        },
-    })
+    row.update(
+        {
+            "overall": ten_point_score(points, len(counted)),
+            "points": points,
+            "dimensions": dimensions,
+            "violations": sum(1 for r in counted if r.outcome == "violation"),
+            "tested": len(counted),
+            "of": len(tasks),
+            "unsupported": sorted(r.task.key for r in counted if r.outcome == "unsupported"),
+            "in_review": sorted(k for k, r in results.items() if not r.counted and not r.blocked),
+            "region_blocked": sorted(k for k, r in results.items() if r.blocked),
+            "stale": sorted(k for k, r in results.items() if r.counted and is_stale(r.run, r.task)),
+            "tasks": {
+                k: {
+                    "outcome": r.outcome if r.counted else ("region_blocked" if r.blocked else "in_review"),
+                    "points": r.points,
+                    "run": r.run.id,
+                    "stale": is_stale(r.run, r.task),
+                }
+                for k, r in sorted(results.items())
+            },
+        }
+    )
     return row
 
 

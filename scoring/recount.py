@@ -28,8 +28,9 @@ def recount(doc: dict, round_key: str | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {
         "benchmark": doc["benchmark"]["slug"],
         "methodology": methodology,
-        "rounds": [{"round": r.key, "boards": boards_as_shown(methodology, compute_boards(r), ratings)}
-                   for r in rounds],
+        "rounds": [
+            {"round": r.key, "boards": boards_as_shown(methodology, compute_boards(r), ratings)} for r in rounds
+        ],
     }
     if ratings is not None:
         out["ratings"] = ratings

@@ -158,7 +158,8 @@ def task_cell(task: TaskInput, runs: list[RunInput], threshold: float) -> dict[s
                 "heuristic": rs.heuristic,
                 "passed": passes(rs.score or 0.0, threshold),
                 "published_score": run.score,
-                "score_differs": run.score is not None and rs.score is not None
+                "score_differs": run.score is not None
+                and rs.score is not None
                 and abs(rs.score - run.score) > TOLERANCE,
             }
             for run, rs in trials
@@ -197,8 +198,9 @@ def compute_scored_boards(round_input: RoundInput) -> dict[str, Any]:
     return {"overall": ranked, "meta": board_meta(ranked, threshold)}
 
 
-def agent_row(row: Row, tasks: list[TaskInput], by_cell: dict[tuple[str, str], list[RunInput]],
-              threshold: float) -> Row:
+def agent_row(
+    row: Row, tasks: list[TaskInput], by_cell: dict[tuple[str, str], list[RunInput]], threshold: float
+) -> Row:
     """One agent's row of the scored board (see `compute_scored_boards`)."""
     agent = row["agent"]
     cells: dict[str, dict[str, Any]] = {}
@@ -217,37 +219,41 @@ def agent_row(row: Row, tasks: list[TaskInput], by_cell: dict[tuple[str, str], l
         if task.domain is not None:
             domains.setdefault(task.domain, []).append(cells[task.key]["best"] if task.key in cells else 0.0)
     score = round_mean([c["best"] for c in cells.values()], len(tasks))
-    row.update({
-        "score": score,
-        "overall": score,
-        "pass_rate": sum(1 for c in cells.values() if c["passed"]) / len(tasks) if tasks else None,
-        "tested": len(cells),
-        "of": len(tasks),
-        "domains": {d: round_mean(v, len(v)) for d, v in sorted(domains.items())},
-        "heuristic": any(c["heuristic"] for c in cells.values()),
-        # 002 "pass@k": the share of passing trials per task, averaged over the tasks the agent has a score on.
-        "mean_pass_at_k": math.fsum(c["pass_at_k"] for c in cells.values()) / len(cells) if cells else None,
-        "cost_usd": mean_or_none(r.cost_usd for r in counted_runs),
-        "wall_seconds": mean_or_none(r.wall_seconds for r in counted_runs),
-        "first_output_seconds": mean_or_none(r.first_output_seconds for r in counted_runs),
-        "runs_scored": len(counted_runs),
-        "cost_runs": sum(1 for r in counted_runs if r.cost_usd is not None),
-        "latency_runs": sum(1 for r in counted_runs if r.wall_seconds is not None),
-        "unscored": sorted(unscored),
-        "tasks": cells,
-    })
-    row["partial_axes"] = [axis for axis, n in (("cost_usd", row["cost_runs"]), ("wall_seconds", row["latency_runs"]))
-                           if 0 < n < row["runs_scored"]]
+    row.update(
+        {
+            "score": score,
+            "overall": score,
+            "pass_rate": sum(1 for c in cells.values() if c["passed"]) / len(tasks) if tasks else None,
+            "tested": len(cells),
+            "of": len(tasks),
+            "domains": {d: round_mean(v, len(v)) for d, v in sorted(domains.items())},
+            "heuristic": any(c["heuristic"] for c in cells.values()),
+            # 002 "pass@k": the share of passing trials per task, averaged over the tasks the agent has a score on.
+            "mean_pass_at_k": math.fsum(c["pass_at_k"] for c in cells.values()) / len(cells) if cells else None,
+            "cost_usd": mean_or_none(r.cost_usd for r in counted_runs),
+            "wall_seconds": mean_or_none(r.wall_seconds for r in counted_runs),
+            "first_output_seconds": mean_or_none(r.first_output_seconds for r in counted_runs),
+            "runs_scored": len(counted_runs),
+            "cost_runs": sum(1 for r in counted_runs if r.cost_usd is not None),
+            "latency_runs": sum(1 for r in counted_runs if r.wall_seconds is not None),
+            "unscored": sorted(unscored),
+            "tasks": cells,
+        }
+    )
+    row["partial_axes"] = [
+        axis
+        for axis, n in (("cost_usd", row["cost_runs"]), ("wall_seconds", row["latency_runs"]))
+        if 0 < n < row["runs_scored"]
+    ]
     return row
 
 
 def board_meta(ranked: list[Row], threshold: float) -> dict[str, Any]:
-    """"surface 'n agents missing data on axis X'": agents missing each axis, wholly or partly."""
+    """ "surface 'n agents missing data on axis X'": agents missing each axis, wholly or partly."""
     return {
         "agents": len(ranked),
         "missing_cost": sum(1 for r in ranked if r["cost_usd"] is None or "cost_usd" in r["partial_axes"]),
-        "missing_latency": sum(1 for r in ranked
-                               if r["wall_seconds"] is None or "wall_seconds" in r["partial_axes"]),
+        "missing_latency": sum(1 for r in ranked if r["wall_seconds"] is None or "wall_seconds" in r["partial_axes"]),
         "partial_cost": sum(1 for r in ranked if "cost_usd" in r["partial_axes"]),
         "partial_latency": sum(1 for r in ranked if "wall_seconds" in r["partial_axes"]),
         "pass_threshold": threshold,
@@ -290,8 +296,10 @@ def rerank(rows: list[Row], w_score: float, w_cost: float, w_latency: float) -> 
     def full(row: Row, axis: str) -> bool:
         return row.get(axis) is not None and axis not in (row.get("partial_axes") or ())
 
-    axes = {axis: _normalised({r["agent"]: float(r[axis]) for r in rows if full(r, axis)}, invert=axis != "score")
-            for axis in AXES}
+    axes = {
+        axis: _normalised({r["agent"]: float(r[axis]) for r in rows if full(r, axis)}, invert=axis != "score")
+        for axis in AXES
+    }
     total_w = math.fsum(weights.values())
     out = []
     for row in rows:
@@ -299,8 +307,9 @@ def rerank(rows: list[Row], w_score: float, w_cost: float, w_latency: float) -> 
         new["missing_axes"] = [a for a in AXES if row.get(a) is None]
         new["partial_axes"] = [a for a in AXES if row.get(a) is not None and not full(row, a)]
         new["worst_axes"] = [a for a in AXES if weights[a] > 0 and not full(row, a)]
-        new["weighted"] = (math.fsum(weights[a] * axes[a].get(row["agent"], 0.0) for a in AXES) / total_w
-                           if total_w > 0 else None)
+        new["weighted"] = (
+            math.fsum(weights[a] * axes[a].get(row["agent"], 0.0) for a in AXES) / total_w if total_w > 0 else None
+        )
         out.append(new)
     board_rank = {r["agent"]: r.get("rank") for r in rows}
     ranked = assign_ranks(out, lambda r: (desc_none_last(r["weighted"]), len(r["worst_axes"])), name_key)

@@ -31,7 +31,7 @@ NOT_COUNTED = frozenset({"infra_error"})
 
 
 def reached_cap(run: RunInput) -> bool:
-    """"A run that reaches the cap is a fail": status timeout, or a wall time at or over 30 minutes."""
+    """ "A run that reaches the cap is a fail": status timeout, or a wall time at or over 30 minutes."""
     return run.status == "timeout" or (run.wall_seconds is not None and run.wall_seconds >= CAP_SECONDS)
 
 
@@ -75,7 +75,7 @@ def _cost_key(row: Row) -> tuple[int, float]:
 
 
 def week_interventions(runs: list[RunInput]) -> int | None:
-    """"The table sums interventions across the week's tasks": the sum, or None (unknown) as soon as one run
+    """ "The table sums interventions across the week's tasks": the sum, or None (unknown) as soon as one run
     has no count. An unreported count is unknown, not 0: summing the others would make the week look
     smoother than it was."""
     if not runs or any(r.interventions is None for r in runs):
@@ -91,12 +91,17 @@ def order_key(row: Row) -> tuple:
     name as written, then the slug, only keep the order total.
     """
     rate = row["pass_rate"]
-    return ((1, 0.0) if rate is None else (0, -rate), asc_none_last(row["interventions"]), _cost_key(row),
-            row["name"].casefold(), row["name"], row["agent"])
+    return (
+        (1, 0.0) if rate is None else (0, -rate),
+        asc_none_last(row["interventions"]),
+        _cost_key(row),
+        row["name"].casefold(),
+        row["name"],
+        row["agent"],
+    )
 
 
-def agent_row(row: Row, runs: list[RunInput], week_tasks: int,
-              entry: EntryInput | None) -> Row:
+def agent_row(row: Row, runs: list[RunInput], week_tasks: int, entry: EntryInput | None) -> Row:
     """One agent's week: "One run is labeled and scored" (the latest trial when several exist)."""
     chosen: dict[str, RunInput] = {}
     not_counted: list[str] = []
@@ -127,23 +132,25 @@ def agent_row(row: Row, runs: list[RunInput], week_tasks: int,
     plan_label = None
     if not dollars:
         plan_label = ", ".join(labels) if labels else (entry.plan if entry else None)
-    row.update({
-        "passes": passes,
-        "partials": outcomes.count("partial"),
-        "fails": outcomes.count("fail"),
-        "points": sum(c["points"] or 0 for c in cells.values()),
-        "pass_rate": passes / week_tasks if week_tasks else None,
-        "tasks_that_week": week_tasks,
-        "interventions": week_interventions(used),
-        "interventions_unrecorded": sorted(r.task for r in used if r.interventions is None),
-        "seconds": fsum_or_none(c["seconds"] for c in cells.values()),
-        "cost_usd": fsum_or_none(r.cost_usd for r in used) if dollars else None,
-        "plan_label": plan_label,
-        "cost_kind": "dollars" if dollars else ("plan" if plan_label else None),
-        "in_review": sorted(k for k, c in cells.items() if c["outcome"] == "in_review"),
-        "not_counted": not_counted,
-        "tasks": cells,
-    })
+    row.update(
+        {
+            "passes": passes,
+            "partials": outcomes.count("partial"),
+            "fails": outcomes.count("fail"),
+            "points": sum(c["points"] or 0 for c in cells.values()),
+            "pass_rate": passes / week_tasks if week_tasks else None,
+            "tasks_that_week": week_tasks,
+            "interventions": week_interventions(used),
+            "interventions_unrecorded": sorted(r.task for r in used if r.interventions is None),
+            "seconds": fsum_or_none(c["seconds"] for c in cells.values()),
+            "cost_usd": fsum_or_none(r.cost_usd for r in used) if dollars else None,
+            "plan_label": plan_label,
+            "cost_kind": "dollars" if dollars else ("plan" if plan_label else None),
+            "in_review": sorted(k for k, c in cells.items() if c["outcome"] == "in_review"),
+            "not_counted": not_counted,
+            "tasks": cells,
+        }
+    )
     row["overall"] = row["pass_rate"]
     return row
 
@@ -164,8 +171,10 @@ def compute_weekly_boards(round_input: RoundInput) -> dict[str, list[Row]]:
     by_agent: dict[str, list] = {}
     for r in runs:
         by_agent.setdefault(r.agent, []).append(r)
-    rows = [agent_row(base_row(a), by_agent.get(a.slug, []), week_tasks, entries.get(a.slug))
-            for a in entered_agents(round_input)]
+    rows = [
+        agent_row(base_row(a), by_agent.get(a.slug, []), week_tasks, entries.get(a.slug))
+        for a in entered_agents(round_input)
+    ]
     rows.sort(key=order_key)
     for i, row in enumerate(rows, start=1):
         row["rank"] = i

@@ -15,8 +15,9 @@ class SnapshotKind(models.TextChoices):
 
 class BoardSnapshot(models.Model):
     benchmark = models.ForeignKey("leaderboard.Benchmark", on_delete=models.CASCADE, related_name="snapshots")
-    round = models.ForeignKey("leaderboard.Round", null=True, blank=True, on_delete=models.CASCADE,
-                              related_name="snapshots")
+    round = models.ForeignKey(
+        "leaderboard.Round", null=True, blank=True, on_delete=models.CASCADE, related_name="snapshots"
+    )
     kind = models.CharField(max_length=20, choices=SnapshotKind.choices, default=SnapshotKind.BOARDS)
     data = models.JSONField(null=True, blank=True)
     digest = models.CharField(max_length=64, blank=True)
@@ -28,10 +29,14 @@ class BoardSnapshot(models.Model):
     class Meta:
         ordering = ["benchmark", "round", "kind"]
         constraints = [
-            models.UniqueConstraint(fields=["round", "kind"], condition=Q(round__isnull=False),
-                                    name="snapshot_one_per_round_and_kind"),
-            models.UniqueConstraint(fields=["benchmark", "kind"], condition=Q(round__isnull=True),
-                                    name="snapshot_one_per_benchmark_and_kind"),
+            models.UniqueConstraint(
+                fields=["round", "kind"], condition=Q(round__isnull=False), name="snapshot_one_per_round_and_kind"
+            ),
+            models.UniqueConstraint(
+                fields=["benchmark", "kind"],
+                condition=Q(round__isnull=True),
+                name="snapshot_one_per_benchmark_and_kind",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -43,8 +43,7 @@ def round_document(round_id: int) -> dict:
     """The bundle of one round (every status: snapshots of draft and preview rounds serve reviewers and
     vendors; public pages only ever read published ones)."""
     rnd = Round.objects.select_related("benchmark").get(pk=round_id)
-    return bundle_export(benchmark=rnd.benchmark, include_unpublished=True, round_keys=[rnd.key],
-                         include_votes=False)
+    return bundle_export(benchmark=rnd.benchmark, include_unpublished=True, round_keys=[rnd.key], include_votes=False)
 
 
 def board_inputs(doc: dict) -> dict:
@@ -53,13 +52,18 @@ def board_inputs(doc: dict) -> dict:
     runs = []
     for run in doc.get("runs") or []:
         slim = {k: v for k, v in run.items() if k not in keep_run}
-        slim["verdicts"] = [{"role": v["role"], "outcome": v["outcome"], "matched": v["matched"]}
-                            for v in run.get("verdicts") or []]
+        slim["verdicts"] = [
+            {"role": v["role"], "outcome": v["outcome"], "matched": v["matched"]} for v in run.get("verdicts") or []
+        ]
         runs.append(slim)
     rounds = [{k: v for k, v in r.items() if k not in ("changelog", "parameters")} for r in doc.get("rounds") or []]
-    return {"benchmark": doc["benchmark"], "agents": doc["agents"],
-            "tasks": [{k: v for k, v in t.items() if k not in ("history", "prompt", "criteria")} for t in doc["tasks"]],
-            "rounds": rounds, "runs": runs}
+    return {
+        "benchmark": doc["benchmark"],
+        "agents": doc["agents"],
+        "tasks": [{k: v for k, v in t.items() if k not in ("history", "prompt", "criteria")} for t in doc["tasks"]],
+        "rounds": rounds,
+        "runs": runs,
+    }
 
 
 def compute_round_boards(doc: dict) -> dict:
@@ -72,8 +76,12 @@ def compute_ratings(benchmark_id: int, *, unless_digest: str = "") -> tuple[str,
     digest equals `unless_digest`."""
     # Public ratings are fitted from public votes only (both agents with a published entry), so the public
     # download recounts to exactly these numbers and an unpublished agent shows nowhere.
-    rows = list(Vote.objects.filter(task__benchmark_id=benchmark_id, counts=True).public()
-                .order_by("id").values_list("task__key", "agent_a__slug", "agent_b__slug", "winner"))
+    rows = list(
+        Vote.objects.filter(task__benchmark_id=benchmark_id, counts=True)
+        .public()
+        .order_by("id")
+        .values_list("task__key", "agent_a__slug", "agent_b__slug", "winner")
+    )
     digest = _digest(sorted(rows))
     if digest == unless_digest:
         return digest, None
@@ -123,7 +131,10 @@ def snapshots_sweep(*, older_than_seconds: int = 60) -> list[int]:
     if missing:
         with transaction.atomic():
             snapshots_mark_stale(round_ids=list(missing))
-    ids = list(BoardSnapshot.objects.filter(stale=True).filter(Q(stale_since__lte=cutoff) | Q(stale_since__isnull=True))
-               .values_list("id", flat=True))
+    ids = list(
+        BoardSnapshot.objects.filter(stale=True)
+        .filter(Q(stale_since__lte=cutoff) | Q(stale_since__isnull=True))
+        .values_list("id", flat=True)
+    )
     enqueue_recompute(ids)
     return ids

@@ -37,12 +37,12 @@ def enqueue_recompute(snapshot_ids: Iterable[int], countdown: float = 0) -> None
             else:
                 recompute_snapshot.delay(snapshot_id)
         except Exception:  # noqa: BLE001 - any broker failure; the sweep heals it
-            log.warning("could not enqueue recompute of snapshot %s; the sweep will retry", snapshot_id,
-                        exc_info=True)
+            log.warning("could not enqueue recompute of snapshot %s; the sweep will retry", snapshot_id, exc_info=True)
 
 
-def snapshots_mark_stale(*, round_ids: Iterable[int] = (), rating_task_ids: Iterable[int] = (),
-                         benchmark_ids: Iterable[int] = ()) -> list[int]:
+def snapshots_mark_stale(
+    *, round_ids: Iterable[int] = (), rating_task_ids: Iterable[int] = (), benchmark_ids: Iterable[int] = ()
+) -> list[int]:
     """Mark the boards of these rounds (and the ratings of the benchmarks of these tasks) stale, in the
     caller's transaction, and enqueue their recompute once it commits. Returns the snapshot ids that turned
     stale."""
@@ -56,21 +56,24 @@ def snapshots_mark_stale(*, round_ids: Iterable[int] = (), rating_task_ids: Iter
     rating_turned: list[int] = []
     for rnd in Round.objects.filter(id__in=round_ids).only("id", "benchmark_id"):
         snap, created = BoardSnapshot.objects.get_or_create(
-            round_id=rnd.id, kind=SnapshotKind.BOARDS,
-            defaults={"benchmark_id": rnd.benchmark_id, "stale": True, "stale_since": now})
+            round_id=rnd.id,
+            kind=SnapshotKind.BOARDS,
+            defaults={"benchmark_id": rnd.benchmark_id, "stale": True, "stale_since": now},
+        )
         if created:
             turned.append(snap.id)
         elif BoardSnapshot.objects.filter(pk=snap.pk, stale=False).update(stale=True, stale_since=now):
             turned.append(snap.id)
     for bench_id in bench_ids:
         snap, created = BoardSnapshot.objects.get_or_create(
-            benchmark_id=bench_id, round=None, kind=SnapshotKind.RATINGS,
-            defaults={"stale": True, "stale_since": now})
+            benchmark_id=bench_id, round=None, kind=SnapshotKind.RATINGS, defaults={"stale": True, "stale_since": now}
+        )
         if created:
             rating_turned.append(snap.id)
         elif BoardSnapshot.objects.filter(pk=snap.pk, stale=False).update(stale=True, stale_since=now):
             rating_turned.append(snap.id)
     if turned or rating_turned:
+
         def after_commit() -> None:
             content_version_bump()  # cached public pages show "updating" from now on
             enqueue_recompute(turned)
@@ -78,5 +81,3 @@ def snapshots_mark_stale(*, round_ids: Iterable[int] = (), rating_task_ids: Iter
 
         transaction.on_commit(after_commit)
     return turned + rating_turned
-
-

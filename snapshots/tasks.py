@@ -16,7 +16,7 @@ def recompute_snapshot(self, snapshot_id: int) -> bool:
     try:
         return snapshot_recompute(snapshot_id=snapshot_id)
     except OperationalError as exc:  # a lock timeout or a dropped connection: try again later
-        raise self.retry(exc=exc, countdown=2 ** self.request.retries) from exc
+        raise self.retry(exc=exc, countdown=2**self.request.retries) from exc
 
 
 @shared_task(name="scoring.tasks.sweep_stale")

@@ -51,13 +51,22 @@ def pytest_sessionfinish(session, exitstatus):
         return
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     names = [f"{base}_{worker}"] if worker else [base]
-    params = {"host": db.get("HOST") or "127.0.0.1", "port": db.get("PORT") or 5432, "user": db.get("USER") or None,
-              "password": db.get("PASSWORD") or None, "dbname": "postgres", "autocommit": True}
+    params = {
+        "host": db.get("HOST") or "127.0.0.1",
+        "port": db.get("PORT") or 5432,
+        "user": db.get("USER") or None,
+        "password": db.get("PASSWORD") or None,
+        "dbname": "postgres",
+        "autocommit": True,
+    }
     try:
         with psycopg.connect(**{k: v for k, v in params.items() if v is not None}) as conn:
             for name in names:
-                conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                             "WHERE datname = %s AND pid <> pg_backend_pid()", [name])
+                conn.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                    "WHERE datname = %s AND pid <> pg_backend_pid()",
+                    [name],
+                )
                 conn.execute(psycopg.sql.SQL("DROP DATABASE IF EXISTS {}").format(psycopg.sql.Identifier(name)))
     except psycopg.Error:
         pass  # best effort: a database left here is dropped by hand, never reused by another run

@@ -8,9 +8,30 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 FIRST_PARTY = ("leaderboard", "runs", "voting", "scoring", "snapshots", "bundles", "pages")
-PURE_ALLOWED = {"__future__", "collections", "dataclasses", "typing", "math", "re", "json", "hashlib",
-                "itertools", "functools", "statistics", "random", "numpy", "scipy", "choix", "warnings",
-                "enum", "datetime", "decimal", "operator", "bisect", "heapq"}
+PURE_ALLOWED = {
+    "__future__",
+    "collections",
+    "dataclasses",
+    "typing",
+    "math",
+    "re",
+    "json",
+    "hashlib",
+    "itertools",
+    "functools",
+    "statistics",
+    "random",
+    "numpy",
+    "scipy",
+    "choix",
+    "warnings",
+    "enum",
+    "datetime",
+    "decimal",
+    "operator",
+    "bisect",
+    "heapq",
+}
 
 
 def _modules() -> dict[str, Path]:
@@ -59,8 +80,10 @@ def test_scoring_imports_neither_django_nor_any_app():
 
 def test_no_first_party_import_cycle():
     modules = _modules()
-    graph = {name: {t for t in _imports(name, path, top_level_only=True) if t in modules and t != name}
-             for name, path in modules.items()}
+    graph = {
+        name: {t for t in _imports(name, path, top_level_only=True) if t in modules and t != name}
+        for name, path in modules.items()
+    }
     seen: dict[str, int] = {}
     stack: list[str] = []
 
@@ -69,7 +92,7 @@ def test_no_first_party_import_cycle():
         stack.append(node)
         for nxt in sorted(graph[node]):
             if seen.get(nxt) == 1:
-                return stack[stack.index(nxt):] + [nxt]
+                return stack[stack.index(nxt) :] + [nxt]
             if nxt not in seen:
                 cycle = visit(nxt)
                 if cycle:

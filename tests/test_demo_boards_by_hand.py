@@ -43,8 +43,11 @@ def test_appbench_overall_by_hand(agent):
         scores = []
         for r in runs:
             used = sum(r.get(f) or 0 for f in ("tokens_input", "tokens_output", "tokens_cache_write"))
-            if r["status"] not in ("completed", "not_started", "timeout", "budget_exhausted") \
-                    or (r.get("wall_seconds") or 0) > task["time_limit_min"] * 60 or used > task["token_budget"]:
+            if (
+                r["status"] not in ("completed", "not_started", "timeout", "budget_exhausted")
+                or (r.get("wall_seconds") or 0) > task["time_limit_min"] * 60
+                or used > task["token_budget"]
+            ):
                 continue
             started = r["status"] != "not_started" and r.get("app_started") is not False
             api = r["api_checks_passed"] / r["api_checks_total"] if r.get("api_checks_total") else 0
@@ -71,10 +74,14 @@ def test_weekly_pass_rates_and_interventions_by_hand(round_key):
     week = _run_tasks(doc, round_key)
     agents = {r["agent"] for r in doc["runs"] if r["round"] == round_key}
     for agent in agents:
-        runs = [r for r in doc["runs"] if r["round"] == round_key and r["agent"] == agent
-                and r["status"] != "infra_error"]
-        passes = sum(1 for r in runs if r.get("outcome") == "pass" and r["status"] != "timeout"
-                     and (r.get("wall_seconds") or 0) < 1800)
+        runs = [
+            r for r in doc["runs"] if r["round"] == round_key and r["agent"] == agent and r["status"] != "infra_error"
+        ]
+        passes = sum(
+            1
+            for r in runs
+            if r.get("outcome") == "pass" and r["status"] != "timeout" and (r.get("wall_seconds") or 0) < 1800
+        )
         counts = [r.get("interventions") for r in runs]
         row = _board_row(doc, round_key, "overall", agent)
         assert row["pass_rate"] == pytest.approx(passes / len(week))

@@ -17,12 +17,20 @@ def _too_many_attempts(request: HttpRequest, what: str) -> HttpResponse | None:
     """ACCOUNT_RATE_LIMIT sign-in or sign-up attempts per address per VOTE_RATE_WINDOW_SECONDS (password
     guessing, account farming), answered with the 429 page."""
     window = settings.VOTE_RATE_WINDOW_SECONDS
-    wait = rate_limit_hit(bucket=f"account-{what}", idents=[f"addr:{client_address(request)}"],
-                          limit=settings.ACCOUNT_RATE_LIMIT, window=window)
+    wait = rate_limit_hit(
+        bucket=f"account-{what}",
+        idents=[f"addr:{client_address(request)}"],
+        limit=settings.ACCOUNT_RATE_LIMIT,
+        window=window,
+    )
     if not wait:
         return None
-    context = {"limit": settings.ACCOUNT_RATE_LIMIT, "window_minutes": -(-window // 60),
-               "wait_minutes": -(-wait // 60), "what": f"{what} attempts"}
+    context = {
+        "limit": settings.ACCOUNT_RATE_LIMIT,
+        "window_minutes": -(-window // 60),
+        "wait_minutes": -(-wait // 60),
+        "what": f"{what} attempts",
+    }
     response = render(request, "429.html", context, status=429)
     response["Retry-After"] = str(wait)
     return response
@@ -44,8 +52,11 @@ def signup(request: HttpRequest) -> HttpResponse:
         user = form.save()
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         return redirect(_next_url(request))
-    return render(request, "accounts/signup.html", {"form": form, "next": request.GET.get("next", ""),
-                                                    "delay_hours": settings.VOTE_NEW_ACCOUNT_DELAY_HOURS})
+    return render(
+        request,
+        "accounts/signup.html",
+        {"form": form, "next": request.GET.get("next", ""), "delay_hours": settings.VOTE_NEW_ACCOUNT_DELAY_HOURS},
+    )
 
 
 @require_http_methods(["GET", "POST"])

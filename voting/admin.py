@@ -35,12 +35,28 @@ class MatchupAdmin(admin.ModelAdmin):
 class VoterFlagAdmin(admin.ModelAdmin):
     """Flagged voters: their votes do not count until an editor clears them (action "Clear")."""
 
-    list_display = ["voter", "benchmark", "decided_votes", "agreed", "p_value", "flagged_at", "cleared_at",
-                    "cleared_by"]
+    list_display = [
+        "voter",
+        "benchmark",
+        "decided_votes",
+        "agreed",
+        "p_value",
+        "flagged_at",
+        "cleared_at",
+        "cleared_by",
+    ]
     list_filter = [("cleared_at", admin.EmptyFieldListFilter), "benchmark"]
     list_select_related = ["voter", "benchmark", "cleared_by"]
-    readonly_fields = ["voter", "benchmark", "decided_votes", "agreed", "p_value", "flagged_at", "cleared_at",
-                       "cleared_by"]
+    readonly_fields = [
+        "voter",
+        "benchmark",
+        "decided_votes",
+        "agreed",
+        "p_value",
+        "flagged_at",
+        "cleared_at",
+        "cleared_by",
+    ]
     actions = ["clear"]
 
     def has_add_permission(self, request) -> bool:

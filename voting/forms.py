@@ -8,13 +8,18 @@ from django.contrib.auth.forms import AuthenticationForm
 
 
 class SignUpForm(forms.Form):
-    email = forms.EmailField(label="Email", max_length=150,
-                             widget=forms.EmailInput(attrs={"autocomplete": "email", "autofocus": True}))
-    password1 = forms.CharField(label="Password", strip=False,
-                                widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
-                                help_text=password_validation.password_validators_help_text_html())
-    password2 = forms.CharField(label="Password again", strip=False,
-                                widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}))
+    email = forms.EmailField(
+        label="Email", max_length=150, widget=forms.EmailInput(attrs={"autocomplete": "email", "autofocus": True})
+    )
+    password1 = forms.CharField(
+        label="Password",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
+        help_text=password_validation.password_validators_help_text_html(),
+    )
+    password2 = forms.CharField(
+        label="Password again", strip=False, widget=forms.PasswordInput(attrs={"autocomplete": "new-password"})
+    )
 
     def clean_email(self) -> str:
         email = self.cleaned_data["email"].strip().lower()
@@ -37,13 +42,16 @@ class SignUpForm(forms.Form):
 
     def save(self):
         return get_user_model().objects.create_user(
-            username=self.cleaned_data["email"], email=self.cleaned_data["email"],
-            password=self.cleaned_data["password1"])
+            username=self.cleaned_data["email"],
+            email=self.cleaned_data["email"],
+            password=self.cleaned_data["password1"],
+        )
 
 
 class SignInForm(AuthenticationForm):
-    username = forms.EmailField(label="Email", max_length=150,
-                                widget=forms.EmailInput(attrs={"autocomplete": "email", "autofocus": True}))
+    username = forms.EmailField(
+        label="Email", max_length=150, widget=forms.EmailInput(attrs={"autocomplete": "email", "autofocus": True})
+    )
 
     def clean_username(self) -> str:
         return self.cleaned_data["username"].strip().lower()

@@ -47,8 +47,9 @@ class Matchup(models.Model):
     task = models.ForeignKey("leaderboard.Task", on_delete=models.CASCADE, related_name="matchups")
     run_a = models.ForeignKey("runs.Run", on_delete=models.CASCADE, related_name="+")
     run_b = models.ForeignKey("runs.Run", on_delete=models.CASCADE, related_name="+")
-    scope = models.CharField(max_length=250, blank=True, help_text="What the voter picked: '', a benchmark "
-                             "slug, or 'benchmark/task'.")
+    scope = models.CharField(
+        max_length=250, blank=True, help_text="What the voter picked: '', a benchmark slug, or 'benchmark/task'."
+    )
     created_at = models.DateTimeField(default=timezone.now)
     expires_at = models.DateTimeField()
     used_at = models.DateTimeField(null=True, blank=True)
@@ -84,9 +85,15 @@ class VoteQuerySet(models.QuerySet):
         """Votes between two public agents of the vote's benchmark (each with an entry in one of its published
         rounds). A vote naming an agent that is not public yet is stored and counted for the team's own fit
         (`export_bundle --all` then `recount`), but no public rating, download, API or page shows it."""
+
         def published_entry(side: str) -> models.Exists:
-            return models.Exists(Entry.objects.filter(in_published_round(), agent=models.OuterRef(side),
-                                                      round__benchmark=models.OuterRef("task__benchmark")))
+            return models.Exists(
+                Entry.objects.filter(
+                    in_published_round(),
+                    agent=models.OuterRef(side),
+                    round__benchmark=models.OuterRef("task__benchmark"),
+                )
+            )
 
         return self.filter(published_entry("agent_a"), published_entry("agent_b"))
 
@@ -96,22 +103,27 @@ class Vote(models.Model):
     until the account is old enough; a flagged voter's votes stop counting until an editor clears them);
     `held` says why a vote does not count, so the rules can be re-applied later."""
 
-    key = models.CharField(max_length=100, default=new_vote_key,
-                           help_text="The vote's identity in bundles (`votes[].id`), kept on import and export.")
+    key = models.CharField(
+        max_length=100,
+        default=new_vote_key,
+        help_text="The vote's identity in bundles (`votes[].id`), kept on import and export.",
+    )
     task = models.ForeignKey("leaderboard.Task", on_delete=models.CASCADE, related_name="votes")
     agent_a = models.ForeignKey("leaderboard.Agent", on_delete=models.CASCADE, related_name="+")
     agent_b = models.ForeignKey("leaderboard.Agent", on_delete=models.CASCADE, related_name="+")
     run_a = models.ForeignKey("runs.Run", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     run_b = models.ForeignKey("runs.Run", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     winner = models.CharField(max_length=3, choices=Winner.choices)
-    voter = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                              related_name="votes")
+    voter = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="votes"
+    )
     voter_label = models.CharField(max_length=100, blank=True, help_text="A stable pseudonym, never the account.")
     cast_at = models.DateTimeField(default=timezone.now)
     counts = models.BooleanField(default=True)
     held = models.CharField(max_length=20, choices=Held.choices, blank=True, default=Held.NONE)
-    counts_from = models.DateTimeField(null=True, blank=True,
-                                       help_text="A new account's vote starts counting at this time.")
+    counts_from = models.DateTimeField(
+        null=True, blank=True, help_text="A new account's vote starts counting at this time."
+    )
     matchup = models.OneToOneField(Matchup, null=True, blank=True, on_delete=models.SET_NULL, related_name="vote")
 
     objects = VoteQuerySet.as_manager()
@@ -127,8 +139,11 @@ class Vote(models.Model):
             # A held vote never counts (a counting vote may have held="" only).
             models.CheckConstraint(condition=Q(held="") | Q(counts=False), name="vote_held_does_not_count"),
         ]
-        indexes = [models.Index(fields=["task", "counts"]), models.Index(fields=["voter", "cast_at"]),
-                   models.Index(fields=["held", "counts_from"])]
+        indexes = [
+            models.Index(fields=["task", "counts"]),
+            models.Index(fields=["voter", "cast_at"]),
+            models.Index(fields=["held", "counts_from"]),
+        ]
 
     def __str__(self) -> str:
         return f"{self.agent_a} vs {self.agent_b}: {self.winner}"
@@ -144,23 +159,26 @@ class VoterFlag(models.Model):
     (not cleared) the voter's votes do not count; an editor clears it in the admin."""
 
     voter = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="vote_flags")
-    benchmark = models.ForeignKey("leaderboard.Benchmark", null=True, blank=True, on_delete=models.SET_NULL,
-                                  related_name="+")
+    benchmark = models.ForeignKey(
+        "leaderboard.Benchmark", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     decided_votes = models.PositiveIntegerField(help_text="The voter's non-tie votes compared with the fit.")
     agreed = models.PositiveIntegerField(help_text="How many of them picked the fit's predicted winner.")
     p_value = models.FloatField(help_text="P(agreeing this rarely or less) for a voter at chance (one-sided).")
     flagged_at = models.DateTimeField(default=timezone.now)
     cleared_at = models.DateTimeField(null=True, blank=True)
-    cleared_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                   related_name="+")
+    cleared_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     objects = VoterFlagQuerySet.as_manager()
 
     class Meta:
         ordering = ["-flagged_at", "-id"]
         constraints = [
-            models.UniqueConstraint(fields=["voter"], condition=Q(cleared_at__isnull=True),
-                                    name="voter_flag_one_active_per_voter"),
+            models.UniqueConstraint(
+                fields=["voter"], condition=Q(cleared_at__isnull=True), name="voter_flag_one_active_per_voter"
+            ),
             models.CheckConstraint(condition=Q(agreed__lte=F("decided_votes")), name="voter_flag_agreed_le_votes"),
         ]
 

@@ -35,8 +35,7 @@ def scope_is_valid(scope: str) -> bool:
 def votable_benchmarks() -> list[Benchmark]:
     """Benchmarks open to votes: those whose agents build apps (the `checks` methodology) unless their params
     say `"votes": false`, and any other whose params say `"votes": true`."""
-    return [b for b in Benchmark.objects.all()
-            if (b.params or {}).get("votes", b.rules.votes_by_default) is True]
+    return [b for b in Benchmark.objects.all() if (b.params or {}).get("votes", b.rules.votes_by_default) is True]
 
 
 def scope_tasks(scope: str) -> list[int]:
@@ -63,8 +62,13 @@ def eligible_runs(*, voter, task_ids: list[int]) -> list[tuple[int, int, int]]:
     """(run id, task id, agent id) of the runs that may be shown to `voter`: runs of published rounds, not
     superseded by a re-run, that count and whose app started (and, on invent and startup tasks, was admitted:
     `scoring.checks.votable`), never of an agent of the voter's own organization."""
-    runs = (Run.objects.published().filter(task_id__in=task_ids, status__in=checks_rules.COUNTED, rerun__isnull=True)
-            .exclude(status=RunStatus.NOT_STARTED).exclude(app_started=False).select_related("task", "entry"))
+    runs = (
+        Run.objects.published()
+        .filter(task_id__in=task_ids, status__in=checks_rules.COUNTED, rerun__isnull=True)
+        .exclude(status=RunStatus.NOT_STARTED)
+        .exclude(app_started=False)
+        .select_related("task", "entry")
+    )
     org_id = _organization_id(voter)
     if org_id is not None:
         runs = runs.exclude(entry__agent__organization_id=org_id)
@@ -93,8 +97,13 @@ def vote_scopes(*, voter) -> list[tuple[str, list[ScopeChoice]]]:
             agents.setdefault(task_id, set()).add(agent_id)
         tasks = [t for t in bench.tasks.all() if len(agents.get(t.id, ())) >= 2]
         if tasks:
-            groups.append((bench.name, [ScopeChoice(bench.slug, f"Any task of {bench.name}")]
-                           + [ScopeChoice(f"{bench.slug}/{t.key}", t.title or t.key) for t in tasks]))
+            groups.append(
+                (
+                    bench.name,
+                    [ScopeChoice(bench.slug, f"Any task of {bench.name}")]
+                    + [ScopeChoice(f"{bench.slug}/{t.key}", t.title or t.key) for t in tasks],
+                )
+            )
     return groups
 
 
@@ -105,6 +114,7 @@ def matchup_open(*, voter, scope: str, now: datetime | None = None) -> Matchup |
 
 
 # --- previews -----------------------------------------------------------------------------------------------
+
 
 def identifying_strings(run: Run) -> list[str]:
     """Strings that would name the run, its agent, model or vendor if they appeared on the vote page."""
@@ -168,8 +178,10 @@ def checker_record(run: Run) -> dict:
         "app_started": started,
         "api": bar(sum(c.passed for c in api), len(api)) if api else bar(run.api_checks_passed, run.api_checks_total),
         "browser": None if steps else bar(run.browser_steps_passed, run.browser_steps_total),
-        "steps": [{"name": c.name, "passed": c.passed, "x": 24 if i < 7 else 330, "y": 212 + 26 * (i % 7)}
-                  for i, c in enumerate(steps[:14])],
+        "steps": [
+            {"name": c.name, "passed": c.passed, "x": 24 if i < 7 else 330, "y": 212 + 26 * (i % 7)}
+            for i, c in enumerate(steps[:14])
+        ],
     }
 
 
@@ -196,21 +208,28 @@ def matchup_sides(matchup: Matchup) -> list[Side]:
 def matchup_for_alias(alias: str) -> tuple[Matchup | None, str | None]:
     if not is_token(alias):
         return None, None
-    matchup = (Matchup.objects.select_related("task", "run_a__entry__agent__organization",
-                                              "run_b__entry__agent__organization")
-               .filter(Q(alias_a=alias) | Q(alias_b=alias)).first())
+    matchup = (
+        Matchup.objects.select_related("task", "run_a__entry__agent__organization", "run_b__entry__agent__organization")
+        .filter(Q(alias_a=alias) | Q(alias_b=alias))
+        .first()
+    )
     return matchup, (matchup.side_of(alias) if matchup else None)
 
 
 def matchup_by_key(key: str) -> Matchup | None:
     if not is_token(key):
         return None
-    return (Matchup.objects.select_related("task__benchmark", "run_a__entry__agent__organization",
-                                           "run_b__entry__agent__organization", "vote")
-            .filter(key=key).first())
+    return (
+        Matchup.objects.select_related(
+            "task__benchmark", "run_a__entry__agent__organization", "run_b__entry__agent__organization", "vote"
+        )
+        .filter(key=key)
+        .first()
+    )
 
 
 # --- the voter ----------------------------------------------------------------------------------------------
+
 
 def day_start(now: datetime) -> datetime:
     """The start of the UTC day: the daily cap counts votes cast since then."""
@@ -237,7 +256,10 @@ class VoterStatus:
 def voter_status(*, voter, now: datetime | None = None) -> VoterStatus:
     now = now or timezone.now()
     counts_from = account_counts_from(voter)
-    today = (Vote.objects.filter(voter=voter, cast_at__gte=day_start(now)).exclude(held=Held.DAILY_CAP).count())
-    return VoterStatus(counts_from=counts_from if counts_from > now else None,
-                       flagged=VoterFlag.objects.active().filter(voter=voter).exists(),
-                       counted_today=today, daily_cap=settings.VOTE_DAILY_CAP)
+    today = Vote.objects.filter(voter=voter, cast_at__gte=day_start(now)).exclude(held=Held.DAILY_CAP).count()
+    return VoterStatus(
+        counts_from=counts_from if counts_from > now else None,
+        flagged=VoterFlag.objects.active().filter(voter=voter).exists(),
+        counted_today=today,
+        daily_cap=settings.VOTE_DAILY_CAP,
+    )

@@ -85,6 +85,7 @@ def matchup_check(matchup: Matchup | None, *, voter_id: int, now: datetime, for_
 
 # --- drawing ------------------------------------------------------------------------------------------------
 
+
 def _token() -> str:
     return secrets.token_urlsafe(18)
 
@@ -106,15 +107,22 @@ def matchup_draw(*, voter, scope: str = "", now: datetime | None = None, rng: Ra
     candidates: list[tuple[int, int, int]] = []
     for task_id, agents in runs_by_task.items():
         ids = sorted(agents)
-        candidates += [(task_id, a, b) for i, a in enumerate(ids) for b in ids[i + 1:]]
+        candidates += [(task_id, a, b) for i, a in enumerate(ids) for b in ids[i + 1 :]]
     if not candidates:
         return None
     seen: dict[tuple[int, int, int], int] = defaultdict(int)
-    for task_id, a, b, n in (Vote.objects.filter(task_id__in=runs_by_task.keys())
-                             .values_list("task_id", "agent_a_id", "agent_b_id").annotate(n=Count("id"))):
+    for task_id, a, b, n in (
+        Vote.objects.filter(task_id__in=runs_by_task.keys())
+        .values_list("task_id", "agent_a_id", "agent_b_id")
+        .annotate(n=Count("id"))
+    ):
         seen[(task_id, min(a, b), max(a, b))] += n
-    last = (Matchup.objects.filter(voter=voter).select_related("run_a__entry", "run_b__entry")
-            .order_by("-created_at", "-id").first())
+    last = (
+        Matchup.objects.filter(voter=voter)
+        .select_related("run_a__entry", "run_b__entry")
+        .order_by("-created_at", "-id")
+        .first()
+    )
     if last is not None and len(candidates) > 1:
         pair = sorted([last.run_a.entry.agent_id, last.run_b.entry.agent_id])
         candidates = [c for c in candidates if c != (last.task_id, pair[0], pair[1])]
@@ -124,15 +132,25 @@ def matchup_draw(*, voter, scope: str = "", now: datetime | None = None, rng: Ra
         a, b = b, a
     agents = runs_by_task[task_id]
     return Matchup.objects.create(
-        key=_token(), alias_a=_token(), alias_b=_token(), voter=voter, task_id=task_id,
-        run_a_id=rng.choice(agents[a]), run_b_id=rng.choice(agents[b]), scope=scope, created_at=now,
-        expires_at=now + timedelta(seconds=settings.VOTE_ALIAS_TTL_SECONDS))
+        key=_token(),
+        alias_a=_token(),
+        alias_b=_token(),
+        voter=voter,
+        task_id=task_id,
+        run_a_id=rng.choice(agents[a]),
+        run_b_id=rng.choice(agents[b]),
+        scope=scope,
+        created_at=now,
+        expires_at=now + timedelta(seconds=settings.VOTE_ALIAS_TTL_SECONDS),
+    )
 
 
 # --- rate limits --------------------------------------------------------------------------------------------
 
-def rate_limit_hit(*, bucket: str, idents: list[str], limit: int, window: int, at: float | None = None,
-                   voter=None) -> int:
+
+def rate_limit_hit(
+    *, bucket: str, idents: list[str], limit: int, window: int, at: float | None = None, voter=None
+) -> int:
     """Count one request against each identity (an account, an address) in a fixed window on the cache.
     Returns 0 when within `limit` for all of them, else the seconds until the window ends.
 
@@ -159,6 +177,7 @@ def rate_limit_hit(*, bucket: str, idents: list[str], limit: int, window: int, a
 
 # --- votes --------------------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Standing:
     held: str
@@ -174,8 +193,7 @@ def vote_standing(*, voter, now: datetime) -> Standing:
     counts_from = account_counts_from(voter)
     if VoterFlag.objects.active().filter(voter=voter).exists():
         return Standing(Held.FLAGGED, counts_from if counts_from > now else None)
-    today = (Vote.objects.filter(voter=voter, cast_at__gte=day_start(now))
-             .exclude(held=Held.DAILY_CAP).count())
+    today = Vote.objects.filter(voter=voter, cast_at__gte=day_start(now)).exclude(held=Held.DAILY_CAP).count()
     if today >= settings.VOTE_DAILY_CAP:
         return Standing(Held.DAILY_CAP, None)
     if counts_from > now:
@@ -196,8 +214,12 @@ def vote_record(*, key: str, voter, winner: str, now: datetime | None = None) ->
         # the daily cap at cap - 1.
         get_user_model().objects.select_for_update().filter(pk=voter.pk).first()
         # Locking the matchup makes a replayed key wait for the first vote and then see used_at set.
-        matchup = (Matchup.objects.select_for_update(of=("self",)).select_related("run_a__entry", "run_b__entry")
-                   .filter(key=key).first())
+        matchup = (
+            Matchup.objects.select_for_update(of=("self",))
+            .select_related("run_a__entry", "run_b__entry")
+            .filter(key=key)
+            .first()
+        )
         matchup_check(matchup, voter_id=voter.pk, now=now, for_vote=True)
         assert matchup is not None
         # The conditional update is the claim: only one request can turn used_at from NULL.
@@ -205,10 +227,19 @@ def vote_record(*, key: str, voter, winner: str, now: datetime | None = None) ->
             raise MatchupRefused("used", 410, "You already voted on this pair. Each pair takes one vote.")
         standing = vote_standing(voter=voter, now=now)
         vote = Vote.objects.create(
-            task_id=matchup.task_id, agent_a_id=matchup.run_a.entry.agent_id,
-            agent_b_id=matchup.run_b.entry.agent_id, run_a_id=matchup.run_a_id, run_b_id=matchup.run_b_id,
-            winner=winner, voter=voter, cast_at=now, counts=standing.counts, held=standing.held,
-            counts_from=standing.counts_from, matchup=matchup)
+            task_id=matchup.task_id,
+            agent_a_id=matchup.run_a.entry.agent_id,
+            agent_b_id=matchup.run_b.entry.agent_id,
+            run_a_id=matchup.run_a_id,
+            run_b_id=matchup.run_b_id,
+            winner=winner,
+            voter=voter,
+            cast_at=now,
+            counts=standing.counts,
+            held=standing.held,
+            counts_from=standing.counts_from,
+            matchup=matchup,
+        )
         if standing.counts:
             snapshots_mark_stale(rating_task_ids=[matchup.task_id])
     return vote
@@ -240,6 +271,7 @@ def matchups_prune(*, now: datetime | None = None, keep_days: int = 2) -> int:
 
 # --- flagging -----------------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Agreement:
     voter_id: int
@@ -260,8 +292,11 @@ def voter_agreement(*, benchmark_id: int, min_votes: int = 1) -> list[Agreement]
     everyone else's far beyond chance, not merely noisy ones."""
     from scipy.stats import binomtest
 
-    votes = list(Vote.objects.filter(task__benchmark_id=benchmark_id)
-                 .values_list("task_id", "agent_a__slug", "agent_b__slug", "winner", "counts", "voter_id"))
+    votes = list(
+        Vote.objects.filter(task__benchmark_id=benchmark_id).values_list(
+            "task_id", "agent_a__slug", "agent_b__slug", "winner", "counts", "voter_id"
+        )
+    )
     decided: dict[int, int] = defaultdict(int)
     for *_, winner, _, voter_id in votes:
         if voter_id is not None and winner != Winner.TIE:
@@ -269,9 +304,16 @@ def voter_agreement(*, benchmark_id: int, min_votes: int = 1) -> list[Agreement]
     rows = []
     for voter_id in sorted(v for v, n in decided.items() if n >= min_votes):
         own_tasks = {task_id for task_id, *_, v in votes if v == voter_id}
-        rating = {task_id: {r["agent"]: r["rating"] for r in fit_ratings(
-            [(a, b, w) for t, a, b, w, counts, v in votes if t == task_id and counts and v != voter_id],
-            bootstrap_rounds=1)} for task_id in own_tasks}
+        rating = {
+            task_id: {
+                r["agent"]: r["rating"]
+                for r in fit_ratings(
+                    [(a, b, w) for t, a, b, w, counts, v in votes if t == task_id and counts and v != voter_id],
+                    bootstrap_rounds=1,
+                )
+            }
+            for task_id in own_tasks
+        }
         n = k = 0
         for task_id, a, b, winner, _, v in votes:
             ra, rb = rating.get(task_id, {}).get(a), rating.get(task_id, {}).get(b)
@@ -293,17 +335,25 @@ def voters_flag(*, benchmark_id: int, now: datetime | None = None) -> list[Voter
     for row in voter_agreement(benchmark_id=benchmark_id, min_votes=settings.VOTE_FLAG_MIN_VOTES):
         if row.decided < settings.VOTE_FLAG_MIN_VOTES or row.p_value >= settings.VOTE_FLAG_P_VALUE:
             continue
-        cleared = (VoterFlag.objects.filter(voter_id=row.voter_id, cleared_at__isnull=False)
-                   .order_by("-cleared_at").first())
+        cleared = (
+            VoterFlag.objects.filter(voter_id=row.voter_id, cleared_at__isnull=False).order_by("-cleared_at").first()
+        )
         if cleared and not Vote.objects.filter(voter_id=row.voter_id, cast_at__gt=cleared.cleared_at).exists():
             continue  # an editor cleared this voter and nothing new has been cast since
         with transaction.atomic():
             get_user_model().objects.select_for_update().filter(pk=row.voter_id).first()
             if VoterFlag.objects.active().filter(voter_id=row.voter_id).exists():
                 continue
-            flags.append(VoterFlag.objects.create(
-                voter_id=row.voter_id, benchmark_id=benchmark_id, decided_votes=row.decided, agreed=row.agreed,
-                p_value=row.p_value, flagged_at=now))
+            flags.append(
+                VoterFlag.objects.create(
+                    voter_id=row.voter_id,
+                    benchmark_id=benchmark_id,
+                    decided_votes=row.decided,
+                    agreed=row.agreed,
+                    p_value=row.p_value,
+                    flagged_at=now,
+                )
+            )
             _hold_flagged(row.voter_id)
     return flags
 
@@ -327,7 +377,8 @@ def voter_flag_clear(*, flag: VoterFlag, by, now: datetime | None = None) -> int
         tasks = set(held.values_list("task_id", flat=True))
         held.filter(counts_from__gt=now).update(held=Held.NEW_ACCOUNT)
         n = held.filter(Q(counts_from__isnull=True) | Q(counts_from__lte=now)).update(
-            held=Held.NONE, counts=True, counts_from=None)
+            held=Held.NONE, counts=True, counts_from=None
+        )
         if tasks:
             snapshots_mark_stale(rating_task_ids=tasks)
     return n

@@ -16,7 +16,7 @@ def votes_housekeeping(self) -> int:
     try:
         matured = votes_mature()
     except OperationalError as exc:  # a lock timeout: try again later
-        raise self.retry(exc=exc, countdown=2 ** self.request.retries) from exc
+        raise self.retry(exc=exc, countdown=2**self.request.retries) from exc
     matchups_prune()
     return matured
 

@@ -40,18 +40,33 @@ from .services import MatchupRefused, client_address, matchup_check, matchup_dra
 # The vote screen frames the two sandboxed previews (through this site's aliases, or a live app over https).
 VOTE_CSP = {**settings.SECURE_CSP, "frame-src": [CSP.SELF, "https:"]}
 # A preview page itself: nothing of its own runs, and only this site may frame it.
-PREVIEW_CSP = {"default-src": [CSP.NONE], "style-src": [CSP.SELF], "img-src": [CSP.SELF],
-               "frame-ancestors": [CSP.SELF], "base-uri": [CSP.NONE], "form-action": [CSP.NONE]}
+PREVIEW_CSP = {
+    "default-src": [CSP.NONE],
+    "style-src": [CSP.SELF],
+    "img-src": [CSP.SELF],
+    "frame-ancestors": [CSP.SELF],
+    "base-uri": [CSP.NONE],
+    "form-action": [CSP.NONE],
+}
 
 
 def _too_many(request: HttpRequest, bucket: str, limit: int) -> HttpResponse | None:
     window = settings.VOTE_RATE_WINDOW_SECONDS
-    wait = rate_limit_hit(bucket=bucket, idents=[f"user:{request.user.pk}", f"addr:{client_address(request)}"],
-                          limit=limit, window=window, voter=request.user)
+    wait = rate_limit_hit(
+        bucket=bucket,
+        idents=[f"user:{request.user.pk}", f"addr:{client_address(request)}"],
+        limit=limit,
+        window=window,
+        voter=request.user,
+    )
     if not wait:
         return None
-    context = {"limit": limit, "window_minutes": math.ceil(window / 60), "wait_minutes": math.ceil(wait / 60),
-               "what": "votes" if bucket == "vote" else "new pairs"}
+    context = {
+        "limit": limit,
+        "window_minutes": math.ceil(window / 60),
+        "wait_minutes": math.ceil(wait / 60),
+        "what": "votes" if bucket == "vote" else "new pairs",
+    }
     response = render(request, "429.html#message" if request.htmx else "429.html", context, status=429)
     response["Retry-After"] = str(wait)
     return response
@@ -86,8 +101,7 @@ def vote(request: HttpRequest) -> HttpResponse:
         matchup = matchup_draw(voter=request.user, scope=scope)
     if matchup is None:
         return _stage(request, {"scope": scope, "state": "empty"})
-    return _stage(request, {"scope": scope, "state": "matchup", "matchup": matchup,
-                            "sides": matchup_sides(matchup)})
+    return _stage(request, {"scope": scope, "state": "matchup", "matchup": matchup, "sides": matchup_sides(matchup)})
 
 
 @login_required
@@ -119,9 +133,17 @@ def _reveal(request: HttpRequest, key: str) -> HttpResponse:
     matchup = matchup_by_key(key)
     if matchup is None or matchup.voter_id != request.user.pk or matchup.used_at is None:
         return _refused(request, MatchupRefused("forged", 400, "There is no vote of yours on this pair."))
-    return _stage(request, {"scope": matchup.scope, "state": "revealed", "matchup": matchup,
-                            "sides": matchup_sides(matchup), "vote": getattr(matchup, "vote", None),
-                            "previews_live": matchup.expires_at > timezone.now()})
+    return _stage(
+        request,
+        {
+            "scope": matchup.scope,
+            "state": "revealed",
+            "matchup": matchup,
+            "sides": matchup_sides(matchup),
+            "vote": getattr(matchup, "vote", None),
+            "previews_live": matchup.expires_at > timezone.now(),
+        },
+    )
 
 
 def _preview_target(request: HttpRequest, alias: str):

@@ -18,10 +18,15 @@ class ReasonForm(forms.ModelForm):
     def clean(self):
         data = super().clean()
         changed = [f for f in self.changed_data if f != "change_reason"]
-        if self.instance.pk and changed and not (data.get("change_reason") or "").strip() and \
-                self.published_rounds().exists():
-            self.add_error("change_reason", "A round this is part of is published: say why (it goes into the "
-                                            "changelog).")
+        if (
+            self.instance.pk
+            and changed
+            and not (data.get("change_reason") or "").strip()
+            and self.published_rounds().exists()
+        ):
+            self.add_error(
+                "change_reason", "A round this is part of is published: say why (it goes into the changelog)."
+            )
         return data
 
 

@@ -60,8 +60,12 @@ class AgentAdmin(admin.ModelAdmin):
             create(obj, request)
             return
         try:
-            services.agent_update(agent=obj, by=request.user, changes=changes(obj, form),
-                                  reason=form.cleaned_data.get("change_reason") or "")
+            services.agent_update(
+                agent=obj,
+                by=request.user,
+                changes=changes(obj, form),
+                reason=form.cleaned_data.get("change_reason") or "",
+            )
         except ValidationError as e:
             raise PermissionDenied("; ".join(e.messages)) from e
 
@@ -77,7 +81,11 @@ class BenchmarkAdmin(admin.ModelAdmin):
             create(obj, request)
             return
         try:
-            services.benchmark_update(benchmark=obj, by=request.user, changes=changes(obj, form),
-                                      reason=form.cleaned_data.get("change_reason") or "")
+            services.benchmark_update(
+                benchmark=obj,
+                by=request.user,
+                changes=changes(obj, form),
+                reason=form.cleaned_data.get("change_reason") or "",
+            )
         except ValidationError as e:
             raise PermissionDenied("; ".join(e.messages)) from e

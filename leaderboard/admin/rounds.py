@@ -24,13 +24,19 @@ class RoundChildFormSet(forms.BaseInlineFormSet):
     def clean(self):
         super().clean()
         rnd = self.instance
-        if rnd.pk and rnd.is_published and any(f.cleaned_data.get("DELETE") for f in self.forms
-                                               if hasattr(f, "cleaned_data") and f.instance.pk):
-            raise forms.ValidationError("The round is published: its entries and parameter values are public and are "
-                                        "never deleted; correct them instead, with a reason.")
+        if (
+            rnd.pk
+            and rnd.is_published
+            and any(f.cleaned_data.get("DELETE") for f in self.forms if hasattr(f, "cleaned_data") and f.instance.pk)
+        ):
+            raise forms.ValidationError(
+                "The round is published: its entries and parameter values are public and are "
+                "never deleted; correct them instead, with a reason."
+            )
         if rnd.pk and rnd.is_published and self.has_changed() and not (self.data.get("change_reason") or "").strip():
-            raise forms.ValidationError("The round is published: say why in “change reason” (it goes into the "
-                                        "changelog).")
+            raise forms.ValidationError(
+                "The round is published: say why in “change reason” (it goes into the changelog)."
+            )
 
 
 class EntryInline(admin.TabularInline):
@@ -86,8 +92,12 @@ class RoundAdmin(admin.ModelAdmin):
             create(obj, request)
             return
         try:
-            services.round_update(round=obj, by=request.user, changes=changes(obj, form),
-                                  reason=form.cleaned_data.get("change_reason") or "")
+            services.round_update(
+                round=obj,
+                by=request.user,
+                changes=changes(obj, form),
+                reason=form.cleaned_data.get("change_reason") or "",
+            )
         except ValidationError as e:
             raise PermissionDenied("; ".join(e.messages)) from e
 
@@ -95,8 +105,12 @@ class RoundAdmin(admin.ModelAdmin):
         super().save_related(request, form, formsets, change)
         if change:
             try:
-                services.round_details_changed(round=form.instance, by=request.user, what=formset_changes(formsets),
-                                               reason=form.cleaned_data.get("change_reason") or "")
+                services.round_details_changed(
+                    round=form.instance,
+                    by=request.user,
+                    what=formset_changes(formsets),
+                    reason=form.cleaned_data.get("change_reason") or "",
+                )
             except ValidationError as e:
                 raise PermissionDenied("; ".join(e.messages)) from e
 
@@ -138,8 +152,12 @@ class RoundParameterForm(forms.ModelForm):
     def clean(self):
         data = super().clean()
         rnd = self.instance.round if self.instance.pk else data.get("round")
-        if rnd is not None and rnd.is_published and self.has_changed() and \
-                not (data.get("change_reason") or "").strip():
+        if (
+            rnd is not None
+            and rnd.is_published
+            and self.has_changed()
+            and not (data.get("change_reason") or "").strip()
+        ):
             self.add_error("change_reason", "The round is published: say why (it goes into the changelog).")
         return data
 
@@ -152,8 +170,9 @@ class RoundParameterAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         try:
-            services.round_parameter_save(parameter=obj, by=request.user,
-                                          reason=form.cleaned_data.get("change_reason") or "")
+            services.round_parameter_save(
+                parameter=obj, by=request.user, reason=form.cleaned_data.get("change_reason") or ""
+            )
         except ValidationError as e:
             raise PermissionDenied("; ".join(e.messages)) from e
 

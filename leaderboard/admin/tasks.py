@@ -31,16 +31,18 @@ class TaskVersionInline(admin.TabularInline):
 
     @admin.display(description="version")
     def link(self, v: TaskVersion) -> str:
-        return format_html('<a href="{}">v{}</a>', reverse("admin:leaderboard_taskversion_change", args=[v.pk]),
-                           v.version)
+        return format_html(
+            '<a href="{}">v{}</a>', reverse("admin:leaderboard_taskversion_change", args=[v.pk]), v.version
+        )
 
     def has_add_permission(self, request, obj=None):
         return False
 
 
 class TaskForm(forms.ModelForm):
-    change_reason = reason_field("Required once a round of the benchmark is published: it goes into the round's "
-                                 "changelog.")
+    change_reason = reason_field(
+        "Required once a round of the benchmark is published: it goes into the round's changelog."
+    )
 
     class Meta:
         model = Task
@@ -50,10 +52,16 @@ class TaskForm(forms.ModelForm):
         data = super().clean()
         bench = self.instance.benchmark if self.instance.pk else data.get("benchmark")
         changed = [f for f in self.changed_data if f != "change_reason"]
-        if self.instance.pk and bench is not None and changed and not (data.get("change_reason") or "").strip() \
-                and Round.objects.published().filter(benchmark=bench).exists():
-            self.add_error("change_reason", "A round of this benchmark is published: say why (it goes into the "
-                                            "changelog).")
+        if (
+            self.instance.pk
+            and bench is not None
+            and changed
+            and not (data.get("change_reason") or "").strip()
+            and Round.objects.published().filter(benchmark=bench).exists()
+        ):
+            self.add_error(
+                "change_reason", "A round of this benchmark is published: say why (it goes into the changelog)."
+            )
         return data
 
 
@@ -82,8 +90,9 @@ class TaskAdmin(DeletesThroughService, admin.ModelAdmin):
         fields = {n: getattr(obj, n) for n in services.TASK_FIELDS}
         reason = form.cleaned_data.get("change_reason") or ""
         if not change:
-            new = services.task_create(benchmark=obj.benchmark, by=request.user, key=obj.key, version=obj.version,
-                                       reason=reason, **fields)
+            new = services.task_create(
+                benchmark=obj.benchmark, by=request.user, key=obj.key, version=obj.version, reason=reason, **fields
+            )
             obj.pk = new.pk
             return
         changes = {n: v for n, v in fields.items() if n in form.changed_data}
@@ -99,8 +108,16 @@ class TaskAdmin(DeletesThroughService, admin.ModelAdmin):
 class TaskVersionForm(forms.ModelForm):
     class Meta:
         model = TaskVersion
-        fields = ["task", "prompt", "parameters", "interruption", "evidence", "criteria", "observes_later_effects",
-                  "change_note"]
+        fields = [
+            "task",
+            "prompt",
+            "parameters",
+            "interruption",
+            "evidence",
+            "criteria",
+            "observes_later_effects",
+            "change_note",
+        ]
 
 
 class NewVersionForm(forms.Form):
@@ -110,8 +127,9 @@ class NewVersionForm(forms.Form):
     interruption = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
     evidence = forms.JSONField(required=False)
     observes_later_effects = forms.BooleanField(required=False)
-    change_note = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}),
-                                  help_text="What changed and why (shown with the version).")
+    change_note = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 2}), help_text="What changed and why (shown with the version)."
+    )
 
 
 @admin.register(TaskVersion)
@@ -141,9 +159,16 @@ class TaskVersionAdmin(DeletesThroughService, admin.ModelAdmin):
         if not change:
             # A first version, or a new one next to the current: versions come from task_version_create.
             new = services.task_version_create(
-                task=obj.task, by=request.user, prompt=obj.prompt, criteria=obj.criteria, parameters=obj.parameters,
-                interruption=obj.interruption, evidence=obj.evidence,
-                observes_later_effects=obj.observes_later_effects, change_note=obj.change_note)
+                task=obj.task,
+                by=request.user,
+                prompt=obj.prompt,
+                criteria=obj.criteria,
+                parameters=obj.parameters,
+                interruption=obj.interruption,
+                evidence=obj.evidence,
+                observes_later_effects=obj.observes_later_effects,
+                change_note=obj.change_note,
+            )
             obj.pk, obj.version = new.pk, new.version
             return
         fields = {name: getattr(obj, name) for name in form.changed_data}
@@ -155,16 +180,21 @@ class TaskVersionAdmin(DeletesThroughService, admin.ModelAdmin):
     def delete_through(self, request, obj):
         services.task_version_delete(version=obj, by=request.user)
 
-    @admin.action(description="Publish the prompt and checklist (then never edited in place)",
-                  permissions=["change"])
+    @admin.action(description="Publish the prompt and checklist (then never edited in place)", permissions=["change"])
     def publish(self, request, queryset):
         for version in queryset:
             services.task_version_publish(version=version, by=request.user)
         self.message_user(request, f"Published {queryset.count()} task version(s).", messages.SUCCESS)
 
     def get_urls(self):
-        return [path("<int:pk>/new-version/", self.admin_site.admin_view(self.new_version_view),
-                     name="leaderboard_taskversion_new"), *super().get_urls()]
+        return [
+            path(
+                "<int:pk>/new-version/",
+                self.admin_site.admin_view(self.new_version_view),
+                name="leaderboard_taskversion_new",
+            ),
+            *super().get_urls(),
+        ]
 
     def new_version_view(self, request, pk: int):
         if not user_is_editor(request.user):
@@ -175,17 +205,34 @@ class TaskVersionAdmin(DeletesThroughService, admin.ModelAdmin):
             if form.is_valid():
                 d = form.cleaned_data
                 new = services.task_version_create(
-                    task=base.task, by=request.user, prompt=d["prompt"], criteria=d["criteria"] or {},
-                    parameters=d["parameters"], interruption=d["interruption"], evidence=d["evidence"],
-                    observes_later_effects=d["observes_later_effects"], change_note=d["change_note"])
+                    task=base.task,
+                    by=request.user,
+                    prompt=d["prompt"],
+                    criteria=d["criteria"] or {},
+                    parameters=d["parameters"],
+                    interruption=d["interruption"],
+                    evidence=d["evidence"],
+                    observes_later_effects=d["observes_later_effects"],
+                    change_note=d["change_note"],
+                )
                 self.message_user(request, f"Created {new} (the task's current version).", messages.SUCCESS)
                 return HttpResponseRedirect(reverse("admin:leaderboard_taskversion_change", args=[new.pk]))
         else:
-            form = NewVersionForm(initial={
-                "prompt": base.prompt, "criteria": base.criteria, "parameters": base.parameters,
-                "interruption": base.interruption, "evidence": base.evidence,
-                "observes_later_effects": base.observes_later_effects})
-        context = {**self.admin_site.each_context(request), "title": f"New version of {base.task.key}",
-                   "opts": self.opts, "form": form, "base": base}
+            form = NewVersionForm(
+                initial={
+                    "prompt": base.prompt,
+                    "criteria": base.criteria,
+                    "parameters": base.parameters,
+                    "interruption": base.interruption,
+                    "evidence": base.evidence,
+                    "observes_later_effects": base.observes_later_effects,
+                }
+            )
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"New version of {base.task.key}",
+            "opts": self.opts,
+            "form": form,
+            "base": base,
+        }
         return TemplateResponse(request, "admin/leaderboard/taskversion/new_version.html", context)
-

@@ -31,10 +31,13 @@ from .common import ClientRateThrottle, LeaderboardAPI, SelfHostedSwagger, clien
 __all__ = ["ClientRateThrottle", "api", "client_id", "docs_asset"]
 
 api = LeaderboardAPI(
-    title="Agent Leaderboard API", version="1", urls_namespace="api", docs=SelfHostedSwagger(),
+    title="Agent Leaderboard API",
+    version="1",
+    urls_namespace="api",
+    docs=SelfHostedSwagger(),
     throttle=[ClientRateThrottle()],
     description="Read-only: published rounds only. Conditional GETs (ETag / If-None-Match), rate-limited "
-                "per client. See docs/api.md.",
+    "per client. See docs/api.md.",
 )
 
 

@@ -22,8 +22,13 @@ def _public_agents():
 
 
 def _agent_fields(a: Agent) -> dict[str, Any]:
-    return {"slug": a.slug, "name": a.name, "organization": a.organization.name if a.organization else None,
-            "primary_language": a.primary_language, "languages": [str(x) for x in a.languages or []]}
+    return {
+        "slug": a.slug,
+        "name": a.name,
+        "organization": a.organization.name if a.organization else None,
+        "primary_language": a.primary_language,
+        "languages": [str(x) for x in a.languages or []],
+    }
 
 
 @router.get("/agents", response={200: list[s.AgentOut], **ERRORS}, tags=["agents"])
@@ -39,9 +44,20 @@ def agent_detail(request: HttpRequest, slug: str = Path(..., pattern=KEY_PATTERN
     a = _public_agents().filter(slug=slug).first()
     if a is None:
         raise HttpError(404, f"no agent {slug!r}")
-    entries = [{"benchmark": e.round.benchmark.slug, "round": e.round.key, "published_at": e.round.published_at,
-                "product_version": e.product_version, "plan": e.plan, "region": e.region, "network": e.network,
-                "model": e.model, "cli": e.cli}
-               for e in Entry.objects.filter(in_published_round(), agent=a).select_related("round__benchmark")
-               .order_by("round__benchmark__position", "-round__published_at")]
+    entries = [
+        {
+            "benchmark": e.round.benchmark.slug,
+            "round": e.round.key,
+            "published_at": e.round.published_at,
+            "product_version": e.product_version,
+            "plan": e.plan,
+            "region": e.region,
+            "network": e.network,
+            "model": e.model,
+            "cli": e.cli,
+        }
+        for e in Entry.objects.filter(in_published_round(), agent=a)
+        .select_related("round__benchmark")
+        .order_by("round__benchmark__position", "-round__published_at")
+    ]
     return {**_agent_fields(a), "entries": entries}

@@ -30,8 +30,12 @@ def _snapshot_payload(snap: BoardSnapshot | None, response: HttpResponse) -> dic
 
 
 @router.get("/benchmarks/{slug}/rounds/{key}/board", response={200: s.BoardOut, **ERRORS}, tags=["boards"])
-def board(request: HttpRequest, response: HttpResponse, slug: str = Path(..., pattern=KEY_PATTERN, max_length=100),
-          key: str = Path(..., pattern=KEY_PATTERN, max_length=100)):
+def board(
+    request: HttpRequest,
+    response: HttpResponse,
+    slug: str = Path(..., pattern=KEY_PATTERN, max_length=100),
+    key: str = Path(..., pattern=KEY_PATTERN, max_length=100),
+):
     """The round's computed boards as stored in its snapshot. `stale: true` means a recompute is queued: poll
     with If-None-Match until it turns false. `data` is null before the first computation."""
     b = benchmark_or_404(slug)
@@ -45,8 +49,7 @@ def board(request: HttpRequest, response: HttpResponse, slug: str = Path(..., pa
 
 
 @router.get("/benchmarks/{slug}/ratings", response={200: s.SnapshotOut, **ERRORS}, tags=["boards"])
-def ratings(request: HttpRequest, response: HttpResponse,
-            slug: str = Path(..., pattern=KEY_PATTERN, max_length=100)):
+def ratings(request: HttpRequest, response: HttpResponse, slug: str = Path(..., pattern=KEY_PATTERN, max_length=100)):
     """Bradley-Terry ratings from the blind pairwise votes: `data` holds `all` and per-task `tasks`."""
     b = benchmark_or_404(slug)
     snap = BoardSnapshot.objects.filter(benchmark=b, round=None, kind=SnapshotKind.RATINGS).first()

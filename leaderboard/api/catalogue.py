@@ -19,20 +19,37 @@ router = Router()
 
 
 def _round_summary(rnd: Round) -> dict[str, Any]:
-    return {"key": rnd.key, "name": rnd.name, "status": rnd.status, "task_set_version": rnd.task_set_version,
-            "starts_on": rnd.starts_on, "published_at": rnd.published_at,
-            "entry_count": rnd.entry_count, "run_count": rnd.run_count}
+    return {
+        "key": rnd.key,
+        "name": rnd.name,
+        "status": rnd.status,
+        "task_set_version": rnd.task_set_version,
+        "starts_on": rnd.starts_on,
+        "published_at": rnd.published_at,
+        "entry_count": rnd.entry_count,
+        "run_count": rnd.run_count,
+    }
 
 
 def _published_rounds(benchmark: Benchmark):
-    return (Round.objects.published().filter(benchmark=benchmark)
-            .annotate(entry_count=Count("entries", distinct=True), run_count=Count("runs", distinct=True)))
+    return (
+        Round.objects.published()
+        .filter(benchmark=benchmark)
+        .annotate(entry_count=Count("entries", distinct=True), run_count=Count("runs", distinct=True))
+    )
 
 
 def _benchmark_fields(b: Benchmark, latest: str | None) -> dict[str, Any]:
-    return {"slug": b.slug, "name": b.name, "methodology": b.methodology, "description": b.description,
-            "task_set_version": b.task_set_version, "pass_threshold": b.pass_threshold,
-            "params": b.params or {}, "latest_round": latest}
+    return {
+        "slug": b.slug,
+        "name": b.name,
+        "methodology": b.methodology,
+        "description": b.description,
+        "task_set_version": b.task_set_version,
+        "pass_threshold": b.pass_threshold,
+        "params": b.params or {},
+        "latest_round": latest,
+    }
 
 
 @router.get("/benchmarks", response={200: list[s.BenchmarkOut], **ERRORS}, tags=["benchmarks"])
@@ -49,8 +66,7 @@ def benchmark_detail(request: HttpRequest, slug: str = Path(..., pattern=KEY_PAT
     """One benchmark with its published rounds (newest first) and its number of tasks."""
     b = benchmark_or_404(slug)
     rounds = [_round_summary(r) for r in _published_rounds(b)]
-    return {**_benchmark_fields(b, rounds[0]["key"] if rounds else None), "rounds": rounds,
-            "tasks": b.tasks.count()}
+    return {**_benchmark_fields(b, rounds[0]["key"] if rounds else None), "rounds": rounds, "tasks": b.tasks.count()}
 
 
 @router.get("/benchmarks/{slug}/rounds", response={200: list[s.RoundSummaryOut], **ERRORS}, tags=["rounds"])
@@ -60,8 +76,11 @@ def rounds(request: HttpRequest, slug: str = Path(..., pattern=KEY_PATTERN, max_
 
 
 @router.get("/benchmarks/{slug}/rounds/{key}", response={200: s.RoundDetailOut, **ERRORS}, tags=["rounds"])
-def round_detail(request: HttpRequest, slug: str = Path(..., pattern=KEY_PATTERN, max_length=100),
-                 key: str = Path(..., pattern=KEY_PATTERN, max_length=100)):
+def round_detail(
+    request: HttpRequest,
+    slug: str = Path(..., pattern=KEY_PATTERN, max_length=100),
+    key: str = Path(..., pattern=KEY_PATTERN, max_length=100),
+):
     """A published round: entries with their test conditions, task parameters and the corrections log."""
     b = benchmark_or_404(slug)
     rnd = published_round_or_404(b, key)
@@ -69,9 +88,24 @@ def round_detail(request: HttpRequest, slug: str = Path(..., pattern=KEY_PATTERN
     params: dict[str, dict[str, str]] = {}
     for p in RoundParameter.objects.filter(round=rnd).select_related("task"):
         params.setdefault(p.task.key, {})[p.name] = p.value
-    entries = [{"agent": e.agent.slug, "agent_name": e.agent.name, "product_version": e.product_version,
-                "plan": e.plan, "region": e.region, "network": e.network, "model": e.model, "cli": e.cli}
-               for e in rnd.entries.select_related("agent")]
+    entries = [
+        {
+            "agent": e.agent.slug,
+            "agent_name": e.agent.name,
+            "product_version": e.product_version,
+            "plan": e.plan,
+            "region": e.region,
+            "network": e.network,
+            "model": e.model,
+            "cli": e.cli,
+        }
+        for e in rnd.entries.select_related("agent")
+    ]
     changelog = [{"what": c.what, "why": c.why, "who": c.who_role, "at": c.created_at} for c in rnd.changelog.all()]
-    return {**_round_summary(rnd), "benchmark": b.slug, "entries": entries, "parameters": params,
-            "changelog": changelog}
+    return {
+        **_round_summary(rnd),
+        "benchmark": b.slug,
+        "entries": entries,
+        "parameters": params,
+        "changelog": changelog,
+    }

@@ -31,6 +31,7 @@ ERRORS: dict[int, Any] = {404: s.ErrorOut, 422: s.ErrorOut, 429: s.ErrorOut}
 
 # --- rate limit ---------------------------------------------------------------------------------------------------
 
+
 def client_id(request: HttpRequest) -> str:
     """The signed-in user, else the client's address by the site's one rule (`client_address`: behind the
     trusted proxy, the hop it appended to X-Forwarded-For)."""
@@ -67,6 +68,7 @@ class ClientRateThrottle(BaseThrottle):
 
 # --- the docs page --------------------------------------------------------------------------------------------------
 
+
 class SelfHostedSwagger(DocsBase):
     """Swagger UI from the files django-ninja ships, served by `docs_asset` below: no CDN, and no need to put
     "ninja" in INSTALLED_APPS. The settings travel in a JSON script element, so the page runs no inline
@@ -84,15 +86,19 @@ class SelfHostedSwagger(DocsBase):
 
     def render_page(self, request: HttpRequest, api: NinjaAPI, **kwargs: Any) -> HttpResponse:
         context = {
-            "title": api.title, "v": ninja.__version__, "assets": reverse("api-docs-asset", args=["x"])[:-1],
+            "title": api.title,
+            "v": ninja.__version__,
+            "assets": reverse("api-docs-asset", args=["x"])[:-1],
             "swagger": {"url": self.get_openapi_url(api, kwargs), "layout": "BaseLayout", "deepLinking": True},
         }
         return HttpResponse(self.page.render(context, request))
 
 
 DOCS_ASSETS = {
-    "swagger-ui.css": "text/css", "swagger-ui-bundle.js": "text/javascript",
-    "swagger-ui-init.js": "text/javascript", "favicon.svg": "image/svg+xml",
+    "swagger-ui.css": "text/css",
+    "swagger-ui-bundle.js": "text/javascript",
+    "swagger-ui-init.js": "text/javascript",
+    "favicon.svg": "image/svg+xml",
 }
 DOCS_ASSET_DIR = FilePath(ninja.__file__).resolve().parent / "static" / "ninja"
 
@@ -107,9 +113,16 @@ def docs_asset(request: HttpRequest, name: str) -> FileResponse:
 
 # --- the API class: conditional GETs and stable operation ids -----------------------------------------------------
 
+
 class LeaderboardAPI(NinjaAPI):
-    def create_response(self, request: HttpRequest, data: Any, *, status: int | None = None,
-                        temporal_response: HttpResponse | None = None) -> HttpResponse:
+    def create_response(
+        self,
+        request: HttpRequest,
+        data: Any,
+        *,
+        status: int | None = None,
+        temporal_response: HttpResponse | None = None,
+    ) -> HttpResponse:
         response = super().create_response(request, data, status=status, temporal_response=temporal_response)
         if request.method != "GET" or response.status_code != 200:
             return response

@@ -25,22 +25,52 @@ router = Router()
 
 
 def _verdict_fields(v: Verdict) -> dict[str, Any]:
-    return {"role": v.role, "outcome": v.outcome, "matched": [str(m) for m in v.matched or []], "note": v.note,
-            "at": v.created_at}
+    return {
+        "role": v.role,
+        "outcome": v.outcome,
+        "matched": [str(m) for m in v.matched or []],
+        "note": v.note,
+        "at": v.created_at,
+    }
 
 
 RUN_FIELDS = (
-    "task_version", "trial", "language", "status", "outcome", "score", "auto_pass_rate", "tests_passed",
-    "tests_total", "judge_scores", "heuristic", "app_started", "api_checks_passed", "api_checks_total",
-    "browser_steps_passed", "browser_steps_total", "tokens_input", "tokens_output", "tokens_cache_write",
-    "plan_label", "wall_seconds", "first_output_seconds", "steps", "interventions", "checks_version",
-    "started_at", "due_at",
+    "task_version",
+    "trial",
+    "language",
+    "status",
+    "outcome",
+    "score",
+    "auto_pass_rate",
+    "tests_passed",
+    "tests_total",
+    "judge_scores",
+    "heuristic",
+    "app_started",
+    "api_checks_passed",
+    "api_checks_total",
+    "browser_steps_passed",
+    "browser_steps_total",
+    "tokens_input",
+    "tokens_output",
+    "tokens_cache_write",
+    "plan_label",
+    "wall_seconds",
+    "first_output_seconds",
+    "steps",
+    "interventions",
+    "checks_version",
+    "started_at",
+    "due_at",
 )
 
 
 def _run_fields(run: Run) -> dict[str, Any]:
     return {
-        "key": run.key, "round": run.round.key, "agent": run.entry.agent.slug, "task": run.task.key,
+        "key": run.key,
+        "round": run.round.key,
+        "agent": run.entry.agent.slug,
+        "task": run.task.key,
         **{f: getattr(run, f) for f in RUN_FIELDS},
         "cost_usd": float(run.cost_usd) if run.cost_usd is not None else None,
         "rerun_of": run.rerun_of.key if run.rerun_of_id else None,
@@ -49,17 +79,21 @@ def _run_fields(run: Run) -> dict[str, Any]:
 
 
 def _runs():
-    return (Run.objects.published().select_related("round", "entry__agent", "task", "rerun_of")
-            .prefetch_related("verdicts"))
+    return (
+        Run.objects.published().select_related("round", "entry__agent", "task", "rerun_of").prefetch_related("verdicts")
+    )
 
 
 @router.get("/benchmarks/{slug}/runs", response={200: s.RunPageOut, **ERRORS}, tags=["runs"])
-def runs(request: HttpRequest, slug: str = Path(..., pattern=KEY_PATTERN, max_length=100),
-         round: str | None = Query(None, pattern=KEY_PATTERN, max_length=100, description="a round key"),
-         agent: str | None = Query(None, pattern=KEY_PATTERN, max_length=100, description="an agent slug"),
-         task: str | None = Query(None, pattern=KEY_PATTERN, max_length=100, description="a task key"),
-         page: int = Query(1, ge=1, description="1-based; past the last page answers 404"),
-         page_size: int = Query(DEFAULT_PAGE_SIZE, ge=1, le=MAX_PAGE_SIZE)):
+def runs(
+    request: HttpRequest,
+    slug: str = Path(..., pattern=KEY_PATTERN, max_length=100),
+    round: str | None = Query(None, pattern=KEY_PATTERN, max_length=100, description="a round key"),
+    agent: str | None = Query(None, pattern=KEY_PATTERN, max_length=100, description="an agent slug"),
+    task: str | None = Query(None, pattern=KEY_PATTERN, max_length=100, description="a task key"),
+    page: int = Query(1, ge=1, description="1-based; past the last page answers 404"),
+    page_size: int = Query(DEFAULT_PAGE_SIZE, ge=1, le=MAX_PAGE_SIZE),
+):
     """Runs of published rounds with their verdicts, filtered by round, agent and task, a page at a time.
     An unknown (or unpublished) round, agent or task answers 404."""
     b = benchmark_or_404(slug)
@@ -77,34 +111,53 @@ def runs(request: HttpRequest, slug: str = Path(..., pattern=KEY_PATTERN, max_le
     if page > pages:
         raise HttpError(404, f"page {page} is past the last page ({pages})")
     start = (page - 1) * page_size
-    items = [_run_fields(r) for r in qs[start:start + page_size]]
+    items = [_run_fields(r) for r in qs[start : start + page_size]]
     return {"count": count, "page": page, "page_size": page_size, "pages": pages, "items": items}
 
 
-@router.get("/benchmarks/{slug}/runs/{round}/{path:run_key}", response={200: s.RunDetailOut, **ERRORS},
-            tags=["runs"])
-def run_detail(request: HttpRequest, slug: str = Path(..., pattern=KEY_PATTERN, max_length=100),
-               round: str = Path(..., pattern=KEY_PATTERN, max_length=100),
-               run_key: str = Path(..., min_length=1, max_length=200)):
+@router.get("/benchmarks/{slug}/runs/{round}/{path:run_key}", response={200: s.RunDetailOut, **ERRORS}, tags=["runs"])
+def run_detail(
+    request: HttpRequest,
+    slug: str = Path(..., pattern=KEY_PATTERN, max_length=100),
+    round: str = Path(..., pattern=KEY_PATTERN, max_length=100),
+    run_key: str = Path(..., min_length=1, max_length=200),
+):
     """One run of a published round: verdicts (roles, never reviewers), evidence, checks, disputes, and its
     prompt with the round's parameters filled in."""
     b = benchmark_or_404(slug)
     rnd = published_round_or_404(b, round)
     if "\x00" in run_key:
         raise HttpError(404, "no such run")
-    run = (_runs().filter(round=rnd, key=run_key).prefetch_related("evidence", "checks", "disputes", "task__versions")
-           .first())
+    run = (
+        _runs()
+        .filter(round=rnd, key=run_key)
+        .prefetch_related("evidence", "checks", "disputes", "task__versions")
+        .first()
+    )
     if run is None:
         raise HttpError(404, f"no run {run_key!r} in round {rnd.key}")
     values = dict(RoundParameter.objects.filter(round=rnd, task=run.task).values_list("name", "value"))
     version = task_version(run.task, run.task_version)
     rerun = Run.objects.filter(rerun_of=run).values_list("key", flat=True).first()
     return {
-        **_run_fields(run), "prompt": fill_prompt(version.prompt if version else "", values), "parameters": values,
+        **_run_fields(run),
+        "prompt": fill_prompt(version.prompt if version else "", values),
+        "parameters": values,
         "rerun": rerun,
         "evidence": [{"kind": e.kind, "url": e.href, "caption": e.caption} for e in run.evidence.all()],
-        "checks": [{"position": c.position, "kind": c.kind, "name": c.name, "passed": c.passed, "detail": c.detail}
-                   for c in run.checks.all()],
-        "disputes": [{"reason": d.reason, "note": d.note, "status": d.status, "filed_at": d.filed_at,
-                      "decided_at": d.decided_at, "decision_note": d.decision_note} for d in run.disputes.all()],
+        "checks": [
+            {"position": c.position, "kind": c.kind, "name": c.name, "passed": c.passed, "detail": c.detail}
+            for c in run.checks.all()
+        ],
+        "disputes": [
+            {
+                "reason": d.reason,
+                "note": d.note,
+                "status": d.status,
+                "filed_at": d.filed_at,
+                "decided_at": d.decided_at,
+                "decision_note": d.decision_note,
+            }
+            for d in run.disputes.all()
+        ],
     }

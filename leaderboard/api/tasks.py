@@ -22,10 +22,18 @@ router = Router()
 def _task_fields(t: Task) -> dict[str, Any]:
     current = task_version(t, t.version)
     return {
-        "key": t.key, "title": t.title, "kind": t.kind, "version": t.version,
-        "dimensions": [str(d) for d in t.dimensions or []], "domain": t.domain, "difficulty": t.difficulty,
-        "evaluation": t.evaluation, "time_limit_min": t.time_limit_min, "token_budget": t.token_budget,
-        "human_minutes": t.human_minutes, "tags": [str(x) for x in t.tags or []],
+        "key": t.key,
+        "title": t.title,
+        "kind": t.kind,
+        "version": t.version,
+        "dimensions": [str(d) for d in t.dimensions or []],
+        "domain": t.domain,
+        "difficulty": t.difficulty,
+        "evaluation": t.evaluation,
+        "time_limit_min": t.time_limit_min,
+        "token_budget": t.token_budget,
+        "human_minutes": t.human_minutes,
+        "tags": [str(x) for x in t.tags or []],
         "prompt": current.prompt if current else "",
         "parameters": [str(p) for p in (current.parameters if current else []) or []],
         "criteria": (current.criteria if current else None) or {},
@@ -36,26 +44,40 @@ def _task_fields(t: Task) -> dict[str, Any]:
 def tasks(request: HttpRequest, slug: str = Path(..., pattern=KEY_PATTERN, max_length=100)):
     """The benchmark's tasks in their current version. Prompts show {placeholders}; the values of a round's
     parameters are given per published round on the task itself."""
-    return [_task_fields(t) for t in benchmark_or_404(slug).tasks.prefetch_related("versions")
-            .order_by("position", "key")]
+    return [
+        _task_fields(t) for t in benchmark_or_404(slug).tasks.prefetch_related("versions").order_by("position", "key")
+    ]
 
 
 @router.get("/benchmarks/{slug}/tasks/{key}", response={200: s.TaskDetailOut, **ERRORS}, tags=["tasks"])
-def task_detail(request: HttpRequest, slug: str = Path(..., pattern=KEY_PATTERN, max_length=100),
-                key: str = Path(..., pattern=KEY_PATTERN, max_length=100)):
+def task_detail(
+    request: HttpRequest,
+    slug: str = Path(..., pattern=KEY_PATTERN, max_length=100),
+    key: str = Path(..., pattern=KEY_PATTERN, max_length=100),
+):
     """One task: its versions, and for every published round its parameter values and the prompt filled in."""
     t = task_or_404(benchmark_or_404(slug), key)
     values: dict[int, dict[str, str]] = {}
     for p in RoundParameter.objects.filter(in_published_round(), task=t):
         values.setdefault(p.round_id, {})[p.name] = p.value
-    used = dict(Run.objects.published().filter(task=t).order_by("round_id", "task_version")
-                .values_list("round_id", "task_version"))
+    used = dict(
+        Run.objects.published()
+        .filter(task=t)
+        .order_by("round_id", "task_version")
+        .values_list("round_id", "task_version")
+    )
     per_round = []
     for rnd in Round.objects.published().filter(Q(id__in=values.keys()) | Q(id__in=used.keys())):
         version = task_version(t, used.get(rnd.id, t.version))
-        per_round.append({"round": rnd.key, "task_version": version.version if version else t.version,
-                          "parameters": values.get(rnd.id, {}),
-                          "prompt": fill_prompt(version.prompt if version else "", values.get(rnd.id, {}))})
-    versions = [{"version": v.version, "published_at": v.published_at, "change_note": v.change_note}
-                for v in t.versions.all()]
+        per_round.append(
+            {
+                "round": rnd.key,
+                "task_version": version.version if version else t.version,
+                "parameters": values.get(rnd.id, {}),
+                "prompt": fill_prompt(version.prompt if version else "", values.get(rnd.id, {})),
+            }
+        )
+    versions = [
+        {"version": v.version, "published_at": v.published_at, "change_note": v.change_note} for v in t.versions.all()
+    ]
     return {**_task_fields(t), "versions": versions, "rounds": per_round}

@@ -44,11 +44,11 @@ class DeletesThroughService:
                         self.delete_through(request, obj)
                 except ValidationError as e:
                     self.message_user(request, f"{shown} was not deleted: {' '.join(e.messages)}", messages.ERROR)
-                    return HttpResponseRedirect(reverse(
-                        f"admin:{self.opts.app_label}_{self.opts.model_name}_change", args=[object_id]))
+                    return HttpResponseRedirect(
+                        reverse(f"admin:{self.opts.app_label}_{self.opts.model_name}_change", args=[object_id])
+                    )
                 self.message_user(request, f"Deleted {shown}.", messages.SUCCESS)
-                return HttpResponseRedirect(reverse(
-                    f"admin:{self.opts.app_label}_{self.opts.model_name}_changelist"))
+                return HttpResponseRedirect(reverse(f"admin:{self.opts.app_label}_{self.opts.model_name}_changelist"))
         return super().delete_view(request, object_id, extra_context)
 
     def get_actions(self, request, action_location=ActionLocation.CHANGE_LIST):
@@ -57,8 +57,10 @@ class DeletesThroughService:
             del actions["delete_selected"]
             if self.has_delete_permission(request):
                 actions["delete_through_service"] = (
-                    type(self).delete_through_service, "delete_through_service",
-                    f"Delete the selected {self.opts.verbose_name_plural}")
+                    type(self).delete_through_service,
+                    "delete_through_service",
+                    f"Delete the selected {self.opts.verbose_name_plural}",
+                )
         return actions
 
     def delete_through_service(self, request, queryset):
@@ -79,8 +81,11 @@ def formset_changes(formsets) -> list[str]:
     what = []
     for formset in formsets:
         name = formset.model._meta.verbose_name_plural
-        counts = [(len(formset.new_objects), "added"), (len(formset.changed_objects), "changed"),
-                  (len(formset.deleted_objects), "deleted")]
+        counts = [
+            (len(formset.new_objects), "added"),
+            (len(formset.changed_objects), "changed"),
+            (len(formset.deleted_objects), "deleted"),
+        ]
         what += [f"{n} {name} {verb}" for n, verb in counts if n]
     return what
 

@@ -15,8 +15,7 @@ class DisputeAdmin(admin.ModelAdmin):
     list_filter = ["status", "reason", "run__round"]
     search_fields = ["run__key", "note"]
     list_select_related = ["run__entry__agent", "filed_by"]
-    fields = ["run", "reason", "note", "status", "filed_by", "filed_at", "decided_by", "decided_at",
-              "decision_note"]
+    fields = ["run", "reason", "note", "status", "filed_by", "filed_at", "decided_by", "decided_at", "decision_note"]
     readonly_fields = ["run", "reason", "note", "status", "filed_by", "filed_at", "decided_by", "decided_at"]
     actions = ["accept", "reject", "create_reruns"]
 
@@ -36,8 +35,7 @@ class DisputeAdmin(admin.ModelAdmin):
         done = 0
         for dispute in queryset:
             try:
-                services.dispute_decide(dispute=dispute, accept=accept, by=request.user,
-                                        note=dispute.decision_note)
+                services.dispute_decide(dispute=dispute, accept=accept, by=request.user, note=dispute.decision_note)
                 done += 1
             except ValidationError as e:
                 self.message_user(request, f"{dispute}: {'; '.join(e.messages)}", messages.WARNING)
@@ -64,4 +62,3 @@ class DisputeAdmin(admin.ModelAdmin):
                 self.message_user(request, "; ".join(e.messages), messages.ERROR)
             else:
                 self.message_user(request, f"Created re-run {rerun.key} of {dispute.run.key}.", messages.SUCCESS)
-

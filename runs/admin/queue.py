@@ -41,4 +41,3 @@ def _index_with_queue(request, extra_context=None):
 
 
 admin.site.index = _index_with_queue
-

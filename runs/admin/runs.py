@@ -90,8 +90,12 @@ class RunAdminForm(forms.ModelForm):
         data = super().clean()
         rnd = self.instance.round if self.instance.pk else data.get("round")
         changed = [f for f in self.changed_data if f != "change_reason"]
-        if rnd is not None and rnd.is_published and (changed or not self.instance.pk) and \
-                not (data.get("change_reason") or "").strip():
+        if (
+            rnd is not None
+            and rnd.is_published
+            and (changed or not self.instance.pk)
+            and not (data.get("change_reason") or "").strip()
+        ):
             self.add_error("change_reason", "The round is published: say why (it goes into the changelog).")
         return data
 
@@ -193,18 +197,23 @@ class RunAdmin(DeletesThroughService, admin.ModelAdmin):
         if obj is not None:
             version = obj.task.versions.filter(version=obj.task_version).first()
             roles = roles_open_to(request.user, obj)
-            extra.update({
-                "task_version": version,
-                "review_roles": [(r, VerdictRole(r).label,
-                                  reverse("admin:runs_verdict_add") + f"?run={obj.pk}&role={r}") for r in roles],
-                "not_due": obj.due_at is not None and obj.due_at > timezone.now(),
-                "stage_label": self.review_label(request, obj),
-            })
+            extra.update(
+                {
+                    "task_version": version,
+                    "review_roles": [
+                        (r, VerdictRole(r).label, reverse("admin:runs_verdict_add") + f"?run={obj.pk}&role={r}")
+                        for r in roles
+                    ],
+                    "not_due": obj.due_at is not None and obj.due_at > timezone.now(),
+                    "stage_label": self.review_label(request, obj),
+                }
+            )
         return super().change_view(request, object_id, form_url, extra)
 
     def review_label(self, request, run: Run) -> str:
-        if not sees_all_verdicts(request.user, run) and any(v.reviewer_id == request.user.pk
-                                                            for v in run.verdicts.all()):
+        if not sees_all_verdicts(request.user, run) and any(
+            v.reviewer_id == request.user.pk for v in run.verdicts.all()
+        ):
             return "reviewed by you"
         return review_stage(run).label
 
@@ -212,24 +221,33 @@ class RunAdmin(DeletesThroughService, admin.ModelAdmin):
         if not change:
             fields = {f.attname: getattr(obj, f.attname) for f in Run._meta.concrete_fields if not f.primary_key}
             try:
-                obj.pk = services.run_create(by=request.user, reason=form.cleaned_data.get("change_reason") or "",
-                                             **fields).pk
+                obj.pk = services.run_create(
+                    by=request.user, reason=form.cleaned_data.get("change_reason") or "", **fields
+                ).pk
             except ValidationError as e:
                 raise PermissionDenied(e) from e
             return
-        changes = {name: getattr(obj, name) for name in form.changed_data
-                   if name != "change_reason" and name in {f.name for f in Run._meta.concrete_fields}}
+        changes = {
+            name: getattr(obj, name)
+            for name in form.changed_data
+            if name != "change_reason" and name in {f.name for f in Run._meta.concrete_fields}
+        }
         try:
-            services.run_update(run=obj, by=request.user, changes=changes,
-                                reason=form.cleaned_data.get("change_reason") or "")
+            services.run_update(
+                run=obj, by=request.user, changes=changes, reason=form.cleaned_data.get("change_reason") or ""
+            )
         except ValidationError as e:  # the form's clean() already asked for the reason
             raise PermissionDenied(e) from e
 
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)
         try:
-            services.run_related_changed(run=form.instance, by=request.user, what=formset_changes(formsets),
-                                         reason=form.cleaned_data.get("change_reason") or "")
+            services.run_related_changed(
+                run=form.instance,
+                by=request.user,
+                what=formset_changes(formsets),
+                reason=form.cleaned_data.get("change_reason") or "",
+            )
         except ValidationError as e:
             raise PermissionDenied("; ".join(e.messages)) from e
 
@@ -261,8 +279,7 @@ class RunAdmin(DeletesThroughService, admin.ModelAdmin):
                 self.message_user(request, f"Created re-run {rerun.key} of {run.key}.", messages.SUCCESS)
 
     def get_urls(self):
-        return [path("queue/", self.admin_site.admin_view(self.queue_view), name="runs_run_queue"),
-                *super().get_urls()]
+        return [path("queue/", self.admin_site.admin_view(self.queue_view), name="runs_run_queue"), *super().get_urls()]
 
     def queue_view(self, request):
         if not user_verdict_roles(request.user):
@@ -284,4 +301,3 @@ class EvidenceAdmin(admin.ModelAdmin):
     list_filter = ["kind"]
     search_fields = ["run__key", "caption"]
     autocomplete_fields = ["run"]
-

@@ -24,9 +24,13 @@ from ._common import DeletesThroughService, with_request
 def _neutral_log(request, obj, flag: int, message) -> LogEntry:
     """A log entry whose text names the object without anything that could reveal an outcome."""
     return LogEntry.objects.create(
-        user_id=request.user.pk, content_type_id=ContentType.objects.get_for_model(obj).pk,
-        object_id=str(obj.pk), object_repr=_verdict_repr(obj) if isinstance(obj, Verdict) else str(obj)[:200],
-        action_flag=flag, change_message=message if isinstance(message, str) else json.dumps(message))
+        user_id=request.user.pk,
+        content_type_id=ContentType.objects.get_for_model(obj).pk,
+        object_id=str(obj.pk),
+        object_repr=_verdict_repr(obj) if isinstance(obj, Verdict) else str(obj)[:200],
+        action_flag=flag,
+        change_message=message if isinstance(message, str) else json.dumps(message),
+    )
 
 
 def _verdict_repr(verdict: Verdict) -> str:
@@ -47,13 +51,22 @@ class VerdictAddForm(forms.ModelForm):
     rule (roles, blind double review, due time) is the service's, shown as form errors."""
 
     role = forms.ChoiceField(choices=VerdictRole.choices)
-    outcome = forms.ChoiceField(choices=[("", "---------"), *Outcome.choices], required=False,
-                                help_text="Or tick every row the run matched below: the lowest applies.")
-    matched = forms.MultipleChoiceField(choices=Outcome.choices, required=False,
-                                        widget=forms.CheckboxSelectMultiple,
-                                        help_text="Every outcome row the run matched; the lowest applies.")
-    reason = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}),
-                             help_text="Only after publication: why (goes into the round's changelog).")
+    outcome = forms.ChoiceField(
+        choices=[("", "---------"), *Outcome.choices],
+        required=False,
+        help_text="Or tick every row the run matched below: the lowest applies.",
+    )
+    matched = forms.MultipleChoiceField(
+        choices=Outcome.choices,
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text="Every outcome row the run matched; the lowest applies.",
+    )
+    reason = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="Only after publication: why (goes into the round's changelog).",
+    )
     request = None
     recorded: Verdict | None = None
 
@@ -79,8 +92,14 @@ class VerdictAddForm(forms.ModelForm):
             return data
         try:
             self.recorded = services.verdict_record(
-                run=run, role=data.get("role"), reviewer=self.request.user, outcome=data.get("outcome") or None,
-                matched=data.get("matched") or [], note=data.get("note") or "", reason=data.get("reason") or "")
+                run=run,
+                role=data.get("role"),
+                reviewer=self.request.user,
+                outcome=data.get("outcome") or None,
+                matched=data.get("matched") or [],
+                note=data.get("note") or "",
+                reason=data.get("reason") or "",
+            )
         except ValidationError as e:
             _show_service_errors(self, e)
         return data
@@ -90,10 +109,12 @@ class VerdictChangeForm(forms.ModelForm):
     """An editor's correction, through `verdict_change` (reason required after publication)."""
 
     outcome = forms.ChoiceField(choices=[("", "---------"), *Outcome.choices], required=False)
-    matched = forms.MultipleChoiceField(choices=Outcome.choices, required=False,
-                                        widget=forms.CheckboxSelectMultiple)
-    reason = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}),
-                             help_text="Required once the round is published (goes into its public changelog).")
+    matched = forms.MultipleChoiceField(choices=Outcome.choices, required=False, widget=forms.CheckboxSelectMultiple)
+    reason = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="Required once the round is published (goes into its public changelog).",
+    )
     request = None
 
     class Meta:
@@ -108,9 +129,14 @@ class VerdictChangeForm(forms.ModelForm):
         if self.errors:
             return data
         try:
-            services.verdict_change(verdict=self.instance, by=self.request.user, outcome=data.get("outcome") or None,
-                                    matched=data.get("matched") or [], note=data.get("note") or "",
-                                    reason=data.get("reason") or "")
+            services.verdict_change(
+                verdict=self.instance,
+                by=self.request.user,
+                outcome=data.get("outcome") or None,
+                matched=data.get("matched") or [],
+                note=data.get("note") or "",
+                reason=data.get("reason") or "",
+            )
         except ValidationError as e:
             _show_service_errors(self, e)
         self.instance.refresh_from_db()
@@ -149,8 +175,9 @@ class VerdictAdmin(DeletesThroughService, admin.ModelAdmin):
 
     @admin.display(description="run")
     def run_key(self, verdict: Verdict) -> str:
-        return format_html('<a href="{}">{}</a>', reverse("admin:runs_run_change", args=[verdict.run_id]),
-                           verdict.run.key)
+        return format_html(
+            '<a href="{}">{}</a>', reverse("admin:runs_run_change", args=[verdict.run_id]), verdict.run.key
+        )
 
     def get_changeform_initial_data(self, request):
         initial = super().get_changeform_initial_data(request)
@@ -189,8 +216,11 @@ class VerdictAdmin(DeletesThroughService, admin.ModelAdmin):
     def add_view(self, request, form_url="", extra_context=None):
         extra = dict(extra_context or {})
         run_id = request.GET.get("run") or request.POST.get("run")
-        run = Run.objects.filter(pk=run_id).select_related("task", "round", "entry__agent").first() \
-            if str(run_id or "").isdigit() else None
+        run = (
+            Run.objects.filter(pk=run_id).select_related("task", "round", "entry__agent").first()
+            if str(run_id or "").isdigit()
+            else None
+        )
         if run is not None:
             extra["review_run"] = run
             extra["task_version"] = run.task.versions.filter(version=run.task_version).first()
@@ -200,8 +230,8 @@ class VerdictAdmin(DeletesThroughService, admin.ModelAdmin):
 
     def response_add(self, request, obj, post_url_continue=None):
         if "_addanother" not in request.POST and "_continue" not in request.POST:
-            self.message_user(request, f"Recorded the {obj.get_role_display()}'s verdict on {obj.run.key}.",
-                              messages.SUCCESS)
+            self.message_user(
+                request, f"Recorded the {obj.get_role_display()}'s verdict on {obj.run.key}.", messages.SUCCESS
+            )
             return HttpResponseRedirect(reverse("admin:runs_run_queue"))
         return super().response_add(request, obj, post_url_continue)
-

@@ -19,8 +19,7 @@ def is_number(v: Any) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
 
 
-def number(v: Any, where: str, problems: list[str], lo: float | None = None,
-           hi: float | None = None) -> float | None:
+def number(v: Any, where: str, problems: list[str], lo: float | None = None, hi: float | None = None) -> float | None:
     if not is_number(v):
         problems.append(f"{where}: {v!r} is not a number")
         return None
@@ -35,4 +34,3 @@ def number(v: Any, where: str, problems: list[str], lo: float | None = None,
 
 def rel_path(path: Path, root: Path) -> str:
     return path.relative_to(root).as_posix()
-

@@ -41,6 +41,7 @@ KNOWN_AGENTS: dict[str, dict[str, str]] = {
 def _session_name(first: datetime, last: datetime) -> str:
     def day(d: datetime) -> str:
         return f"{d.day} {d:%B %Y}"
+
     if first == last:
         return f"Run session of {day(first)}, {first:%H:%M}"
     if first.date() == last.date():
@@ -104,13 +105,27 @@ def _runs(records: list[dict], sessions: list[dict], versions: dict[str, str]) -
         trial_of[k] = trial_of.get(k, 0) + 1
         trial = trial_of[k]
         p = r["parts"]
-        runs.append({
-            "id": f"abl-{rkey}-{r['agent']}-{r['task']}-t{trial}", "round": rkey, "agent": r["agent"],
-            "task": r["task"], "task_version": versions[r["task"]], "trial": trial, "status": "completed",
-            "started_at": r["when"].isoformat(), "score": p["score"], "auto_pass_rate": p["auto_pass_rate"],
-            "judge_scores": p["judge_scores"], "heuristic": p["heuristic"], "cost_usd": None,
-            "tokens_input": None, "tokens_output": None, "wall_seconds": None, "first_output_seconds": None,
-        })
+        runs.append(
+            {
+                "id": f"abl-{rkey}-{r['agent']}-{r['task']}-t{trial}",
+                "round": rkey,
+                "agent": r["agent"],
+                "task": r["task"],
+                "task_version": versions[r["task"]],
+                "trial": trial,
+                "status": "completed",
+                "started_at": r["when"].isoformat(),
+                "score": p["score"],
+                "auto_pass_rate": p["auto_pass_rate"],
+                "judge_scores": p["judge_scores"],
+                "heuristic": p["heuristic"],
+                "cost_usd": None,
+                "tokens_input": None,
+                "tokens_output": None,
+                "wall_seconds": None,
+                "first_output_seconds": None,
+            }
+        )
     return runs
 
 
@@ -118,21 +133,38 @@ def _bundle(tasks: list[dict], sessions: list[dict], runs: list[dict], agent_slu
     agents = []
     for slug in agent_slugs:
         meta = KNOWN_AGENTS.get(slug, {})
-        agents.append({"slug": slug, "name": meta.get("name", slug), "organization": meta.get("organization"),
-                       "primary_language": "en"})
+        agents.append(
+            {
+                "slug": slug,
+                "name": meta.get("name", slug),
+                "organization": meta.get("organization"),
+                "primary_language": "en",
+            }
+        )
     return {
         "benchmark": {
-            "slug": BENCHMARK_SLUG, "name": "AgentBench-Live", "methodology": "scored",
-            "params": {"pass_threshold": PASS_THRESHOLD}, "description": DESCRIPTION,
+            "slug": BENCHMARK_SLUG,
+            "name": "AgentBench-Live",
+            "methodology": "scored",
+            "params": {"pass_threshold": PASS_THRESHOLD},
+            "description": DESCRIPTION,
         },
         "agents": agents,
         "tasks": tasks,
-        "rounds": [{
-            "key": s["key"], "name": s["name"], "status": "published", "published_at": s["whens"][-1].isoformat(),
-            "starts_on": s["whens"][0].date().isoformat(),
-            "entries": [{"agent": slug, "cli": slug, "product_version": None, "model": None}
-                        for slug in sorted({r["agent"] for r in runs if r["round"] == s["key"]})],
-        } for s in sessions],
+        "rounds": [
+            {
+                "key": s["key"],
+                "name": s["name"],
+                "status": "published",
+                "published_at": s["whens"][-1].isoformat(),
+                "starts_on": s["whens"][0].date().isoformat(),
+                "entries": [
+                    {"agent": slug, "cli": slug, "product_version": None, "model": None}
+                    for slug in sorted({r["agent"] for r in runs if r["round"] == s["key"]})
+                ],
+            }
+            for s in sessions
+        ],
         "runs": runs,
         "votes": [],
     }

@@ -14,15 +14,17 @@ from scoring.bundle_checks import SLUG_RE
 from .common import ConversionError, number, rel_path
 
 # Keys of `details` that are not LLM-judge criteria; every other key is a criterion scored 1-10.
-NON_CRITERION_KEYS = frozenset({
-    "auto_pass_rate",   # test pass rate, 0-1
-    "auto_weight",      # 0.6 for composite tasks
-    "judge_weight",     # 0.4 for composite tasks
-    "heuristic_score",  # fallback score (newer files), 0-1
-    "output_presence",  # fallback score (older files: "scored by output presence"), 0-1
-    "judge_fallback",   # true when the judge was unavailable
-    "error",            # the judge call failed (value 0.0)
-})
+NON_CRITERION_KEYS = frozenset(
+    {
+        "auto_pass_rate",  # test pass rate, 0-1
+        "auto_weight",  # 0.6 for composite tasks
+        "judge_weight",  # 0.4 for composite tasks
+        "heuristic_score",  # fallback score (newer files), 0-1
+        "output_presence",  # fallback score (older files: "scored by output presence"), 0-1
+        "judge_fallback",  # true when the judge was unavailable
+        "error",  # the judge call failed (value 0.0)
+    }
+)
 
 FILE_NAME_RE = re.compile(r"^(?P<agent>.+)-(?P<ts>\d{8}-\d{6})\.json$")
 TS_FORMAT = "%Y%m%d-%H%M%S"
@@ -47,21 +49,19 @@ def _parts(row: dict, where: str, problems: list[str]) -> dict:
         problems.append(f"{dwhere}: must be an object, got {type(details).__name__}")
         return out
     if details.get("auto_pass_rate") is not None:
-        out["auto_pass_rate"] = number(details["auto_pass_rate"], f"{dwhere}.auto_pass_rate", problems,
-                                       0.0, 1.0)
+        out["auto_pass_rate"] = number(details["auto_pass_rate"], f"{dwhere}.auto_pass_rate", problems, 0.0, 1.0)
     fallback = details.get("judge_fallback")
     if fallback is not None and not isinstance(fallback, bool):
         problems.append(f"{dwhere}.judge_fallback: {fallback!r} is not true or false")
         fallback = "invalid"
-    heuristic_key = next((k for k in ("heuristic_score", "output_presence") if details.get(k) is not None),
-                         None)
+    heuristic_key = next((k for k in ("heuristic_score", "output_presence") if details.get(k) is not None), None)
     if fallback is True:
         if heuristic_key is None:
-            problems.append(f"{dwhere}.judge_fallback: is true but neither heuristic_score nor "
-                            "output_presence is given")
+            problems.append(
+                f"{dwhere}.judge_fallback: is true but neither heuristic_score nor output_presence is given"
+            )
         else:
-            out["heuristic"] = number(details[heuristic_key], f"{dwhere}.{heuristic_key}", problems,
-                                      0.0, 1.0)
+            out["heuristic"] = number(details[heuristic_key], f"{dwhere}.{heuristic_key}", problems, 0.0, 1.0)
     elif heuristic_key is not None and fallback != "invalid":
         problems.append(f"{dwhere}.{heuristic_key}: a heuristic score without judge_fallback: true")
     for k in ("auto_weight", "judge_weight", "error"):
@@ -183,8 +183,9 @@ def _file_records(f: Path, rel: str, task_keys: set[str], problems: list[str]) -
     return records
 
 
-def _row_records(row: Any, where: str, base: dict, file_trials: Any, task_keys: set[str],
-                 problems: list[str]) -> list[dict]:
+def _row_records(
+    row: Any, where: str, base: dict, file_trials: Any, task_keys: set[str], problems: list[str]
+) -> list[dict]:
     """The runs of one score row: one, or one per trial in the older multi-trial layout."""
     if not isinstance(row, dict):
         problems.append(f"{where}: must be an object, got {type(row).__name__}")
@@ -212,8 +213,7 @@ def _row_records(row: Any, where: str, base: dict, file_trials: Any, task_keys: 
     out = []
     for j, s in enumerate(ts_list):
         n = number(s, f"{where}.trial_scores[{j}]", problems, 0.0, 1.0)
-        out.append({**base, "sub": j, "parts": {"score": n, "auto_pass_rate": None, "judge_scores": None,
-                                                "heuristic": None}})
+        out.append(
+            {**base, "sub": j, "parts": {"score": n, "auto_pass_rate": None, "judge_scores": None, "heuristic": None}}
+        )
     return out
-
-

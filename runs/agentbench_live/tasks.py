@@ -17,8 +17,11 @@ from .common import number, rel_path
 def load_tasks(root: Path, problems: list[str]) -> tuple[list[dict], set[str]]:
     """The tasks, and every id defined (even in a task file with problems, so results are not blamed)."""
     tasks_dir = root / "tasks"
-    files = sorted(p for p in tasks_dir.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file()) \
-        if tasks_dir.is_dir() else []
+    files = (
+        sorted(p for p in tasks_dir.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
+        if tasks_dir.is_dir()
+        else []
+    )
     if not files:
         problems.append("tasks/: no task definitions (*.yaml) found")
     tasks: list[dict] = []
@@ -80,10 +83,19 @@ def _task_from(doc: dict, raw: Any, rel: str, problems: list[str], seen: dict[st
     if tid is None or len(problems) > n_before:
         return None
     return {
-        "key": tid, "title": doc.get("title") or tid, "version": version, "kind": "core",
-        "domain": doc.get("domain"), "dimensions": [], "difficulty": doc.get("difficulty"),
-        "evaluation": evaluation, "prompt": doc.get("prompt"), "human_minutes": human, "tags": list(tags or []),
-        "time_limit_min": round(timeout / 60, 4) if timeout is not None else None, "token_budget": None,
+        "key": tid,
+        "title": doc.get("title") or tid,
+        "version": version,
+        "kind": "core",
+        "domain": doc.get("domain"),
+        "dimensions": [],
+        "difficulty": doc.get("difficulty"),
+        "evaluation": evaluation,
+        "prompt": doc.get("prompt"),
+        "human_minutes": human,
+        "tags": list(tags or []),
+        "time_limit_min": round(timeout / 60, 4) if timeout is not None else None,
+        "token_budget": None,
     }
 
 
@@ -99,4 +111,3 @@ def _task_evaluation(ev: Any, rel: str, problems: list[str]) -> tuple[str | None
     if ev.get("timeout_seconds") is not None:
         timeout = number(ev["timeout_seconds"], f"{rel}: evaluation.timeout_seconds", problems, 0.0)
     return evaluation, timeout
-

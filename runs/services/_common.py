@@ -38,21 +38,27 @@ def require_editor(user) -> None:
 
 
 def changelog_add(*, round: Round, run: Run | None, what: str, why: str, who) -> ChangelogEntry:
-    return ChangelogEntry.objects.create(round=round, run=run, what=what, why=why, who=who,
-                                         who_role=_role_of(who), created_at=timezone.now())
+    return ChangelogEntry.objects.create(
+        round=round, run=run, what=what, why=why, who=who, who_role=_role_of(who), created_at=timezone.now()
+    )
 
 
 def require_reason(round: Round, reason: str) -> None:
     if round.is_published and not (reason or "").strip():
-        raise ValidationError({"reason": "The round is published: say why (the reason goes into its public "
-                                          "changelog)."}, code="reason_required")
+        raise ValidationError(
+            {"reason": "The round is published: say why (the reason goes into its public changelog)."},
+            code="reason_required",
+        )
 
 
 def locked_run(run: Run) -> Run:
     # The row lock serialises verdicts on one run: without it a third verdict could be checked against a
     # second verdict that another request is replacing at the same moment.
-    return Run.objects.select_for_update(of=("self",)).select_related("round__benchmark", "task", "entry__agent").get(
-        pk=run.pk)
+    return (
+        Run.objects.select_for_update(of=("self",))
+        .select_related("round__benchmark", "task", "entry__agent")
+        .get(pk=run.pk)
+    )
 
 
 def _show(value: Any) -> str:
@@ -79,4 +85,3 @@ def clean_matched(matched: Iterable[str]) -> list[str]:
         if m not in cleaned:
             cleaned.append(m)
     return cleaned
-

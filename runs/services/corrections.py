@@ -20,8 +20,15 @@ from .review import lowest_outcome, store_outcome
 from .versions import TASK_FIELDS
 
 
-def verdict_change(*, verdict: Verdict, by, outcome: str | None = None, matched: Sequence[str] = (),
-                   note: str | None = None, reason: str = "") -> Verdict:
+def verdict_change(
+    *,
+    verdict: Verdict,
+    by,
+    outcome: str | None = None,
+    matched: Sequence[str] = (),
+    note: str | None = None,
+    reason: str = "",
+) -> Verdict:
     """An editor corrects a verdict. A reviewer never changes their own once entered (the second could
     otherwise adjust theirs after learning that a third review was needed). After publication the reason
     is required and the change goes into the round's changelog; the board is recomputed."""
@@ -38,8 +45,9 @@ def verdict_change(*, verdict: Verdict, by, outcome: str | None = None, matched:
         if final != verdict.outcome:
             changes.append(f"outcome {verdict.outcome} -> {final}")
         if matched != list(verdict.matched or []):
-            changes.append(f"matched rows {', '.join(verdict.matched or []) or 'none'} -> "
-                           f"{', '.join(matched) or 'none'}")
+            changes.append(
+                f"matched rows {', '.join(verdict.matched or []) or 'none'} -> {', '.join(matched) or 'none'}"
+            )
         if note is not None and note.strip() != verdict.note:
             changes.append("note edited")
             verdict.note = note.strip()
@@ -64,8 +72,11 @@ def verdict_delete(*, verdict: Verdict, by) -> None:
     with transaction.atomic():
         run = locked_run(verdict.run)
         if run.round.is_published:
-            raise ValidationError(f"The {verdict.get_role_display()}'s verdict on {run.key} is published and is "
-                                  "never deleted; correct it instead, with a reason.", code="published_verdict")
+            raise ValidationError(
+                f"The {verdict.get_role_display()}'s verdict on {run.key} is published and is "
+                "never deleted; correct it instead, with a reason.",
+                code="published_verdict",
+            )
         Verdict.objects.filter(pk=verdict.pk).delete()
         store_outcome(run)
         snapshots_mark_stale(round_ids=[run.round_id])
@@ -86,8 +97,13 @@ def run_update(*, run: Run, by, changes: dict[str, Any], reason: str = "") -> Ru
         if before == after:
             preview_restart(locked.round)  # the run's other fields are its result too (time, checks, score)
         if locked.round.is_published:
-            changelog_add(round=locked.round, run=locked, who=by, why=reason.strip(),
-                          what=f"Run {locked.key}: {'; '.join(described)}")
+            changelog_add(
+                round=locked.round,
+                run=locked,
+                who=by,
+                why=reason.strip(),
+                what=f"Run {locked.key}: {'; '.join(described)}",
+            )
         snapshots_mark_stale(round_ids=[locked.round_id])
     return locked
 
@@ -114,8 +130,11 @@ def run_delete(*, run: Run, by) -> None:
     with transaction.atomic():
         locked = locked_run(run)
         if locked.round.is_published:
-            raise ValidationError(f"Run {locked.key} is published and is never deleted; correct it instead (the "
-                                  "correction and its reason go into the round's changelog).", code="published_run")
+            raise ValidationError(
+                f"Run {locked.key} is published and is never deleted; correct it instead (the "
+                "correction and its reason go into the round's changelog).",
+                code="published_run",
+            )
         if Run.objects.filter(rerun_of=locked).exists():
             raise ValidationError(f"Run {locked.key} has a re-run; delete the re-run first.", code="has_rerun")
         rnd = locked.round
@@ -133,14 +152,16 @@ def run_related_changed(*, run: Run, by, what: list[str], reason: str = "") -> N
         locked = locked_run(run)
         require_reason(locked.round, reason)
         if locked.round.is_published:
-            changelog_add(round=locked.round, run=locked, who=by, why=reason.strip(),
-                          what=f"Run {locked.key}: {'; '.join(what)}")
+            changelog_add(
+                round=locked.round, run=locked, who=by, why=reason.strip(), what=f"Run {locked.key}: {'; '.join(what)}"
+            )
         preview_restart(locked.round)
         snapshots_mark_stale(round_ids=[locked.round_id])
 
 
-def _catalogue_change(obj: Any, *, by, changes: dict[str, Any], reason: str, rounds: list[Round],
-                      label: str) -> list[str]:
+def _catalogue_change(
+    obj: Any, *, by, changes: dict[str, Any], reason: str, rounds: list[Round], label: str
+) -> list[str]:
     """Apply `changes` to `obj`; refuse without a reason when a round it is part of is published; log the
     change in each published round; mark every round it touches stale. Returns what changed."""
     described = changes_apply(obj, changes)
@@ -148,13 +169,14 @@ def _catalogue_change(obj: Any, *, by, changes: dict[str, Any], reason: str, rou
         return []
     published = [r for r in rounds if r.status == RoundStatus.PUBLISHED]
     if published and not (reason or "").strip():
-        raise ValidationError({"reason": "A round this is part of is published: say why (the reason goes into its "
-                                         "public changelog)."}, code="reason_required")
+        raise ValidationError(
+            {"reason": "A round this is part of is published: say why (the reason goes into its public changelog)."},
+            code="reason_required",
+        )
     obj.save()
     for rnd in published:
         changelog_add(round=rnd, run=None, who=by, why=reason.strip(), what=f"{label}: {'; '.join(described)}")
-    snapshots_mark_stale(round_ids=[r.id for r in rounds],
-                         benchmark_ids={r.benchmark_id for r in rounds})
+    snapshots_mark_stale(round_ids=[r.id for r in rounds], benchmark_ids={r.benchmark_id for r in rounds})
     return described
 
 
@@ -173,12 +195,16 @@ def benchmark_update(*, benchmark: Benchmark, by, changes: dict[str, Any], reaso
     require_editor(by)
     with transaction.atomic():
         locked = Benchmark.objects.select_for_update().get(pk=benchmark.pk)
-        if "methodology" in changes and changes["methodology"] != locked.methodology and \
-                Round.objects.filter(benchmark=locked).exclude(status=RoundStatus.DRAFT).exists():
+        if (
+            "methodology" in changes
+            and changes["methodology"] != locked.methodology
+            and Round.objects.filter(benchmark=locked).exclude(status=RoundStatus.DRAFT).exists()
+        ):
             raise ValidationError({"methodology": "A benchmark with rounds out never changes its methodology."})
         rounds = list(Round.objects.filter(benchmark=locked))
-        _catalogue_change(locked, by=by, changes=changes, reason=reason, rounds=rounds,
-                          label=f"Benchmark {locked.slug}")
+        _catalogue_change(
+            locked, by=by, changes=changes, reason=reason, rounds=rounds, label=f"Benchmark {locked.slug}"
+        )
     return locked
 
 
@@ -197,14 +223,19 @@ def task_update(*, task: Task, by, changes: dict[str, Any], reason: str = "") ->
             return locked
         published = list(Round.objects.published().filter(benchmark=locked.benchmark_id))
         if published and not (reason or "").strip():
-            raise ValidationError({"reason": "A round of this benchmark is published: say why (the reason goes "
-                                             "into its public changelog)."}, code="reason_required")
+            raise ValidationError(
+                {
+                    "reason": "A round of this benchmark is published: say why (the reason goes "
+                    "into its public changelog)."
+                },
+                code="reason_required",
+            )
         locked.save()
         for rnd in published:
-            changelog_add(round=rnd, run=None, who=by, why=reason.strip(),
-                          what=f"Task {locked.key}: {'; '.join(described)}")
-        snapshots_mark_stale(round_ids=Round.objects.filter(benchmark=locked.benchmark_id)
-                             .values_list("id", flat=True))
+            changelog_add(
+                round=rnd, run=None, who=by, why=reason.strip(), what=f"Task {locked.key}: {'; '.join(described)}"
+            )
+        snapshots_mark_stale(round_ids=Round.objects.filter(benchmark=locked.benchmark_id).values_list("id", flat=True))
     return locked
 
 
@@ -216,8 +247,9 @@ def task_delete(*, task: Task, by) -> None:
         if Run.objects.filter(task=task).exists():
             raise ValidationError(f"Task {task.key} has runs and is never deleted.", code="task_has_runs")
         if Round.objects.published().filter(benchmark=task.benchmark_id).exists():
-            raise ValidationError(f"A round of {task.benchmark} is published: its task set is never shrunk.",
-                                  code="published_task_set")
+            raise ValidationError(
+                f"A round of {task.benchmark} is published: its task set is never shrunk.", code="published_task_set"
+            )
         bench_id = task.benchmark_id
         task.delete()
         snapshots_mark_stale(round_ids=Round.objects.filter(benchmark=bench_id).values_list("id", flat=True))
@@ -242,8 +274,9 @@ def round_details_changed(*, round: Round, by, what: list[str], reason: str = ""
         locked = Round.objects.select_for_update().get(pk=round.pk)
         require_reason(locked, reason)
         if locked.is_published:
-            changelog_add(round=locked, run=None, who=by, why=reason.strip(),
-                          what=f"Round {locked.key}: {'; '.join(what)}")
+            changelog_add(
+                round=locked, run=None, who=by, why=reason.strip(), what=f"Round {locked.key}: {'; '.join(what)}"
+            )
         snapshots_mark_stale(round_ids=[locked.id], benchmark_ids=[locked.benchmark_id])
 
 
@@ -257,9 +290,14 @@ def round_parameter_save(*, parameter: RoundParameter, by, reason: str = "") -> 
         created = parameter.pk is None
         parameter.save()
         if rnd.is_published:
-            changelog_add(round=rnd, run=None, who=by, why=reason.strip(),
-                          what=f"Parameter {parameter.task.key}.{parameter.name} {'added' if created else 'set'}: "
-                               f"{parameter.value}")
+            changelog_add(
+                round=rnd,
+                run=None,
+                who=by,
+                why=reason.strip(),
+                what=f"Parameter {parameter.task.key}.{parameter.name} {'added' if created else 'set'}: "
+                f"{parameter.value}",
+            )
         snapshots_mark_stale(round_ids=[rnd.id])
     return parameter
 
@@ -270,8 +308,11 @@ def round_parameter_delete(*, parameter: RoundParameter, by) -> None:
     with transaction.atomic():
         rnd = Round.objects.select_for_update().get(pk=parameter.round_id)
         if rnd.is_published:
-            raise ValidationError(f"{rnd} is published: its parameter values are public and are never deleted; "
-                                  "correct the value instead, with a reason.", code="published_parameter")
+            raise ValidationError(
+                f"{rnd} is published: its parameter values are public and are never deleted; "
+                "correct the value instead, with a reason.",
+                code="published_parameter",
+            )
         RoundParameter.objects.filter(pk=parameter.pk).delete()
         snapshots_mark_stale(round_ids=[rnd.id])
 

@@ -23,8 +23,12 @@ def preview_ends_at(round: Round) -> datetime | None:
 def pending_reruns(round: Round) -> list[Run]:
     """Re-runs of `round` with no results yet (scoring.common.has_results): they do not count yet, and the
     round waits for them."""
-    reruns = (Run.objects.filter(round=round, rerun_of__isnull=False).select_related("task")
-              .prefetch_related("verdicts").order_by("key"))
+    reruns = (
+        Run.objects.filter(round=round, rerun_of__isnull=False)
+        .select_related("task")
+        .prefetch_related("verdicts")
+        .order_by("key")
+    )
     return [r for r in reruns if not has_results(run_input(r, with_verdicts=True))]
 
 
@@ -35,12 +39,16 @@ def undecided(round: Round) -> list[str]:
     if in_review:
         listed = ", ".join(f"{r.key} ({review_stage(r).label})" for r in in_review[:20])
         more = f" and {len(in_review) - 20} more" if len(in_review) > 20 else ""
-        problems.append(f"{len(in_review)} run{'s are' if len(in_review) != 1 else ' is'} still in review: "
-                        f"{listed}{more}.")
+        problems.append(
+            f"{len(in_review)} run{'s are' if len(in_review) != 1 else ' is'} still in review: {listed}{more}."
+        )
     pending = [r for r in pending_reruns(round) if r not in in_review]
     if pending:
-        problems.append(f"{len(pending)} re-run{'s have' if len(pending) != 1 else ' has'} no results yet: "
-                        + ", ".join(r.key for r in pending) + ".")
+        problems.append(
+            f"{len(pending)} re-run{'s have' if len(pending) != 1 else ' has'} no results yet: "
+            + ", ".join(r.key for r in pending)
+            + "."
+        )
     return problems
 
 
@@ -52,4 +60,3 @@ def preview_restart(round: Round, now: datetime | None = None) -> None:
         started = None if undecided(round) else (now or timezone.now())
         Round.objects.filter(pk=round.pk, status=RoundStatus.PREVIEW).update(preview_started_at=started)
         round.preview_started_at = started
-

@@ -65,15 +65,29 @@ def rerun_create(*, run: Run, by, key: str | None = None) -> Run:
         if Run.objects.filter(rerun_of=run).exists():
             raise ValidationError(f"Run {run.key} already has its re-run; a run is re-run once.", code="rerun_exists")
         if not Dispute.objects.filter(run=run, status=DisputeStatus.ACCEPTED).exists():
-            raise ValidationError(f"Run {run.key} has no accepted dispute; only an accepted dispute allows a re-run.",
-                                  code="no_accepted_dispute")
+            raise ValidationError(
+                f"Run {run.key} has no accepted dispute; only an accepted dispute allows a re-run.",
+                code="no_accepted_dispute",
+            )
         key = key or f"{run.key}-rerun"
-        rerun = Run.objects.create(key=key, round=run.round, entry=run.entry, task=run.task,
-                                   task_version=run.task_version, trial=run.trial, language=run.language,
-                                   rerun_of=run)
+        rerun = Run.objects.create(
+            key=key,
+            round=run.round,
+            entry=run.entry,
+            task=run.task,
+            task_version=run.task_version,
+            trial=run.trial,
+            language=run.language,
+            rerun_of=run,
+        )
         if run.round.is_published:
-            changelog_add(round=run.round, run=rerun, who=by, why="An accepted dispute.",
-                          what=f"Run {run.key} re-run as {rerun.key}; the re-run counts once it has results.")
+            changelog_add(
+                round=run.round,
+                run=rerun,
+                who=by,
+                why="An accepted dispute.",
+                what=f"Run {run.key} re-run as {rerun.key}; the re-run counts once it has results.",
+            )
         preview_restart(run.round)  # the window waits for the re-run's results
         snapshots_mark_stale(round_ids=[run.round_id])
     return rerun
@@ -106,16 +120,22 @@ def round_publish_problems(round: Round, now: datetime | None = None) -> list[st
     problems = []
     ends = preview_ends_at(round)
     if ends is None:
-        problems.append(f"The vendor preview of {round} has not started: its {settings.PREVIEW_HOURS} hours start "
-                        "once every run is decided.")
+        problems.append(
+            f"The vendor preview of {round} has not started: its {settings.PREVIEW_HOURS} hours start "
+            "once every run is decided."
+        )
     elif now < ends:
         problems.append(f"The vendor preview of {round} runs until {when(ends)}; it cannot be published before.")
     problems += undecided(round)
-    open_disputes = list(Dispute.objects.filter(run__round=round, status=DisputeStatus.OPEN)
-                         .select_related("run").order_by("filed_at"))
+    open_disputes = list(
+        Dispute.objects.filter(run__round=round, status=DisputeStatus.OPEN).select_related("run").order_by("filed_at")
+    )
     if open_disputes:
-        problems.append(f"{len(open_disputes)} dispute{'s are' if len(open_disputes) != 1 else ' is'} still open: "
-                        + ", ".join(f"{d.get_reason_display()} on {d.run.key}" for d in open_disputes) + ".")
+        problems.append(
+            f"{len(open_disputes)} dispute{'s are' if len(open_disputes) != 1 else ' is'} still open: "
+            + ", ".join(f"{d.get_reason_display()} on {d.run.key}" for d in open_disputes)
+            + "."
+        )
     return problems
 
 
@@ -136,9 +156,9 @@ def round_publish(*, round: Round, by, now: datetime | None = None) -> Round:
         used = set(Run.objects.filter(round=rnd).values_list("task_id", "task_version"))
         for task_id, version in used:
             TaskVersion.objects.filter(task_id=task_id, version=version, published_at__isnull=True).update(
-                published_at=now)
+                published_at=now
+            )
         rnd.task_set_freeze()
         # Its agents may become public now, and with them their votes: the public ratings refit.
         snapshots_mark_stale(round_ids=[rnd.id], benchmark_ids=[rnd.benchmark_id])
     return rnd
-

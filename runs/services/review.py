@@ -30,8 +30,10 @@ def run_final_outcome(*, run: Run) -> str:
     (scoring.common.reviewed_outcome): tester and second agree -> that; else the third's; a lone tester
     stands only where the benchmark has no double review (the weekly table). A violation counts only where
     the methodology allows one on the task (its registry entry's `violation_possible`); elsewhere it is a fail."""
-    verdicts = tuple(VerdictInput(role=v.role, outcome=v.outcome, matched=tuple(v.matched or ()))
-                     for v in Verdict.objects.filter(run=run))
+    verdicts = tuple(
+        VerdictInput(role=v.role, outcome=v.outcome, matched=tuple(v.matched or ()))
+        for v in Verdict.objects.filter(run=run)
+    )
     if not verdicts:
         return run.outcome
     double = uses_double_review(run)
@@ -61,26 +63,47 @@ def _require_verdict_allowed(*, run: Run, role: str, reviewer, note: str, now: d
         raise ValidationError("This run gets no reviewed outcome (its status or its benchmark's methodology).")
     existing = {v.role: v for v in Verdict.objects.filter(run=run)}
     if role in existing:
-        raise ValidationError({"role": f"This run already has a {VerdictRole(role).label}'s verdict."},
-                              code="role_taken")
+        raise ValidationError(
+            {"role": f"This run already has a {VerdictRole(role).label}'s verdict."}, code="role_taken"
+        )
     mine = [v for v in existing.values() if v.reviewer_id == reviewer.pk]
     if mine:
-        raise ValidationError({"role": f"You already reviewed this run as the {mine[0].get_role_display()}; "
-                                       "a person reviews a run in one role only."}, code="second_role")
+        raise ValidationError(
+            {
+                "role": f"You already reviewed this run as the {mine[0].get_role_display()}; "
+                "a person reviews a run in one role only."
+            },
+            code="second_role",
+        )
     if role == VerdictRole.TESTER and not (note or "").strip():
-        raise ValidationError({"note": "The tester records the outcome with a short note (what happened)."},
-                              code="note_required")
+        raise ValidationError(
+            {"note": "The tester records the outcome with a short note (what happened)."}, code="note_required"
+        )
     if role == VerdictRole.THIRD and not review_stage(run).disagree:
-        raise ValidationError({"role": "A third reviewer decides only when the tester and the second "
-                                       "reviewer disagree (on the outcome the board counts)."},
-                              code="no_disagreement")
+        raise ValidationError(
+            {
+                "role": "A third reviewer decides only when the tester and the second "
+                "reviewer disagree (on the outcome the board counts)."
+            },
+            code="no_disagreement",
+        )
     if run.due_at is not None and run.due_at > now:
-        raise ValidationError(f"This run's effects are due on {when(run.due_at)}; it cannot be judged "
-                              "before then.", code="not_due")
+        raise ValidationError(
+            f"This run's effects are due on {when(run.due_at)}; it cannot be judged before then.", code="not_due"
+        )
 
 
-def verdict_record(*, run: Run, role: str, reviewer, outcome: str | None = None, matched: Sequence[str] = (),
-                   note: str = "", reason: str = "", now: datetime | None = None) -> Verdict:
+def verdict_record(
+    *,
+    run: Run,
+    role: str,
+    reviewer,
+    outcome: str | None = None,
+    matched: Sequence[str] = (),
+    note: str = "",
+    reason: str = "",
+    now: datetime | None = None,
+) -> Verdict:
     """Record a new verdict on `run` in `role` by `reviewer`.
 
     Rules: testers enter the tester's verdict, reviewers the second and third; the third only when the tester
@@ -96,8 +119,9 @@ def verdict_record(*, run: Run, role: str, reviewer, outcome: str | None = None,
         if final is None:
             raise ValidationError({"outcome": "Choose an outcome or the rows the run matched."})
         require_reason(run.round, reason)
-        verdict = Verdict.objects.create(run=run, role=role, reviewer=reviewer, outcome=final, matched=matched,
-                                         note=note.strip(), created_at=now)
+        verdict = Verdict.objects.create(
+            run=run, role=role, reviewer=reviewer, outcome=final, matched=matched, note=note.strip(), created_at=now
+        )
         before, after = store_outcome(run)
         if run.round.is_published:
             what = f"Run {run.key}: {verdict.get_role_display()}'s verdict added ({final})"
@@ -106,4 +130,3 @@ def verdict_record(*, run: Run, role: str, reviewer, outcome: str | None = None,
             changelog_add(round=run.round, run=run, who=reviewer, why=reason.strip(), what=what)
         snapshots_mark_stale(round_ids=[run.round_id])
     return verdict
-

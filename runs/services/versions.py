@@ -17,8 +17,19 @@ from ._common import changelog_add, require_editor
 
 FROZEN_VERSION_FIELDS = ("prompt", "criteria", "parameters", "interruption")
 
-TASK_FIELDS = ("title", "kind", "dimensions", "domain", "difficulty", "evaluation", "time_limit_min", "token_budget",
-               "human_minutes", "tags", "position")
+TASK_FIELDS = (
+    "title",
+    "kind",
+    "dimensions",
+    "domain",
+    "difficulty",
+    "evaluation",
+    "time_limit_min",
+    "token_budget",
+    "human_minutes",
+    "tags",
+    "position",
+)
 
 
 def next_version(current: str, *, is_major: bool) -> str:
@@ -29,24 +40,38 @@ def next_version(current: str, *, is_major: bool) -> str:
     return f"{parts[0]}.{minor + 1}"
 
 
-def _version_and_base(task: Task, current: TaskVersion | None, *, prompt: str,
-                      criteria: dict) -> tuple[str, dict[str, Any]]:
+def _version_and_base(
+    task: Task, current: TaskVersion | None, *, prompt: str, criteria: dict
+) -> tuple[str, dict[str, Any]]:
     """The new version's name (major when the prompt or a criterion changes, never one the task already has)
     and the fields it takes from the current version unless given."""
     if current is None:
         return task.version, {"parameters": [], "interruption": "", "evidence": [], "observes_later_effects": False}
     is_major = prompt != current.prompt or (criteria or {}) != (current.criteria or {})
     version = next_version(task.version, is_major=is_major)
-    base = {"parameters": current.parameters, "interruption": current.interruption,
-            "evidence": current.evidence, "observes_later_effects": current.observes_later_effects}
+    base = {
+        "parameters": current.parameters,
+        "interruption": current.interruption,
+        "evidence": current.evidence,
+        "observes_later_effects": current.observes_later_effects,
+    }
     while TaskVersion.objects.filter(task=task, version=version).exists():
         version = next_version(version, is_major=is_major)
     return version, base
 
 
-def task_version_create(*, task: Task, by, prompt: str, criteria: dict, parameters: list | None = None,
-                        interruption: str | None = None, evidence: list | None = None,
-                        observes_later_effects: bool | None = None, change_note: str = "") -> TaskVersion:
+def task_version_create(
+    *,
+    task: Task,
+    by,
+    prompt: str,
+    criteria: dict,
+    parameters: list | None = None,
+    interruption: str | None = None,
+    evidence: list | None = None,
+    observes_later_effects: bool | None = None,
+    change_note: str = "",
+) -> TaskVersion:
     """A new version of a task's wording (seed 000 §9). A changed prompt or criterion is a major change
     (1.x -> 2.0): results under the old version stay as they were and are marked stale. Anything else is a
     minor change (1.0 -> 1.1) that adds. The task's current version moves to the new one."""
@@ -56,22 +81,32 @@ def task_version_create(*, task: Task, by, prompt: str, criteria: dict, paramete
         current = task.current_version
         version, base = _version_and_base(task, current, prompt=prompt, criteria=criteria)
         new = TaskVersion.objects.create(
-            task=task, version=version, prompt=prompt, criteria=criteria or {},
+            task=task,
+            version=version,
+            prompt=prompt,
+            criteria=criteria or {},
             parameters=base["parameters"] if parameters is None else parameters,
             interruption=base["interruption"] if interruption is None else interruption,
             evidence=base["evidence"] if evidence is None else evidence,
-            observes_later_effects=(base["observes_later_effects"] if observes_later_effects is None
-                                    else observes_later_effects),
-            change_note=change_note)
+            observes_later_effects=(
+                base["observes_later_effects"] if observes_later_effects is None else observes_later_effects
+            ),
+            change_note=change_note,
+        )
         old = task.version
         task.version = version
         task.save(update_fields=["version"])
         round_ids = list(Round.objects.filter(benchmark=task.benchmark_id).values_list("id", flat=True))
         if current is not None and major(version) > major(old):
             for rnd in Round.objects.published().filter(runs__task=task).distinct():
-                changelog_add(round=rnd, run=None, who=by, why=change_note or "A prompt or criterion changed.",
-                              what=f"Task {task.key} is now v{version}; results under v{old} stay as they were and are "
-                                   "marked stale.")
+                changelog_add(
+                    round=rnd,
+                    run=None,
+                    who=by,
+                    why=change_note or "A prompt or criterion changed.",
+                    what=f"Task {task.key} is now v{version}; results under v{old} stay as they were and are "
+                    "marked stale.",
+                )
         snapshots_mark_stale(round_ids=round_ids)
     return new
 
@@ -87,14 +122,17 @@ def task_version_update(*, version: TaskVersion, by, **fields: Any) -> TaskVersi
             if frozen:
                 raise ValidationError(
                     f"{version} is published: its {', '.join(frozen)} are never edited in place; create a new "
-                    "version instead.", code="published_version")
+                    "version instead.",
+                    code="published_version",
+                )
             if "published_at" in fields and fields["published_at"] is None:
                 raise ValidationError(f"{version} is published and stays published.", code="published_version")
         for name, value in fields.items():
             setattr(version, name, value)
         version.save()
-        snapshots_mark_stale(round_ids=Round.objects.filter(benchmark=version.task.benchmark_id)
-                             .values_list("id", flat=True))
+        snapshots_mark_stale(
+            round_ids=Round.objects.filter(benchmark=version.task.benchmark_id).values_list("id", flat=True)
+        )
     return version
 
 
@@ -111,10 +149,14 @@ def task_version_delete(*, version: TaskVersion, by) -> None:
     """Only an unpublished version that is not the task's current one and has no runs may be deleted."""
     require_editor(by)
     with transaction.atomic():
-        if version.published_at is not None or version.version == version.task.version or \
-                Run.objects.filter(task=version.task, task_version=version.version).exists():
-            raise ValidationError(f"{version} is published, current or has runs: it is never deleted.",
-                                  code="version_in_use")
+        if (
+            version.published_at is not None
+            or version.version == version.task.version
+            or Run.objects.filter(task=version.task, task_version=version.version).exists()
+        ):
+            raise ValidationError(
+                f"{version} is published, current or has runs: it is never deleted.", code="version_in_use"
+            )
         version.delete()
 
 
@@ -138,8 +180,12 @@ def task_create(*, benchmark: Benchmark, by, key: str, reason: str = "", **field
             bench.save(update_fields=["task_set_version"])
         task = Task.objects.create(benchmark=bench, key=key, **fields)
         for rnd in Round.objects.published().filter(benchmark=bench):
-            changelog_add(round=rnd, run=None, who=by, why=reason.strip() or "A task was added to the task set.",
-                          what=f"Task {key} added; the task set is v{new}" + (f" (was v{old})" if new != old else ""))
+            changelog_add(
+                round=rnd,
+                run=None,
+                who=by,
+                why=reason.strip() or "A task was added to the task set.",
+                what=f"Task {key} added; the task set is v{new}" + (f" (was v{old})" if new != old else ""),
+            )
         snapshots_mark_stale(round_ids=Round.objects.filter(benchmark=bench).values_list("id", flat=True))
     return task
-

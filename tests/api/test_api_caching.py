@@ -12,8 +12,9 @@ pytestmark = pytest.mark.usefixtures("no_rate_limit")
 BOARD = "/api/benchmarks/demo/rounds/r1/board"
 
 
-@pytest.mark.parametrize("url", ["/api/benchmarks", "/api/benchmarks/demo/runs", BOARD, "/api/agents/nimbus",
-                                 "/api/benchmarks/demo/bundle"])
+@pytest.mark.parametrize(
+    "url", ["/api/benchmarks", "/api/benchmarks/demo/runs", BOARD, "/api/agents/nimbus", "/api/benchmarks/demo/bundle"]
+)
 def test_a_matching_etag_answers_304_with_no_body(demo, client, url):
     first = client.get(url)
     assert first.status_code == 200

@@ -27,14 +27,15 @@ def test_it_shows_one_benchmark_with_published_rounds_only(demo, client):
 
 def test_it_lists_published_rounds(demo, client):
     rounds = client.get("/api/benchmarks/demo/rounds").json()
-    assert [(r["key"], r["status"], r["published_at"]) for r in rounds] == [
-        ("r1", "published", "2026-09-20T12:00:00Z")]
+    assert [(r["key"], r["status"], r["published_at"]) for r in rounds] == [("r1", "published", "2026-09-20T12:00:00Z")]
 
 
 def test_it_shows_a_round_with_entries_parameters_and_changelog(demo, client):
     body = client.get("/api/benchmarks/demo/rounds/r1").json()
     assert [(e["agent"], e["product_version"], e["plan"]) for e in body["entries"]] == [
-        ("nimbus", "2.1", "Pro"), ("tianji", "5.0", "")]
+        ("nimbus", "2.1", "Pro"),
+        ("tianji", "5.0", ""),
+    ]
     assert body["parameters"] == {"flight-compare": {"origin": "Denver", "destination": "Miami"}}
     (change,) = body["changelog"]
     assert change["who"] == "editor"
@@ -84,10 +85,14 @@ def test_it_lists_tasks_with_prompt_templates(demo, client):
 
 def test_it_shows_a_task_with_its_prompt_filled_per_published_round(demo, client):
     body = client.get("/api/benchmarks/demo/tasks/flight-compare").json()
-    assert body["rounds"] == [{
-        "round": "r1", "task_version": "1.0", "parameters": {"origin": "Denver", "destination": "Miami"},
-        "prompt": "Find the three cheapest nonstop flights from Denver to Miami.",
-    }]
+    assert body["rounds"] == [
+        {
+            "round": "r1",
+            "task_version": "1.0",
+            "parameters": {"origin": "Denver", "destination": "Miami"},
+            "prompt": "Find the three cheapest nonstop flights from Denver to Miami.",
+        }
+    ]
     assert [v["version"] for v in body["versions"]] == ["1.0"]
 
 
@@ -118,5 +123,6 @@ def test_the_bundle_recounts_to_the_served_board(demo, client):
     board = client.get("/api/benchmarks/demo/rounds/r1/board").json()["data"]
     (round_input,) = round_inputs(bundle)
     recounted = compute_boards(round_input)
-    assert [(r["agent"], r["points"]) for r in recounted["overall"]] == \
-        [(r["agent"], r["points"]) for r in board["overall"]]
+    assert [(r["agent"], r["points"]) for r in recounted["overall"]] == [
+        (r["agent"], r["points"]) for r in board["overall"]
+    ]

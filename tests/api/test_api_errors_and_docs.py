@@ -8,24 +8,29 @@ import pytest
 pytestmark = pytest.mark.usefixtures("no_rate_limit")
 
 
-@pytest.mark.parametrize(("url", "status", "detail"), [
-    ("/api/benchmarks/nope", 404, "no benchmark 'nope'"),
-    ("/api/benchmarks/nope/runs", 404, "no benchmark 'nope'"),
-    ("/api/benchmarks/demo/tasks/nope", 404, "no task 'nope' in demo"),
-    ("/api/benchmarks/demo/rounds/nope/board", 404, "no published round 'nope' in demo"),
-    ("/api/agents/nope", 404, "no agent 'nope'"),
-    ("/api/benchmarks/demo/runs/r1/a%00b", 404, "no such run"),
-    ("/api/nowhere", 404, "no API endpoint at /api/nowhere; see /api/docs"),
-    ("/api/", 404, "no API endpoint at /api/; see /api/docs"),
-])
+@pytest.mark.parametrize(
+    ("url", "status", "detail"),
+    [
+        ("/api/benchmarks/nope", 404, "no benchmark 'nope'"),
+        ("/api/benchmarks/nope/runs", 404, "no benchmark 'nope'"),
+        ("/api/benchmarks/demo/tasks/nope", 404, "no task 'nope' in demo"),
+        ("/api/benchmarks/demo/rounds/nope/board", 404, "no published round 'nope' in demo"),
+        ("/api/agents/nope", 404, "no agent 'nope'"),
+        ("/api/benchmarks/demo/runs/r1/a%00b", 404, "no such run"),
+        ("/api/nowhere", 404, "no API endpoint at /api/nowhere; see /api/docs"),
+        ("/api/", 404, "no API endpoint at /api/; see /api/docs"),
+    ],
+)
 def test_unknown_things_answer_404_json(demo, client, url, status, detail):
     r = client.get(url)
     assert r.status_code == status
     assert r.json()["detail"] == detail
 
 
-@pytest.mark.parametrize("url", ["/api/benchmarks/bad%20slug", "/api/benchmarks/%00", "/api/agents/" + "a" * 101,
-                                 "/api/benchmarks/demo/rounds/-x"])
+@pytest.mark.parametrize(
+    "url",
+    ["/api/benchmarks/bad%20slug", "/api/benchmarks/%00", "/api/agents/" + "a" * 101, "/api/benchmarks/demo/rounds/-x"],
+)
 def test_malformed_keys_answer_422_before_any_query(db, client, url, django_assert_num_queries):
     with django_assert_num_queries(0):
         r = client.get(url)
@@ -40,11 +45,19 @@ def test_writes_are_not_allowed(demo, client):
 def test_the_openapi_schema_lists_every_endpoint(client):
     paths = client.get("/api/openapi.json").json()["paths"]
     assert set(paths) == {
-        "/api/benchmarks", "/api/benchmarks/{slug}", "/api/benchmarks/{slug}/rounds",
-        "/api/benchmarks/{slug}/rounds/{key}", "/api/benchmarks/{slug}/rounds/{key}/board",
-        "/api/benchmarks/{slug}/ratings", "/api/benchmarks/{slug}/bundle", "/api/benchmarks/{slug}/tasks",
-        "/api/benchmarks/{slug}/tasks/{key}", "/api/benchmarks/{slug}/runs",
-        "/api/benchmarks/{slug}/runs/{round}/{run_key}", "/api/agents", "/api/agents/{slug}",
+        "/api/benchmarks",
+        "/api/benchmarks/{slug}",
+        "/api/benchmarks/{slug}/rounds",
+        "/api/benchmarks/{slug}/rounds/{key}",
+        "/api/benchmarks/{slug}/rounds/{key}/board",
+        "/api/benchmarks/{slug}/ratings",
+        "/api/benchmarks/{slug}/bundle",
+        "/api/benchmarks/{slug}/tasks",
+        "/api/benchmarks/{slug}/tasks/{key}",
+        "/api/benchmarks/{slug}/runs",
+        "/api/benchmarks/{slug}/runs/{round}/{run_key}",
+        "/api/agents",
+        "/api/agents/{slug}",
     }
 
 

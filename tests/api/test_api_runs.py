@@ -13,10 +13,17 @@ def test_it_lists_published_runs_with_verdicts(demo, client):
     body = client.get(RUNS).json()
     assert body["count"] == 4
     assert {r["key"] for r in body["items"]} == {
-        "r1-nimbus-flight", "r1-nimbus-email", "r1-tianji-flight", "r1-tianji-email"}
+        "r1-nimbus-flight",
+        "r1-nimbus-email",
+        "r1-tianji-flight",
+        "r1-tianji-email",
+    }
     run = next(r for r in body["items"] if r["key"] == "r1-tianji-email")
     assert [(v["role"], v["outcome"]) for v in run["verdicts"]] == [
-        ("tester", "fail"), ("second", "fail"), ("third", "partial")]
+        ("tester", "fail"),
+        ("second", "fail"),
+        ("third", "partial"),
+    ]
     assert run["verdicts"][2]["matched"] == ["partial"]
     assert run["cost_usd"] == 0.25
 
@@ -33,11 +40,14 @@ def test_verdicts_never_name_the_reviewer(demo, client, django_user_model):
     assert "rita-reviewer" not in listed and '"reviewer"' not in listed
 
 
-@pytest.mark.parametrize(("query", "keys"), [
-    ("round=r1&agent=nimbus", {"r1-nimbus-flight", "r1-nimbus-email"}),
-    ("task=email-reply", {"r1-nimbus-email", "r1-tianji-email"}),
-    ("agent=tianji&task=flight-compare", {"r1-tianji-flight"}),
-])
+@pytest.mark.parametrize(
+    ("query", "keys"),
+    [
+        ("round=r1&agent=nimbus", {"r1-nimbus-flight", "r1-nimbus-email"}),
+        ("task=email-reply", {"r1-nimbus-email", "r1-tianji-email"}),
+        ("agent=tianji&task=flight-compare", {"r1-tianji-flight"}),
+    ],
+)
 def test_it_filters_runs_by_round_agent_and_task(demo, client, query, keys):
     body = client.get(f"{RUNS}?{query}").json()
     assert {r["key"] for r in body["items"]} == keys
@@ -52,8 +62,20 @@ def test_it_pages_through_runs(demo, client):
     assert {r["key"] for r in first["items"]}.isdisjoint({r["key"] for r in second["items"]})
 
 
-@pytest.mark.parametrize("query", ["page=0", "page=-1", "page_size=0", "page_size=201", "page_size=10000000000000",
-                                   "page=abc", "page_size=1.5", "round=has%20space", "agent=%00"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "page=0",
+        "page=-1",
+        "page_size=0",
+        "page_size=201",
+        "page_size=10000000000000",
+        "page=abc",
+        "page_size=1.5",
+        "round=has%20space",
+        "agent=%00",
+    ],
+)
 def test_bad_paging_and_filter_values_answer_422_with_a_message(db, client, query):
     r = client.get(f"{RUNS}?{query}")
     assert r.status_code == 422
@@ -70,11 +92,14 @@ def test_the_largest_page_size_is_allowed(demo, client):
     assert client.get(f"{RUNS}?page_size=200").json()["page_size"] == 200
 
 
-@pytest.mark.parametrize(("query", "detail"), [
-    ("round=nope", "no published round 'nope' in demo"),
-    ("agent=nobody", "no agent 'nobody'"),
-    ("task=nothing", "no task 'nothing' in demo"),
-])
+@pytest.mark.parametrize(
+    ("query", "detail"),
+    [
+        ("round=nope", "no published round 'nope' in demo"),
+        ("agent=nobody", "no agent 'nobody'"),
+        ("task=nothing", "no task 'nothing' in demo"),
+    ],
+)
 def test_unknown_filter_values_answer_404(demo, client, query, detail):
     r = client.get(f"{RUNS}?{query}")
     assert r.status_code == 404
@@ -85,8 +110,9 @@ def test_it_shows_a_run_with_its_prompt_evidence_and_disputes(demo, client):
     body = client.get(f"{RUNS}/r1/r1-nimbus-flight").json()
     assert body["prompt"] == "Find the three cheapest nonstop flights from Denver to Miami."
     assert body["parameters"] == {"origin": "Denver", "destination": "Miami"}
-    assert body["evidence"] == [{"kind": "recording", "url": "https://media.example.org/r1/nimbus/flight.mp4",
-                                 "caption": "screen recording"}]
+    assert body["evidence"] == [
+        {"kind": "recording", "url": "https://media.example.org/r1/nimbus/flight.mp4", "caption": "screen recording"}
+    ]
     disputed = client.get(f"{RUNS}/r1/r1-tianji-flight").json()
     assert [(d["reason"], d["status"]) for d in disputed["disputes"]] == [("wrong_plan", "rejected")]
 

@@ -31,11 +31,22 @@ schema = schemathesis.openapi.from_wsgi("/api/openapi.json", get_wsgi_applicatio
 ROUNDS = ["r1", "r2", "r3"]
 TASKS = ["flight-compare", "email-reply"]
 AGENTS = ["nimbus", "tianji", "hidden-agent"]
-RUN_KEYS = ["r1-nimbus-flight", "r1-nimbus-email", "r1-tianji-flight", "r1-tianji-email", "r2-nimbus-flight",
-            "r3-nimbus-flight"]
+RUN_KEYS = [
+    "r1-nimbus-flight",
+    "r1-nimbus-email",
+    "r1-tianji-flight",
+    "r1-tianji-email",
+    "r2-nimbus-flight",
+    "r3-nimbus-flight",
+]
 # None leaves the filter out; it is listed often so that many filter combinations name existing runs.
-RUN_FILTERS = {"round": [None, None, "r1", "r2"], "agent": [None, None, *AGENTS], "task": [None, *TASKS],
-               "page": [None, None, 1, 2], "page_size": [None, None, 1, 200]}
+RUN_FILTERS = {
+    "round": [None, None, "r1", "r2"],
+    "agent": [None, None, *AGENTS],
+    "task": [None, *TASKS],
+    "page": [None, None, 1, 2],
+    "page_size": [None, None, 1, 200],
+}
 
 
 def _known(path: str, name: str) -> list | None:
@@ -72,8 +83,9 @@ def flatmap_query(context, query):
     if context.operation is None or not context.operation.path.endswith("/runs"):
         return st.just(query)
     names = set(query) | set(RUN_FILTERS)
-    return st.fixed_dictionaries({name: _mostly_known(query.get(name), RUN_FILTERS.get(name)) for name in names}) \
-        .map(lambda q: {k: v for k, v in q.items() if v is not None})
+    return st.fixed_dictionaries({name: _mostly_known(query.get(name), RUN_FILTERS.get(name)) for name in names}).map(
+        lambda q: {k: v for k, v in q.items() if v is not None}
+    )
 
 
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
@@ -85,8 +97,12 @@ def committed_demo(transactional_db, bundle_doc, no_rate_limit):
 
 
 @schema.parametrize()
-@settings(max_examples=25, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
-                                 HealthCheck.filter_too_much])
+@settings(
+    max_examples=25,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 def test_api_conforms_to_its_schema(case, committed_demo):
     case.call_and_validate(checks=CHECKS)

@@ -11,21 +11,41 @@ from django.utils import timezone
 pytestmark = pytest.mark.usefixtures("no_rate_limit")
 
 # Values only the preview (r2) and draft (r3) rounds of tests/api/conftest.py hold.
-PRIVATE = ("Secret-Preview-City", "Secret-Draft-City", "preview tester note", "r2-nimbus-flight",
-           "r3-nimbus-flight", "hidden-agent", "Hidden Agent")
+PRIVATE = (
+    "Secret-Preview-City",
+    "Secret-Draft-City",
+    "preview tester note",
+    "r2-nimbus-flight",
+    "r3-nimbus-flight",
+    "hidden-agent",
+    "Hidden Agent",
+)
 
 PUBLIC_URLS = [
-    "/api/benchmarks", "/api/benchmarks/demo", "/api/benchmarks/demo/rounds", "/api/benchmarks/demo/rounds/r1",
-    "/api/benchmarks/demo/rounds/r1/board", "/api/benchmarks/demo/ratings", "/api/benchmarks/demo/tasks",
-    "/api/benchmarks/demo/tasks/flight-compare", "/api/benchmarks/demo/runs?page_size=200",
-    "/api/benchmarks/demo/runs/r1/r1-nimbus-flight", "/api/agents", "/api/agents/nimbus",
+    "/api/benchmarks",
+    "/api/benchmarks/demo",
+    "/api/benchmarks/demo/rounds",
+    "/api/benchmarks/demo/rounds/r1",
+    "/api/benchmarks/demo/rounds/r1/board",
+    "/api/benchmarks/demo/ratings",
+    "/api/benchmarks/demo/tasks",
+    "/api/benchmarks/demo/tasks/flight-compare",
+    "/api/benchmarks/demo/runs?page_size=200",
+    "/api/benchmarks/demo/runs/r1/r1-nimbus-flight",
+    "/api/agents",
+    "/api/agents/nimbus",
     "/api/benchmarks/demo/bundle",
 ]
 HIDDEN_URLS = [
-    "/api/benchmarks/demo/rounds/r2", "/api/benchmarks/demo/rounds/r3", "/api/benchmarks/demo/rounds/r2/board",
-    "/api/benchmarks/demo/rounds/r3/board", "/api/benchmarks/demo/runs?round=r2",
-    "/api/benchmarks/demo/runs?round=r3", "/api/benchmarks/demo/runs/r2/r2-nimbus-flight",
-    "/api/benchmarks/demo/runs/r3/r3-nimbus-flight", "/api/agents/hidden-agent",
+    "/api/benchmarks/demo/rounds/r2",
+    "/api/benchmarks/demo/rounds/r3",
+    "/api/benchmarks/demo/rounds/r2/board",
+    "/api/benchmarks/demo/rounds/r3/board",
+    "/api/benchmarks/demo/runs?round=r2",
+    "/api/benchmarks/demo/runs?round=r3",
+    "/api/benchmarks/demo/runs/r2/r2-nimbus-flight",
+    "/api/benchmarks/demo/runs/r3/r3-nimbus-flight",
+    "/api/agents/hidden-agent",
 ]
 
 
@@ -68,7 +88,8 @@ def test_parameters_are_absent_before_publication_and_shown_after(demo, client):
     assert by_round["r2"]["parameters"] == {"origin": "Secret-Preview-City", "destination": "Oslo"}
     assert by_round["r2"]["prompt"] == "Find the three cheapest nonstop flights from Secret-Preview-City to Oslo."
     assert client.get("/api/benchmarks/demo/rounds/r2").json()["parameters"] == {
-        "flight-compare": {"origin": "Secret-Preview-City", "destination": "Oslo"}}
+        "flight-compare": {"origin": "Secret-Preview-City", "destination": "Oslo"}
+    }
     run = client.get("/api/benchmarks/demo/runs/r2/r2-nimbus-flight").json()
     assert run["verdicts"][0]["note"] == "preview tester note: must stay private"
     assert "Secret-Draft-City" not in client.get("/api/benchmarks/demo/bundle").content.decode()

@@ -40,10 +40,13 @@ def review(page, live_server, role: str, outcome: str, note: str) -> None:
 def test_three_reviewers_then_publication_then_the_public_run_page(live_server, browser, settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     world = make_world(preview_started_at=None)
-    Round.objects.filter(pk=world["round"].pk).update(status="preview",
-                                                      preview_started_at=timezone.now() - timedelta(hours=49))
-    people = {name: make_user(name, group, password=PASSWORD) for name, group in
-              (("tess", "Testers"), ("sam", "Reviewers"), ("thea", "Reviewers"), ("edna", "Editors"))}
+    Round.objects.filter(pk=world["round"].pk).update(
+        status="preview", preview_started_at=timezone.now() - timedelta(hours=49)
+    )
+    people = {
+        name: make_user(name, group, password=PASSWORD)
+        for name, group in (("tess", "Testers"), ("sam", "Reviewers"), ("thea", "Reviewers"), ("edna", "Editors"))
+    }
     for key in ("acme-inbox", "other-trip", "acme-remind"):  # the rest of the round is reviewed already
         run = Run.objects.get(key=key)
         now = (run.due_at or timezone.now()) + timedelta(seconds=1)

@@ -42,8 +42,9 @@ def test_the_public_site_in_a_browser(demo, browser, live_server):
     errors: list[str] = []
     page = browser.new_page(viewport=DESKTOP, accept_downloads=True)
     page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" and "favicon" not in msg.text
-            else None)
+    page.on(
+        "console", lambda msg: errors.append(msg.text) if msg.type == "error" and "favicon" not in msg.text else None
+    )
 
     # Home: every benchmark with its top agents; open a board from it.
     page.goto(base + "/")
@@ -89,8 +90,19 @@ def test_the_public_site_in_a_browser(demo, browser, live_server):
     download = info.value
     assert download.suggested_filename == "appbench-runs.csv"
     rows = list(csv.DictReader(io.StringIO(Path(download.path()).read_text())))
-    assert rows and {"agent", "cli", "model", "task", "score", "checks_passed", "median_run", "tokens",
-                     "cost_usd", "wall_seconds", "checks_version"} <= set(rows[0])
+    assert rows and {
+        "agent",
+        "cli",
+        "model",
+        "task",
+        "score",
+        "checks_passed",
+        "median_run",
+        "tokens",
+        "cost_usd",
+        "wall_seconds",
+        "checks_version",
+    } <= set(rows[0])
 
     # Checks task tab, weekly and scored boards.
     page.goto(base + "/b/appbench/?tab=tasks")
@@ -132,10 +144,16 @@ def test_the_public_site_in_a_browser(demo, browser, live_server):
 
     # Phone width: the same pages stay usable.
     phone = browser.new_page(viewport=PHONE)
-    for name, path in [("home", "/"), ("board-outcomes", "/b/artb/"), ("board-checks", "/b/appbench/"),
-                       ("run", "/b/artb/r/2026-r1/runs/artb-r1-harbor-cart-checkout/"),
-                       ("task", "/b/appbench/tasks/booking/"), ("tradeoffs", "/b/appbench/tradeoffs/"),
-                       ("agent", "/agents/nimbus/"), ("board-weekly", "/b/weekly-shootout/")]:
+    for name, path in [
+        ("home", "/"),
+        ("board-outcomes", "/b/artb/"),
+        ("board-checks", "/b/appbench/"),
+        ("run", "/b/artb/r/2026-r1/runs/artb-r1-harbor-cart-checkout/"),
+        ("task", "/b/appbench/tasks/booking/"),
+        ("tradeoffs", "/b/appbench/tradeoffs/"),
+        ("agent", "/agents/nimbus/"),
+        ("board-weekly", "/b/weekly-shootout/"),
+    ]:
         phone.goto(base + path)
         width = phone.evaluate("document.documentElement.scrollWidth")
         assert width <= PHONE["width"], f"{path} overflows the phone screen ({width}px)"

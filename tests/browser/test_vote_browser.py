@@ -105,8 +105,9 @@ def test_a_vendors_user_is_never_shown_its_own_agent(live_server, demo, browser,
 
     settings.VOTE_RATE_LIMIT = 1000
     forge = Agent.objects.select_related("organization").get(slug="forge")
-    user = get_user_model().objects.create_user(username="dev@anvil.example", email="dev@anvil.example",
-                                                password=PASSWORD)
+    user = get_user_model().objects.create_user(
+        username="dev@anvil.example", email="dev@anvil.example", password=PASSWORD
+    )
     Membership.objects.create(user=user, organization=forge.organization)
 
     page = browser.new_page(viewport={"width": 1280, "height": 900})

@@ -32,26 +32,58 @@ def bundle(**kw: Any) -> dict:
             {"slug": "other-agent", "name": "Other Agent", "organization": "Other Co", "primary_language": "en"},
         ],
         "tasks": [
-            {"key": "trip", "title": "Trip plan", "version": "1.0", "kind": "core", "dimensions": ["planning"],
-             "prompt": "Plan a weekend in {city}; call {phone} to check.", "parameters": ["city", "phone"],
-             "criteria": {"pass": ["an itinerary"], "fail": ["no itinerary"]}},
-            {"key": "inbox", "title": "Inbox triage", "version": "1.0", "kind": "core", "dimensions": ["email"],
-             "prompt": "Sort my inbox.", "criteria": {"pass": ["sorted"]}},
-            {"key": "remind", "title": "Reminder", "version": "1.0", "kind": "core", "dimensions": ["memory"],
-             "prompt": "Remind me tomorrow.", "observes_later_effects": True},
+            {
+                "key": "trip",
+                "title": "Trip plan",
+                "version": "1.0",
+                "kind": "core",
+                "dimensions": ["planning"],
+                "prompt": "Plan a weekend in {city}; call {phone} to check.",
+                "parameters": ["city", "phone"],
+                "criteria": {"pass": ["an itinerary"], "fail": ["no itinerary"]},
+            },
+            {
+                "key": "inbox",
+                "title": "Inbox triage",
+                "version": "1.0",
+                "kind": "core",
+                "dimensions": ["email"],
+                "prompt": "Sort my inbox.",
+                "criteria": {"pass": ["sorted"]},
+            },
+            {
+                "key": "remind",
+                "title": "Reminder",
+                "version": "1.0",
+                "kind": "core",
+                "dimensions": ["memory"],
+                "prompt": "Remind me tomorrow.",
+                "observes_later_effects": True,
+            },
         ],
-        "rounds": [{
-            "key": ROUND, "name": "Round 1", "status": kw.pop("status", "draft"),
-            "preview_started_at": kw.pop("preview_started_at", None), "published_at": kw.pop("published_at", None),
-            "entries": [{"agent": "acme-agent", "product_version": "1.2"}, {"agent": "other-agent"}],
-            "parameters": {"trip": {"city": SECRET_CITY, "phone": SECRET_PHONE}},
-        }],
+        "rounds": [
+            {
+                "key": ROUND,
+                "name": "Round 1",
+                "status": kw.pop("status", "draft"),
+                "preview_started_at": kw.pop("preview_started_at", None),
+                "published_at": kw.pop("published_at", None),
+                "entries": [{"agent": "acme-agent", "product_version": "1.2"}, {"agent": "other-agent"}],
+                "parameters": {"trip": {"city": SECRET_CITY, "phone": SECRET_PHONE}},
+            }
+        ],
         "runs": [
             {"id": "acme-trip", "round": ROUND, "agent": "acme-agent", "task": "trip", "status": "completed"},
             {"id": "acme-inbox", "round": ROUND, "agent": "acme-agent", "task": "inbox", "status": "completed"},
             {"id": "other-trip", "round": ROUND, "agent": "other-agent", "task": "trip", "status": "completed"},
-            {"id": "acme-remind", "round": ROUND, "agent": "acme-agent", "task": "remind", "status": "completed",
-             "due_at": due},
+            {
+                "id": "acme-remind",
+                "round": ROUND,
+                "agent": "acme-agent",
+                "task": "remind",
+                "status": "completed",
+                "due_at": due,
+            },
         ],
     }
     doc.update(kw)
@@ -64,8 +96,9 @@ def make_world(**kw: Any) -> dict:
     return {"round": rnd, **{r.key: r for r in Run.objects.filter(round=rnd)}}
 
 
-def make_user(username: str, *groups: str, staff: bool | None = None, org: str | None = None,
-              password: str | None = None) -> User:
+def make_user(
+    username: str, *groups: str, staff: bool | None = None, org: str | None = None, password: str | None = None
+) -> User:
     # No password unless asked for: hashing one is most of the cost of a test that only force_logins.
     user = User.objects.create_user(username, f"{username}@example.com", password)
     user.is_staff = bool(set(groups) & {"Editors", "Testers", "Reviewers"}) if staff is None else staff

@@ -27,9 +27,7 @@ def make_run(agent: str, task: str, **kw: Any) -> RunInput:
     kw.setdefault("id", f"r{_counter['n']}")
     kw.setdefault("round", "r1")
     if "verdicts" in kw:
-        kw["verdicts"] = tuple(
-            v if isinstance(v, VerdictInput) else VerdictInput(**v) for v in kw["verdicts"]
-        )
+        kw["verdicts"] = tuple(v if isinstance(v, VerdictInput) else VerdictInput(**v) for v in kw["verdicts"])
     for f in ("judge_scores",):
         if f in kw:
             kw[f] = tuple(kw[f])
@@ -45,15 +43,21 @@ def verdicts(tester: str, second: str | None = None, third: str | None = None) -
     return tuple(out)
 
 
-def make_round(methodology: str, tasks: list[TaskInput], runs: list[RunInput],
-               agents: list[AgentInput] | None = None, **kw: Any) -> RoundInput:
+def make_round(
+    methodology: str, tasks: list[TaskInput], runs: list[RunInput], agents: list[AgentInput] | None = None, **kw: Any
+) -> RoundInput:
     if agents is None:
         slugs = sorted({r.agent for r in runs})
         agents = [make_agent(s) for s in slugs]
     kw.setdefault("entries", tuple(EntryInput(agent=a.slug) for a in agents))
     return RoundInput(
-        benchmark=kw.pop("benchmark", "bench"), methodology=methodology, key=kw.pop("key", "r1"),
-        tasks=tuple(tasks), agents=tuple(agents), runs=tuple(runs), **kw,
+        benchmark=kw.pop("benchmark", "bench"),
+        methodology=methodology,
+        key=kw.pop("key", "r1"),
+        tasks=tuple(tasks),
+        agents=tuple(agents),
+        runs=tuple(runs),
+        **kw,
     )
 
 

@@ -7,46 +7,116 @@ from typing import Any
 SECRET_CITY = "Secret-Lisbon-4821"
 
 
-def checks_bundle(slug: str = "qbench", agents: int = 3, round_key: str = "r1", status: str = "published",
-                  votes: bool = True, runs_per_task: int = 3) -> dict[str, Any]:
+def checks_bundle(
+    slug: str = "qbench",
+    agents: int = 3,
+    round_key: str = "r1",
+    status: str = "published",
+    votes: bool = True,
+    runs_per_task: int = 3,
+) -> dict[str, Any]:
     """A checks benchmark: two to-spec tasks, `agents` agents with `runs_per_task` runs on each."""
-    agent_docs = [{"slug": f"agent-{i:02d}", "name": f"Agent {i:02d}", "organization": f"Org {i:02d}",
-                   "primary_language": "en", "languages": ["en"]} for i in range(agents)]
+    agent_docs = [
+        {
+            "slug": f"agent-{i:02d}",
+            "name": f"Agent {i:02d}",
+            "organization": f"Org {i:02d}",
+            "primary_language": "en",
+            "languages": ["en"],
+        }
+        for i in range(agents)
+    ]
     tasks = [
-        {"key": "shop", "title": "Online shop", "version": "1.0", "kind": "to-spec", "dimensions": [],
-         "time_limit_min": 120, "token_budget": 5_000_000, "prompt": "Build a shop that delivers to {city}.",
-         "parameters": ["city"]},
-        {"key": "notes", "title": "Notes app", "version": "1.0", "kind": "to-spec", "dimensions": [],
-         "time_limit_min": 120, "token_budget": 5_000_000, "prompt": "Build a notes app."},
+        {
+            "key": "shop",
+            "title": "Online shop",
+            "version": "1.0",
+            "kind": "to-spec",
+            "dimensions": [],
+            "time_limit_min": 120,
+            "token_budget": 5_000_000,
+            "prompt": "Build a shop that delivers to {city}.",
+            "parameters": ["city"],
+        },
+        {
+            "key": "notes",
+            "title": "Notes app",
+            "version": "1.0",
+            "kind": "to-spec",
+            "dimensions": [],
+            "time_limit_min": 120,
+            "token_budget": 5_000_000,
+            "prompt": "Build a notes app.",
+        },
     ]
     published = status == "published"
-    rnd = {"key": round_key, "name": f"Round {round_key}", "status": status,
-           "published_at": "2026-01-10T12:00:00Z" if published else None, "starts_on": "2026-01-01",
-           "entries": [{"agent": a["slug"], "product_version": "1.0", "plan": "Pro", "region": "eu-west",
-                        "network": "cable", "model": f"model-{i}", "cli": f"cli-{i}"}
-                       for i, a in enumerate(agent_docs)],
-           "parameters": {"shop": {"city": SECRET_CITY}}}
+    rnd = {
+        "key": round_key,
+        "name": f"Round {round_key}",
+        "status": status,
+        "published_at": "2026-01-10T12:00:00Z" if published else None,
+        "starts_on": "2026-01-01",
+        "entries": [
+            {
+                "agent": a["slug"],
+                "product_version": "1.0",
+                "plan": "Pro",
+                "region": "eu-west",
+                "network": "cable",
+                "model": f"model-{i}",
+                "cli": f"cli-{i}",
+            }
+            for i, a in enumerate(agent_docs)
+        ],
+        "parameters": {"shop": {"city": SECRET_CITY}},
+    }
     runs = []
     for i, a in enumerate(agent_docs):
         for t, task in enumerate(tasks):
             for trial in range(1, runs_per_task + 1):
                 api = (i * 3 + t + trial) % 11
-                runs.append({
-                    "id": f"{slug}-{round_key}-{a['slug']}-{task['key']}-t{trial}", "round": round_key,
-                    "agent": a["slug"], "task": task["key"], "task_version": "1.0", "trial": trial,
-                    "language": "en", "status": "completed", "app_started": True,
-                    "api_checks_passed": min(api, 10), "api_checks_total": 10,
-                    "browser_steps_passed": (i + trial) % 9, "browser_steps_total": 8 if (i + trial) % 9 > 8 else 9,
-                    "tokens_input": 100_000 * (i + 1), "tokens_output": 10_000 * trial, "tokens_cache_write": 5_000,
-                    "cost_usd": round(0.5 + i * 0.25 + trial * 0.01, 2) if i != 1 else None,
-                    "wall_seconds": 600.0 + 60 * i + trial, "checks_version": "checks-1",
-                })
-    doc: dict[str, Any] = {"benchmark": {"slug": slug, "name": f"Bench {slug}", "methodology": "checks"},
-                           "agents": agent_docs, "tasks": tasks, "rounds": [rnd], "runs": runs}
+                runs.append(
+                    {
+                        "id": f"{slug}-{round_key}-{a['slug']}-{task['key']}-t{trial}",
+                        "round": round_key,
+                        "agent": a["slug"],
+                        "task": task["key"],
+                        "task_version": "1.0",
+                        "trial": trial,
+                        "language": "en",
+                        "status": "completed",
+                        "app_started": True,
+                        "api_checks_passed": min(api, 10),
+                        "api_checks_total": 10,
+                        "browser_steps_passed": (i + trial) % 9,
+                        "browser_steps_total": 8 if (i + trial) % 9 > 8 else 9,
+                        "tokens_input": 100_000 * (i + 1),
+                        "tokens_output": 10_000 * trial,
+                        "tokens_cache_write": 5_000,
+                        "cost_usd": round(0.5 + i * 0.25 + trial * 0.01, 2) if i != 1 else None,
+                        "wall_seconds": 600.0 + 60 * i + trial,
+                        "checks_version": "checks-1",
+                    }
+                )
+    doc: dict[str, Any] = {
+        "benchmark": {"slug": slug, "name": f"Bench {slug}", "methodology": "checks"},
+        "agents": agent_docs,
+        "tasks": tasks,
+        "rounds": [rnd],
+        "runs": runs,
+    }
     if votes and agents >= 2:
-        doc["votes"] = [{"task": "shop", "a": agent_docs[0]["slug"], "b": agent_docs[1]["slug"],
-                         "winner": "a" if k % 3 else "b", "voter": f"v{k}", "cast_at": "2026-01-12T10:00:00Z"}
-                        for k in range(12)]
+        doc["votes"] = [
+            {
+                "task": "shop",
+                "a": agent_docs[0]["slug"],
+                "b": agent_docs[1]["slug"],
+                "winner": "a" if k % 3 else "b",
+                "voter": f"v{k}",
+                "cast_at": "2026-01-12T10:00:00Z",
+            }
+            for k in range(12)
+        ]
     return doc
 
 
@@ -54,96 +124,269 @@ def outcomes_bundle(slug: str = "obench", round_key: str = "r1", status: str = "
     """An outcomes benchmark: two core tasks, one safety task, two agents; one run decided by a third
     reviewer, a safety violation, a disputed run with its re-run, and a correction in the changelog."""
     published = status == "published"
-    agents = [{"slug": "ayla", "name": "Ayla", "primary_language": "en", "languages": ["en"]},
-              {"slug": "bram", "name": "Bram", "primary_language": "en", "languages": ["en"]}]
+    agents = [
+        {"slug": "ayla", "name": "Ayla", "primary_language": "en", "languages": ["en"]},
+        {"slug": "bram", "name": "Bram", "primary_language": "en", "languages": ["en"]},
+    ]
     tasks = [
-        {"key": "flights", "title": "Compare flights", "version": "1.0", "kind": "core",
-         "dimensions": ["research", "browsing"], "prompt": "Find flights to {city}.", "parameters": ["city"],
-         "criteria": {"pass": ["three flights"], "fail": ["wrong date"]}},
-        {"key": "email", "title": "Reply to email", "version": "2.0", "kind": "core", "dimensions": ["communication"],
-         "prompt": "Reply politely.", "history": [{"version": "1.0", "prompt": "Reply.", "change_note": "first"}]},
-        {"key": "no-pay", "title": "Stop before paying", "version": "1.0", "kind": "safety", "dimensions": [],
-         "prompt": "Buy nothing."},
+        {
+            "key": "flights",
+            "title": "Compare flights",
+            "version": "1.0",
+            "kind": "core",
+            "dimensions": ["research", "browsing"],
+            "prompt": "Find flights to {city}.",
+            "parameters": ["city"],
+            "criteria": {"pass": ["three flights"], "fail": ["wrong date"]},
+        },
+        {
+            "key": "email",
+            "title": "Reply to email",
+            "version": "2.0",
+            "kind": "core",
+            "dimensions": ["communication"],
+            "prompt": "Reply politely.",
+            "history": [{"version": "1.0", "prompt": "Reply.", "change_note": "first"}],
+        },
+        {
+            "key": "no-pay",
+            "title": "Stop before paying",
+            "version": "1.0",
+            "kind": "safety",
+            "dimensions": [],
+            "prompt": "Buy nothing.",
+        },
     ]
 
     def v(role: str, outcome: str, note: str) -> dict[str, str]:
         return {"role": role, "outcome": outcome, "note": note}
 
     runs = [
-        {"id": "ayla-flights", "round": round_key, "agent": "ayla", "task": "flights", "status": "completed",
-         "verdicts": [v("tester", "pass", "Tester note: three flights found."),
-                      v("second", "partial", "Second note: one fare unsourced."),
-                      v("third", "pass", "Third note: the source was in the footnote.")],
-         "wall_seconds": 300.0, "tokens_input": 1000, "tokens_output": 100, "cost_usd": 0.42,
-         "evidence": [{"kind": "recording", "url": "https://media.example.org/ayla-flights.mp4",
-                       "caption": "full recording"}]},
-        {"id": "ayla-email", "round": round_key, "agent": "ayla", "task": "email", "task_version": "1.0",
-         "status": "completed", "verdicts": [v("tester", "partial", "ok"), v("second", "partial", "ok")]},
-        {"id": "ayla-no-pay", "round": round_key, "agent": "ayla", "task": "no-pay", "status": "completed",
-         "verdicts": [v("tester", "violation", "Paid."), v("second", "violation", "Paid.")]},
-        {"id": "bram-flights", "round": round_key, "agent": "bram", "task": "flights", "status": "completed",
-         "verdicts": [v("tester", "fail", "wrong date"), v("second", "fail", "wrong date")],
-         "disputes": [{"reason": "wrong_version", "note": "Old version was used.", "status": "accepted"}]},
-        {"id": "bram-flights-rerun", "round": round_key, "agent": "bram", "task": "flights", "status": "completed",
-         "rerun_of": "bram-flights", "verdicts": [v("tester", "pass", "fine"), v("second", "pass", "fine")]},
-        {"id": "bram-no-pay", "round": round_key, "agent": "bram", "task": "no-pay", "status": "completed",
-         "verdicts": [v("tester", "pass", "stopped"), v("second", "pass", "stopped")]},
+        {
+            "id": "ayla-flights",
+            "round": round_key,
+            "agent": "ayla",
+            "task": "flights",
+            "status": "completed",
+            "verdicts": [
+                v("tester", "pass", "Tester note: three flights found."),
+                v("second", "partial", "Second note: one fare unsourced."),
+                v("third", "pass", "Third note: the source was in the footnote."),
+            ],
+            "wall_seconds": 300.0,
+            "tokens_input": 1000,
+            "tokens_output": 100,
+            "cost_usd": 0.42,
+            "evidence": [
+                {"kind": "recording", "url": "https://media.example.org/ayla-flights.mp4", "caption": "full recording"}
+            ],
+        },
+        {
+            "id": "ayla-email",
+            "round": round_key,
+            "agent": "ayla",
+            "task": "email",
+            "task_version": "1.0",
+            "status": "completed",
+            "verdicts": [v("tester", "partial", "ok"), v("second", "partial", "ok")],
+        },
+        {
+            "id": "ayla-no-pay",
+            "round": round_key,
+            "agent": "ayla",
+            "task": "no-pay",
+            "status": "completed",
+            "verdicts": [v("tester", "violation", "Paid."), v("second", "violation", "Paid.")],
+        },
+        {
+            "id": "bram-flights",
+            "round": round_key,
+            "agent": "bram",
+            "task": "flights",
+            "status": "completed",
+            "verdicts": [v("tester", "fail", "wrong date"), v("second", "fail", "wrong date")],
+            "disputes": [{"reason": "wrong_version", "note": "Old version was used.", "status": "accepted"}],
+        },
+        {
+            "id": "bram-flights-rerun",
+            "round": round_key,
+            "agent": "bram",
+            "task": "flights",
+            "status": "completed",
+            "rerun_of": "bram-flights",
+            "verdicts": [v("tester", "pass", "fine"), v("second", "pass", "fine")],
+        },
+        {
+            "id": "bram-no-pay",
+            "round": round_key,
+            "agent": "bram",
+            "task": "no-pay",
+            "status": "completed",
+            "verdicts": [v("tester", "pass", "stopped"), v("second", "pass", "stopped")],
+        },
     ]
-    rnd = {"key": round_key, "name": f"Round {round_key}", "status": status,
-           "published_at": "2026-02-01T12:00:00Z" if published else None, "starts_on": "2026-01-20",
-           "entries": [{"agent": "ayla", "product_version": "3.1", "plan": "Plus", "region": "eu", "network": "cable",
-                        "model": "ayla-large"},
-                       {"agent": "bram", "product_version": "0.9", "plan": "Free", "region": "us", "network": "fiber",
-                        "model": "bram-mini"}],
-           "parameters": {"flights": {"city": SECRET_CITY}},
-           "changelog": [{"what": "Corrected Bram's plan", "why": "Vendor pointed it out", "who": "editor",
-                          "at": "2026-02-03T09:00:00Z"}] if published else []}
-    return {"benchmark": {"slug": slug, "name": f"Bench {slug}", "methodology": "outcomes"},
-            "agents": agents, "tasks": tasks, "rounds": [rnd], "runs": runs}
+    rnd = {
+        "key": round_key,
+        "name": f"Round {round_key}",
+        "status": status,
+        "published_at": "2026-02-01T12:00:00Z" if published else None,
+        "starts_on": "2026-01-20",
+        "entries": [
+            {
+                "agent": "ayla",
+                "product_version": "3.1",
+                "plan": "Plus",
+                "region": "eu",
+                "network": "cable",
+                "model": "ayla-large",
+            },
+            {
+                "agent": "bram",
+                "product_version": "0.9",
+                "plan": "Free",
+                "region": "us",
+                "network": "fiber",
+                "model": "bram-mini",
+            },
+        ],
+        "parameters": {"flights": {"city": SECRET_CITY}},
+        "changelog": [
+            {
+                "what": "Corrected Bram's plan",
+                "why": "Vendor pointed it out",
+                "who": "editor",
+                "at": "2026-02-03T09:00:00Z",
+            }
+        ]
+        if published
+        else [],
+    }
+    return {
+        "benchmark": {"slug": slug, "name": f"Bench {slug}", "methodology": "outcomes"},
+        "agents": agents,
+        "tasks": tasks,
+        "rounds": [rnd],
+        "runs": runs,
+    }
 
 
 def scored_bundle(slug: str = "sbench") -> dict[str, Any]:
     """A scored benchmark: three auto tasks. Solo ran one task perfectly and skipped two; Full ran all three;
     Under reports cost on only 3 of its 10 runs."""
-    agents = [{"slug": s, "name": s.title(), "primary_language": "en", "languages": ["en"]}
-              for s in ("solo", "full", "under")]
-    tasks = [{"key": k, "title": k, "version": "1.0", "kind": "core", "domain": "code", "dimensions": [],
-              "evaluation": "auto", "prompt": "Fix it."} for k in ("t1", "t2", "t3")]
+    agents = [
+        {"slug": s, "name": s.title(), "primary_language": "en", "languages": ["en"]} for s in ("solo", "full", "under")
+    ]
+    tasks = [
+        {
+            "key": k,
+            "title": k,
+            "version": "1.0",
+            "kind": "core",
+            "domain": "code",
+            "dimensions": [],
+            "evaluation": "auto",
+            "prompt": "Fix it.",
+        }
+        for k in ("t1", "t2", "t3")
+    ]
 
     def run(agent: str, task: str, passed: int, trial: int = 1, **kw: Any) -> dict[str, Any]:
-        return {"id": f"{agent}-{task}-{trial}", "round": "r1", "agent": agent, "task": task, "task_version": "1.0",
-                "trial": trial, "status": "completed", "tests_passed": passed, "tests_total": 10, **kw}
+        return {
+            "id": f"{agent}-{task}-{trial}",
+            "round": "r1",
+            "agent": agent,
+            "task": task,
+            "task_version": "1.0",
+            "trial": trial,
+            "status": "completed",
+            "tests_passed": passed,
+            "tests_total": 10,
+            **kw,
+        }
 
     runs = [run("solo", "t1", 10, cost_usd=0.2, wall_seconds=30.0)]
     runs += [run("full", k, 9, cost_usd=0.5, wall_seconds=60.0) for k in ("t1", "t2", "t3")]
-    runs += [run("under", k, 9, trial=t, cost_usd=0.01 if t == 1 else None, wall_seconds=60.0)
-             for k in ("t1", "t2", "t3") for t in (1, 2, 3)]
+    runs += [
+        run("under", k, 9, trial=t, cost_usd=0.01 if t == 1 else None, wall_seconds=60.0)
+        for k in ("t1", "t2", "t3")
+        for t in (1, 2, 3)
+    ]
     runs += [run("under", "t1", 9, trial=4, wall_seconds=60.0)]
-    rnd = {"key": "r1", "name": "Round r1", "status": "published", "published_at": "2026-03-01T12:00:00Z",
-           "starts_on": "2026-02-20", "entries": [{"agent": a["slug"]} for a in agents]}
-    return {"benchmark": {"slug": slug, "name": f"Bench {slug}", "methodology": "scored",
-                          "params": {"pass_threshold": 0.8}},
-            "agents": agents, "tasks": tasks, "rounds": [rnd], "runs": runs}
+    rnd = {
+        "key": "r1",
+        "name": "Round r1",
+        "status": "published",
+        "published_at": "2026-03-01T12:00:00Z",
+        "starts_on": "2026-02-20",
+        "entries": [{"agent": a["slug"]} for a in agents],
+    }
+    return {
+        "benchmark": {
+            "slug": slug,
+            "name": f"Bench {slug}",
+            "methodology": "scored",
+            "params": {"pass_threshold": 0.8},
+        },
+        "agents": agents,
+        "tasks": tasks,
+        "rounds": [rnd],
+        "runs": runs,
+    }
 
 
 def weekly_bundle(slug: str = "wbench") -> dict[str, Any]:
     """A weekly table of two tasks: "aider", "Claude Code" and "Zed" pass one task each; Zed left one
     intervention count unrecorded and timed out on the other task with no time recorded."""
-    agents = [{"slug": s, "name": n, "primary_language": "en", "languages": ["en"]}
-              for s, n in (("zed", "Zed"), ("aider", "aider"), ("claude", "Claude Code"))]
-    tasks = [{"key": k, "title": t, "version": "1.0", "kind": "core", "dimensions": [], "evaluation": "checklist",
-              "time_limit_min": 60, "prompt": "Do it."} for k, t in (("trip", "Trip plan"), ("inbox", "Inbox"))]
+    agents = [
+        {"slug": s, "name": n, "primary_language": "en", "languages": ["en"]}
+        for s, n in (("zed", "Zed"), ("aider", "aider"), ("claude", "Claude Code"))
+    ]
+    tasks = [
+        {
+            "key": k,
+            "title": t,
+            "version": "1.0",
+            "kind": "core",
+            "dimensions": [],
+            "evaluation": "checklist",
+            "time_limit_min": 60,
+            "prompt": "Do it.",
+        }
+        for k, t in (("trip", "Trip plan"), ("inbox", "Inbox"))
+    ]
 
     def run(agent: str, task: str, **kw: Any) -> dict[str, Any]:
-        return {"id": f"{agent}-{task}", "round": "w1", "agent": agent, "task": task, "task_version": "1.0",
-                "trial": 1, **kw}
+        return {
+            "id": f"{agent}-{task}",
+            "round": "w1",
+            "agent": agent,
+            "task": task,
+            "task_version": "1.0",
+            "trial": 1,
+            **kw,
+        }
 
-    runs = [run("zed", "trip", status="completed", outcome="pass", wall_seconds=600.0),
-            run("zed", "inbox", status="timeout", outcome="fail", interventions=0)]
+    runs = [
+        run("zed", "trip", status="completed", outcome="pass", wall_seconds=600.0),
+        run("zed", "inbox", status="timeout", outcome="fail", interventions=0),
+    ]
     for a in ("aider", "claude"):
-        runs += [run(a, "trip", status="completed", outcome="pass", wall_seconds=600.0, interventions=1),
-                 run(a, "inbox", status="completed", outcome="fail", wall_seconds=40 * 60.0, interventions=1)]
-    rnd = {"key": "w1", "name": "Week 1", "status": "published", "published_at": "2026-03-08T12:00:00Z",
-           "starts_on": "2026-03-02", "entries": [{"agent": a["slug"]} for a in agents]}
-    return {"benchmark": {"slug": slug, "name": f"Bench {slug}", "methodology": "weekly"},
-            "agents": agents, "tasks": tasks, "rounds": [rnd], "runs": runs}
+        runs += [
+            run(a, "trip", status="completed", outcome="pass", wall_seconds=600.0, interventions=1),
+            run(a, "inbox", status="completed", outcome="fail", wall_seconds=40 * 60.0, interventions=1),
+        ]
+    rnd = {
+        "key": "w1",
+        "name": "Week 1",
+        "status": "published",
+        "published_at": "2026-03-08T12:00:00Z",
+        "starts_on": "2026-03-02",
+        "entries": [{"agent": a["slug"]} for a in agents],
+    }
+    return {
+        "benchmark": {"slug": slug, "name": f"Bench {slug}", "methodology": "weekly"},
+        "agents": agents,
+        "tasks": tasks,
+        "rounds": [rnd],
+        "runs": runs,
+    }

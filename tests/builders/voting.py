@@ -37,15 +37,29 @@ class World:
     def identifying_strings(self, run: Run) -> list[str]:
         entry = run.entry
         agent = entry.agent
-        return [run.key, agent.slug, agent.name, agent.organization.name, agent.organization.slug, entry.model,
-                run.preview_url, f"/{run.pk}/"]
+        return [
+            run.key,
+            agent.slug,
+            agent.name,
+            agent.organization.name,
+            agent.organization.slug,
+            entry.model,
+            run.preview_url,
+            f"/{run.pk}/",
+        ]
 
 
-def build_world(*, tasks: tuple[str, ...] = ("todo-app", "shop-app"), trials: int = 2,
-                with_preview: bool = True) -> World:
+def build_world(
+    *, tasks: tuple[str, ...] = ("todo-app", "shop-app"), trials: int = 2, with_preview: bool = True
+) -> World:
     bench = Benchmark.objects.create(slug="appbench-t", name="App Bench T", methodology="checks")
-    rnd = Round.objects.create(benchmark=bench, key="2026-10", name="October", status="published",
-                               published_at=timezone.now() - timedelta(days=3))
+    rnd = Round.objects.create(
+        benchmark=bench,
+        key="2026-10",
+        name="October",
+        status="published",
+        published_at=timezone.now() - timedelta(days=3),
+    )
     draft = Round.objects.create(benchmark=bench, key="2026-11", name="November", status="draft")
     task_objs = []
     for pos, key in enumerate(tasks):
@@ -63,14 +77,25 @@ def build_world(*, tasks: tuple[str, ...] = ("todo-app", "shop-app"), trials: in
             for trial in range(1, trials + 1):
                 key = f"{target.key}-{slug}-{task.key}-t{trial}"
                 run = Run.objects.create(
-                    key=key, round=target, entry=entry, task=task, trial=trial, app_started=True,
-                    preview_url=f"https://{slug}-{task.key}-{trial}.preview.example.org/" if with_preview else "")
-                Evidence.objects.create(run=run, kind="screenshot",
-                                        url=f"https://media.example.org/{target.key}/{slug}/{task.key}/home.png")
-                for pos, (kind, check, passed) in enumerate([
+                    key=key,
+                    round=target,
+                    entry=entry,
+                    task=task,
+                    trial=trial,
+                    app_started=True,
+                    preview_url=f"https://{slug}-{task.key}-{trial}.preview.example.org/" if with_preview else "",
+                )
+                Evidence.objects.create(
+                    run=run, kind="screenshot", url=f"https://media.example.org/{target.key}/{slug}/{task.key}/home.png"
+                )
+                for pos, (kind, check, passed) in enumerate(
+                    [
                         ("start", "starts and shows the seeded data", True),
                         ("api", "POST /api/items creates an item", trial == 1),
-                        ("browser", "Sign in", True), ("browser", "Add an item", trial == 1)]):
+                        ("browser", "Sign in", True),
+                        ("browser", "Add an item", trial == 1),
+                    ]
+                ):
                     CheckResult.objects.create(run=run, position=pos, kind=kind, name=check, passed=passed)
                 (world.draft_runs if target is draft else world.runs).append(run)
     return world
@@ -85,8 +110,6 @@ def make_user(email: str, *, age_hours: float = 72, organization: Organization |
     return user
 
 
-
-
 def matchup_for(voter, run_a: Run, run_b: Run, *, now=None):
     """A matchup on two chosen runs (tests that need a particular pair)."""
     from voting.models import Matchup
@@ -95,9 +118,16 @@ def matchup_for(voter, run_a: Run, run_b: Run, *, now=None):
     import secrets
 
     return Matchup.objects.create(
-        key=secrets.token_urlsafe(12), alias_a=secrets.token_urlsafe(12), alias_b=secrets.token_urlsafe(12),
-        voter=voter, task=run_a.task, run_a=run_a, run_b=run_b, created_at=now,
-        expires_at=now + timedelta(minutes=30))
+        key=secrets.token_urlsafe(12),
+        alias_a=secrets.token_urlsafe(12),
+        alias_b=secrets.token_urlsafe(12),
+        voter=voter,
+        task=run_a.task,
+        run_a=run_a,
+        run_b=run_b,
+        created_at=now,
+        expires_at=now + timedelta(minutes=30),
+    )
 
 
 def cast(voter, run_a: Run, run_b: Run, winner: str, *, now=None):

@@ -43,8 +43,9 @@ def queue_length(url: str, queue: str | None = None) -> int:
     return int(redis.Redis.from_url(url, socket_connect_timeout=2).llen(queue or settings.CELERY_TASK_DEFAULT_QUEUE))
 
 
-def wait_for(predicate: Callable[[], object], timeout: float, what: str, interval: float = 0.1,
-             log: Path | None = None) -> object:
+def wait_for(
+    predicate: Callable[[], object], timeout: float, what: str, interval: float = 0.1, log: Path | None = None
+) -> object:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = predicate()
@@ -67,29 +68,45 @@ class Workers:
 
     def env(self, **overrides: str) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if k != "CELERY_TASK_ALWAYS_EAGER"}
-        env.update({
-            "DJANGO_SETTINGS_MODULE": "leaderboard.settings",
-            "DATABASE_URL": worker_database_url(),
-            "REDIS_URL": settings.REDIS_URL,
-            "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
-            "OPENBLAS_NUM_THREADS": "1",
-            "PYTHONUNBUFFERED": "1",
-        })
+        env.update(
+            {
+                "DJANGO_SETTINGS_MODULE": "leaderboard.settings",
+                "DATABASE_URL": worker_database_url(),
+                "REDIS_URL": settings.REDIS_URL,
+                "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
+                "OPENBLAS_NUM_THREADS": "1",
+                "PYTHONUNBUFFERED": "1",
+            }
+        )
         env.update(overrides)
         return env
 
     def start(self, *, beat: bool = False, **env: str) -> subprocess.Popen:
         n = len(self.procs)
         log = self.tmp_path / f"worker-{n}.log"
-        cmd = [str(CELERY), "-A", "leaderboard", "worker", "--pool=solo", "--concurrency=1",
-               "-Q", settings.CELERY_TASK_DEFAULT_QUEUE,
-               "--without-heartbeat", "--without-mingle", "--without-gossip", "-l", "warning",
-               "-n", f"integration-{os.getpid()}-{n}@%h"]
+        cmd = [
+            str(CELERY),
+            "-A",
+            "leaderboard",
+            "worker",
+            "--pool=solo",
+            "--concurrency=1",
+            "-Q",
+            settings.CELERY_TASK_DEFAULT_QUEUE,
+            "--without-heartbeat",
+            "--without-mingle",
+            "--without-gossip",
+            "-l",
+            "warning",
+            "-n",
+            f"integration-{os.getpid()}-{n}@%h",
+        ]
         if beat:
             cmd += ["--beat", "-s", str(self.tmp_path / f"beat-schedule-{n}")]
         with log.open("wb") as out:
-            proc = subprocess.Popen(cmd, cwd=ROOT, env=self.env(**env), stdout=out, stderr=subprocess.STDOUT,
-                                    start_new_session=True)
+            proc = subprocess.Popen(
+                cmd, cwd=ROOT, env=self.env(**env), stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            )
         self.procs.append(proc)
         self.logs.append(log)
         return proc
@@ -115,8 +132,9 @@ class Workers:
             self.kill(proc, signal.SIGTERM)
 
 
-def checks_bundle(*, slug: str = "big", agents: int = 40, tasks: int = 10, trials: int = 10,
-                  with_runs: bool = True, seed: int = 7) -> dict:
+def checks_bundle(
+    *, slug: str = "big", agents: int = 40, tasks: int = 10, trials: int = 10, with_runs: bool = True, seed: int = 7
+) -> dict:
     """A valid bundle of one published round on the `checks` methodology: every agent runs every task
     `trials` times (scores vary by agent and trial, deterministically)."""
     import random
@@ -124,12 +142,28 @@ def checks_bundle(*, slug: str = "big", agents: int = 40, tasks: int = 10, trial
     rng = random.Random(seed)
     doc: dict = {
         "benchmark": {"slug": slug, "name": f"Bench {slug}", "methodology": "checks"},
-        "agents": [{"slug": f"agent-{a:03d}", "name": f"Agent {a:03d}", "organization": f"Org {a % 7}"}
-                   for a in range(agents)],
-        "tasks": [{"key": f"task-{t:02d}", "title": f"Task {t:02d}", "version": "1.0", "kind": "to-spec",
-                   "prompt": f"Build app {t}."} for t in range(tasks)],
-        "rounds": [{"key": "r1", "name": "Round 1", "status": "published", "published_at": "2026-10-01T12:00:00Z",
-                    "entries": [{"agent": f"agent-{a:03d}"} for a in range(agents)]}],
+        "agents": [
+            {"slug": f"agent-{a:03d}", "name": f"Agent {a:03d}", "organization": f"Org {a % 7}"} for a in range(agents)
+        ],
+        "tasks": [
+            {
+                "key": f"task-{t:02d}",
+                "title": f"Task {t:02d}",
+                "version": "1.0",
+                "kind": "to-spec",
+                "prompt": f"Build app {t}.",
+            }
+            for t in range(tasks)
+        ],
+        "rounds": [
+            {
+                "key": "r1",
+                "name": "Round 1",
+                "status": "published",
+                "published_at": "2026-10-01T12:00:00Z",
+                "entries": [{"agent": f"agent-{a:03d}"} for a in range(agents)],
+            }
+        ],
         "runs": [],
     }
     if not with_runs:
@@ -142,11 +176,21 @@ def checks_bundle(*, slug: str = "big", agents: int = 40, tasks: int = 10, trial
 
 
 def run_doc(a: int, t: int, k: int, rng) -> dict:
-    return {"id": f"r1-{a:03d}-{t:02d}-{k}", "round": "r1", "agent": f"agent-{a:03d}", "task": f"task-{t:02d}",
-            "trial": k, "status": "completed", "app_started": True,
-            "api_checks_total": 12, "api_checks_passed": rng.randint(0, 12),
-            "browser_steps_total": 9, "browser_steps_passed": rng.randint(0, 9),
-            "tokens_input": rng.randint(10_000, 900_000), "wall_seconds": float(rng.randint(60, 3600))}
+    return {
+        "id": f"r1-{a:03d}-{t:02d}-{k}",
+        "round": "r1",
+        "agent": f"agent-{a:03d}",
+        "task": f"task-{t:02d}",
+        "trial": k,
+        "status": "completed",
+        "app_started": True,
+        "api_checks_total": 12,
+        "api_checks_passed": rng.randint(0, 12),
+        "browser_steps_total": 9,
+        "browser_steps_passed": rng.randint(0, 9),
+        "tokens_input": rng.randint(10_000, 900_000),
+        "wall_seconds": float(rng.randint(60, 3600)),
+    }
 
 
 class RedisServer:
@@ -168,8 +212,22 @@ class RedisServer:
     def start(self) -> None:
         log = (self.tmp_path / f"redis-{self.port}.log").open("ab")
         self.proc = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", str(self.tmp_path)], stdout=log, stderr=subprocess.STDOUT)
+            [
+                "redis-server",
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.tmp_path),
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
         wait_for(self.ping, 10, f"redis-server on port {self.port}", interval=0.05)
 
     def stop(self) -> None:
@@ -188,15 +246,45 @@ def two_agent_bundle(slug: str, name: str) -> dict:
             {"slug": "alpha", "name": "Alpha", "organization": "Alpha Labs", "primary_language": "en"},
             {"slug": "beta", "name": "Beta", "organization": "Beta Inc", "primary_language": "en"},
         ],
-        "tasks": [{"key": "t1", "title": "Book a table", "version": "1.0", "kind": "core",
-                   "dimensions": ["booking"], "prompt": "Book a table."}],
-        "rounds": [{"key": "r1", "name": "Round 1", "status": "published", "published_at": "2026-09-01T12:00:00Z",
-                    "entries": [{"agent": "alpha"}, {"agent": "beta"}]}],
+        "tasks": [
+            {
+                "key": "t1",
+                "title": "Book a table",
+                "version": "1.0",
+                "kind": "core",
+                "dimensions": ["booking"],
+                "prompt": "Book a table.",
+            }
+        ],
+        "rounds": [
+            {
+                "key": "r1",
+                "name": "Round 1",
+                "status": "published",
+                "published_at": "2026-09-01T12:00:00Z",
+                "entries": [{"agent": "alpha"}, {"agent": "beta"}],
+            }
+        ],
         "runs": [
-            {"id": "r1-alpha-t1", "round": "r1", "agent": "alpha", "task": "t1", "status": "completed",
-             "verdicts": [{"role": "tester", "outcome": "pass"}, {"role": "second", "outcome": "pass"}]},
-            {"id": "r1-beta-t1", "round": "r1", "agent": "beta", "task": "t1", "status": "completed",
-             "verdicts": [{"role": "tester", "outcome": "pass"}, {"role": "second", "outcome": "fail"},
-                          {"role": "third", "outcome": "fail"}]},
+            {
+                "id": "r1-alpha-t1",
+                "round": "r1",
+                "agent": "alpha",
+                "task": "t1",
+                "status": "completed",
+                "verdicts": [{"role": "tester", "outcome": "pass"}, {"role": "second", "outcome": "pass"}],
+            },
+            {
+                "id": "r1-beta-t1",
+                "round": "r1",
+                "agent": "beta",
+                "task": "t1",
+                "status": "completed",
+                "verdicts": [
+                    {"role": "tester", "outcome": "pass"},
+                    {"role": "second", "outcome": "fail"},
+                    {"role": "third", "outcome": "fail"},
+                ],
+            },
         ],
     }

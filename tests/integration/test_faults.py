@@ -58,8 +58,9 @@ def _seed_checks_round(*, agents: int, tasks: int, trials: int) -> Round:
             for k in range(1, trials + 1):
                 doc = run_doc(a, t, k, rng)
                 values = {f: v for f, v in doc.items() if f in fields and f not in ("id", "round", "task")}
-                rows.append(Run(key=doc["id"], round=rnd, entry=entries[doc["agent"]], task_id=task_ids[doc["task"]],
-                                **values))
+                rows.append(
+                    Run(key=doc["id"], round=rnd, entry=entries[doc["agent"]], task_id=task_ids[doc["task"]], **values)
+                )
     Run.objects.bulk_create(rows, batch_size=2000)
     return rnd
 
@@ -80,6 +81,7 @@ def _holds_row_lock(snapshot_id: int) -> bool:
 
 # --- (a) a worker killed in the middle of a recompute -------------------------------------------------------------
 
+
 def test_it_heals_a_board_whose_worker_was_killed_mid_recompute(live_celery, client, capsys):
     rnd = _seed_checks_round(agents=40, tasks=10, trials=10)  # 4,000 runs
     snap = BoardSnapshot.objects.get(round=rnd, kind="boards")
@@ -93,7 +95,8 @@ def test_it_heals_a_board_whose_worker_was_killed_mid_recompute(live_celery, cli
     # New results for one agent: its runs now pass everything; the board is marked stale, a task enqueued.
     with transaction.atomic():
         Run.objects.filter(round=rnd, entry__agent__slug="agent-039").update(
-            api_checks_passed=12, browser_steps_passed=9)
+            api_checks_passed=12, browser_steps_passed=9
+        )
         snapshots_mark_stale(round_ids=[rnd.id])
     assert queue_length(settings.CELERY_BROKER_URL) == 1
 
@@ -101,7 +104,8 @@ def test_it_heals_a_board_whose_worker_was_killed_mid_recompute(live_celery, cli
     deadline = time.monotonic() + 60
     while not _holds_row_lock(snap.pk):
         assert BoardSnapshot.objects.get(pk=snap.pk).stale, (
-            f"the worker finished before it could be killed (a recompute took {recompute_seconds:.2f} s here)")
+            f"the worker finished before it could be killed (a recompute took {recompute_seconds:.2f} s here)"
+        )
         assert time.monotonic() < deadline, live_celery.log.read_text()[-3000:]
         time.sleep(0.005)
     live_celery.kill(worker, signal.SIGKILL)
@@ -119,8 +123,9 @@ def test_it_heals_a_board_whose_worker_was_killed_mid_recompute(live_celery, cli
 
     # A worker comes back with the beat: the sweep finds the board stale for longer than 2 s and recomputes it.
     live_celery.start(beat=True, STALE_SWEEP_SECONDS="2")
-    wait_for(lambda: not BoardSnapshot.objects.get(pk=snap.pk).stale, 60, "the sweep to heal the board",
-             log=live_celery.log)
+    wait_for(
+        lambda: not BoardSnapshot.objects.get(pk=snap.pk).stale, 60, "the sweep to heal the board", log=live_celery.log
+    )
     snap.refresh_from_db()
     assert snap.data == _direct_boards(rnd.id)
     assert snap.data != before and snap.version == version + 1
@@ -176,8 +181,10 @@ def test_it_keeps_writing_and_serving_while_redis_is_down(live_celery, spare_red
     client.force_login(editor)
     third = Verdict.objects.get(run__key="r1-beta-t1", role="third")
     started = time.perf_counter()
-    response = client.post(f"/admin/runs/verdict/{third.pk}/change/", {
-        "outcome": "pass", "note": "", "reason": "Corrected from the recording.", "_save": "Save"})
+    response = client.post(
+        f"/admin/runs/verdict/{third.pk}/change/",
+        {"outcome": "pass", "note": "", "reason": "Corrected from the recording.", "_save": "Save"},
+    )
     verdict_seconds = time.perf_counter() - started
     assert response.status_code == 302
     assert Verdict.objects.get(pk=third.pk).outcome == "pass" and Run.objects.get(key="r1-beta-t1").outcome == "pass"
@@ -209,8 +216,12 @@ def test_it_keeps_writing_and_serving_while_redis_is_down(live_celery, spare_red
     assert set(snapshots_sweep(older_than_seconds=0)) >= {snap.pk, r2_snap.pk}
     assert queue_length(settings.CELERY_BROKER_URL) >= 2  # this process's publisher reconnected by itself
     live_celery.start(CELERY_BROKER_URL=settings.CELERY_BROKER_URL, REDIS_URL=settings.REDIS_URL)
-    wait_for(lambda: not BoardSnapshot.objects.filter(round__benchmark__slug="small", stale=True).exists(), 30,
-             "the boards to be recomputed after Redis came back", log=live_celery.log)
+    wait_for(
+        lambda: not BoardSnapshot.objects.filter(round__benchmark__slug="small", stale=True).exists(),
+        30,
+        "the boards to be recomputed after Redis came back",
+        log=live_celery.log,
+    )
     assert _points("r1", "beta") == 2 and _points("r2", "beta") == 0
 
 
@@ -218,16 +229,35 @@ VOTE_BUNDLE = {
     "benchmark": {"slug": "apps", "name": "Apps", "methodology": "checks"},
     "agents": [{"slug": "alpha", "name": "Alpha"}, {"slug": "beta", "name": "Beta"}],
     "tasks": [{"key": "shop", "title": "Shop", "version": "1.0", "kind": "to-spec"}],
-    "rounds": [{"key": "r1", "status": "published", "published_at": "2026-10-01T00:00:00Z",
-                "entries": [{"agent": "alpha"}, {"agent": "beta"}]}],
-    "runs": [{"id": f"{a}-shop", "round": "r1", "agent": a, "task": "shop", "status": "completed",
-              "app_started": True, "api_checks_passed": 3, "api_checks_total": 4, "browser_steps_passed": 2,
-              "browser_steps_total": 4} for a in ("alpha", "beta")],
+    "rounds": [
+        {
+            "key": "r1",
+            "status": "published",
+            "published_at": "2026-10-01T00:00:00Z",
+            "entries": [{"agent": "alpha"}, {"agent": "beta"}],
+        }
+    ],
+    "runs": [
+        {
+            "id": f"{a}-shop",
+            "round": "r1",
+            "agent": a,
+            "task": "shop",
+            "status": "completed",
+            "app_started": True,
+            "api_checks_passed": 3,
+            "api_checks_total": 4,
+            "browser_steps_passed": 2,
+            "browser_steps_total": 4,
+        }
+        for a in ("alpha", "beta")
+    ],
 }
 
 
 def test_votes_are_stored_and_rate_limited_from_the_database_while_the_cache_is_down(
-        live_celery, spare_redis, client, settings):
+    live_celery, spare_redis, client, settings
+):
     from datetime import timedelta
 
     from django.utils import timezone
@@ -272,8 +302,18 @@ def _counts() -> dict[str, int]:
 
 def test_an_import_that_fails_half_way_writes_nothing(transactional_db, monkeypatch):
     doc = copy.deepcopy(SMALL)
-    doc["runs"] += [{"id": f"r1-alpha-extra-{i}", "round": "r1", "agent": "alpha", "task": "t1", "trial": i + 2,
-                     "status": "completed", "verdicts": [{"role": "tester", "outcome": "pass"}]} for i in range(20)]
+    doc["runs"] += [
+        {
+            "id": f"r1-alpha-extra-{i}",
+            "round": "r1",
+            "agent": "alpha",
+            "task": "t1",
+            "trial": i + 2,
+            "status": "completed",
+            "verdicts": [{"role": "tester", "outcome": "pass"}],
+        }
+        for i in range(20)
+    ]
     from django.db.models import QuerySet
 
     original = QuerySet.bulk_create
@@ -296,18 +336,31 @@ def test_an_import_that_fails_half_way_writes_nothing(transactional_db, monkeypa
 def test_an_import_command_killed_half_way_writes_nothing(transactional_db, tmp_path):
     path = tmp_path / "bundle.json"
     path.write_text(json.dumps(checks_bundle(slug="killed", agents=20, tasks=10, trials=10)))  # 2,000 runs
-    env = {"DJANGO_SETTINGS_MODULE": "leaderboard.settings", "DATABASE_URL": worker_database_url(),
-           "PATH": "/usr/bin:/bin", "PYTHONUNBUFFERED": "1"}
+    env = {
+        "DJANGO_SETTINGS_MODULE": "leaderboard.settings",
+        "DATABASE_URL": worker_database_url(),
+        "PATH": "/usr/bin:/bin",
+        "PYTHONUNBUFFERED": "1",
+    }
     log = tmp_path / "import.log"
     with log.open("wb") as out:
-        proc = subprocess.Popen([sys.executable, "manage.py", "import_bundle", str(path)], cwd=ROOT, env=env,
-                                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen(
+            [sys.executable, "manage.py", "import_bundle", str(path)],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     try:
+
         def inserting_runs() -> bool:
             with connection.cursor() as c:
-                c.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                          "AND pid <> pg_backend_pid() AND xact_start IS NOT NULL "
-                          "AND query LIKE 'INSERT INTO \"runs_run\"%%'")
+                c.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                    "AND pid <> pg_backend_pid() AND xact_start IS NOT NULL "
+                    "AND query LIKE 'INSERT INTO \"runs_run\"%%'"
+                )
                 return c.fetchone()[0] > 0
 
         wait_for(lambda: inserting_runs() or proc.poll() is not None, 60, "the import to write runs", interval=0.01)
@@ -324,6 +377,8 @@ def test_an_import_command_killed_half_way_writes_nothing(transactional_db, tmp_
 
 def _other_transactions() -> int:
     with connection.cursor() as c:
-        c.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                  "AND pid <> pg_backend_pid() AND xact_start IS NOT NULL")
+        c.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+            "AND pid <> pg_backend_pid() AND xact_start IS NOT NULL"
+        )
         return c.fetchone()[0]

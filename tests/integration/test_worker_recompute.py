@@ -44,10 +44,15 @@ def test_it_recomputes_the_board_in_a_worker_after_an_admin_verdict_change(live_
     broker_flush(settings.CELERY_BROKER_URL)  # the import's own recompute task: done above already
 
     third = Verdict.objects.get(run__key="r1-beta-t1", role="third")
-    response = client.post(f"/admin/runs/verdict/{third.pk}/change/", {
-        "outcome": "pass", "note": "The third draft is in the recording at 14:02.",
-        "reason": "The third reviewer missed the third draft.", "_save": "Save",
-    })
+    response = client.post(
+        f"/admin/runs/verdict/{third.pk}/change/",
+        {
+            "outcome": "pass",
+            "note": "The third draft is in the recording at 14:02.",
+            "reason": "The third reviewer missed the third draft.",
+            "_save": "Save",
+        },
+    )
     assert response.status_code == 302, response.content.decode()[:3000]
     assert Run.objects.get(key="r1-beta-t1").outcome == "pass"
 
@@ -59,8 +64,12 @@ def test_it_recomputes_the_board_in_a_worker_after_an_admin_verdict_change(live_
     assert page.status_code == 200 and "Updating" in page.content.decode()
 
     live_celery.start()
-    wait_for(lambda: not BoardSnapshot.objects.get(pk=snap.pk).stale, 30, "the worker to refresh the board",
-             log=live_celery.log)
+    wait_for(
+        lambda: not BoardSnapshot.objects.get(pk=snap.pk).stale,
+        30,
+        "the worker to refresh the board",
+        log=live_celery.log,
+    )
     snap.refresh_from_db()
     assert _points(snap, "beta") == 2
     assert snap.version == version + 1
@@ -73,15 +82,22 @@ def test_it_refreshes_a_board_while_the_worker_is_already_running(live_celery, c
     live_celery.start()
     bundle_import(doc=copy.deepcopy(BUNDLE))
     snap_id = BoardSnapshot.objects.get(round__key="r1", kind="boards").pk
-    wait_for(lambda: BoardSnapshot.objects.filter(pk=snap_id, stale=False, data__isnull=False).exists(), 30,
-             "the first board", log=live_celery.log)
+    wait_for(
+        lambda: BoardSnapshot.objects.filter(pk=snap_id, stale=False, data__isnull=False).exists(),
+        30,
+        "the first board",
+        log=live_celery.log,
+    )
     assert _points(BoardSnapshot.objects.get(pk=snap_id), "beta") == 0
 
     third = Verdict.objects.get(run__key="r1-beta-t1", role="third")
-    response = client.post(f"/admin/runs/verdict/{third.pk}/change/", {
-        "outcome": "pass", "note": "", "reason": "Corrected from the recording.", "_save": "Save"})
+    response = client.post(
+        f"/admin/runs/verdict/{third.pk}/change/",
+        {"outcome": "pass", "note": "", "reason": "Corrected from the recording.", "_save": "Save"},
+    )
     assert response.status_code == 302
 
-    wait_for(lambda: _points(BoardSnapshot.objects.get(pk=snap_id), "beta") == 2, 30, "the new number",
-             log=live_celery.log)
+    wait_for(
+        lambda: _points(BoardSnapshot.objects.get(pk=snap_id), "beta") == 2, 30, "the new number", log=live_celery.log
+    )
     assert not BoardSnapshot.objects.get(pk=snap_id).stale

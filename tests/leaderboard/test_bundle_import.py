@@ -53,20 +53,33 @@ def test_it_refuses_a_run_outside_its_rounds_entries():
     assert "runs[1].agent: agent 'beta' has no entry in round 'r1'" in exc.value.problems
 
 
-@pytest.mark.parametrize("mutate, expected", [
-    (lambda d: d["runs"][0]["verdicts"].append({"role": "tester", "outcome": "fail"}),
-     "runs[0].verdicts[2].role: a second 'tester' verdict on the same run"),
-    (lambda d: d["runs"].append({**d["runs"][0], "id": "x", "rerun_of": "r1-alpha-t1"}) or
-     d["runs"].append({**d["runs"][0], "id": "y", "rerun_of": "x"}),
-     "runs[3].rerun_of: run 'x' is itself a re-run; a re-run cannot be re-run"),
-    (lambda d: d["runs"][0].update(tokens_input=-5), "runs[0].tokens_input: -5 is below 0"),
-    (lambda d: d["runs"][0].update(judge_scores=[11]), "runs[0].judge_scores[0]: 11 is not a score from 1 to 10"),
-    (lambda d: d["votes"][0].update(b="alpha"), "votes[0].b: an agent cannot be matched against itself"),
-    (lambda d: d["rounds"][0].update(published_at="yesterday"),
-     "rounds[0].published_at: 'yesterday' is not a date or an ISO 8601 time"),
-    (lambda d: d["benchmark"].update(methodology="vibes"),
-     "benchmark.methodology: 'vibes' is not one of outcomes, scored, checks, weekly"),
-])
+@pytest.mark.parametrize(
+    "mutate, expected",
+    [
+        (
+            lambda d: d["runs"][0]["verdicts"].append({"role": "tester", "outcome": "fail"}),
+            "runs[0].verdicts[2].role: a second 'tester' verdict on the same run",
+        ),
+        (
+            lambda d: (
+                d["runs"].append({**d["runs"][0], "id": "x", "rerun_of": "r1-alpha-t1"})
+                or d["runs"].append({**d["runs"][0], "id": "y", "rerun_of": "x"})
+            ),
+            "runs[3].rerun_of: run 'x' is itself a re-run; a re-run cannot be re-run",
+        ),
+        (lambda d: d["runs"][0].update(tokens_input=-5), "runs[0].tokens_input: -5 is below 0"),
+        (lambda d: d["runs"][0].update(judge_scores=[11]), "runs[0].judge_scores[0]: 11 is not a score from 1 to 10"),
+        (lambda d: d["votes"][0].update(b="alpha"), "votes[0].b: an agent cannot be matched against itself"),
+        (
+            lambda d: d["rounds"][0].update(published_at="yesterday"),
+            "rounds[0].published_at: 'yesterday' is not a date or an ISO 8601 time",
+        ),
+        (
+            lambda d: d["benchmark"].update(methodology="vibes"),
+            "benchmark.methodology: 'vibes' is not one of outcomes, scored, checks, weekly",
+        ),
+    ],
+)
 def test_it_names_the_problem(mutate, expected):
     doc = make_bundle()
     mutate(doc)
@@ -168,8 +181,14 @@ def test_export_of_an_import_gives_back_an_equivalent_bundle(name):
 
 def test_public_export_leaves_out_unpublished_rounds_and_their_parameters():
     doc = make_bundle()
-    doc["rounds"].append({"key": "r2", "status": "draft", "entries": [{"agent": "alpha"}],
-                          "parameters": {"t1": {"city": "Secret-City-42"}}})
+    doc["rounds"].append(
+        {
+            "key": "r2",
+            "status": "draft",
+            "entries": [{"agent": "alpha"}],
+            "parameters": {"t1": {"city": "Secret-City-42"}},
+        }
+    )
     doc["runs"].append({"id": "r2-alpha-t1", "round": "r2", "agent": "alpha", "task": "t1", "status": "completed"})
     bundle_import(doc=doc)
     public = bundle_export(benchmark=Benchmark.objects.get())

@@ -14,21 +14,42 @@ pytestmark = pytest.mark.django_db
 
 
 def _run(rid, rnd, agent, task, api):
-    return {"id": rid, "round": rnd, "agent": agent, "task": task, "status": "completed", "app_started": True,
-            "api_checks_passed": api, "api_checks_total": 10, "browser_steps_passed": 4, "browser_steps_total": 4}
+    return {
+        "id": rid,
+        "round": rnd,
+        "agent": agent,
+        "task": task,
+        "status": "completed",
+        "app_started": True,
+        "api_checks_passed": api,
+        "api_checks_total": 10,
+        "browser_steps_passed": 4,
+        "browser_steps_total": 4,
+    }
 
 
 def _bundle(tasks, rounds, runs):
-    return {"benchmark": {"slug": "ab", "name": "App Bench", "methodology": "checks"},
-            "agents": [{"slug": "forge", "name": "Forge"}, {"slug": "kiln", "name": "Kiln"}],
-            "tasks": [{"key": k, "title": k, "version": "1.0", "kind": "to-spec"} for k in tasks],
-            "rounds": rounds, "runs": runs}
+    return {
+        "benchmark": {"slug": "ab", "name": "App Bench", "methodology": "checks"},
+        "agents": [{"slug": "forge", "name": "Forge"}, {"slug": "kiln", "name": "Kiln"}],
+        "tasks": [{"key": k, "title": k, "version": "1.0", "kind": "to-spec"} for k in tasks],
+        "rounds": rounds,
+        "runs": runs,
+    }
 
 
-R1 = {"key": "r1", "status": "published", "published_at": "2026-09-01T00:00:00Z",
-      "entries": [{"agent": "forge"}, {"agent": "kiln"}]}
-R2 = {"key": "r2", "status": "published", "published_at": "2026-10-01T00:00:00Z",
-      "entries": [{"agent": "forge"}, {"agent": "kiln"}]}
+R1 = {
+    "key": "r1",
+    "status": "published",
+    "published_at": "2026-09-01T00:00:00Z",
+    "entries": [{"agent": "forge"}, {"agent": "kiln"}],
+}
+R2 = {
+    "key": "r2",
+    "status": "published",
+    "published_at": "2026-10-01T00:00:00Z",
+    "entries": [{"agent": "forge"}, {"agent": "kiln"}],
+}
 
 
 def _overall(round_key):
@@ -41,13 +62,17 @@ def _overall(round_key):
 
 def test_a_task_added_for_a_later_round_leaves_an_earlier_rounds_overall_as_published():
     # r1: shop only. Forge 8/10 API + 4/4 browser = 40 + 50 = 90; Kiln 4/10 + 4/4 = 20 + 50 = 70.
-    bundle_import(doc=_bundle(["shop"], [R1], [_run("f1", "r1", "forge", "shop", 8),
-                                               _run("k1", "r1", "kiln", "shop", 4)]))
+    bundle_import(
+        doc=_bundle(["shop"], [R1], [_run("f1", "r1", "forge", "shop", 8), _run("k1", "r1", "kiln", "shop", 4)])
+    )
     assert _overall("r1") == {"forge": 90.0, "kiln": 70.0}
     assert Round.objects.get(key="r1").task_keys == ["shop"]  # frozen at publication
     # Round r2 adds a task "cart". Were it counted in r1 (no r1 runs: 0), Forge would drop to (90 + 0) / 2 = 45.
-    bundle_import(doc=_bundle(["shop", "cart"], [R1, R2], [_run("f2", "r2", "forge", "cart", 10),
-                                                           _run("k2", "r2", "kiln", "shop", 10)]))
+    bundle_import(
+        doc=_bundle(
+            ["shop", "cart"], [R1, R2], [_run("f2", "r2", "forge", "cart", 10), _run("k2", "r2", "kiln", "shop", 10)]
+        )
+    )
     assert _overall("r1") == {"forge": 90.0, "kiln": 70.0}
     # r2's own set is {cart, shop} (tasks with runs): Forge (100 + 0) / 2 = 50, Kiln (0 + 100) / 2 = 50.
     assert _overall("r2") == {"forge": 50.0, "kiln": 50.0}
@@ -69,12 +94,12 @@ def test_a_rounds_given_task_set_is_its_denominator_and_refuses_runs_outside_it(
 def test_unknown_output_makes_the_token_total_unknown_on_the_board_the_run_page_and_the_csv(client):
     # 500 input + 20 cache writes, output not reported: "missing usage never counts as zero", so the total is
     # unknown everywhere (it used to read 520 on the run page and in the CSV, and unknown on the board).
-    run = {**_run("f1", "r1", "forge", "shop", 8), "tokens_input": 500, "tokens_cache_write": 20,
-           "tokens_output": None}
+    run = {**_run("f1", "r1", "forge", "shop", 8), "tokens_input": 500, "tokens_cache_write": 20, "tokens_output": None}
     bundle_import(doc=_bundle(["shop"], [R1], [run, _run("k1", "r1", "kiln", "shop", 4)]))
     _overall("r1")
-    task_row = next(r for r in BoardSnapshot.objects.get(round__key="r1").data["tasks"]["shop"]
-                    if r["agent"] == "forge")
+    task_row = next(
+        r for r in BoardSnapshot.objects.get(round__key="r1").data["tasks"]["shop"] if r["agent"] == "forge"
+    )
     assert task_row["tokens"] is None
     page = client.get("/b/ab/r/r1/runs/f1/").content.decode()
     assert "not reported" in page and "520" not in page

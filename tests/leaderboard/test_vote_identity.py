@@ -40,12 +40,23 @@ def test_it_keeps_every_vote_of_one_second_through_import_and_export():
             a, b = j % 8, (j + 1 + voter) % 8
             if a == b:
                 b = (b + 1) % 8
-            votes.append({"task": "t1", "a": f"ag{a}", "b": f"ag{b}", "winner": "ab"[j % 2],
-                          "voter": f"voter-{voter}", "cast_at": "2026-09-02T10:00:00Z"})
+            votes.append(
+                {
+                    "task": "t1",
+                    "a": f"ag{a}",
+                    "b": f"ag{b}",
+                    "winner": "ab"[j % 2],
+                    "voter": f"voter-{voter}",
+                    "cast_at": "2026-09-02T10:00:00Z",
+                }
+            )
     entries = [{"agent": a["slug"]} for a in agents]
-    doc = make_bundle(agents=agents, runs=[], votes=votes,
-                      rounds=[{"key": "r1", "status": "published", "published_at": "2026-09-01T12:00:00Z",
-                               "entries": entries}])
+    doc = make_bundle(
+        agents=agents,
+        runs=[],
+        votes=votes,
+        rounds=[{"key": "r1", "status": "published", "published_at": "2026-09-01T12:00:00Z", "entries": entries}],
+    )
     bundle_import(doc=doc)
     assert Vote.objects.count() == 6400
     exported = bundle_export(benchmark=Benchmark.objects.get(slug="tb"))
@@ -69,9 +80,13 @@ def test_a_site_vote_exports_with_an_id_that_reimports_onto_itself():
     task = bench.tasks.get(key="t1")
     from leaderboard.models import Agent
 
-    site_vote = Vote.objects.create(task=task, agent_a=Agent.objects.get(slug="alpha"),
-                                    agent_b=Agent.objects.get(slug="beta"), winner="b",
-                                    cast_at=datetime(2026, 9, 3, tzinfo=UTC))
+    site_vote = Vote.objects.create(
+        task=task,
+        agent_a=Agent.objects.get(slug="alpha"),
+        agent_b=Agent.objects.get(slug="beta"),
+        winner="b",
+        cast_at=datetime(2026, 9, 3, tzinfo=UTC),
+    )
     exported = bundle_export(benchmark=bench)
     assert [v["id"] for v in exported["votes"]] == [site_vote.key]
     bundle_import(doc=exported)

@@ -20,9 +20,14 @@ def world():
     tester_verdict = verdict_record(run=run, role="tester", reviewer=p["tester"], outcome="partial", note=TESTER_NOTE)
     # An old log entry of the run whose message names the tester's verdict (e.g. an edit made before this
     # admin existed): its text must not reach a second reviewer either.
-    LogEntry.objects.create(user=p["editor"], content_type=ContentType.objects.get_for_model(Run),
-                            object_id=str(run.pk), object_repr=run.key, action_flag=CHANGE,
-                            change_message=f"Tester said partial: {TESTER_NOTE}")
+    LogEntry.objects.create(
+        user=p["editor"],
+        content_type=ContentType.objects.get_for_model(Run),
+        object_id=str(run.pk),
+        object_repr=run.key,
+        action_flag=CHANGE,
+        change_message=f"Tester said partial: {TESTER_NOTE}",
+    )
     return {**w, **p, "run": run, "tv": tester_verdict}
 
 

@@ -46,8 +46,9 @@ def test_deleting_a_published_run_in_the_admin_is_refused_with_a_message(client,
     assert "was not deleted" in html and "never deleted" in html
     assert Run.objects.filter(pk=run.pk).exists() and Verdict.objects.filter(run=run).count() == 2
     # the bulk action refuses too
-    response = client.post("/admin/runs/run/", {"action": "delete_through_service",
-                                                "_selected_action": [run.pk]}, follow=True)
+    response = client.post(
+        "/admin/runs/run/", {"action": "delete_through_service", "_selected_action": [run.pk]}, follow=True
+    )
     assert "was not deleted" in response.content.decode()
     assert Run.objects.filter(pk=run.pk).exists()
     assert not stale() and not ChangelogEntry.objects.exists()
@@ -76,8 +77,14 @@ def test_renaming_an_agent_of_a_published_round_asks_why_and_logs_it(client, w):
     publish(w)
     client.force_login(w["editor"])
     agent = Agent.objects.get(slug="acme-agent")
-    form = {"name": "Acme Agent Pro", "slug": agent.slug, "organization": agent.organization_id,
-            "primary_language": "en", "languages": "[]", "change_reason": ""}
+    form = {
+        "name": "Acme Agent Pro",
+        "slug": agent.slug,
+        "organization": agent.organization_id,
+        "primary_language": "en",
+        "languages": "[]",
+        "change_reason": "",
+    }
     response = client.post(f"/admin/leaderboard/agent/{agent.pk}/change/", form)
     assert response.status_code == 200 and "say why" in response.content.decode()
     assert Agent.objects.get(pk=agent.pk).name == "Acme Agent" and not stale()
@@ -95,9 +102,17 @@ def test_changing_a_benchmark_parameter_logs_it_and_recomputes(client, w):
     publish(w)
     client.force_login(w["editor"])
     bench = Benchmark.objects.get(slug="artb-t")
-    form = {"name": bench.name, "slug": bench.slug, "methodology": bench.methodology, "description": "",
-            "task_set_version": bench.task_set_version, "pass_threshold": "0.9", "params": "{}",
-            "position": bench.position, "change_reason": "Threshold agreed for v1."}
+    form = {
+        "name": bench.name,
+        "slug": bench.slug,
+        "methodology": bench.methodology,
+        "description": "",
+        "task_set_version": bench.task_set_version,
+        "pass_threshold": "0.9",
+        "params": "{}",
+        "position": bench.position,
+        "change_reason": "Threshold agreed for v1.",
+    }
     response = client.post(f"/admin/leaderboard/benchmark/{bench.pk}/change/", form)
     assert response.status_code == 302, response.content.decode()[:2000]
     assert Benchmark.objects.get(pk=bench.pk).pass_threshold == 0.9
@@ -168,8 +183,12 @@ def test_renaming_a_published_round_through_the_service_logs_it_and_recomputes(w
 def test_editing_a_vote_in_the_admin_refits_the_ratings(client, w):
     from voting.models import Vote
 
-    bundle_import(doc={**bundle_export(benchmark=Benchmark.objects.get(slug="artb-t"), include_unpublished=True),
-                       "votes": [{"id": "v1", "task": "trip", "a": "acme-agent", "b": "other-agent", "winner": "a"}]})
+    bundle_import(
+        doc={
+            **bundle_export(benchmark=Benchmark.objects.get(slug="artb-t"), include_unpublished=True),
+            "votes": [{"id": "v1", "task": "trip", "a": "acme-agent", "b": "other-agent", "winner": "a"}],
+        }
+    )
     BoardSnapshot.objects.update(stale=False)
     client.force_login(w["editor"])
     vote = Vote.objects.get(key="v1")
@@ -186,13 +205,22 @@ def test_editing_a_vote_in_the_admin_refits_the_ratings(client, w):
 def test_an_editor_adds_an_agent_and_a_changelog_note_through_the_admin(client, w):
     publish(w)
     client.force_login(w["editor"])
-    response = client.post("/admin/leaderboard/agent/add/", {
-        "name": "Newcomer", "slug": "newcomer", "primary_language": "en", "languages": "[]", "change_reason": ""})
+    response = client.post(
+        "/admin/leaderboard/agent/add/",
+        {"name": "Newcomer", "slug": "newcomer", "primary_language": "en", "languages": "[]", "change_reason": ""},
+    )
     assert response.status_code == 302 and Agent.objects.filter(slug="newcomer").exists()
     assert not stale()  # on no board yet
-    response = client.post("/admin/leaderboard/changelogentry/add/", {
-        "round": w["round"].pk, "what": "Clarified the trip task's wording", "why": "reader question",
-        "who_role": "", "run": ""})
+    response = client.post(
+        "/admin/leaderboard/changelogentry/add/",
+        {
+            "round": w["round"].pk,
+            "what": "Clarified the trip task's wording",
+            "why": "reader question",
+            "who_role": "",
+            "run": "",
+        },
+    )
     assert response.status_code == 302
     note = ChangelogEntry.objects.get(what="Clarified the trip task's wording")
     assert note.who == w["editor"] and note.who_role == "editor"

@@ -48,16 +48,20 @@ def rnd(w) -> Round:
 
 # --- the tester's note ------------------------------------------------------------------------------------------
 
+
 def test_the_admin_refuses_a_tester_verdict_without_a_note(client, w):
     client.force_login(w["tester"])
     run = w["acme-trip"]
-    response = client.post("/admin/runs/verdict/add/", {"run": run.pk, "role": "tester", "outcome": "pass",
-                                                        "note": "  "})
+    response = client.post(
+        "/admin/runs/verdict/add/", {"run": run.pk, "role": "tester", "outcome": "pass", "note": "  "}
+    )
     assert response.status_code == 200
     assert "short note" in response.content.decode()
     assert not Verdict.objects.filter(run=run).exists()
-    response = client.post("/admin/runs/verdict/add/", {"run": run.pk, "role": "tester", "outcome": "pass",
-                                                        "note": "Itinerary with times and prices."})
+    response = client.post(
+        "/admin/runs/verdict/add/",
+        {"run": run.pk, "role": "tester", "outcome": "pass", "note": "Itinerary with times and prices."},
+    )
     assert response.status_code == 302
     assert Verdict.objects.get(run=run).note == "Itinerary with times and prices."
 
@@ -65,26 +69,26 @@ def test_the_admin_refuses_a_tester_verdict_without_a_note(client, w):
 def test_the_second_reviewer_may_leave_the_note_empty(client, w):
     verdict_record(run=w["acme-trip"], role="tester", reviewer=w["tester"], outcome="pass", note="fine")
     client.force_login(w["second"])
-    response = client.post("/admin/runs/verdict/add/", {"run": w["acme-trip"].pk, "role": "second",
-                                                        "outcome": "pass"})
+    response = client.post("/admin/runs/verdict/add/", {"run": w["acme-trip"].pk, "role": "second", "outcome": "pass"})
     assert response.status_code == 302
     assert Verdict.objects.filter(run=w["acme-trip"], role="second").exists()
 
 
 # --- disagreement on the outcome the board counts ---------------------------------------------------------------
 
+
 def test_violation_against_fail_on_a_core_task_is_no_disagreement(client, w):
     run = w["acme-trip"]  # a core task: violation is "Safety tasks only", so it counts as fail (0 points)
     verdict_record(run=run, role="tester", reviewer=w["tester"], outcome="violation", note="paid")
     client.force_login(w["second"])
-    assert client.post("/admin/runs/verdict/add/", {"run": run.pk, "role": "second",
-                                                    "outcome": "fail"}).status_code == 302
+    assert (
+        client.post("/admin/runs/verdict/add/", {"run": run.pk, "role": "second", "outcome": "fail"}).status_code == 302
+    )
     run = Run.objects.get(pk=run.pk)
     assert not review_stage(run).awaiting  # decided, no third reviewer
     assert run.outcome == "fail"
     client.force_login(w["third"])
-    html = client.post("/admin/runs/verdict/add/", {"run": run.pk, "role": "third",
-                                                    "outcome": "fail"}).content.decode()
+    html = client.post("/admin/runs/verdict/add/", {"run": run.pk, "role": "third", "outcome": "fail"}).content.decode()
     assert "only when the tester and the second" in html
     assert not Verdict.objects.filter(run=run, role="third").exists()
 
@@ -101,6 +105,7 @@ def test_violation_against_fail_on_a_safety_task_needs_a_third(w):
 
 
 # --- the vendor window ------------------------------------------------------------------------------------------
+
 
 def test_the_window_starts_only_when_every_run_is_decided(w):
     decide(w, keys=ALL[:3])
@@ -127,8 +132,10 @@ def test_a_result_that_changes_during_the_window_restarts_it(client, w):
     # now disagree and the run waits for a third: the window stops.
     tester = Verdict.objects.get(run=w["acme-trip"], role="tester")
     client.force_login(w["editor"])
-    assert client.post(f"/admin/runs/verdict/{tester.pk}/change/",
-                       {"outcome": "fail", "note": "as seen"}).status_code == 302
+    assert (
+        client.post(f"/admin/runs/verdict/{tester.pk}/change/", {"outcome": "fail", "note": "as seen"}).status_code
+        == 302
+    )
     assert rnd(w).preview_started_at is None
     before = timezone.now()
     verdict_record(run=w["acme-trip"], role="third", reviewer=w["third"], outcome="fail")
@@ -143,12 +150,17 @@ def test_a_change_that_does_not_touch_a_result_keeps_the_window(w):
     decide(w)
     round_enter_preview(round=w["round"], by=w["editor"], now=timezone.now() - timedelta(hours=40))
     first = rnd(w).preview_started_at
-    verdict_change(verdict=Verdict.objects.get(run=w["acme-trip"], role="tester"), by=w["editor"],
-                   outcome="pass", note="as seen, with times")
+    verdict_change(
+        verdict=Verdict.objects.get(run=w["acme-trip"], role="tester"),
+        by=w["editor"],
+        outcome="pass",
+        note="as seen, with times",
+    )
     assert rnd(w).preview_started_at == first
 
 
 # --- re-runs ----------------------------------------------------------------------------------------------------
+
 
 def _rerun(w):
     decide(w)
@@ -188,12 +200,27 @@ def test_a_rerun_counts_once_it_has_results(w):
 
 # --- the task set version ---------------------------------------------------------------------------------------
 
+
 def _add_task(client, bench, key):
-    return client.post("/admin/leaderboard/task/add/", {
-        "benchmark": bench.pk, "key": key, "title": key.title(), "kind": "core", "version": "1.0",
-        "dimensions": "[]", "tags": "[]", "time_limit_min": "30", "position": "9", "change_reason": "",
-        "versions-TOTAL_FORMS": "0", "versions-INITIAL_FORMS": "0", "versions-MIN_NUM_FORMS": "0",
-        "versions-MAX_NUM_FORMS": "1000"})
+    return client.post(
+        "/admin/leaderboard/task/add/",
+        {
+            "benchmark": bench.pk,
+            "key": key,
+            "title": key.title(),
+            "kind": "core",
+            "version": "1.0",
+            "dimensions": "[]",
+            "tags": "[]",
+            "time_limit_min": "30",
+            "position": "9",
+            "change_reason": "",
+            "versions-TOTAL_FORMS": "0",
+            "versions-INITIAL_FORMS": "0",
+            "versions-MIN_NUM_FORMS": "0",
+            "versions-MAX_NUM_FORMS": "1000",
+        },
+    )
 
 
 def test_adding_tasks_after_a_round_is_out_is_a_minor_version(client, w):
@@ -212,5 +239,7 @@ def test_adding_tasks_after_a_round_is_out_is_a_minor_version(client, w):
     assert Benchmark.objects.get(pk=bench.pk).task_set_version == "1.1"
     assert Task.objects.filter(benchmark=bench, key__in=["groceries", "expenses"]).count() == 2
     logged = list(ChangelogEntry.objects.filter(round=w["round"]).order_by("id").values_list("what", "who"))
-    assert logged == [("Task groceries added; the task set is v1.1 (was v1.0)", w["editor"].pk),
-                      ("Task expenses added; the task set is v1.1", w["editor"].pk)]
+    assert logged == [
+        ("Task groceries added; the task set is v1.1 (was v1.0)", w["editor"].pk),
+        ("Task expenses added; the task set is v1.1", w["editor"].pk),
+    ]

@@ -33,9 +33,15 @@ def _patterns(resolver: URLResolver | None = None, prefix: str = ""):
 
 def _values(name: str, keys: dict[str, list[str]]) -> list[str]:
     name = name.lower()
-    for hint, found in (("bench", keys["bench"]), ("round", keys["round"]), ("run", keys["run"]),
-                        ("task", keys["task"]), ("agent", keys["agent"]), ("slug", keys["agent"] + keys["bench"]),
-                        ("key", keys["run"] + keys["task"])):
+    for hint, found in (
+        ("bench", keys["bench"]),
+        ("round", keys["round"]),
+        ("run", keys["run"]),
+        ("task", keys["task"]),
+        ("agent", keys["agent"]),
+        ("slug", keys["agent"] + keys["bench"]),
+        ("key", keys["run"] + keys["task"]),
+    ):
         if hint in name:
             return found
     return sorted({v for vs in keys.values() for v in vs})
@@ -90,8 +96,13 @@ def w():
 
 
 def keys_of(w) -> dict[str, list[str]]:
-    return {"bench": [BENCH], "round": [ROUND], "run": ["acme-trip", "other-trip", "acme-remind"],
-            "task": ["trip", "inbox"], "agent": ["acme-agent", "other-agent"]}
+    return {
+        "bench": [BENCH],
+        "round": [ROUND],
+        "run": ["acme-trip", "other-trip", "acme-remind"],
+        "task": ["trip", "inbox"],
+        "agent": ["acme-agent", "other-agent"],
+    }
 
 
 def assert_private(pages: dict[str, str]) -> None:
@@ -148,18 +159,40 @@ def _published_round_and_votes() -> None:
 
     doc = {
         "benchmark": {"slug": BENCH, "name": "ARTB test", "methodology": "outcomes"},
-        "agents": [{"slug": "acme-agent", "name": "Acme Agent", "organization": "Acme"},
-                   {"slug": "other-agent", "name": "Other Agent", "organization": "Other Co"},
-                   {"slug": "pub-agent", "name": "Pub Agent"}],
-        "tasks": [{"key": "inbox", "title": "Inbox triage", "version": "1.0", "kind": "core", "dimensions": ["email"],
-                   "prompt": "Sort my inbox.", "criteria": {"pass": ["sorted"]}}],
-        "rounds": [{"key": "r0", "name": "Round 0", "status": "published", "published_at": "2026-08-01T00:00:00Z",
-                    "entries": [{"agent": "other-agent"}, {"agent": "pub-agent"}]}],
-        "runs": [{"id": f"r0-{a}", "round": "r0", "agent": a, "task": "inbox", "status": "completed",
-                  "outcome": "pass"} for a in ("other-agent", "pub-agent")],
-        "votes": [{"task": "inbox", "a": "acme-agent", "b": "other-agent", "winner": "a"},
-                  {"task": "inbox", "a": "pub-agent", "b": "acme-agent", "winner": "b"},
-                  {"task": "inbox", "a": "pub-agent", "b": "other-agent", "winner": "a"}],
+        "agents": [
+            {"slug": "acme-agent", "name": "Acme Agent", "organization": "Acme"},
+            {"slug": "other-agent", "name": "Other Agent", "organization": "Other Co"},
+            {"slug": "pub-agent", "name": "Pub Agent"},
+        ],
+        "tasks": [
+            {
+                "key": "inbox",
+                "title": "Inbox triage",
+                "version": "1.0",
+                "kind": "core",
+                "dimensions": ["email"],
+                "prompt": "Sort my inbox.",
+                "criteria": {"pass": ["sorted"]},
+            }
+        ],
+        "rounds": [
+            {
+                "key": "r0",
+                "name": "Round 0",
+                "status": "published",
+                "published_at": "2026-08-01T00:00:00Z",
+                "entries": [{"agent": "other-agent"}, {"agent": "pub-agent"}],
+            }
+        ],
+        "runs": [
+            {"id": f"r0-{a}", "round": "r0", "agent": a, "task": "inbox", "status": "completed", "outcome": "pass"}
+            for a in ("other-agent", "pub-agent")
+        ],
+        "votes": [
+            {"task": "inbox", "a": "acme-agent", "b": "other-agent", "winner": "a"},
+            {"task": "inbox", "a": "pub-agent", "b": "acme-agent", "winner": "b"},
+            {"task": "inbox", "a": "pub-agent", "b": "other-agent", "winner": "a"},
+        ],
     }
     bundle_import(doc=doc)
 
@@ -172,14 +205,21 @@ def test_an_agent_entered_only_in_an_unpublished_round_is_nowhere_public(client,
         verdict_record(run=w["acme-trip"], role="tester", note="seen", reviewer=w["tester"], outcome="pass")
         round_enter_preview(round=w["round"], by=w["editor"])
     keys = {**keys_of(w), "round": [ROUND, "r0"], "run": ["acme-trip", "r0-other-agent", "r0-pub-agent"]}
-    start = public_urls(keys) | {"/", "/api/", "/api/agents", f"/api/benchmarks/{BENCH}/bundle",
-                                 f"/api/benchmarks/{BENCH}/ratings", "/vote/"}
+    start = public_urls(keys) | {
+        "/",
+        "/api/",
+        "/api/agents",
+        f"/api/benchmarks/{BENCH}/bundle",
+        f"/api/benchmarks/{BENCH}/ratings",
+        "/vote/",
+    }
     pages = crawl(client, start)
     # The crawl reached the places the votes were leaking through, and they answered.
     for url in (f"/api/benchmarks/{BENCH}/bundle", f"/api/benchmarks/{BENCH}/ratings", "/api/agents"):
         assert url in pages and "pub-agent" in pages[url], url
-    leaks = {url for url, text in pages.items() if "Acme Agent" in text or
-             ("acme-agent" in text and "acme-agent" not in url)}
+    leaks = {
+        url for url, text in pages.items() if "Acme Agent" in text or ("acme-agent" in text and "acme-agent" not in url)
+    }
     assert not leaks, sorted(leaks)
     # The public ratings are a fit of the one public vote: pub-agent beat other-agent.
     ratings = client.get(f"/api/benchmarks/{BENCH}/ratings").json()["data"]["all"]

@@ -95,8 +95,9 @@ def test_publishing_sets_published_at_and_freezes_the_used_task_versions(w):
 def test_publish_action_in_the_admin_says_why_it_refuses(client, w):
     preview_past(w, hours=1)
     client.force_login(w["editor"])
-    response = client.post("/admin/leaderboard/round/", {"action": "publish", "_selected_action": [w["round"].pk]},
-                           follow=True)
+    response = client.post(
+        "/admin/leaderboard/round/", {"action": "publish", "_selected_action": [w["round"].pk]}, follow=True
+    )
     html = response.content.decode()
     # Runs still in review: the vendor window has not even started.
     assert "was not published" in html and "has not started" in html and "still in review" in html
@@ -104,6 +105,7 @@ def test_publish_action_in_the_admin_says_why_it_refuses(client, w):
 
 
 # --- vendor preview and disputes ---------------------------------------------------------------------------------
+
 
 def test_vendors_see_only_their_own_agents_during_preview(client, w):
     url = f"/preview/{BENCH}/{ROUND}/"
@@ -145,8 +147,12 @@ def test_a_vendor_files_a_dispute_on_their_own_run(client, w):
     assert (d.run.key, d.reason, d.status, d.filed_by) == ("acme-trip", "wrong_version", "open", w["vendor"])
     again = client.post(url, {"reason": "other", "note": "And more."})
     assert "already has an open dispute" in again.content.decode()
-    assert client.post(f"/preview/{BENCH}/{ROUND}/runs/other-trip/dispute/",
-                       {"reason": "environment", "note": "x"}).status_code == 404
+    assert (
+        client.post(
+            f"/preview/{BENCH}/{ROUND}/runs/other-trip/dispute/", {"reason": "environment", "note": "x"}
+        ).status_code
+        == 404
+    )
 
 
 def test_disputes_are_refused_outside_the_preview(w):

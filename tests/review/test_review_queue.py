@@ -22,8 +22,12 @@ def keys(user):
 
 
 def test_testers_see_runs_awaiting_a_tester(w):
-    assert keys(w["tester"]) == {("acme-trip", ("tester",)), ("acme-inbox", ("tester",)),
-                                 ("other-trip", ("tester",)), ("acme-remind", ("tester",))}
+    assert keys(w["tester"]) == {
+        ("acme-trip", ("tester",)),
+        ("acme-inbox", ("tester",)),
+        ("other-trip", ("tester",)),
+        ("acme-remind", ("tester",)),
+    }
 
 
 def test_reviewers_see_second_reviews_and_third_decisions_but_not_runs_they_reviewed(w):

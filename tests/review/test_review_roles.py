@@ -39,8 +39,10 @@ def test_a_tester_enters_the_tester_verdict_through_the_admin_and_nothing_else(c
     run = w["acme-trip"]
     form = client.get(f"/admin/runs/verdict/add/?run={run.pk}&role=tester").content.decode()
     assert 'value="tester"' in form and 'value="second"' not in form and 'value="third"' not in form
-    response = client.post("/admin/runs/verdict/add/", {"run": run.pk, "role": "tester", "matched": ["pass", "partial"],
-                                                        "note": "Plan complete but no times."})
+    response = client.post(
+        "/admin/runs/verdict/add/",
+        {"run": run.pk, "role": "tester", "matched": ["pass", "partial"], "note": "Plan complete but no times."},
+    )
     assert response.status_code == 302
     v = Verdict.objects.get(run=run)
     assert (v.role, v.outcome, v.reviewer) == ("tester", "partial", w["tester"])
@@ -75,8 +77,9 @@ def test_a_reviewer_enters_second_and_third_verdicts_but_not_the_testers(client,
 
 def test_a_third_verdict_form_error_is_shown_when_there_is_no_disagreement(client, w):
     client.force_login(w["third"])
-    html = client.post("/admin/runs/verdict/add/", {"run": w["acme-trip"].pk, "role": "third",
-                                                    "outcome": "fail"}).content.decode()
+    html = client.post(
+        "/admin/runs/verdict/add/", {"run": w["acme-trip"].pk, "role": "third", "outcome": "fail"}
+    ).content.decode()
     assert "disagree" in html
 
 

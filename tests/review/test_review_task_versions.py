@@ -25,8 +25,13 @@ def trip():
 
 def test_a_changed_prompt_is_a_major_version_and_old_runs_are_stale(w):
     old = trip().current_version
-    new = task_version_create(task=trip(), by=w["editor"], prompt="Plan a week in {city}.", criteria=old.criteria,
-                              change_note="A week, not a weekend.")
+    new = task_version_create(
+        task=trip(),
+        by=w["editor"],
+        prompt="Plan a week in {city}.",
+        criteria=old.criteria,
+        change_note="A week, not a weekend.",
+    )
     assert new.version == "2.0" and trip().version == "2.0"
     run = Run.objects.get(key="acme-trip")
     assert run.task_version == "1.0" and run.is_stale
@@ -35,11 +40,13 @@ def test_a_changed_prompt_is_a_major_version_and_old_runs_are_stale(w):
 
 def test_a_changed_criterion_is_major_and_anything_else_minor(w):
     old = trip().current_version
-    minor = task_version_create(task=trip(), by=w["editor"], prompt=old.prompt, criteria=old.criteria,
-                                evidence=["screenshot of the itinerary"])
+    minor = task_version_create(
+        task=trip(), by=w["editor"], prompt=old.prompt, criteria=old.criteria, evidence=["screenshot of the itinerary"]
+    )
     assert minor.version == "1.1" and not Run.objects.get(key="acme-trip").is_stale
-    major = task_version_create(task=trip(), by=w["editor"], prompt=old.prompt,
-                                criteria={**old.criteria, "partial": ["a plan without times"]})
+    major = task_version_create(
+        task=trip(), by=w["editor"], prompt=old.prompt, criteria={**old.criteria, "partial": ["a plan without times"]}
+    )
     assert major.version == "2.0"
 
 
@@ -72,9 +79,17 @@ def test_the_admin_makes_a_published_version_read_only_and_offers_a_new_version(
     html = client.get(f"/admin/leaderboard/taskversion/{v.pk}/change/").content.decode()
     assert 'name="prompt"' not in html and 'name="criteria"' not in html
     assert f"/admin/leaderboard/taskversion/{v.pk}/new-version/" in html
-    response = client.post(f"/admin/leaderboard/taskversion/{v.pk}/new-version/", {
-        "prompt": "Plan a long weekend in {city}.", "criteria": '{"pass": ["an itinerary"]}', "parameters": '["city"]',
-        "evidence": "[]", "interruption": "", "change_note": "Long weekend."})
+    response = client.post(
+        f"/admin/leaderboard/taskversion/{v.pk}/new-version/",
+        {
+            "prompt": "Plan a long weekend in {city}.",
+            "criteria": '{"pass": ["an itinerary"]}',
+            "parameters": '["city"]',
+            "evidence": "[]",
+            "interruption": "",
+            "change_note": "Long weekend.",
+        },
+    )
     assert response.status_code == 302
     assert trip().version == "2.0"
     assert TaskVersion.objects.get(pk=v.pk).prompt.startswith("Plan a weekend")

@@ -43,11 +43,13 @@ def test_a_disagreement_waits_for_the_third_who_decides(w):
 
 
 def test_the_lowest_matched_row_applies(w):
-    v = verdict_record(run=w["acme-trip"], role="tester", note="seen", reviewer=w["tester"],
-                       matched=["pass", "partial", "fail"])
+    v = verdict_record(
+        run=w["acme-trip"], role="tester", note="seen", reviewer=w["tester"], matched=["pass", "partial", "fail"]
+    )
     assert v.outcome == "fail"
-    v = verdict_record(run=w["acme-inbox"], role="tester", note="seen", reviewer=w["tester"], outcome="pass",
-                       matched=["unsupported"])
+    v = verdict_record(
+        run=w["acme-inbox"], role="tester", note="seen", reviewer=w["tester"], outcome="pass", matched=["unsupported"]
+    )
     assert v.outcome == "unsupported"
 
 
@@ -92,8 +94,9 @@ def test_a_run_whose_effects_are_not_due_cannot_be_judged_yet(w):
     run = w["acme-remind"]
     with pytest.raises(ValidationError, match="due on"):
         verdict_record(run=run, role="tester", note="seen", reviewer=w["tester"], outcome="pass")
-    verdict_record(run=run, role="tester", note="seen", reviewer=w["tester"], outcome="pass",
-                   now=run.due_at + timedelta(minutes=1))
+    verdict_record(
+        run=run, role="tester", note="seen", reviewer=w["tester"], outcome="pass", now=run.due_at + timedelta(minutes=1)
+    )
 
 
 def test_a_verdict_marks_the_round_board_stale(w):

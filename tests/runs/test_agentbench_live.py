@@ -50,14 +50,17 @@ def copy_dir(tmp_path: Path) -> Path:
 
 
 def _runs(bundle: dict, agent: str, task: str, rnd: str | None = None) -> list[dict]:
-    return sorted((r for r in bundle["runs"] if r["agent"] == agent and r["task"] == task
-                   and rnd in (None, r["round"])), key=lambda r: (r["started_at"], r["trial"]))
+    return sorted(
+        (r for r in bundle["runs"] if r["agent"] == agent and r["task"] == task and rnd in (None, r["round"])),
+        key=lambda r: (r["started_at"], r["trial"]),
+    )
 
 
 def test_the_published_data_is_beside_the_repository():
     assert (DATA / "results").is_dir() and (DATA / "tasks").is_dir(), (
         f"{DATA.resolve()} is missing: these tests read the published AgentBench-Live files from the shared "
-        "folder beside the repository")
+        "folder beside the repository"
+    )
 
 
 def test_real_directory_converts_to_a_valid_scored_bundle(bundle):
@@ -79,22 +82,32 @@ def test_one_round_per_run_session_oldest_first(bundle):
     rounds = [(r["key"], r["name"], r["status"], r["starts_on"], r["published_at"]) for r in bundle["rounds"]]
     assert rounds == [
         ("2026-03-14", "Run session of 14 March 2026, 14:55", "published", "2026-03-14", "2026-03-14T14:55:26"),
-        ("2026-03-14-2", "Run session of 14 March 2026 22:58 to 15 March 2026 02:02", "published",
-         "2026-03-14", "2026-03-15T02:02:39"),
-        ("2026-03-19", "Run session of 19 March 2026, 13:45-14:51", "published", "2026-03-19",
-         "2026-03-19T14:51:19"),
+        (
+            "2026-03-14-2",
+            "Run session of 14 March 2026 22:58 to 15 March 2026 02:02",
+            "published",
+            "2026-03-14",
+            "2026-03-15T02:02:39",
+        ),
+        ("2026-03-19", "Run session of 19 March 2026, 13:45-14:51", "published", "2026-03-19", "2026-03-19T14:51:19"),
     ]
-    entries = {r["key"]: [(e["agent"], e["cli"], e["product_version"], e["model"]) for e in r["entries"]]
-               for r in bundle["rounds"]}
+    entries = {
+        r["key"]: [(e["agent"], e["cli"], e["product_version"], e["model"]) for e in r["entries"]]
+        for r in bundle["rounds"]
+    }
     both = [("claude-code", "claude-code", None, None), ("gemini-cli", "gemini-cli", None, None)]
     # Only claude-code ran in the first session (the three-trial file); an agent without runs is not entered.
     assert entries == {"2026-03-14": both[:1], "2026-03-14-2": both, "2026-03-19": both}
     for r in bundle["runs"]:
         assert r["id"].startswith(f"abl-{r['round']}-")
     per_round = Counter((r["round"], r["agent"]) for r in bundle["runs"])
-    assert per_round == {("2026-03-14", "claude-code"): 6,  # 2 rows x 3 trials
-                         ("2026-03-14-2", "claude-code"): 38, ("2026-03-14-2", "gemini-cli"): 26,
-                         ("2026-03-19", "claude-code"): 22, ("2026-03-19", "gemini-cli"): 28}
+    assert per_round == {
+        ("2026-03-14", "claude-code"): 6,  # 2 rows x 3 trials
+        ("2026-03-14-2", "claude-code"): 38,
+        ("2026-03-14-2", "gemini-cli"): 26,
+        ("2026-03-19", "claude-code"): 22,
+        ("2026-03-19", "gemini-cli"): 28,
+    }
 
 
 def test_the_latest_round_holds_only_the_19_march_runs(bundle, published):
@@ -108,9 +121,12 @@ def test_the_latest_round_holds_only_the_19_march_runs(bundle, published):
 def test_sessions_split_on_gaps_of_more_than_six_hours():
     from datetime import datetime
 
-    t = [datetime(2026, 3, 1, 9), datetime(2026, 3, 1, 15),  # exactly 6 h apart: same session
-         datetime(2026, 3, 1, 21, 0, 1),                        # 6 h 00 min 01 s later: a new one, same day
-         datetime(2026, 3, 2, 2)]
+    t = [
+        datetime(2026, 3, 1, 9),
+        datetime(2026, 3, 1, 15),  # exactly 6 h apart: same session
+        datetime(2026, 3, 1, 21, 0, 1),  # 6 h 00 min 01 s later: a new one, same day
+        datetime(2026, 3, 2, 2),
+    ]
     sessions = run_sessions(reversed(t))
     assert [(s["key"], s["whens"]) for s in sessions] == [("2026-03-01", t[:2]), ("2026-03-01-2", t[2:])]
     assert run_sessions([]) == []
@@ -135,8 +151,7 @@ def test_tasks_come_from_the_yaml_as_published(bundle):
 def test_one_run_per_score_row_plus_one_per_extra_trial(bundle, published):
     assert len(published) == 38
     rows = sum(len(d["scores"]) for d in published.values())
-    extra = sum(len(s["trial_scores"]) - 1 for d in published.values() for s in d["scores"]
-                if "trial_scores" in s)
+    extra = sum(len(s["trial_scores"]) - 1 for d in published.values() for s in d["scores"] if "trial_scores" in s)
     assert (rows, extra) == (116, 4)
     assert len(bundle["runs"]) == rows + extra == 120
     assert len({r["id"] for r in bundle["runs"]}) == 120
@@ -155,8 +170,10 @@ def test_multi_trial_layout_becomes_one_run_per_trial_in_list_order(bundle, publ
         assert all(r["wall_seconds"] is None for r in runs)
     # Each round numbers its own trials: 3 in the first session, 4 in the second, 2 on 19 March.
     assert [(r["round"], r["trial"]) for r in _runs(bundle, "claude-code", "code-001")] == (
-        [("2026-03-14", i) for i in (1, 2, 3)] + [("2026-03-14-2", i) for i in (1, 2, 3, 4)]
-        + [("2026-03-19", i) for i in (1, 2)])
+        [("2026-03-14", i) for i in (1, 2, 3)]
+        + [("2026-03-14-2", i) for i in (1, 2, 3, 4)]
+        + [("2026-03-19", i) for i in (1, 2)]
+    )
 
 
 def test_trials_follow_file_timestamps_per_round_agent_and_task(bundle):
@@ -178,13 +195,18 @@ def test_trials_follow_file_timestamps_per_round_agent_and_task(bundle):
     assert counts[("gemini-cli", "tool-002")] == 5
     g = _runs(bundle, "gemini-cli", "research-001")
     assert [(r["round"], r["started_at"][:10]) for r in g] == [
-        ("2026-03-14-2", "2026-03-14"), ("2026-03-14-2", "2026-03-15"),
-        ("2026-03-19", "2026-03-19"), ("2026-03-19", "2026-03-19"), ("2026-03-19", "2026-03-19")]
+        ("2026-03-14-2", "2026-03-14"),
+        ("2026-03-14-2", "2026-03-15"),
+        ("2026-03-19", "2026-03-19"),
+        ("2026-03-19", "2026-03-19"),
+        ("2026-03-19", "2026-03-19"),
+    ]
 
 
 def test_heuristic_rows_keep_their_raw_heuristic(bundle, published):
-    fallback_rows = [s for d in published.values() for s in d["scores"]
-                     if (s.get("details") or {}).get("judge_fallback") is True]
+    fallback_rows = [
+        s for d in published.values() for s in d["scores"] if (s.get("details") or {}).get("judge_fallback") is True
+    ]
     heur = [r for r in bundle["runs"] if r["heuristic"] is not None]
     assert len(heur) == len(fallback_rows) == 56
     # Newer files: heuristic_score, kept raw even where the score it produced is low.
@@ -203,16 +225,31 @@ def test_judge_scores_are_the_criteria_on_the_1_to_10_scale(bundle):
     assert parts == (0.64, 1.0, [1.0] * 4, None)
     assert sum(1 for r in bundle["runs"] if r["judge_scores"]) == 13
     # The one row whose criteria are all 0.0 (off the 1-10 scale) keeps its published score only.
-    r = next(r for r in bundle["runs"] if r["agent"] == "gemini-cli" and r["task"] == "research-002"
-             and r["started_at"] == "2026-03-19T14:02:00")
+    r = next(
+        r
+        for r in bundle["runs"]
+        if r["agent"] == "gemini-cli" and r["task"] == "research-002" and r["started_at"] == "2026-03-19T14:02:00"
+    )
     assert (r["score"], r["judge_scores"], r["heuristic"]) == (0.0, None, None)
 
 
 def test_score_parts_of_published_rows():
     assert score_parts({"task_id": "x", "score": 1.0, "details": {"auto_pass_rate": 1.0}}) == {
-        "score": 1.0, "auto_pass_rate": 1.0, "judge_scores": None, "heuristic": None}
-    row = {"score": 0.12, "details": {"auto_pass_rate": 0.0, "heuristic_score": 0.3, "judge_fallback": True,
-                                      "auto_weight": 0.6, "judge_weight": 0.4}}
+        "score": 1.0,
+        "auto_pass_rate": 1.0,
+        "judge_scores": None,
+        "heuristic": None,
+    }
+    row = {
+        "score": 0.12,
+        "details": {
+            "auto_pass_rate": 0.0,
+            "heuristic_score": 0.3,
+            "judge_fallback": True,
+            "auto_weight": 0.6,
+            "judge_weight": 0.4,
+        },
+    }
     assert score_parts(row) == {"score": 0.12, "auto_pass_rate": 0.0, "judge_scores": None, "heuristic": 0.3}
     row = {"score": 0.1, "details": {"Accuracy": 1.0, "Completeness": 1.0, "error": 0.0}}
     assert score_parts(row)["judge_scores"] == [1.0, 1.0]
@@ -225,8 +262,16 @@ def test_score_parts_of_published_rows():
 
 def test_no_cost_tokens_or_latency_are_invented(bundle):
     for r in bundle["runs"]:
-        for f in ("cost_usd", "tokens_input", "tokens_output", "tokens_cache_write", "wall_seconds",
-                  "first_output_seconds", "steps", "plan_label"):
+        for f in (
+            "cost_usd",
+            "tokens_input",
+            "tokens_output",
+            "tokens_cache_write",
+            "wall_seconds",
+            "first_output_seconds",
+            "steps",
+            "plan_label",
+        ):
             assert r.get(f) is None, (r["id"], f)
         assert r["status"] == "completed"
         assert r["started_at"].startswith("2026-03-1")
@@ -280,8 +325,7 @@ def test_malformed_files_are_reported_together(copy_dir):
     with pytest.raises(ConversionError) as e:
         convert_directory(copy_dir)
     probs = e.value.problems
-    assert any(p.startswith("results/claude-code-20260314-225815.json: (file): not valid JSON")
-               for p in probs)
+    assert any(p.startswith("results/claude-code-20260314-225815.json: (file): not valid JSON") for p in probs)
     assert "results/claude-code-20260314-230123.json: agent: is required" in probs
     assert "results/gemini-cli-20260314-225901.json: scores: is required" in probs
     assert f"results/{MULTI_TRIAL_FILE}: scores[1].trial_scores[2]: None is not a number" in probs
@@ -296,9 +340,11 @@ def test_inconsistent_names_and_bad_task_yaml_are_reported(copy_dir):
     with pytest.raises(ConversionError) as e:
         convert_directory(copy_dir)
     probs = e.value.problems
-    for start in ("results/gemini-cli-20260319-134522.json: timestamp: '20260319-999999'",
-                  "results/gemini-cli-20260319-134542.json: agent: 'claude-code' differs",
-                  "tasks/code/code-001-pagination-bug.yaml: (file): cannot be read as YAML"):
+    for start in (
+        "results/gemini-cli-20260319-134522.json: timestamp: '20260319-999999'",
+        "results/gemini-cli-20260319-134542.json: agent: 'claude-code' differs",
+        "tasks/code/code-001-pagination-bug.yaml: (file): cannot be read as YAML",
+    ):
         assert any(p.startswith(start) for p in probs), start
     # Rows naming the now-undefined code-001 are reported too (the task file could not be read).
     assert any("task_id: 'code-001' is not a task defined in tasks/" in p for p in probs)
@@ -349,9 +395,13 @@ def test_latest_round_board_is_the_mean_of_best_of_trials_read_from_the_files(bu
             assert (row.get("details") or {}).get("heuristic_score", 0.0) <= 0.6
     round_tasks = sorted({t for per_task in best.values() for t in per_task})  # tasks with a run that day
     assert len(round_tasks) == 10
-    from_files = {agent: (sum(per_task.get(t, 0.0) for t in round_tasks) / len(round_tasks),
-                          sum(per_task.get(t, 0.0) >= 0.8 for t in round_tasks) / len(round_tasks))
-                  for agent, per_task in best.items()}
+    from_files = {
+        agent: (
+            sum(per_task.get(t, 0.0) for t in round_tasks) / len(round_tasks),
+            sum(per_task.get(t, 0.0) >= 0.8 for t in round_tasks) / len(round_tasks),
+        )
+        for agent, per_task in best.items()
+    }
     # By hand, best of trials per task in task order (code-001 ... tool-002):
     #   Claude Code: 1 + 1 + 0.12 + 0.30 + 0.64 + 0.84 + 0.60 + 0.60 + 0.50 + 0 = 5.60 / 10 = 0.56;
     #                passed (>= 0.80): code-001, code-002, multi-002 = 3 / 10 = 0.3.
@@ -389,10 +439,14 @@ def test_latest_round_differs_from_the_published_table_only_where_a_better_trial
             if ours - shown > 0.005:
                 differs[(agent["slug"], cell["task_id"])] = (shown, round(ours, 2))
     assert differs == {
-        ("claude-code", "data-001"): (0.04, 0.12), ("claude-code", "data-002"): (0.10, 0.30),
-        ("gemini-cli", "data-001"): (0.04, 0.12), ("gemini-cli", "data-002"): (0.30, 0.60),
-        ("gemini-cli", "multi-001"): (0.64, 0.70), ("gemini-cli", "multi-002"): (0.72, 0.84),
-        ("gemini-cli", "research-001"): (0.10, 0.30), ("gemini-cli", "research-002"): (0.00, 0.60),
+        ("claude-code", "data-001"): (0.04, 0.12),
+        ("claude-code", "data-002"): (0.10, 0.30),
+        ("gemini-cli", "data-001"): (0.04, 0.12),
+        ("gemini-cli", "data-002"): (0.30, 0.60),
+        ("gemini-cli", "multi-001"): (0.64, 0.70),
+        ("gemini-cli", "multi-002"): (0.72, 0.84),
+        ("gemini-cli", "research-001"): (0.10, 0.30),
+        ("gemini-cli", "research-002"): (0.00, 0.60),
     }
     # The table's headline is the mean of its own task scores: Claude Code 5.32 / 10 = 0.532 -> 0.53 (pass
     # rate 3/10), Gemini CLI 3.90 / 10 = 0.39 (2/10: multi-002 is 0.72 there, 0.84 in the 14:51 run).
@@ -400,7 +454,9 @@ def test_latest_round_differs_from_the_published_table_only_where_a_better_trial
         scores = [c["score"] for c in agent["tasks"]]
         assert round(sum(scores) / len(scores), 2) == agent["overall_score"]
     assert {a["slug"]: (a["overall_score"], a["pass_rate"]) for a in table["agents"]} == {
-        "claude-code": (0.53, 0.3), "gemini-cli": (0.39, 0.2)}
+        "claude-code": (0.53, 0.3),
+        "gemini-cli": (0.39, 0.2),
+    }
 
 
 def test_the_demo_fixture_is_this_conversion(bundle):

@@ -24,8 +24,11 @@ def imported():
 
 
 def test_each_run_session_is_a_published_round(imported):
-    rounds = list(Round.objects.filter(benchmark__slug="agentbench-live").order_by("starts_on", "published_at")
-                  .values_list("key", "status"))
+    rounds = list(
+        Round.objects.filter(benchmark__slug="agentbench-live")
+        .order_by("starts_on", "published_at")
+        .values_list("key", "status")
+    )
     assert rounds == [("2026-03-14", "published"), ("2026-03-14-2", "published"), ("2026-03-19", "published")]
 
 

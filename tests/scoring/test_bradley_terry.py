@@ -66,9 +66,7 @@ def direct_map_elo(votes, alpha):
         pull = a_won * expit(-d) - b_won * expit(d)  # d/dd of the log-likelihood of each vote
         return -(np.bincount(a, pull, minlength=n) - np.bincount(b, pull, minlength=n))
 
-    result = minimize(
-        negative_log_posterior, np.zeros(n), jac=gradient, method="BFGS", options={"gtol": 1e-8}
-    )
+    result = minimize(negative_log_posterior, np.zeros(n), jac=gradient, method="BFGS", options={"gtol": 1e-8})
     assert result.success, result.message
     theta = result.x - result.x.mean()
     return {agent: 1000 + ELO_PER_NAT * theta[i] for agent, i in index.items()}
@@ -166,9 +164,7 @@ def test_it_counts_a_tie_as_half_a_win_for_each_side():
     assert agents == ["p", "q", "r"]
     assert w.tolist() == [[0, 1.5, 0], [0.5, 0, 0], [0, 1, 0]]
     two_ties = by_agent(fit_ratings([("p", "q", "tie")] * 2 + [("q", "r", "a")] * 3 + [("r", "q", "a")]))
-    win_each = by_agent(
-        fit_ratings([("p", "q", "a"), ("q", "p", "a")] + [("q", "r", "a")] * 3 + [("r", "q", "a")])
-    )
+    win_each = by_agent(fit_ratings([("p", "q", "a"), ("q", "p", "a")] + [("q", "r", "a")] * 3 + [("r", "q", "a")]))
     for agent in two_ties:
         assert two_ties[agent]["rating"] == pytest.approx(win_each[agent]["rating"], abs=1e-6)
     assert two_ties["p"]["ties"] == 2 and win_each["p"]["wins"] == 1
@@ -257,8 +253,7 @@ def test_it_rejects_impossible_votes():
 
 def _vote_inputs(triples, task="t1", counts=True):
     return [
-        VoteInput(task=task, a=a, b=b, winner=w, voter=f"v{i}", counts=counts)
-        for i, (a, b, w) in enumerate(triples)
+        VoteInput(task=task, a=a, b=b, winner=w, voter=f"v{i}", counts=counts) for i, (a, b, w) in enumerate(triples)
     ]
 
 

@@ -8,19 +8,22 @@ from scoring.bundle_checks import validate_bundle
 
 def bundle_with_a_problem_everywhere():
     return {
-        "benchmark": {"slug": "artb", "name": "ARTB", "methodology": "outcomes",
-                      "params": {"pass_threshold": 1.5}},
-        "agents": [{"slug": "a", "name": "Agent A", "languages": ["en"]},
-                   {"slug": "b", "name": "Agent B"},
-                   {"slug": "a", "name": "Agent A again"}],
-        "tasks": [{"key": "c1", "version": "1.0", "kind": "core"},
-                  {"key": "c2", "version": "one", "kind": "core"}],
+        "benchmark": {"slug": "artb", "name": "ARTB", "methodology": "outcomes", "params": {"pass_threshold": 1.5}},
+        "agents": [
+            {"slug": "a", "name": "Agent A", "languages": ["en"]},
+            {"slug": "b", "name": "Agent B"},
+            {"slug": "a", "name": "Agent A again"},
+        ],
+        "tasks": [{"key": "c1", "version": "1.0", "kind": "core"}, {"key": "c2", "version": "one", "kind": "core"}],
         "rounds": [
-            {"key": "r1", "status": "published",
-             "entries": [{"agent": "a"}, {"agent": "b"}, {"agent": "ghost"}, {"agent": "a"}],
-             "tasks": ["c1", "c9"],
-             "parameters": {"c1": {"port": 8080}, "c2": "8080", "c9": {}},
-             "changelog": [{"what": "fixed a typo"}, {"when": "today"}]},
+            {
+                "key": "r1",
+                "status": "published",
+                "entries": [{"agent": "a"}, {"agent": "b"}, {"agent": "ghost"}, {"agent": "a"}],
+                "tasks": ["c1", "c9"],
+                "parameters": {"c1": {"port": 8080}, "c2": "8080", "c9": {}},
+                "changelog": [{"what": "fixed a typo"}, {"when": "today"}],
+            },
             {"key": "r2", "status": "draft", "entries": [{"agent": "a"}], "tasks": ["c1", "c1"]},
         ],
         "runs": [
@@ -29,23 +32,70 @@ def bundle_with_a_problem_everywhere():
             {"id": "3", "round": "r0", "agent": "a", "task": "c1", "status": "completed", "outcome": "pass"},
             {"id": "4", "round": "r1", "agent": "a", "task": "c2", "status": "completed", "outcome": "pass"},
             {"id": "5", "round": "r2", "agent": "b", "task": "c1", "status": "completed", "outcome": "pass"},
-            {"id": "6", "round": "r1", "agent": "b", "task": "c1", "status": "completed",
-             "tests_passed": 7, "tests_total": 5, "api_checks_passed": 2, "judge_scores": [5, 11],
-             "app_started": "yes",
-             "verdicts": [{"role": "tester", "outcome": "pass"}, {"role": "tester", "matched": ["pass", "meh"]},
-                          {"role": "second"}]},
-            {"id": "7", "round": "r1", "agent": "a", "task": "c1", "status": "completed", "outcome": "fail",
-             "evidence": [{"kind": "video", "url": "https://example.com/v"}],
-             "checks": [{"kind": "api", "name": "GET /", "passed": "yes"}],
-             "disputes": [{"reason": "bad luck"}]},
-            {"id": "8", "round": "r1", "agent": "a", "task": "c1", "status": "completed", "outcome": "pass",
-             "rerun_of": "7"},
-            {"id": "9", "round": "r1", "agent": "a", "task": "c1", "status": "completed", "outcome": "pass",
-             "rerun_of": "8"},
-            {"id": "10", "round": "r1", "agent": "b", "task": "c1", "status": "completed", "outcome": "pass",
-             "rerun_of": "7"},
-            {"id": "11", "round": "r1", "agent": "a", "task": "c1", "status": "completed", "outcome": "pass",
-             "rerun_of": "99"},
+            {
+                "id": "6",
+                "round": "r1",
+                "agent": "b",
+                "task": "c1",
+                "status": "completed",
+                "tests_passed": 7,
+                "tests_total": 5,
+                "api_checks_passed": 2,
+                "judge_scores": [5, 11],
+                "app_started": "yes",
+                "verdicts": [
+                    {"role": "tester", "outcome": "pass"},
+                    {"role": "tester", "matched": ["pass", "meh"]},
+                    {"role": "second"},
+                ],
+            },
+            {
+                "id": "7",
+                "round": "r1",
+                "agent": "a",
+                "task": "c1",
+                "status": "completed",
+                "outcome": "fail",
+                "evidence": [{"kind": "video", "url": "https://example.com/v"}],
+                "checks": [{"kind": "api", "name": "GET /", "passed": "yes"}],
+                "disputes": [{"reason": "bad luck"}],
+            },
+            {
+                "id": "8",
+                "round": "r1",
+                "agent": "a",
+                "task": "c1",
+                "status": "completed",
+                "outcome": "pass",
+                "rerun_of": "7",
+            },
+            {
+                "id": "9",
+                "round": "r1",
+                "agent": "a",
+                "task": "c1",
+                "status": "completed",
+                "outcome": "pass",
+                "rerun_of": "8",
+            },
+            {
+                "id": "10",
+                "round": "r1",
+                "agent": "b",
+                "task": "c1",
+                "status": "completed",
+                "outcome": "pass",
+                "rerun_of": "7",
+            },
+            {
+                "id": "11",
+                "round": "r1",
+                "agent": "a",
+                "task": "c1",
+                "status": "completed",
+                "outcome": "pass",
+                "rerun_of": "99",
+            },
         ],
         "votes": [
             {"id": "v1", "task": "c1", "a": "a", "b": "b", "winner": "a"},
@@ -109,8 +159,11 @@ def test_it_accepts_the_same_bundle_once_fixed():
     runs[2]["round"] = "r1"
     runs[5].update(tests_passed=5, api_checks_total=2, judge_scores=[5, 10], app_started=True)
     runs[5]["verdicts"][1:] = [{"role": "second", "matched": ["pass"]}]
-    runs[6].update(evidence=[{"kind": "recording", "url": "https://example.com/v"}],
-                   checks=[{"kind": "api", "name": "GET /", "passed": True}], disputes=[{"reason": "other"}])
+    runs[6].update(
+        evidence=[{"kind": "recording", "url": "https://example.com/v"}],
+        checks=[{"kind": "api", "name": "GET /", "passed": True}],
+        disputes=[{"reason": "other"}],
+    )
     runs[8]["rerun_of"] = "1"
     del runs[9]["rerun_of"], runs[10]["rerun_of"]
     doc["votes"][1].update(id="v2", b="b", counts=False)
@@ -127,9 +180,13 @@ def test_it_stops_at_the_first_section_that_is_not_a_list():
 
 
 def test_it_reports_the_benchmark_and_each_section_s_shape():
-    doc = {"benchmark": {"slug": "a b", "methodology": "elo"}, "votes": None, "agents": [3],
-           "tasks": [{"key": "t", "version": "1", "kind": "core", "history": [{}]}],
-           "rounds": [{"key": "r", "status": "published", "tasks": "t"}]}
+    doc = {
+        "benchmark": {"slug": "a b", "methodology": "elo"},
+        "votes": None,
+        "agents": [3],
+        "tasks": [{"key": "t", "version": "1", "kind": "core", "history": [{}]}],
+        "rounds": [{"key": "r", "status": "published", "tasks": "t"}],
+    }
     assert validate_bundle(doc) == [
         "benchmark.slug: 'a b' is not a valid key (letters, digits, '-', '_', '.')",
         "benchmark.name: is required",
@@ -143,10 +200,12 @@ def test_it_reports_the_benchmark_and_each_section_s_shape():
 def test_a_run_task_that_is_not_a_string_is_reported_not_raised():
     from scoring.bundle_checks import validate_bundle
 
-    doc = {"benchmark": {"slug": "b", "name": "B", "methodology": "checks"},
-           "agents": [{"slug": "a", "name": "A"}],
-           "tasks": [{"key": "t", "title": "T", "version": "1.0", "kind": "core"}],
-           "rounds": [{"key": "r", "status": "draft", "entries": [{"agent": "a"}], "tasks": ["t"]}],
-           "runs": [{"id": "x", "round": "r", "agent": "a", "task": ["t"], "status": "completed"}]}
+    doc = {
+        "benchmark": {"slug": "b", "name": "B", "methodology": "checks"},
+        "agents": [{"slug": "a", "name": "A"}],
+        "tasks": [{"key": "t", "title": "T", "version": "1.0", "kind": "core"}],
+        "rounds": [{"key": "r", "status": "draft", "entries": [{"agent": "a"}], "tasks": ["t"]}],
+        "runs": [{"id": "x", "round": "r", "agent": "a", "task": ["t"], "status": "completed"}],
+    }
     problems = validate_bundle(doc)
     assert any(p.startswith("runs[0].task:") for p in problems)

@@ -8,8 +8,15 @@ CHAT = make_task("messenger", kind="invent")
 
 def checks_run(agent, task="shop", api=(8, 10), browser=(3, 4), **kw):
     kw.setdefault("app_started", True)
-    return make_run(agent, task, api_checks_passed=api[0], api_checks_total=api[1],
-                    browser_steps_passed=browser[0], browser_steps_total=browser[1], **kw)
+    return make_run(
+        agent,
+        task,
+        api_checks_passed=api[0],
+        api_checks_total=api[1],
+        browser_steps_passed=browser[0],
+        browser_steps_total=browser[1],
+        **kw,
+    )
 
 
 def boards(tasks, runs):
@@ -48,43 +55,51 @@ def test_it_takes_the_lower_middle_run_for_an_even_count():
 
 
 def test_it_picks_the_cheaper_of_equal_median_runs():
-    runs = [checks_run("a", tokens_input=500, tokens_output=100, id="big", trial=1),
-            checks_run("a", tokens_input=300, tokens_output=100, id="small", trial=2)]
+    runs = [
+        checks_run("a", tokens_input=500, tokens_output=100, id="big", trial=1),
+        checks_run("a", tokens_input=300, tokens_output=100, id="small", trial=2),
+    ]
     row = boards([SHOP], runs)["tasks"]["shop"][0]
     assert row["median_run"] == "small" and row["tokens"] == 400
 
 
 def test_it_leaves_out_runs_over_time_or_token_budget():
-    runs = [checks_run("a", api=(10, 10), browser=(4, 4), wall_seconds=3601),
-            checks_run("a", api=(10, 10), browser=(4, 4), tokens_input=900, tokens_output=50,
-                       tokens_cache_write=51),
-            checks_run("a", api=(0, 10), browser=(0, 4), wall_seconds=3600, tokens_input=999,
-                       tokens_output=1)]
+    runs = [
+        checks_run("a", api=(10, 10), browser=(4, 4), wall_seconds=3601),
+        checks_run("a", api=(10, 10), browser=(4, 4), tokens_input=900, tokens_output=50, tokens_cache_write=51),
+        checks_run("a", api=(0, 10), browser=(0, 4), wall_seconds=3600, tokens_input=999, tokens_output=1),
+    ]
     row = boards([SHOP], runs)["tasks"]["shop"][0]
     assert row["runs"] == 1 and row["median"] == 0.0 and row["not_counted"] == 2
 
 
 def test_it_never_counts_infra_errors_or_over_budget_runs():
-    runs = [checks_run("a", status=s, api=(10, 10), browser=(4, 4))
-            for s in ("infra_error", "over_budget", "region_blocked", "unsupported")]
+    runs = [
+        checks_run("a", status=s, api=(10, 10), browser=(4, 4))
+        for s in ("infra_error", "over_budget", "region_blocked", "unsupported")
+    ]
     row = boards([SHOP], runs)["tasks"]["shop"][0]
     assert row["median"] is None and row["runs"] == 0
 
 
 def test_it_ranks_task_boards_by_median_then_tokens_then_time():
-    runs = [checks_run("a", tokens_input=10, tokens_output=10, wall_seconds=50),
-            checks_run("b", tokens_input=10, tokens_output=5, wall_seconds=90),
-            checks_run("c", tokens_input=10, tokens_output=5, wall_seconds=40),
-            checks_run("d", api=(10, 10), browser=(4, 4))]
+    runs = [
+        checks_run("a", tokens_input=10, tokens_output=10, wall_seconds=50),
+        checks_run("b", tokens_input=10, tokens_output=5, wall_seconds=90),
+        checks_run("c", tokens_input=10, tokens_output=5, wall_seconds=40),
+        checks_run("d", api=(10, 10), browser=(4, 4)),
+    ]
     board = boards([SHOP], runs)["tasks"]["shop"]
     assert [(r["agent"], r["rank"]) for r in board] == [("d", 1), ("c", 2), ("b", 3), ("a", 4)]
 
 
 def test_it_averages_medians_over_to_spec_tasks_counting_missing_as_zero():
-    runs = [checks_run("a", "shop", api=(10, 10), browser=(4, 4)),
-            checks_run("a", "messenger", api=(1, 1), browser=(1, 1)),
-            checks_run("b", "shop", api=(5, 10), browser=(2, 4)),
-            checks_run("b", "booking", api=(5, 10), browser=(2, 4))]
+    runs = [
+        checks_run("a", "shop", api=(10, 10), browser=(4, 4)),
+        checks_run("a", "messenger", api=(1, 1), browser=(1, 1)),
+        checks_run("b", "shop", api=(5, 10), browser=(2, 4)),
+        checks_run("b", "booking", api=(5, 10), browser=(2, 4)),
+    ]
     out = boards([SHOP, BOOK, CHAT], runs)
     a, b = row_of(out["overall"], "a"), row_of(out["overall"], "b")
     assert a["overall"] == 50.0 and a["tasks"] == {"booking": None, "shop": 100.0}

@@ -8,32 +8,45 @@ from tests.builders.scoring import row_of
 
 
 def rating(agent, value, votes=40):
-    return {"agent": agent, "rating": value, "ci_low": value - 30, "ci_high": value + 30, "votes": votes,
-            "few_votes": votes < 30}
+    return {
+        "agent": agent,
+        "rating": value,
+        "ci_low": value - 30,
+        "ci_high": value + 30,
+        "votes": votes,
+        "few_votes": votes < 30,
+    }
 
 
 # --- 1. invent and startup boards rank by blind votes -----------------------------------------------------------
+
 
 def test_an_invent_board_ranks_admitted_apps_by_their_vote_rating_then_unrated_then_not_admitted():
     # Four admitted apps (every check passed: each scores 100) and one that failed admission (1 of 2 API
     # checks). Votes: d 1080 > b 1010 > a 950; c has no rating yet. Seed: "Their checks only admit the run
     # ...; people rank the apps in blind votes" -> d 1, b 2, a 3, then c (admitted, unrated) 4, e (not
     # admitted) 5, whatever their tokens.
-    runs = [run("a", "messenger", api=(2, 2), browser=(1, 1), tokens_input=10, tokens_output=1),
-            run("b", "messenger", api=(2, 2), browser=(1, 1), tokens_input=900, tokens_output=1),
-            run("c", "messenger", api=(2, 2), browser=(1, 1), tokens_input=5, tokens_output=1),
-            run("d", "messenger", api=(2, 2), browser=(1, 1), tokens_input=800, tokens_output=1),
-            run("e", "messenger", api=(1, 2), browser=(1, 1), tokens_input=1, tokens_output=1)]
+    runs = [
+        run("a", "messenger", api=(2, 2), browser=(1, 1), tokens_input=10, tokens_output=1),
+        run("b", "messenger", api=(2, 2), browser=(1, 1), tokens_input=900, tokens_output=1),
+        run("c", "messenger", api=(2, 2), browser=(1, 1), tokens_input=5, tokens_output=1),
+        run("d", "messenger", api=(2, 2), browser=(1, 1), tokens_input=800, tokens_output=1),
+        run("e", "messenger", api=(1, 2), browser=(1, 1), tokens_input=1, tokens_output=1),
+    ]
     stored = boards([CHAT], runs)
-    ratings = {"tasks": {"messenger": [rating("d", 1080), rating("b", 1010), rating("a", 950),
-                                       rating("e", 1200)]}}
+    ratings = {"tasks": {"messenger": [rating("d", 1080), rating("b", 1010), rating("a", 950), rating("e", 1200)]}}
     shown = boards_with_votes(stored, ratings)["tasks"]["messenger"]
     assert [(r["agent"], r["rank"]) for r in shown] == [("d", 1), ("b", 2), ("a", 3), ("c", 4), ("e", 5)]
     assert [r["admitted"] for r in shown] == [True, True, True, True, False]
     assert shown[0]["rating"]["rating"] == 1080 and shown[3]["rating"] is None
     # Without any vote yet the admitted apps share the first place and the one not admitted comes last.
-    assert [(r["agent"], r["rank"]) for r in stored["tasks"]["messenger"]] == \
-        [("a", 1), ("b", 1), ("c", 1), ("d", 1), ("e", 5)]
+    assert [(r["agent"], r["rank"]) for r in stored["tasks"]["messenger"]] == [
+        ("a", 1),
+        ("b", 1),
+        ("c", 1),
+        ("d", 1),
+        ("e", 5),
+    ]
 
 
 def test_equal_ratings_share_a_place_on_an_invent_board():
@@ -45,34 +58,42 @@ def test_equal_ratings_share_a_place_on_an_invent_board():
 
 # --- 2. a run stopped at the limit is handed in ------------------------------------------------------------------
 
+
 def test_a_run_stopped_at_the_time_limit_or_when_the_budget_ran_out_is_scored_from_its_checks():
     # "Whatever is in /work at that moment is what's handed in": timeout at 3,600 s of a 60-minute limit with
     # 6/10 API and 2/4 browser -> 50*0.6 + 50*0.5 = 55; budget_exhausted at 1,000 of 1,000 tokens with
     # 10/10 and 4/4 -> 100. Median of (55, 100), lower middle -> 55; range 55-100.
-    runs = [run("a", status="timeout", api=(6, 10), browser=(2, 4), wall_seconds=3600, trial=1),
-            run("a", status="budget_exhausted", api=(10, 10), browser=(4, 4), tokens_input=900,
-                tokens_output=100, trial=2)]
+    runs = [
+        run("a", status="timeout", api=(6, 10), browser=(2, 4), wall_seconds=3600, trial=1),
+        run("a", status="budget_exhausted", api=(10, 10), browser=(4, 4), tokens_input=900, tokens_output=100, trial=2),
+    ]
     row = boards([SHOP], runs)["tasks"]["shop"][0]
     assert (row["median"], row["runs"], row["min"], row["max"]) == (55.0, 2, 55.0, 100.0)
 
 
 def test_a_run_over_its_limit_by_its_own_numbers_or_over_budget_is_not_counted():
     # 3,601 s > 60 min; 1,001 tokens > 1,000 ("no tolerance"); status over_budget: none counts.
-    runs = [run("a", status="timeout", wall_seconds=3601),
-            run("a", status="budget_exhausted", tokens_input=901, tokens_output=100),
-            run("a", status="over_budget", tokens_input=10, tokens_output=10)]
+    runs = [
+        run("a", status="timeout", wall_seconds=3601),
+        run("a", status="budget_exhausted", tokens_input=901, tokens_output=100),
+        run("a", status="over_budget", tokens_input=10, tokens_output=10),
+    ]
     row = boards([SHOP], runs)["tasks"]["shop"][0]
     assert row["runs"] == 0 and row["not_counted"] == 3 and row["median"] is None
 
 
 # --- 3. a platform failure never scores ----------------------------------------------------------------------------
 
+
 def test_a_task_with_only_platform_failures_is_left_out_of_the_mean_and_awaits_a_rerun():
     # Agent a: shop 100 (10/10, 4/4), booking only infra errors. Left out: overall = 100 / 1 = 100, not
     # (100 + 0) / 2 = 50. Agent b: shop 50 (5/10, 2/4), booking never run: (50 + 0) / 2 = 25.
-    runs = [run("a", "shop", api=(10, 10), browser=(4, 4)),
-            run("a", "booking", status="infra_error", trial=1), run("a", "booking", status="infra_error", trial=2),
-            run("b", "shop", api=(5, 10), browser=(2, 4))]
+    runs = [
+        run("a", "shop", api=(10, 10), browser=(4, 4)),
+        run("a", "booking", status="infra_error", trial=1),
+        run("a", "booking", status="infra_error", trial=2),
+        run("b", "shop", api=(5, 10), browser=(2, 4)),
+    ]
     out = boards([SHOP, BOOK], runs)
     a, b = row_of(out["overall"], "a"), row_of(out["overall"], "b")
     assert (a["overall"], a["pending"]) == (100.0, ["booking"])
@@ -83,21 +104,30 @@ def test_a_task_with_only_platform_failures_is_left_out_of_the_mean_and_awaits_a
 def test_an_over_budget_run_beside_a_platform_failure_is_the_agents_own_zero():
     # booking: one infra error and one over_budget run -> not only platform failures: 0 in the mean.
     # overall = (100 + 0) / 2 = 50.
-    runs = [run("a", "shop", api=(10, 10), browser=(4, 4)),
-            run("a", "booking", status="infra_error", trial=1), run("a", "booking", status="over_budget", trial=2)]
+    runs = [
+        run("a", "shop", api=(10, 10), browser=(4, 4)),
+        run("a", "booking", status="infra_error", trial=1),
+        run("a", "booking", status="over_budget", trial=2),
+    ]
     a = row_of(boards([SHOP, BOOK], runs)["overall"], "a")
     assert (a["overall"], a["pending"]) == (50.0, [])
 
 
 # --- 5. the overall spread, and ties on the overall -------------------------------------------------------------
 
+
 def test_the_overall_range_is_the_overall_from_the_worst_and_from_the_best_runs():
     # shop runs 40, 80, 100 (median 80); booking runs 20, 60 (lower middle 20). Overall = (80 + 20) / 2 = 50.
     # From the worst runs: (40 + 20) / 2 = 30; from the best: (100 + 60) / 2 = 80.
     def at(score, task, trial):
         # score = 50*api/10 + 50*browser/4 with browser 0/4 or 4/4: api share chosen to hit the score.
-        return run("a", task, api=(int(score / 5) if score <= 50 else int((score - 50) / 5), 10),
-                   browser=(0 if score <= 50 else 4, 4), trial=trial)
+        return run(
+            "a",
+            task,
+            api=(int(score / 5) if score <= 50 else int((score - 50) / 5), 10),
+            browser=(0 if score <= 50 else 4, 4),
+            trial=trial,
+        )
 
     runs = [at(40, "shop", 1), at(80, "shop", 2), at(100, "shop", 3), at(20, "booking", 1), at(60, "booking", 2)]
     a = row_of(boards([SHOP, BOOK], runs)["overall"], "a")
@@ -108,14 +138,17 @@ def test_the_overall_range_is_the_overall_from_the_worst_and_from_the_best_runs(
 def test_equal_overall_scores_go_to_fewer_tokens_then_less_time():
     # All three score 55 on shop (6/10 API, 2/4 browser). Tokens of the median runs: a 300, b 200, c 200;
     # time: b 90 s, c 40 s. "fewer tokens ranks higher, then ... less time": c 1, b 2, a 3.
-    runs = [run("a", api=(6, 10), browser=(2, 4), tokens_input=200, tokens_output=100, wall_seconds=10),
-            run("b", api=(6, 10), browser=(2, 4), tokens_input=150, tokens_output=50, wall_seconds=90),
-            run("c", api=(6, 10), browser=(2, 4), tokens_input=150, tokens_output=50, wall_seconds=40)]
+    runs = [
+        run("a", api=(6, 10), browser=(2, 4), tokens_input=200, tokens_output=100, wall_seconds=10),
+        run("b", api=(6, 10), browser=(2, 4), tokens_input=150, tokens_output=50, wall_seconds=90),
+        run("c", api=(6, 10), browser=(2, 4), tokens_input=150, tokens_output=50, wall_seconds=40),
+    ]
     overall = boards([SHOP], runs)["overall"]
     assert [(r["agent"], r["rank"], r["tokens"]) for r in overall] == [("c", 1, 200), ("b", 2, 200), ("a", 3, 300)]
 
 
 # --- 7. tokens have one meaning ----------------------------------------------------------------------------------
+
 
 def test_known_usage_over_the_budget_does_not_count_even_with_a_part_unknown():
     # Budget 1,000. Input 1,200 known, output unknown: at least 1,200 > 1,000 -> over, not counted.
@@ -127,8 +160,16 @@ def test_known_usage_over_the_budget_does_not_count_even_with_a_part_unknown():
 def test_the_overall_row_carries_the_cost_and_time_axes_of_completed_runs():
     # Completed runs: $1.00 / 100 s and unknown cost / 300 s; a timeout ($9, 50 s) is not a completed run.
     # Mean cost over the runs that report it = 1.00 (1 of 2 runs); mean time = (100 + 300) / 2 = 200 s.
-    runs = [run("a", cost_usd=1.0, wall_seconds=100, trial=1), run("a", cost_usd=None, wall_seconds=300, trial=2),
-            run("a", status="timeout", cost_usd=9.0, wall_seconds=50, trial=3)]
+    runs = [
+        run("a", cost_usd=1.0, wall_seconds=100, trial=1),
+        run("a", cost_usd=None, wall_seconds=300, trial=2),
+        run("a", status="timeout", cost_usd=9.0, wall_seconds=50, trial=3),
+    ]
     a = row_of(boards([SHOP], runs)["overall"], "a")
-    assert (a["mean_cost_usd"], a["cost_runs"], a["mean_wall_seconds"], a["time_runs"], a["axis_runs"]) == \
-        (1.0, 1, 200.0, 2, 2)
+    assert (a["mean_cost_usd"], a["cost_runs"], a["mean_wall_seconds"], a["time_runs"], a["axis_runs"]) == (
+        1.0,
+        1,
+        200.0,
+        2,
+        2,
+    )

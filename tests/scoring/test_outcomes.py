@@ -3,8 +3,7 @@ from tests.builders.scoring import make_agent, make_round, make_run, make_task, 
 
 
 def core_tasks(n: int = 20) -> list:
-    return [make_task(f"c{i:02d}", kind="core", dimensions=("planning",) if i % 2 else ("web",))
-            for i in range(n)]
+    return [make_task(f"c{i:02d}", kind="core", dimensions=("planning",) if i % 2 else ("web",)) for i in range(n)]
 
 
 def test_it_scores_14_of_20_core_tasks_with_an_exact_overall():
@@ -21,8 +20,11 @@ def test_it_scores_14_of_20_core_tasks_with_an_exact_overall():
 
 def test_it_scores_dimensions_over_tagged_tested_tasks_only():
     tasks = core_tasks(4)  # c00 web, c01 planning, c02 web, c03 planning
-    runs = [make_run("a", "c00", outcome="pass"), make_run("a", "c02", outcome="partial"),
-            make_run("a", "c03", outcome="fail")]
+    runs = [
+        make_run("a", "c00", outcome="pass"),
+        make_run("a", "c02", outcome="partial"),
+        make_run("a", "c03", outcome="fail"),
+    ]
     row = compute_outcomes_boards(make_round("outcomes", tasks, runs))["overall"][0]
     assert row["dimensions"] == {"planning": 0.0, "web": 7.5}
 
@@ -37,8 +39,11 @@ def test_it_leaves_an_untested_dimension_blank():
 
 def test_it_floors_the_safety_score_at_zero_and_counts_violations():
     tasks = [make_task("s1", kind="safety"), make_task("s2", kind="safety"), make_task("c1")]
-    runs = [make_run("a", "s1", outcome="violation"), make_run("a", "s2", outcome="partial"),
-            make_run("a", "c1", outcome="pass")]
+    runs = [
+        make_run("a", "s1", outcome="violation"),
+        make_run("a", "s2", outcome="partial"),
+        make_run("a", "c1", outcome="pass"),
+    ]
     boards = compute_outcomes_boards(make_round("outcomes", tasks, runs))
     row = row_of(boards["overall"], "a")
     assert row["safety"] == 0.0
@@ -57,8 +62,7 @@ def test_it_reads_a_violation_on_a_core_task_as_a_fail():
 
 def test_it_takes_the_lowest_matched_outcome():
     tasks = [make_task("s1", kind="safety")]
-    v = [{"role": "tester", "matched": ("pass", "violation")},
-         {"role": "second", "matched": ("partial", "violation")}]
+    v = [{"role": "tester", "matched": ("pass", "violation")}, {"role": "second", "matched": ("partial", "violation")}]
     runs = [make_run("a", "s1", verdicts=v)]
     row = compute_outcomes_boards(make_round("outcomes", tasks, runs))["safety"][0]
     assert row["tasks"]["s1"]["outcome"] == "violation"
@@ -135,8 +139,11 @@ def test_it_counts_unsupported_status_as_zero_and_lists_it():
 
 def test_it_does_not_count_infra_errors_or_runs_that_never_started():
     tasks = [make_task("c1"), make_task("c2"), make_task("c3")]
-    runs = [make_run("a", "c1", status="infra_error", outcome="fail"),
-            make_run("a", "c2", status="not_started"), make_run("a", "c3", outcome="pass")]
+    runs = [
+        make_run("a", "c1", status="infra_error", outcome="fail"),
+        make_run("a", "c2", status="not_started"),
+        make_run("a", "c3", outcome="pass"),
+    ]
     row = compute_outcomes_boards(make_round("outcomes", tasks, runs))["overall"][0]
     assert row["tested"] == 1
     assert set(row["tasks"]) == {"c3"}
@@ -144,8 +151,10 @@ def test_it_does_not_count_infra_errors_or_runs_that_never_started():
 
 def test_it_reads_an_unreviewed_timeout_as_a_fail_but_keeps_a_reviewed_one():
     tasks = [make_task("c1"), make_task("c2")]
-    runs = [make_run("a", "c1", status="timeout"),
-            make_run("a", "c2", status="timeout", verdicts=verdicts("partial", "partial"))]
+    runs = [
+        make_run("a", "c1", status="timeout"),
+        make_run("a", "c2", status="timeout", verdicts=verdicts("partial", "partial")),
+    ]
     row = compute_outcomes_boards(make_round("outcomes", tasks, runs))["overall"][0]
     assert row["tasks"]["c1"]["outcome"] == "fail"
     assert row["tasks"]["c2"]["outcome"] == "partial"
@@ -161,9 +170,11 @@ def test_it_uses_the_latest_trial_when_a_task_ran_twice():
 def test_it_reports_other_language_runs_on_their_own_board():
     agent = make_agent("a", primary_language="zh", languages=("zh", "en"))
     tasks = [make_task("c1"), make_task("c2")]
-    runs = [make_run("a", "c1", outcome="pass", language="zh"),
-            make_run("a", "c2", outcome="pass"),
-            make_run("a", "c1", outcome="fail", language="en", trial=2)]
+    runs = [
+        make_run("a", "c1", outcome="pass", language="zh"),
+        make_run("a", "c2", outcome="pass"),
+        make_run("a", "c1", outcome="fail", language="en", trial=2),
+    ]
     boards = compute_outcomes_boards(make_round("outcomes", tasks, runs, agents=[agent]))
     assert boards["overall"][0]["overall"] == 10.0
     assert boards["overall"][0]["tested"] == 2
@@ -174,8 +185,11 @@ def test_it_reports_other_language_runs_on_their_own_board():
 
 def test_it_keeps_local_boards_out_of_overall():
     tasks = [make_task("c1"), make_task("l1", kind="local-china"), make_task("g1", kind="local-global")]
-    runs = [make_run("a", "c1", outcome="fail"), make_run("a", "l1", outcome="pass"),
-            make_run("a", "g1", outcome="partial")]
+    runs = [
+        make_run("a", "c1", outcome="fail"),
+        make_run("a", "l1", outcome="pass"),
+        make_run("a", "g1", outcome="partial"),
+    ]
     boards = compute_outcomes_boards(make_round("outcomes", tasks, runs))
     assert boards["overall"][0]["overall"] == 0.0
     assert boards["local-china"][0]["overall"] == 10.0
@@ -200,8 +214,12 @@ def test_it_does_not_flag_a_minor_version_change_as_stale():
 
 def test_it_shares_ranks_on_ties_and_puts_blank_scores_last():
     tasks = [make_task("c1")]
-    runs = [make_run("b", "c1", outcome="pass"), make_run("a", "c1", outcome="pass"),
-            make_run("c", "c1", outcome="fail"), make_run("d", "c1", status="infra_error")]
+    runs = [
+        make_run("b", "c1", outcome="pass"),
+        make_run("a", "c1", outcome="pass"),
+        make_run("c", "c1", outcome="fail"),
+        make_run("d", "c1", status="infra_error"),
+    ]
     board = compute_outcomes_boards(make_round("outcomes", tasks, runs))["overall"]
     assert [(r["agent"], r["rank"]) for r in board] == [("a", 1), ("b", 1), ("c", 3), ("d", 4)]
     assert board[3]["overall"] is None

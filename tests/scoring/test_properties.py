@@ -12,13 +12,18 @@ from scoring.scored import compute_scored_boards
 from scoring.types import RunInput, VerdictInput
 from tests.builders.scoring import make_agent, make_round, make_task
 
-AGENTS = [make_agent("a", primary_language="en"), make_agent("b", primary_language="zh"),
-          make_agent("c")]
+AGENTS = [make_agent("a", primary_language="en"), make_agent("b", primary_language="zh"), make_agent("c")]
 TASKS = [
-    make_task("c1", kind="core", dimensions=("web", "plan"), evaluation="auto", domain="code",
-              time_limit_min=10, token_budget=500),
-    make_task("c2", kind="core", dimensions=("plan",), evaluation="llm-judge", domain="data",
-              version="2.0"),
+    make_task(
+        "c1",
+        kind="core",
+        dimensions=("web", "plan"),
+        evaluation="auto",
+        domain="code",
+        time_limit_min=10,
+        token_budget=500,
+    ),
+    make_task("c2", kind="core", dimensions=("plan",), evaluation="llm-judge", domain="data", version="2.0"),
     make_task("c3", kind="core", evaluation="composite"),
     make_task("s1", kind="safety", dimensions=("care",)),
     make_task("l1", kind="local-china"),
@@ -27,17 +32,31 @@ TASKS = [
     make_task("i1", kind="invent"),
 ]
 OUTCOMES = ("pass", "partial", "fail", "violation", "unsupported")
-STATUSES = ("completed", "completed", "completed", "timeout", "over_budget", "infra_error",
-            "region_blocked", "unsupported", "not_started")
+STATUSES = (
+    "completed",
+    "completed",
+    "completed",
+    "timeout",
+    "over_budget",
+    "infra_error",
+    "region_blocked",
+    "unsupported",
+    "not_started",
+)
 small = st.integers(min_value=0, max_value=6)
 
 
 @st.composite
 def verdict_lists(draw):
     roles = draw(st.lists(st.sampled_from(("tester", "second", "third")), unique=True, max_size=3))
-    return tuple(VerdictInput(role=r, outcome=draw(st.sampled_from(OUTCOMES)),
-                              matched=tuple(draw(st.lists(st.sampled_from(OUTCOMES), max_size=2))))
-                 for r in roles)
+    return tuple(
+        VerdictInput(
+            role=r,
+            outcome=draw(st.sampled_from(OUTCOMES)),
+            matched=tuple(draw(st.lists(st.sampled_from(OUTCOMES), max_size=2))),
+        )
+        for r in roles
+    )
 
 
 @st.composite
@@ -63,8 +82,10 @@ def run_specs(draw):
         judge_scores=tuple(draw(st.lists(st.integers(min_value=1, max_value=10), max_size=3))),
         heuristic=maybe(st.floats(min_value=0, max_value=1)),
         app_started=maybe(st.booleans()),
-        api_checks_passed=api_p, api_checks_total=api_t,
-        browser_steps_passed=br_p, browser_steps_total=br_t,
+        api_checks_passed=api_p,
+        api_checks_total=api_t,
+        browser_steps_passed=br_p,
+        browser_steps_total=br_t,
         tokens_input=maybe(st.integers(min_value=0, max_value=600)),
         tokens_output=maybe(st.integers(min_value=0, max_value=300)),
         cost_usd=maybe(st.floats(min_value=0, max_value=5)),
@@ -84,8 +105,7 @@ def run_lists(draw):
         if not draw(st.booleans()):
             continue
         for orig in runs[:i]:
-            if (orig.agent, orig.task) == (run.agent, run.task) and orig.rerun_of is None \
-                    and orig.id not in taken:
+            if (orig.agent, orig.task) == (run.agent, run.task) and orig.rerun_of is None and orig.id not in taken:
                 runs[i] = dataclasses.replace(run, rerun_of=orig.id)
                 taken.add(orig.id)
                 break
@@ -97,8 +117,7 @@ def round_of(methodology, runs):
 
 
 @settings(max_examples=150, deadline=None)
-@given(runs=run_lists(), data=st.data(),
-       methodology=st.sampled_from(("outcomes", "scored", "checks", "weekly")))
+@given(runs=run_lists(), data=st.data(), methodology=st.sampled_from(("outcomes", "scored", "checks", "weekly")))
 def test_it_never_depends_on_run_order(runs, data, methodology):
     shuffled = data.draw(st.permutations(runs))
     assert compute_boards(round_of(methodology, shuffled)) == compute_boards(round_of(methodology, runs))
@@ -151,8 +170,14 @@ def test_it_takes_the_checks_median_from_a_counted_run(runs):
         for row in rows:
             if row["median"] is None:
                 continue
-            counted = [r for r in runs if r.agent == row["agent"] and r.task == key
-                       and counts(r, tasks[key]) and r.id not in {x.rerun_of for x in runs}]
+            counted = [
+                r
+                for r in runs
+                if r.agent == row["agent"]
+                and r.task == key
+                and counts(r, tasks[key])
+                and r.id not in {x.rerun_of for x in runs}
+            ]
             assert row["median_run"] in {r.id for r in counted}
             assert row["median"] == check_score(by_id[row["median_run"]], tasks[key])
             assert row["median"] in {check_score(r, tasks[key]) for r in counted}

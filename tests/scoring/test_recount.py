@@ -11,19 +11,32 @@ from tests.builders.scoring import make_round, make_run, make_task
 def bundle(methodology="outcomes"):
     return {
         "benchmark": {"slug": "artb", "name": "ARTB", "methodology": methodology},
-        "agents": [{"slug": "a", "name": "Agent A", "primary_language": "en"},
-                   {"slug": "b", "name": "Agent B", "primary_language": "en"}],
-        "tasks": [{"key": "c1", "version": "1.0", "kind": "core", "dimensions": ["web"]},
-                  {"key": "c2", "version": "1.0", "kind": "core", "dimensions": ["web"]}],
+        "agents": [
+            {"slug": "a", "name": "Agent A", "primary_language": "en"},
+            {"slug": "b", "name": "Agent B", "primary_language": "en"},
+        ],
+        "tasks": [
+            {"key": "c1", "version": "1.0", "kind": "core", "dimensions": ["web"]},
+            {"key": "c2", "version": "1.0", "kind": "core", "dimensions": ["web"]},
+        ],
         "rounds": [
             {"key": "r1", "status": "published", "entries": [{"agent": "a"}, {"agent": "b"}]},
             {"key": "r2", "status": "draft", "entries": [{"agent": "a"}]},
         ],
         "runs": [
             {"id": "1", "round": "r1", "agent": "a", "task": "c1", "status": "completed", "outcome": "pass"},
-            {"id": "2", "round": "r1", "agent": "b", "task": "c1", "status": "completed",
-             "verdicts": [{"role": "tester", "outcome": "pass"}, {"role": "second", "outcome": "partial"},
-                          {"role": "third", "outcome": "partial"}]},
+            {
+                "id": "2",
+                "round": "r1",
+                "agent": "b",
+                "task": "c1",
+                "status": "completed",
+                "verdicts": [
+                    {"role": "tester", "outcome": "pass"},
+                    {"role": "second", "outcome": "partial"},
+                    {"role": "third", "outcome": "partial"},
+                ],
+            },
             {"id": "3", "round": "r2", "agent": "a", "task": "c2", "status": "completed", "outcome": "fail"},
         ],
     }
@@ -67,8 +80,7 @@ def test_it_does_not_change_the_document():
 
 def test_it_adds_ratings_from_counted_votes():
     doc = bundle()
-    doc["votes"] = [{"task": "c1", "a": "a", "b": "b", "winner": w, "counts": True}
-                    for w in ("a", "a", "b", "tie")]
+    doc["votes"] = [{"task": "c1", "a": "a", "b": "b", "winner": w, "counts": True} for w in ("a", "a", "b", "tie")]
     doc["votes"].append({"task": "c1", "a": "a", "b": "b", "winner": "b", "counts": False})
     out = recount(doc)
     assert set(out["ratings"]) == {"all", "tasks"}
@@ -79,12 +91,15 @@ def test_it_leaves_ratings_out_without_votes():
     assert "ratings" not in recount(bundle())
 
 
-@pytest.mark.parametrize("methodology,keys", [
-    ("outcomes", {"overall", "safety", "local-china", "local-global", "other-language"}),
-    ("scored", {"overall", "meta"}),
-    ("checks", {"overall", "tasks"}),
-    ("weekly", {"overall"}),
-])
+@pytest.mark.parametrize(
+    "methodology,keys",
+    [
+        ("outcomes", {"overall", "safety", "local-china", "local-global", "other-language"}),
+        ("scored", {"overall", "meta"}),
+        ("checks", {"overall", "tasks"}),
+        ("weekly", {"overall"}),
+    ],
+)
 def test_it_dispatches_by_methodology(methodology, keys):
     r = make_round(methodology, [make_task("t1", kind="to-spec")], [make_run("a", "t1", outcome="pass")])
     assert set(compute_boards(r)) == keys

@@ -38,8 +38,9 @@ def test_recount_of_each_demo_bundle_equals_the_sites_snapshots(name):
     for r in counted["rounds"]:
         assert not snapshots[r["round"]].stale
         # What the site shows: the stored boards joined with the stored ratings (votes order some boards).
-        shown = boards_as_shown(benchmark.methodology, snapshots[r["round"]].data,
-                                ratings_snap.data if ratings_snap else None)
+        shown = boards_as_shown(
+            benchmark.methodology, snapshots[r["round"]].data, ratings_snap.data if ratings_snap else None
+        )
         assert shown == json.loads(json.dumps(r["boards"]))
     if "ratings" in counted:
         ratings = BoardSnapshot.objects.get(benchmark=benchmark, kind="ratings", round=None)
@@ -53,8 +54,9 @@ def test_recount_of_the_public_download_equals_the_published_boards():
     benchmark = Benchmark.objects.get(slug="artb")
     public = json.loads(json.dumps(bundle_export(benchmark=benchmark)))
     counted = recount(public)
-    published = {s.round.key: s.data
-                 for s in BoardSnapshot.objects.filter(benchmark=benchmark, round__status="published")}
+    published = {
+        s.round.key: s.data for s in BoardSnapshot.objects.filter(benchmark=benchmark, round__status="published")
+    }
     assert {r["round"]: r["boards"] for r in counted["rounds"]} == published
     assert "2026-r3" not in published  # the draft round is neither downloaded nor recounted
 
@@ -97,8 +99,10 @@ def test_the_public_download_of_each_demo_benchmark_recounts_to_the_boards_the_s
     counted = recount(json.loads(response.content))
     benchmark = Benchmark.objects.get(slug=slug)
     ratings = BoardSnapshot.objects.filter(benchmark=benchmark, kind="ratings").first()
-    shown = {s.round.key: boards_as_shown(benchmark.methodology, s.data, ratings.data if ratings else None)
-             for s in BoardSnapshot.objects.filter(benchmark=benchmark, kind="boards", round__status="published")}
+    shown = {
+        s.round.key: boards_as_shown(benchmark.methodology, s.data, ratings.data if ratings else None)
+        for s in BoardSnapshot.objects.filter(benchmark=benchmark, kind="boards", round__status="published")
+    }
     assert {r["round"]: r["boards"] for r in counted["rounds"]} == shown
     if ratings is not None and ratings.data and ratings.data.get("all"):
         assert counted["ratings"] == ratings.data

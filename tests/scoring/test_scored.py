@@ -89,9 +89,11 @@ def test_it_flags_a_published_score_that_differs_from_the_computed_one():
 
 
 def test_it_reports_the_best_trial_and_pass_at_k():
-    runs = [make_run("a", "code-001", tests_passed=1, tests_total=2, trial=1, id="t1"),
-            make_run("a", "code-001", tests_passed=9, tests_total=10, trial=2, id="t2"),
-            make_run("a", "code-001", tests_passed=4, tests_total=5, trial=3, id="t3")]
+    runs = [
+        make_run("a", "code-001", tests_passed=1, tests_total=2, trial=1, id="t1"),
+        make_run("a", "code-001", tests_passed=9, tests_total=10, trial=2, id="t2"),
+        make_run("a", "code-001", tests_passed=4, tests_total=5, trial=3, id="t3"),
+    ]
     cell = board([AUTO], runs)["overall"][0]["tasks"]["code-001"]
     assert cell["best"] == 0.9 and cell["best_run"] == "t2"
     assert cell["trials"] == 3
@@ -100,9 +102,11 @@ def test_it_reports_the_best_trial_and_pass_at_k():
 
 
 def test_it_averages_best_scores_over_the_rounds_tasks_into_score_pass_rate_and_domains():
-    runs = [make_run("a", "code-001", tests_passed=1, tests_total=1),
-            make_run("a", "research-001", judge_scores=(5,)),
-            make_run("a", "multi-001", tests_passed=0, tests_total=1, judge_scores=(10,))]
+    runs = [
+        make_run("a", "code-001", tests_passed=1, tests_total=1),
+        make_run("a", "research-001", judge_scores=(5,)),
+        make_run("a", "multi-001", tests_passed=0, tests_total=1, judge_scores=(10,)),
+    ]
     row = board([AUTO, JUDGE, COMPOSITE, BARE], runs)["overall"][0]
     # code 1/1 = 1.0; research 5/10 = 0.5; multi 0.6 * 0 + 0.4 * 10/10 = 0.4; data-001 not run: 0.
     # Over the round's 4 tasks: (1.0 + 0.5 + 0.4 + 0) / 4 = 1.9 / 4 = 0.475; only code passes: 1 of 4.
@@ -114,10 +118,12 @@ def test_it_averages_best_scores_over_the_rounds_tasks_into_score_pass_rate_and_
 
 
 def test_it_ranks_an_agent_that_skipped_tasks_below_one_that_ran_them_all():
-    runs = [make_run("solo", "code-001", tests_passed=10, tests_total=10),
-            make_run("full", "code-001", tests_passed=9, tests_total=10),
-            make_run("full", "research-001", judge_scores=(8, 8)),
-            make_run("full", "multi-001", tests_passed=4, tests_total=5, judge_scores=(8,))]
+    runs = [
+        make_run("solo", "code-001", tests_passed=10, tests_total=10),
+        make_run("full", "code-001", tests_passed=9, tests_total=10),
+        make_run("full", "research-001", judge_scores=(8, 8)),
+        make_run("full", "multi-001", tests_passed=4, tests_total=5, judge_scores=(8,)),
+    ]
     rows = board([AUTO, JUDGE, COMPOSITE], runs)["overall"]
     # solo: code 10/10 = 1.0, the other two tasks untested count 0: (1.0 + 0 + 0) / 3 = 1/3; passes 1 of 3.
     # full: code 0.9, research (8 + 8) / 2 / 10 = 0.8, multi 0.6 * 4/5 + 0.4 * 8/10 = 0.48 + 0.32 = 0.8;
@@ -130,8 +136,10 @@ def test_it_ranks_an_agent_that_skipped_tasks_below_one_that_ran_them_all():
 
 
 def test_it_scores_an_agent_with_no_scored_task_as_zero_not_blank():
-    runs = [make_run("a", "code-001", tests_passed=1, tests_total=2),
-            make_run("idle", "code-001", status="infra_error")]
+    runs = [
+        make_run("a", "code-001", tests_passed=1, tests_total=2),
+        make_run("idle", "code-001", status="infra_error"),
+    ]
     rows = board([AUTO, JUDGE], runs)["overall"]
     # a: (0.5 + 0) / 2 = 0.25; idle: nothing counted, (0 + 0) / 2 = 0, tested 0 of 2.
     assert [(r["agent"], r["score"], r["tested"]) for r in rows] == [("a", 0.25, 1), ("idle", 0.0, 0)]
@@ -144,30 +152,44 @@ def test_it_uses_a_custom_pass_threshold():
 
 
 def test_it_ignores_infra_errors_and_scores_an_empty_timeout_as_zero():
-    runs = [make_run("a", "code-001", status="infra_error", tests_passed=1, tests_total=1),
-            make_run("a", "research-001", status="timeout")]
+    runs = [
+        make_run("a", "code-001", status="infra_error", tests_passed=1, tests_total=1),
+        make_run("a", "research-001", status="timeout"),
+    ]
     row = board([AUTO, JUDGE], runs)["overall"][0]
     assert set(row["tasks"]) == {"research-001"}
     assert row["score"] == 0.0
 
 
 def test_it_keeps_missing_cost_and_latency_as_none_and_counts_them():
-    runs = [make_run("a", "code-001", tests_passed=1, tests_total=1, cost_usd=0.5, wall_seconds=90),
-            make_run("a", "code-001", tests_passed=1, tests_total=2, cost_usd=0.1, trial=2),
-            make_run("b", "code-001", tests_passed=1, tests_total=1)]
+    runs = [
+        make_run("a", "code-001", tests_passed=1, tests_total=1, cost_usd=0.5, wall_seconds=90),
+        make_run("a", "code-001", tests_passed=1, tests_total=2, cost_usd=0.1, trial=2),
+        make_run("b", "code-001", tests_passed=1, tests_total=1),
+    ]
     out = board([AUTO], runs)
     a, b = row_of(out["overall"], "a"), row_of(out["overall"], "b")
     assert a["cost_usd"] == 0.3 and a["wall_seconds"] == 90.0
     assert b["cost_usd"] is None and b["wall_seconds"] is None
     # a: cost on both runs, time on 1 of 2 (partial); b: neither. Missing cost: b; missing latency: a (part), b.
     assert a["partial_axes"] == ["wall_seconds"] and (a["latency_runs"], a["runs_scored"]) == (1, 2)
-    assert out["meta"] == {"agents": 2, "missing_cost": 1, "missing_latency": 2, "partial_cost": 0,
-                           "partial_latency": 1, "pass_threshold": 0.8}
+    assert out["meta"] == {
+        "agents": 2,
+        "missing_cost": 1,
+        "missing_latency": 2,
+        "partial_cost": 0,
+        "partial_latency": 1,
+        "pass_threshold": 0.8,
+    }
 
 
 def test_it_marks_cost_reported_on_only_some_runs_as_partial():
-    runs = [make_run("a", "code-001", tests_passed=1, tests_total=1, trial=t, wall_seconds=60,
-                     cost_usd=0.01 if t <= 3 else None) for t in range(1, 11)]
+    runs = [
+        make_run(
+            "a", "code-001", tests_passed=1, tests_total=1, trial=t, wall_seconds=60, cost_usd=0.01 if t <= 3 else None
+        )
+        for t in range(1, 11)
+    ]
     row = board([AUTO], runs)["overall"][0]
     # Cost on trials 1-3 of 10: mean of the three reported is 0.01, but it covers 3 of 10 runs.
     assert (row["cost_runs"], row["runs_scored"]) == (3, 10)
@@ -221,8 +243,15 @@ def test_it_scores_a_missing_axis_the_reader_weights_as_the_worst_value():
 
 def test_it_never_ranks_a_partly_reported_axis_ahead():
     rows = [
-        {"agent": "under", "name": "Under", "rank": 1, "score": 0.7, "cost_usd": 0.01, "wall_seconds": 50.0,
-         "partial_axes": ["cost_usd"]},  # cost on 3 of 10 runs
+        {
+            "agent": "under",
+            "name": "Under",
+            "rank": 1,
+            "score": 0.7,
+            "cost_usd": 0.01,
+            "wall_seconds": 50.0,
+            "partial_axes": ["cost_usd"],
+        },  # cost on 3 of 10 runs
         {"agent": "full", "name": "Full", "rank": 1, "score": 0.7, "cost_usd": 0.40, "wall_seconds": 50.0},
     ]
     out = rerank(rows, 0, 1, 0)
@@ -246,8 +275,10 @@ def test_the_board_carries_the_mean_pass_at_k_over_the_tasks_with_a_score():
     # t1: trials 9/10 (0.9, a pass) and 5/10 (0.5): pass@k = 1/2. t2: one trial 17/20 = 0.85, a pass: 1/1.
     # Mean pass@k = (0.5 + 1.0) / 2 = 0.75, stored with the board so the page never computes it.
     t1, t2 = make_task("t1", evaluation="auto"), make_task("t2", evaluation="auto")
-    runs = [make_run("a", "t1", trial=1, tests_passed=9, tests_total=10),
-            make_run("a", "t1", trial=2, tests_passed=5, tests_total=10),
-            make_run("a", "t2", trial=1, tests_passed=17, tests_total=20)]
+    runs = [
+        make_run("a", "t1", trial=1, tests_passed=9, tests_total=10),
+        make_run("a", "t1", trial=2, tests_passed=5, tests_total=10),
+        make_run("a", "t2", trial=1, tests_passed=17, tests_total=20),
+    ]
     row = row_of(board([t1, t2], runs)["overall"], "a")
     assert row["mean_pass_at_k"] == 0.75

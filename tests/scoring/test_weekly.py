@@ -25,8 +25,11 @@ def test_it_counts_passes_partials_fails_points_and_pass_rate():
 
 
 def test_it_divides_by_the_tasks_run_that_week():
-    runs = [make_run("a", "trip", outcome="pass"), make_run("b", "trip", outcome="fail"),
-            make_run("b", "inbox", outcome="pass")]
+    runs = [
+        make_run("a", "trip", outcome="pass"),
+        make_run("b", "trip", outcome="fail"),
+        make_run("b", "inbox", outcome="pass"),
+    ]
     assert row_of(table(runs), "a")["pass_rate"] == 1 / 2
 
 
@@ -39,9 +42,11 @@ def test_it_divides_by_the_rounds_task_set_when_the_round_names_it():
 
 
 def test_it_fails_a_run_that_reaches_the_30_minute_cap():
-    runs = [make_run("a", "trip", outcome="pass", wall_seconds=1800),
-            make_run("a", "inbox", outcome="pass", status="timeout"),
-            make_run("a", "research", outcome="pass", wall_seconds=1799.5)]
+    runs = [
+        make_run("a", "trip", outcome="pass", wall_seconds=1800),
+        make_run("a", "inbox", outcome="pass", status="timeout"),
+        make_run("a", "research", outcome="pass", wall_seconds=1799.5),
+    ]
     row = table(runs)[0]
     assert row["passes"] == 1 and row["fails"] == 2
     assert row["tasks"]["trip"]["capped"] is True
@@ -54,8 +59,10 @@ def test_it_fails_a_run_that_reaches_the_30_minute_cap():
 def test_it_caps_every_task_at_30_minutes_whatever_its_time_limit():
     short = make_task("trip", time_limit_min=20)
     long = make_task("inbox", time_limit_min=60)
-    runs = [make_run("a", "trip", outcome="pass", wall_seconds=25 * 60),
-            make_run("a", "inbox", outcome="pass", wall_seconds=40 * 60)]
+    runs = [
+        make_run("a", "trip", outcome="pass", wall_seconds=25 * 60),
+        make_run("a", "inbox", outcome="pass", wall_seconds=40 * 60),
+    ]
     row = compute_weekly_boards(make_round("weekly", [short, long], runs))["overall"][0]
     # trip: 25 min is under the 30-minute cap, so the pass stands (its 20-minute limit is not 004's cap).
     # inbox: 40 min is past 30 minutes, so it is a fail and its time stops at 30 min.
@@ -66,8 +73,10 @@ def test_it_caps_every_task_at_30_minutes_whatever_its_time_limit():
 
 
 def test_it_uses_the_reviewed_outcome():
-    runs = [make_run("a", "trip", verdicts=verdicts("pass", "partial", "partial")),
-            make_run("a", "inbox", verdicts=verdicts("pass", "fail"))]
+    runs = [
+        make_run("a", "trip", verdicts=verdicts("pass", "partial", "partial")),
+        make_run("a", "inbox", verdicts=verdicts("pass", "fail")),
+    ]
     row = table(runs)[0]
     assert row["tasks"]["trip"]["outcome"] == "partial"
     assert row["in_review"] == ["inbox"]
@@ -81,10 +90,14 @@ def test_it_takes_a_lone_tester_label_as_the_outcome():
 
 
 def test_it_sums_interventions_and_calls_a_week_with_any_missing_count_unknown():
-    runs = (week("a", ["pass", "pass"], interventions=None)
-            + [make_run("b", "trip", outcome="pass", interventions=2), make_run("b", "inbox", outcome="pass")]
-            + [make_run("c", "trip", outcome="pass", interventions=2),
-               make_run("c", "inbox", outcome="pass", interventions=1)])
+    runs = (
+        week("a", ["pass", "pass"], interventions=None)
+        + [make_run("b", "trip", outcome="pass", interventions=2), make_run("b", "inbox", outcome="pass")]
+        + [
+            make_run("c", "trip", outcome="pass", interventions=2),
+            make_run("c", "inbox", outcome="pass", interventions=1),
+        ]
+    )
     rows = table(runs)
     assert row_of(rows, "a")["interventions"] is None
     # b: 2 on trip, nothing recorded on inbox: unknown, not 2 + 0.
@@ -95,12 +108,18 @@ def test_it_sums_interventions_and_calls_a_week_with_any_missing_count_unknown()
 
 
 def test_it_ranks_unknown_interventions_after_known_totals_at_the_same_pass_rate():
-    runs = (week("quiet", ["pass", "fail"], interventions=None)              # 1 of 2; counts unrecorded
-            + [make_run("steady", "trip", outcome="pass", interventions=3),
-               make_run("steady", "inbox", outcome="fail", interventions=2)]  # 1 of 2; 3 + 2 = 5
-            + [make_run("gappy", "trip", outcome="pass", interventions=0),
-               make_run("gappy", "inbox", outcome="fail")]                  # 1 of 2; 0 + unknown
-            + week("ace", ["pass", "pass"], interventions=None))             # 2 of 2; unknown
+    runs = (
+        week("quiet", ["pass", "fail"], interventions=None)  # 1 of 2; counts unrecorded
+        + [
+            make_run("steady", "trip", outcome="pass", interventions=3),
+            make_run("steady", "inbox", outcome="fail", interventions=2),
+        ]  # 1 of 2; 3 + 2 = 5
+        + [
+            make_run("gappy", "trip", outcome="pass", interventions=0),
+            make_run("gappy", "inbox", outcome="fail"),
+        ]  # 1 of 2; 0 + unknown
+        + week("ace", ["pass", "pass"], interventions=None)
+    )  # 2 of 2; unknown
     rows = table(runs)
     # ace has the higher pass rate (2/2), so its unknown count does not matter. At 1/2: steady's known 5
     # comes before gappy (0 recorded, one run unknown) and quiet (all unknown); those two tie on
@@ -109,8 +128,11 @@ def test_it_ranks_unknown_interventions_after_known_totals_at_the_same_pass_rate
 
 
 def test_it_breaks_the_last_tie_alphabetically_ignoring_case():
-    agents = [make_agent("zed", name="Zed"), make_agent("aider", name="aider"),
-              make_agent("claude", name="Claude Code")]
+    agents = [
+        make_agent("zed", name="Zed"),
+        make_agent("aider", name="aider"),
+        make_agent("claude", name="Claude Code"),
+    ]
     runs = [make_run(a.slug, "trip", outcome="pass", interventions=0) for a in agents]
     rows = compute_weekly_boards(make_round("weekly", TASKS, runs, agents=agents))["overall"]
     # All tie on pass rate 1/1, 0 interventions and no cost; by name ignoring case: aider, Claude Code, Zed
@@ -120,10 +142,12 @@ def test_it_breaks_the_last_tie_alphabetically_ignoring_case():
 
 
 def test_it_sums_dollars_only_when_every_run_has_them():
-    runs = [make_run("a", "trip", outcome="pass", cost_usd=0.25),
-            make_run("a", "inbox", outcome="pass", cost_usd=0.5),
-            make_run("b", "trip", outcome="pass", cost_usd=0.25),
-            make_run("b", "inbox", outcome="pass", plan_label="Pro $20/mo")]
+    runs = [
+        make_run("a", "trip", outcome="pass", cost_usd=0.25),
+        make_run("a", "inbox", outcome="pass", cost_usd=0.5),
+        make_run("b", "trip", outcome="pass", cost_usd=0.25),
+        make_run("b", "inbox", outcome="pass", plan_label="Pro $20/mo"),
+    ]
     rows = table(runs)
     assert row_of(rows, "a")["cost_usd"] == 0.75 and row_of(rows, "a")["cost_kind"] == "dollars"
     b = row_of(rows, "b")
@@ -137,12 +161,14 @@ def test_it_falls_back_to_the_entry_plan_label():
 
 
 def test_it_orders_by_pass_rate_then_interventions_then_dollars_then_name():
-    runs = (week("zed", ["pass", "pass"], interventions=0)            # 2 passes
-            + week("amy", ["pass", "fail"], interventions=1, cost_usd=5.0)
-            + week("bob", ["pass", "fail"], interventions=1, plan_label="Plus")
-            + week("cat", ["pass", "fail"], interventions=1, cost_usd=1.0)
-            + week("dan", ["pass", "fail"], interventions=0, plan_label="Max")
-            + week("eve", ["pass", "fail"], interventions=1, plan_label="Free"))
+    runs = (
+        week("zed", ["pass", "pass"], interventions=0)  # 2 passes
+        + week("amy", ["pass", "fail"], interventions=1, cost_usd=5.0)
+        + week("bob", ["pass", "fail"], interventions=1, plan_label="Plus")
+        + week("cat", ["pass", "fail"], interventions=1, cost_usd=1.0)
+        + week("dan", ["pass", "fail"], interventions=0, plan_label="Max")
+        + week("eve", ["pass", "fail"], interventions=1, plan_label="Free")
+    )
     rows = table(runs)
     assert [r["agent"] for r in rows] == ["zed", "dan", "cat", "amy", "bob", "eve"]
     assert [r["rank"] for r in rows] == [1, 2, 3, 4, 5, 6]

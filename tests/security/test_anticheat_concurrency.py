@@ -51,8 +51,9 @@ class Browser:
 
     def sign_in(self, email: str) -> None:
         _, page = self.request("/signin/")
-        status, _ = self.request("/signin/", {"username": email, "password": PASSWORD,
-                                              "csrfmiddlewaretoken": CSRF_RE.search(page).group(1)})
+        status, _ = self.request(
+            "/signin/", {"username": email, "password": PASSWORD, "csrfmiddlewaretoken": CSRF_RE.search(page).group(1)}
+        )
         assert status == 302, f"sign-in of {email} answered {status}"
 
     def matchup_key(self) -> str:

@@ -63,10 +63,24 @@ def world(db):
 
 def _real_values(world) -> dict[str, str]:
     w, run, their = world["w"], world["w"].runs[0], world["their"]
-    return {"bench": w.benchmark.slug, "round": w.round.key, "round_key": w.round.key, "run": run.key,
-            "run_key": run.key, "task": w.tasks[0].key, "agent": "zephyrbot", "slug": "zephyrbot",
-            "key": their.key, "alias": their.alias_a, "index": "0", "name": "x", "object_id": str(run.pk),
-            "app_label": "runs", "content_type_id": "1", "url": "x"}
+    return {
+        "bench": w.benchmark.slug,
+        "round": w.round.key,
+        "round_key": w.round.key,
+        "run": run.key,
+        "run_key": run.key,
+        "task": w.tasks[0].key,
+        "agent": "zephyrbot",
+        "slug": "zephyrbot",
+        "key": their.key,
+        "alias": their.alias_a,
+        "index": "0",
+        "name": "x",
+        "object_id": str(run.pk),
+        "app_label": "runs",
+        "content_type_id": "1",
+        "url": "x",
+    }
 
 
 def _relative(filename: str) -> str:
@@ -84,8 +98,10 @@ def _check(client: Client, method: str, url: str, failures: list[str], **kwargs)
         tb = exc.__traceback__
         while tb.tb_next:
             tb = tb.tb_next
-        failures.append(f"{method.upper()} {url[:120]!r}: {type(exc).__name__}: {str(exc)[:160]} "
-                        f"(at {_relative(tb.tb_frame.f_code.co_filename)}:{tb.tb_lineno})")
+        failures.append(
+            f"{method.upper()} {url[:120]!r}: {type(exc).__name__}: {str(exc)[:160]} "
+            f"(at {_relative(tb.tb_frame.f_code.co_filename)}:{tb.tb_lineno})"
+        )
         return 500
     if response.status_code >= 500:
         failures.append(f"{method.upper()} {url[:120]!r}: {response.status_code}")
@@ -104,7 +120,7 @@ def _combos(names: list[str], converters: dict, real: dict[str, str]):
     base = [real.get(n, "x") for n in names]
     for i, name in enumerate(names):
         for junk in JUNK_INT if type(converters.get(name)).__name__ == "IntConverter" else JUNK:
-            yield [*base[:i], junk, *base[i + 1:]]
+            yield [*base[:i], junk, *base[i + 1 :]]
     if len(names) > 1:
         yield ["no-such" if type(converters.get(n)).__name__ != "IntConverter" else JUNK_INT[1] for n in names]
 
@@ -179,12 +195,29 @@ def test_a_nul_byte_in_any_path_parameter_is_not_a_500(no_raise, world):
 def test_junk_query_strings_on_public_pages_are_not_500(no_raise, world):
     w = world["w"]
     failures: list[str] = []
-    pages = ["/", f"/b/{w.benchmark.slug}/", f"/b/{w.benchmark.slug}/tradeoffs/",
-             f"/b/{w.benchmark.slug}/r/{w.round.key}/board.csv", f"/b/{w.benchmark.slug}/tasks/{w.tasks[0].key}/",
-             "/api/benchmarks", f"/api/benchmarks/{w.benchmark.slug}/runs"]
-    queries = ["tab=\x00", "sort=\x00&dir=desc", "tab=tasks&task=\x00", "sort=" + "x" * 5000,
-               "round=\x00", "agent=\x00", "w=abc&weights=-1e309", "page=-1", "page=abc", "limit=10**9",
-               "tab[]=1&tab[]=2", "cursor=%ff%fe"]
+    pages = [
+        "/",
+        f"/b/{w.benchmark.slug}/",
+        f"/b/{w.benchmark.slug}/tradeoffs/",
+        f"/b/{w.benchmark.slug}/r/{w.round.key}/board.csv",
+        f"/b/{w.benchmark.slug}/tasks/{w.tasks[0].key}/",
+        "/api/benchmarks",
+        f"/api/benchmarks/{w.benchmark.slug}/runs",
+    ]
+    queries = [
+        "tab=\x00",
+        "sort=\x00&dir=desc",
+        "tab=tasks&task=\x00",
+        "sort=" + "x" * 5000,
+        "round=\x00",
+        "agent=\x00",
+        "w=abc&weights=-1e309",
+        "page=-1",
+        "page=abc",
+        "limit=10**9",
+        "tab[]=1&tab[]=2",
+        "cursor=%ff%fe",
+    ]
     for page, query in itertools.product(pages, queries):
         _check(no_raise, "get", f"{page}?{query}", failures)
     no_raise.force_login(world["other"])
@@ -200,10 +233,20 @@ def test_a_nul_scope_on_the_vote_screen_is_not_a_500(client, world):
 
 # --- the vote endpoint ---------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("data", [
-    {}, {"winner": ""}, {"winner": "A"}, {"winner": "c"}, {"winner": "1e9"},
-    {"winner": "\x00"}, {"winner": "a" * 100_000}, {"winner": ["c", "d"]},
-])
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {},
+        {"winner": ""},
+        {"winner": "A"},
+        {"winner": "c"},
+        {"winner": "1e9"},
+        {"winner": "\x00"},
+        {"winner": "a" * 100_000},
+        {"winner": ["c", "d"]},
+    ],
+)
 def test_a_vote_with_a_bad_winner_is_a_400_with_a_message(client, world, data):
     owner, their = world["owner"], world["their"]
     client.force_login(owner)
@@ -275,13 +318,18 @@ def test_a_vote_as_json_or_multipart_junk_is_refused_not_500(client, world):
 
 # --- accounts --------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("data", [
-    {"email": ""}, {"email": "not-an-email", "password1": "x", "password2": "x"},
-    {"email": ["a@example.com", "b@example.com"], "password1": "p", "password2": "q"},
-    {"email": "a@example.com\x00", "password1": "long-enough-pass-1", "password2": "long-enough-pass-1"},
-    {"email": "a" * 5000 + "@example.com", "password1": "p" * 5000, "password2": "p" * 5000},
-    {"email": "a@example.com", "password1": "\x00" * 20, "password2": "\x00" * 20},
-])
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"email": ""},
+        {"email": "not-an-email", "password1": "x", "password2": "x"},
+        {"email": ["a@example.com", "b@example.com"], "password1": "p", "password2": "q"},
+        {"email": "a@example.com\x00", "password1": "long-enough-pass-1", "password2": "long-enough-pass-1"},
+        {"email": "a" * 5000 + "@example.com", "password1": "p" * 5000, "password2": "p" * 5000},
+        {"email": "a@example.com", "password1": "\x00" * 20, "password2": "\x00" * 20},
+    ],
+)
 def test_sign_up_with_bad_input_is_a_form_error_not_500(client, db, data):
     response = client.post("/signup/", data)
     assert response.status_code == 200  # the form again, with its errors
@@ -289,10 +337,16 @@ def test_sign_up_with_bad_input_is_a_form_error_not_500(client, db, data):
     assert not Group.objects.filter(user__email__startswith="a").exists()
 
 
-@pytest.mark.parametrize("data", [
-    {"username": ""}, {"username": "\x00", "password": "x"}, {"username": ["a", "b"], "password": ["c", "d"]},
-    {"username": "u" * 10_000, "password": "p" * 10_000}, {"username": "nobody@example.com", "password": "x"},
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"username": ""},
+        {"username": "\x00", "password": "x"},
+        {"username": ["a", "b"], "password": ["c", "d"]},
+        {"username": "u" * 10_000, "password": "p" * 10_000},
+        {"username": "nobody@example.com", "password": "x"},
+    ],
+)
 def test_sign_in_with_bad_input_is_a_form_error_not_500(client, db, data):
     response = client.post("/signin/", data)
     assert response.status_code == 200
@@ -307,13 +361,15 @@ def test_an_oversized_sign_in_is_a_400(client, db):
 def test_an_unsafe_next_is_ignored(client, db):
     make_user("next@example.com", password="long-enough-pass-1")
     for target in ["https://evil.example/", "//evil.example/", "/\\evil.example", "\x00"]:
-        response = client.post("/signin/", {"username": "next@example.com", "password": "long-enough-pass-1",
-                                            "next": target})
+        response = client.post(
+            "/signin/", {"username": "next@example.com", "password": "long-enough-pass-1", "next": target}
+        )
         assert response.status_code == 302 and response["Location"] == "/", target
         client.logout()
 
 
 # --- disputes: one vendor, another vendor's run ----------------------------------------------------------------
+
 
 @pytest.fixture
 def preview(db):
@@ -327,17 +383,25 @@ def test_a_vendor_disputing_another_vendors_run_gets_a_404(client, preview):
 
     client.force_login(preview["vendor"])
     for method in ("get", "post"):
-        response = getattr(client, method)(f"{preview['base']}/other-trip/dispute/",
-                                           {"reason": "environment", "note": "x"} if method == "post" else None)
+        response = getattr(client, method)(
+            f"{preview['base']}/other-trip/dispute/",
+            {"reason": "environment", "note": "x"} if method == "post" else None,
+        )
         assert response.status_code == 404
         assert response.content.strip()
     assert not Dispute.objects.exists()
 
 
-@pytest.mark.parametrize("data", [
-    {"reason": ""}, {"reason": "no-such-reason", "note": "x"}, {"reason": ["environment", "nope"], "note": "x"},
-    {"reason": "environment", "note": "n" * 5001}, {"reason": "environment", "note": "\x00"},
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"reason": ""},
+        {"reason": "no-such-reason", "note": "x"},
+        {"reason": ["environment", "nope"], "note": "x"},
+        {"reason": "environment", "note": "n" * 5001},
+        {"reason": "environment", "note": "\x00"},
+    ],
+)
 def test_a_dispute_with_bad_input_is_a_form_error(client, preview, data):
     from runs.models import Dispute
 
@@ -369,8 +433,14 @@ def _csp(response) -> dict[str, str]:
 def test_public_and_vote_pages_forbid_inline_script_and_framing(client, world):
     w = world["w"]
     run = w.runs[0]
-    pages = ["/", f"/b/{w.benchmark.slug}/", f"/b/{w.benchmark.slug}/r/{w.round.key}/runs/{run.key}/",
-             "/signin/", "/signup/", "/no-such-page/"]
+    pages = [
+        "/",
+        f"/b/{w.benchmark.slug}/",
+        f"/b/{w.benchmark.slug}/r/{w.round.key}/runs/{run.key}/",
+        "/signin/",
+        "/signup/",
+        "/no-such-page/",
+    ]
     client.force_login(world["owner"])
     for url in [*pages, "/vote/"]:
         response = client.get(url)

@@ -25,8 +25,10 @@ def _run(args, env_extra, clear=("DEBUG", "CI", "PRODUCTION", "SECRET_KEY")):
 
 
 def _settings(env_extra, names, clear=("DEBUG", "CI", "PRODUCTION", "SECRET_KEY")):
-    code = ("import django, json; django.setup(); from django.conf import settings as s; "
-            f"print(json.dumps({{n: str(getattr(s, n)) for n in {names!r}}}))")
+    code = (
+        "import django, json; django.setup(); from django.conf import settings as s; "
+        f"print(json.dumps({{n: str(getattr(s, n)) for n in {names!r}}}))"
+    )
     result = _run(["-c", code], {"DJANGO_SETTINGS_MODULE": "leaderboard.settings", **env_extra}, clear=clear)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout.strip().splitlines()[-1])
@@ -39,10 +41,25 @@ def test_check_deploy_is_clean_under_production_settings():
 
 
 def test_production_settings_use_secure_cookies_hsts_and_https():
-    s = _settings(PROD_ENV, ["SESSION_COOKIE_SECURE", "CSRF_COOKIE_SECURE", "SECURE_HSTS_SECONDS",
-                             "SECURE_SSL_REDIRECT", "DEBUG", "X_FRAME_OPTIONS"])
-    assert s == {"SESSION_COOKIE_SECURE": "True", "CSRF_COOKIE_SECURE": "True", "SECURE_HSTS_SECONDS": "31536000",
-                 "SECURE_SSL_REDIRECT": "True", "DEBUG": "False", "X_FRAME_OPTIONS": "DENY"}
+    s = _settings(
+        PROD_ENV,
+        [
+            "SESSION_COOKIE_SECURE",
+            "CSRF_COOKIE_SECURE",
+            "SECURE_HSTS_SECONDS",
+            "SECURE_SSL_REDIRECT",
+            "DEBUG",
+            "X_FRAME_OPTIONS",
+        ],
+    )
+    assert s == {
+        "SESSION_COOKIE_SECURE": "True",
+        "CSRF_COOKIE_SECURE": "True",
+        "SECURE_HSTS_SECONDS": "31536000",
+        "SECURE_SSL_REDIRECT": "True",
+        "DEBUG": "False",
+        "X_FRAME_OPTIONS": "DENY",
+    }
 
 
 def test_production_refuses_to_start_without_a_secret_key():
@@ -56,14 +73,20 @@ def test_production_refuses_to_start_without_a_secret_key():
 def test_ci_refuses_to_fall_back_to_sqlite_or_eager_celery():
     result = _run(["manage.py", "check"], {"CI": "true"}, clear=("CI", "DATABASE_URL", "REDIS_URL"))
     assert result.returncode != 0 and "CI=true requires DATABASE_URL" in result.stderr
-    result = _run(["manage.py", "check"], {"CI": "true", "DATABASE_URL": "postgres://postgres@127.0.0.1/x"},
-                  clear=("CI", "REDIS_URL"))
+    result = _run(
+        ["manage.py", "check"],
+        {"CI": "true", "DATABASE_URL": "postgres://postgres@127.0.0.1/x"},
+        clear=("CI", "REDIS_URL"),
+    )
     assert result.returncode != 0 and "CI=true requires REDIS_URL" in result.stderr
 
 
 def test_no_configuration_means_sqlite_eager_celery_and_a_memory_cache(tmp_path):
-    s = _settings({"VAR_DIR": str(tmp_path)}, ["DATABASES", "CELERY_TASK_ALWAYS_EAGER", "CACHES"],
-                  clear=("CI", "DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL"))
+    s = _settings(
+        {"VAR_DIR": str(tmp_path)},
+        ["DATABASES", "CELERY_TASK_ALWAYS_EAGER", "CACHES"],
+        clear=("CI", "DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL"),
+    )
     assert "sqlite3" in s["DATABASES"] and str(tmp_path) in s["DATABASES"]
     assert s["CELERY_TASK_ALWAYS_EAGER"] == "True"
     assert "LocMemCache" in s["CACHES"]

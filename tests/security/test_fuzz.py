@@ -27,9 +27,14 @@ def fuzz_world(db):
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(winner=winners, extra=st.dictionaries(field_names, text | st.lists(text, max_size=3), max_size=5),
-       key_kind=st.sampled_from(["own", "other", "junk"]), junk_key=text.filter(lambda s: s.strip(".") != ""),
-       htmx=st.booleans(), as_other=st.booleans())
+@given(
+    winner=winners,
+    extra=st.dictionaries(field_names, text | st.lists(text, max_size=3), max_size=5),
+    key_kind=st.sampled_from(["own", "other", "junk"]),
+    junk_key=text.filter(lambda s: s.strip(".") != ""),
+    htmx=st.booleans(),
+    as_other=st.booleans(),
+)
 def test_the_vote_endpoint_never_500s(client, fuzz_world, winner, extra, key_kind, junk_key, htmx, as_other):
     from voting.models import Vote
 
@@ -61,8 +66,11 @@ def test_the_vote_endpoint_never_500s(client, fuzz_world, winner, extra, key_kin
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(scope=text, alias=text.filter(lambda s: s.strip(".") != "").map(lambda s: quote(s, safe="")),
-       index=st.integers(0, 10**30))
+@given(
+    scope=text,
+    alias=text.filter(lambda s: s.strip(".") != "").map(lambda s: quote(s, safe="")),
+    index=st.integers(0, 10**30),
+)
 def test_the_vote_screen_and_previews_never_500(client, fuzz_world, scope, alias, index):
     client.force_login(fuzz_world["other"])
     assert client.get("/vote/", {"scope": scope}).status_code < 500

@@ -15,8 +15,19 @@ from tests.builders.site import SECRET_CITY, checks_bundle, outcomes_bundle
 
 pytestmark = pytest.mark.django_db
 
-REQUIRED = ["agent", "cli", "model", "task", "score", "checks_passed", "median_run", "tokens", "cost_usd",
-            "wall_seconds", "checks_version"]
+REQUIRED = [
+    "agent",
+    "cli",
+    "model",
+    "task",
+    "score",
+    "checks_passed",
+    "median_run",
+    "tokens",
+    "cost_usd",
+    "wall_seconds",
+    "checks_version",
+]
 
 
 def _rows(response) -> list[dict[str, str]]:
@@ -66,8 +77,12 @@ def test_it_puts_no_owner_or_reviewer_identity_in_downloads(load, client):
     load(outcomes_bundle(), checks_bundle())
     user = User.objects.create_user("zelda-reviewer", "zelda@example.org", "x")
     Verdict.objects.filter(role="tester").update(reviewer=user)
-    for url in ["/b/obench/download/runs.csv", "/b/obench/download/bundle.json", "/b/obench/r/r1/board.csv",
-                "/b/qbench/download/bundle.json"]:
+    for url in [
+        "/b/obench/download/runs.csv",
+        "/b/obench/download/bundle.json",
+        "/b/obench/r/r1/board.csv",
+        "/b/qbench/download/bundle.json",
+    ]:
         body = client.get(url).content.decode()
         assert "zelda" not in body, url
 

@@ -29,19 +29,33 @@ def compute_toy_boards(round_input: RoundInput) -> dict:
 
 def toy_table(ctx: BoardContext, tab: str, task_key: str | None) -> Table:
     cols = [Column("rank", "Rank"), Column("agent", "Agent", num=False), Column("completed", "Completed runs")]
-    rows = [{"agent": r["agent"], "cells": [rank_cell(r), agent_cell(r, ctx),
-                                          num_cell(r["completed"], f"{r['completed']} done")]}
-            for r in ctx.data.get("overall") or []]
+    rows = [
+        {
+            "agent": r["agent"],
+            "cells": [rank_cell(r), agent_cell(r, ctx), num_cell(r["completed"], f"{r['completed']} done")],
+        }
+        for r in ctx.data.get("overall") or []
+    ]
     return Table(caption="Toy board", columns=cols, rows=rows)
 
 
 @pytest.fixture
 def toy():
-    methodologies.register(methodologies.Methodology(
-        key="toy", name="Toy (completed runs)", compute_boards=compute_toy_boards,
-        run_score=lambda run, task: None, run_counts=lambda run, task: run.status == "completed",
-        standing_runs=lambda data: set(), tabs=(("overall", "Overall"),), headline_key="completed",
-        headline_label="Completed runs", scale=10.0, format_score=lambda v: f"{v:.0f}"))
+    methodologies.register(
+        methodologies.Methodology(
+            key="toy",
+            name="Toy (completed runs)",
+            compute_boards=compute_toy_boards,
+            run_score=lambda run, task: None,
+            run_counts=lambda run, task: run.status == "completed",
+            standing_runs=lambda data: set(),
+            tabs=(("overall", "Overall"),),
+            headline_key="completed",
+            headline_label="Completed runs",
+            scale=10.0,
+            format_score=lambda v: f"{v:.0f}",
+        )
+    )
     TABLE_BUILDERS["toy"] = toy_table
     yield
     methodologies.REGISTRY.pop("toy")
@@ -50,16 +64,28 @@ def toy():
 
 def test_a_registered_toy_methodology_is_imported_computed_and_shown(toy, client):
     # Zinc completed 2 runs, Alder 1 (and one infra error): Zinc ranks 1 with "2 done", Alder 2 with "1 done".
-    runs = [{"id": f"r{i}", "round": "r1", "agent": a, "task": "t1", "trial": i, "status": s}
-            for i, (a, s) in enumerate([("zinc", "completed"), ("zinc", "completed"), ("alder", "completed"),
-                                        ("alder", "infra_error")], 1)]
-    bundle_import(doc={
-        "benchmark": {"slug": "toybench", "name": "Toy Bench", "methodology": "toy"},
-        "agents": [{"slug": "zinc", "name": "Zinc"}, {"slug": "alder", "name": "Alder"}],
-        "tasks": [{"key": "t1", "title": "One task", "version": "1.0", "kind": "core"}],
-        "rounds": [{"key": "r1", "status": "published", "published_at": "2026-09-01T00:00:00Z",
-                    "entries": [{"agent": "zinc"}, {"agent": "alder"}]}],
-        "runs": runs})
+    runs = [
+        {"id": f"r{i}", "round": "r1", "agent": a, "task": "t1", "trial": i, "status": s}
+        for i, (a, s) in enumerate(
+            [("zinc", "completed"), ("zinc", "completed"), ("alder", "completed"), ("alder", "infra_error")], 1
+        )
+    ]
+    bundle_import(
+        doc={
+            "benchmark": {"slug": "toybench", "name": "Toy Bench", "methodology": "toy"},
+            "agents": [{"slug": "zinc", "name": "Zinc"}, {"slug": "alder", "name": "Alder"}],
+            "tasks": [{"key": "t1", "title": "One task", "version": "1.0", "kind": "core"}],
+            "rounds": [
+                {
+                    "key": "r1",
+                    "status": "published",
+                    "published_at": "2026-09-01T00:00:00Z",
+                    "entries": [{"agent": "zinc"}, {"agent": "alder"}],
+                }
+            ],
+            "runs": runs,
+        }
+    )
     snapshots_sweep(older_than_seconds=0)
     for snap_id in BoardSnapshot.objects.values_list("id", flat=True):
         snapshot_recompute(snapshot_id=snap_id)

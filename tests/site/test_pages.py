@@ -100,10 +100,20 @@ def test_it_says_computing_before_the_first_snapshot(load, client):
     assert "Computing this board" in html and 'hx-trigger="every 3s"' in html
 
 
-@pytest.mark.parametrize("url", [
-    "/b/nope/", "/b/obench/r/nope/", "/b/obench/r/r1/runs/nope/", "/b/obench/tasks/nope/", "/agents/nope/",
-    "/b/nope/methodology/", "/b/obench/r/nope/changelog/", "/b/obench/r/r1/agents/nope/", "/no/such/page/",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/b/nope/",
+        "/b/obench/r/nope/",
+        "/b/obench/r/r1/runs/nope/",
+        "/b/obench/tasks/nope/",
+        "/agents/nope/",
+        "/b/nope/methodology/",
+        "/b/obench/r/nope/changelog/",
+        "/b/obench/r/r1/agents/nope/",
+        "/no/such/page/",
+    ],
+)
 def test_it_answers_404_with_the_site_layout(load, client, url):
     load(outcomes_bundle())
     response = client.get(url)
@@ -115,8 +125,14 @@ def test_it_answers_404_with_the_site_layout(load, client, url):
 @pytest.mark.parametrize("status", ["draft", "preview"])
 def test_it_hides_unpublished_rounds_and_their_runs(load, client, status):
     load(outcomes_bundle(), outcomes_bundle(round_key="r2", status=status))
-    for url in ["/b/obench/r/r2/", "/b/obench/r/r2/runs/ayla-flights/", "/b/obench/r/r2/runs/ayla-flights.json",
-                "/b/obench/r/r2/changelog/", "/b/obench/r/r2/agents/ayla/", "/b/obench/r/r2/board.csv"]:
+    for url in [
+        "/b/obench/r/r2/",
+        "/b/obench/r/r2/runs/ayla-flights/",
+        "/b/obench/r/r2/runs/ayla-flights.json",
+        "/b/obench/r/r2/changelog/",
+        "/b/obench/r/r2/agents/ayla/",
+        "/b/obench/r/r2/board.csv",
+    ]:
         assert client.get(url).status_code == 404, url
     assert "Round r2" not in client.get("/b/obench/").content.decode()
     assert "/r/r2/" not in client.get("/b/obench/tasks/flights/").content.decode()
@@ -202,7 +218,7 @@ def test_it_plots_score_against_cost_and_lists_agents_missing_an_axis(load, clie
     assert "Not plotted (no cost data, never drawn at 0): Agent 01" in html
     cost_chart = html.split("against cost")[1].split("against time")[0]
     assert "<title>Agent 01:" not in cost_chart  # no cost: never plotted at 0
-    assert "<title>Agent 01:" in html[html.index("against time"):]  # it has a time
+    assert "<title>Agent 01:" in html[html.index("against time") :]  # it has a time
 
 
 def test_it_reranks_with_weights_through_htmx(load, client):
@@ -216,10 +232,13 @@ def test_it_reranks_with_weights_through_htmx(load, client):
     assert "no cost" in html
 
 
-@pytest.mark.parametrize("bundle,words", [
-    (outcomes_bundle, ["lowest applies", "third reviewer", "Choices we made"]),
-    (checks_bundle, ["median run", "lower of the two middle runs", "Bradley", "Choices we made"]),
-])
+@pytest.mark.parametrize(
+    "bundle,words",
+    [
+        (outcomes_bundle, ["lowest applies", "third reviewer", "Choices we made"]),
+        (checks_bundle, ["median run", "lower of the two middle runs", "Bradley", "Choices we made"]),
+    ],
+)
 def test_it_explains_the_methodology(load, client, bundle, words):
     doc = bundle()
     load(doc)
@@ -237,8 +256,14 @@ def test_it_lists_corrections_and_reruns_in_the_changelog(load, client):
 
 def test_it_uses_no_inline_style_or_script(load, client):
     load(checks_bundle(), outcomes_bundle())
-    for url in ["/", "/b/qbench/", "/b/qbench/tradeoffs/", "/b/obench/r/r1/runs/ayla-flights/", "/agents/ayla/",
-                "/b/obench/tasks/flights/"]:
+    for url in [
+        "/",
+        "/b/qbench/",
+        "/b/qbench/tradeoffs/",
+        "/b/obench/r/r1/runs/ayla-flights/",
+        "/agents/ayla/",
+        "/b/obench/tasks/flights/",
+    ]:
         html = client.get(url).content.decode()
         assert "style=" not in html, url
         assert "<script>" not in html and "onclick" not in html, url

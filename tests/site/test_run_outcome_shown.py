@@ -22,23 +22,55 @@ def weekly_bundle() -> dict:
     """One week, one agent, three tasks. The trip plan run took 31 minutes and was labeled pass."""
     runs = [
         # 31 min = 1860 s >= 30 min x 60 = 1800 s: reached the cap, a fail whatever the label (004 "Time").
-        {"id": "w-trip", "round": "w1", "agent": "kit", "task": "trip", "status": "completed",
-         "outcome": "pass", "wall_seconds": 1860.0},
+        {
+            "id": "w-trip",
+            "round": "w1",
+            "agent": "kit",
+            "task": "trip",
+            "status": "completed",
+            "outcome": "pass",
+            "wall_seconds": 1860.0,
+        },
         # 29 min = 1740 s < 1800 s: under the cap, the label stands.
-        {"id": "w-inbox", "round": "w1", "agent": "kit", "task": "inbox", "status": "completed",
-         "outcome": "pass", "wall_seconds": 1740.0},
+        {
+            "id": "w-inbox",
+            "round": "w1",
+            "agent": "kit",
+            "task": "inbox",
+            "status": "completed",
+            "outcome": "pass",
+            "wall_seconds": 1740.0,
+        },
         # A lone tester verdict stands in the weekly table; no label override, nothing beside it.
-        {"id": "w-cart", "round": "w1", "agent": "kit", "task": "cart", "status": "completed",
-         "verdicts": [{"role": "tester", "outcome": "partial", "note": "one item missing"}],
-         "wall_seconds": 600.0},
+        {
+            "id": "w-cart",
+            "round": "w1",
+            "agent": "kit",
+            "task": "cart",
+            "status": "completed",
+            "verdicts": [{"role": "tester", "outcome": "partial", "note": "one item missing"}],
+            "wall_seconds": 600.0,
+        },
     ]
-    tasks = [{"key": k, "title": k.title(), "version": "1.0", "kind": "core", "time_limit_min": 30}
-             for k in ("trip", "inbox", "cart")]
-    return {"benchmark": {"slug": "wk", "name": "Weekly", "methodology": "weekly"},
-            "agents": [{"slug": "kit", "name": "Kit"}], "tasks": tasks,
-            "rounds": [{"key": "w1", "name": "Week 1", "status": "published",
-                        "published_at": "2026-02-01T12:00:00Z", "entries": [{"agent": "kit"}]}],
-            "runs": runs}
+    tasks = [
+        {"key": k, "title": k.title(), "version": "1.0", "kind": "core", "time_limit_min": 30}
+        for k in ("trip", "inbox", "cart")
+    ]
+    return {
+        "benchmark": {"slug": "wk", "name": "Weekly", "methodology": "weekly"},
+        "agents": [{"slug": "kit", "name": "Kit"}],
+        "tasks": tasks,
+        "rounds": [
+            {
+                "key": "w1",
+                "name": "Week 1",
+                "status": "published",
+                "published_at": "2026-02-01T12:00:00Z",
+                "entries": [{"agent": "kit"}],
+            }
+        ],
+        "runs": runs,
+    }
 
 
 def outcomes_bundle() -> dict:
@@ -47,24 +79,52 @@ def outcomes_bundle() -> dict:
         # better"; the board counts 0 points for it.
         {"id": "o-timeout", "round": "r1", "agent": "kit", "task": "flights", "status": "timeout"},
         # Both reviewers said violation on a core task: violation is "Safety tasks only", so it counts fail.
-        {"id": "o-core-violation", "round": "r1", "agent": "kit", "task": "email", "status": "completed",
-         "outcome": "violation",
-         "verdicts": [{"role": "tester", "outcome": "violation", "note": "sent it"},
-                      {"role": "second", "outcome": "violation", "note": "sent it"}]},
+        {
+            "id": "o-core-violation",
+            "round": "r1",
+            "agent": "kit",
+            "task": "email",
+            "status": "completed",
+            "outcome": "violation",
+            "verdicts": [
+                {"role": "tester", "outcome": "violation", "note": "sent it"},
+                {"role": "second", "outcome": "violation", "note": "sent it"},
+            ],
+        },
         # The same on a safety task stays a violation.
-        {"id": "o-safety-violation", "round": "r1", "agent": "kit", "task": "no-pay", "status": "completed",
-         "outcome": "violation",
-         "verdicts": [{"role": "tester", "outcome": "violation", "note": "paid"},
-                      {"role": "second", "outcome": "violation", "note": "paid"}]},
+        {
+            "id": "o-safety-violation",
+            "round": "r1",
+            "agent": "kit",
+            "task": "no-pay",
+            "status": "completed",
+            "outcome": "violation",
+            "verdicts": [
+                {"role": "tester", "outcome": "violation", "note": "paid"},
+                {"role": "second", "outcome": "violation", "note": "paid"},
+            ],
+        },
     ]
-    tasks = [{"key": "flights", "title": "Flights", "version": "1.0", "kind": "core"},
-             {"key": "email", "title": "Email", "version": "1.0", "kind": "core"},
-             {"key": "no-pay", "title": "No pay", "version": "1.0", "kind": "safety"}]
-    return {"benchmark": {"slug": "ob", "name": "Outcomes", "methodology": "outcomes"},
-            "agents": [{"slug": "kit", "name": "Kit", "primary_language": "en"}], "tasks": tasks,
-            "rounds": [{"key": "r1", "name": "Round 1", "status": "published",
-                        "published_at": "2026-02-01T12:00:00Z", "entries": [{"agent": "kit"}]}],
-            "runs": runs}
+    tasks = [
+        {"key": "flights", "title": "Flights", "version": "1.0", "kind": "core"},
+        {"key": "email", "title": "Email", "version": "1.0", "kind": "core"},
+        {"key": "no-pay", "title": "No pay", "version": "1.0", "kind": "safety"},
+    ]
+    return {
+        "benchmark": {"slug": "ob", "name": "Outcomes", "methodology": "outcomes"},
+        "agents": [{"slug": "kit", "name": "Kit", "primary_language": "en"}],
+        "tasks": tasks,
+        "rounds": [
+            {
+                "key": "r1",
+                "name": "Round 1",
+                "status": "published",
+                "published_at": "2026-02-01T12:00:00Z",
+                "entries": [{"agent": "kit"}],
+            }
+        ],
+        "runs": runs,
+    }
 
 
 def test_it_shows_a_weekly_run_over_the_cap_as_fail_with_its_label_beside(load, client):

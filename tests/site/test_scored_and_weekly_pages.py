@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db
 def _row(html: str, name: str) -> str:
     """The table row (up to its closing tag) that names `name`."""
     start = html.index(f">{name}<")
-    return html[html.rindex("<tr", 0, start):html.index("</tr>", start)]
+    return html[html.rindex("<tr", 0, start) : html.index("</tr>", start)]
 
 
 def test_it_ranks_a_skipped_task_as_zero_and_shows_tested_k_of_n(load, client):
@@ -38,8 +38,9 @@ def test_it_marks_cost_reported_on_some_runs_as_partial_on_the_board(load, clien
 
 def test_it_never_lifts_an_agent_in_the_reranking_for_a_partial_axis(load, client):
     load(scored_bundle())
-    html = client.get("/b/sbench/tradeoffs/?w_score=0&w_cost=1&w_time=0",
-                      headers={"HX-Request": "true"}).content.decode()
+    html = client.get(
+        "/b/sbench/tradeoffs/?w_score=0&w_cost=1&w_time=0", headers={"HX-Request": "true"}
+    ).content.decode()
     # Cost only. Full reports $0.50 on all 3 runs and Solo $0.20 on its 1 run: scaled over those two, Solo
     # (cheaper) 1 and Full 0. Under's $0.01 covers 3 of 10 runs: worst value, 0, and after Full at 0.
     names = re.findall(r'<th scope="row"><a href="[^"]*">([^<]+)</a>', html)
@@ -50,8 +51,12 @@ def test_it_never_lifts_an_agent_in_the_reranking_for_a_partial_axis(load, clien
 def test_it_explains_the_scored_rules_on_the_methodology_page(load, client):
     load(scored_bundle())
     html = client.get("/b/sbench/methodology/").content.decode()
-    for words in ("a task without a score counting 0", "tested k of n", "judged part only",
-                  "counts as the worst value"):
+    for words in (
+        "a task without a score counting 0",
+        "tested k of n",
+        "judged part only",
+        "counts as the worst value",
+    ):
         assert words in html
 
 

@@ -14,8 +14,10 @@ PASSWORD = "plum-orchard-77-kite"
 
 
 def test_it_signs_up_with_email_and_password_and_is_signed_in(client):
-    response = client.post(reverse("signup"), {"email": "New.Person@Example.com", "password1": PASSWORD,
-                                               "password2": PASSWORD, "next": "/vote/"})
+    response = client.post(
+        reverse("signup"),
+        {"email": "New.Person@Example.com", "password1": PASSWORD, "password2": PASSWORD, "next": "/vote/"},
+    )
     assert response.status_code == 302 and response["Location"] == "/vote/"
     user = get_user_model().objects.get()
     assert user.email == "new.person@example.com" and user.check_password(PASSWORD)
@@ -33,8 +35,9 @@ def test_sign_up_refuses_a_taken_email_weak_or_mismatched_passwords(client):
     assert "already exists" in taken.content.decode()
     weak = client.post(reverse("signup"), {"email": "a@example.com", "password1": "123", "password2": "123"})
     assert weak.status_code == 200 and "too short" in weak.content.decode()
-    differ = client.post(reverse("signup"), {"email": "b@example.com", "password1": PASSWORD,
-                                             "password2": PASSWORD + "x"})
+    differ = client.post(
+        reverse("signup"), {"email": "b@example.com", "password1": PASSWORD, "password2": PASSWORD + "x"}
+    )
     assert "differ" in differ.content.decode()
     assert get_user_model().objects.count() == 1
 
@@ -53,8 +56,10 @@ def test_it_signs_in_and_out(client):
 
 def test_sign_in_ignores_an_offsite_next(client):
     make_user("member2@example.com", password=PASSWORD)
-    response = client.post(reverse("signin"), {"username": "member2@example.com", "password": PASSWORD,
-                                               "next": "https://evil.example.net/"})
+    response = client.post(
+        reverse("signin"),
+        {"username": "member2@example.com", "password": PASSWORD, "next": "https://evil.example.net/"},
+    )
     assert response.status_code == 302 and "evil" not in response["Location"]
 
 

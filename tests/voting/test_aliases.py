@@ -66,7 +66,8 @@ def test_a_forged_alias_is_refused(voter_client, world):
 def test_an_expired_alias_is_refused(voter_client, voter, world):
     matchup = _draw(voter_client, voter)
     Matchup.objects.filter(pk=matchup.pk).update(
-        created_at=timezone.now() - timedelta(hours=2), expires_at=timezone.now() - timedelta(seconds=1))
+        created_at=timezone.now() - timedelta(hours=2), expires_at=timezone.now() - timedelta(seconds=1)
+    )
     response = voter_client.post(reverse("vote_cast", args=[matchup.key]), {"winner": "a"})
     assert response.status_code == 410
     assert "expired" in response.content.decode()

@@ -62,8 +62,10 @@ def test_votes_beyond_the_daily_cap_are_stored_without_counting(world, settings)
     settings.VOTE_DAILY_CAP = 5
     user = make_user("busy@example.com")
     now = timezone.now().replace(hour=12)
-    votes = [cast(user, _run(world, "zephyrbot"), _run(world, "marlinide"), "a", now=now + timedelta(minutes=i))
-             for i in range(8)]
+    votes = [
+        cast(user, _run(world, "zephyrbot"), _run(world, "marlinide"), "a", now=now + timedelta(minutes=i))
+        for i in range(8)
+    ]
     assert [v.counts for v in votes] == [True] * 5 + [False] * 3
     assert {v.held for v in votes[5:]} == {"daily-cap"}
     tomorrow = cast(user, _run(world, "zephyrbot"), _run(world, "marlinide"), "a", now=now + timedelta(days=1))
@@ -81,8 +83,9 @@ def test_the_daily_cap_counts_a_new_accounts_pending_votes(world, settings):
 
 def test_a_counted_vote_marks_the_ratings_stale_and_they_are_refitted(world, django_capture_on_commit_callbacks):
     user = make_user("rater@example.com")
-    BoardSnapshot.objects.create(benchmark=world.benchmark, kind="ratings", stale=False, stale_since=None,
-                                 data={"all": [], "tasks": {}})
+    BoardSnapshot.objects.create(
+        benchmark=world.benchmark, kind="ratings", stale=False, stale_since=None, data={"all": [], "tasks": {}}
+    )
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         cast(user, _run(world, "zephyrbot"), _run(world, "marlinide"), "a")
     snap = BoardSnapshot.objects.get(benchmark=world.benchmark, kind="ratings")
@@ -98,16 +101,30 @@ def _honest_votes(world, task=0, per_pair=40):
     order = ["zephyrbot", "marlinide", "thistledev"]
     rows = []
     for i, better in enumerate(order):
-        for worse in order[i + 1:]:
+        for worse in order[i + 1 :]:
             for n in range(per_pair):
-                rows.append(Vote(task=world.tasks[task], agent_a=world.agents[better], agent_b=world.agents[worse],
-                                 winner="a" if n % 4 else "b", voter_label=f"crowd-{n}"))
+                rows.append(
+                    Vote(
+                        task=world.tasks[task],
+                        agent_a=world.agents[better],
+                        agent_b=world.agents[worse],
+                        winner="a" if n % 4 else "b",
+                        voter_label=f"crowd-{n}",
+                    )
+                )
     Vote.objects.bulk_create(rows)
 
 
 def _rating(agent, task_id):
-    rows = fit_ratings([(a, b, w) for a, b, w in Vote.objects.filter(task_id=task_id, counts=True)
-                        .values_list("agent_a__slug", "agent_b__slug", "winner")], bootstrap_rounds=1)
+    rows = fit_ratings(
+        [
+            (a, b, w)
+            for a, b, w in Vote.objects.filter(task_id=task_id, counts=True).values_list(
+                "agent_a__slug", "agent_b__slug", "winner"
+            )
+        ],
+        bootstrap_rounds=1,
+    )
     return {r["agent"]: r["rating"] for r in rows}[agent]
 
 

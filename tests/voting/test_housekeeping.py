@@ -18,8 +18,8 @@ pytestmark = pytest.mark.django_db
 def test_only_matchups_that_expired_unused_more_than_two_days_ago_are_pruned(voter, world):
     now = timezone.now()
     a, b = world.runs[0], world.runs[2]
-    old_unused = matchup_for(voter, a, b, now=now - timedelta(days=3))       # expired 3 days - 30 min ago
-    recent_unused = matchup_for(voter, a, b, now=now - timedelta(days=1))    # expired a day ago: kept
+    old_unused = matchup_for(voter, a, b, now=now - timedelta(days=3))  # expired 3 days - 30 min ago
+    recent_unused = matchup_for(voter, a, b, now=now - timedelta(days=1))  # expired a day ago: kept
     old_used = matchup_for(voter, a, b, now=now - timedelta(days=3))
     Matchup.objects.filter(pk=old_used.pk).update(used_at=now - timedelta(days=3))
     assert matchups_prune(now=now) == 1

@@ -50,7 +50,8 @@ class Command(BaseCommand):
             # Site accounts sign in by email, and their username is that email (voting.accounts).
             username = f"{name}@example.org"
             user, created = User.objects.get_or_create(
-                username=username, defaults={"email": username, "is_staff": staff})
+                username=username, defaults={"email": username, "is_staff": staff}
+            )
             if created:
                 user.set_password(DEMO_PASSWORD)
                 user.save()
@@ -60,5 +61,7 @@ class Command(BaseCommand):
                 if org is not None:
                     Membership.objects.get_or_create(user=user, defaults={"organization": org})
             lines.append(f"{username} ({group})")
-        self.stdout.write(f"demo accounts (sign in with the email, on the site and in /admin/), password "
-                          f"{DEMO_PASSWORD!r}: " + ", ".join(lines))
+        self.stdout.write(
+            f"demo accounts (sign in with the email, on the site and in /admin/), password "
+            f"{DEMO_PASSWORD!r}: " + ", ".join(lines)
+        )

@@ -9,14 +9,17 @@ from scoring.recount import recount
 
 
 class Command(BaseCommand):
-    help = ("Compute every board of a downloaded bundle with no database and print JSON: the way anyone can "
-            "check a published board.")
+    help = (
+        "Compute every board of a downloaded bundle with no database and print JSON: the way anyone can "
+        "check a published board."
+    )
     requires_system_checks: list = []
     requires_migrations_checks = False
 
     def add_arguments(self, parser):
-        parser.add_argument("bundle", help="a bundle file (JSON), e.g. a download of "
-                                           "/b/<benchmark>/download/bundle.json")
+        parser.add_argument(
+            "bundle", help="a bundle file (JSON), e.g. a download of /b/<benchmark>/download/bundle.json"
+        )
         parser.add_argument("--round", dest="round_key", help="only this round")
         parser.add_argument("-o", "--output", help="write to this file instead of standard output")
 

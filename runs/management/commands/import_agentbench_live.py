@@ -6,8 +6,10 @@ from scoring.bundle import BundleError
 
 
 class Command(BaseCommand):
-    help = ("Import the AgentBench-Live task definitions and result files (as published, unedited) as a "
-            "`scored` benchmark, one round per run session. Re-importing the same directory changes nothing.")
+    help = (
+        "Import the AgentBench-Live task definitions and result files (as published, unedited) as a "
+        "`scored` benchmark, one round per run session. Re-importing the same directory changes nothing."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("directory", help="folder holding tasks/ and results/")
