@@ -9,36 +9,10 @@ from typing import Any
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
-RUN_SCALARS = (
-    "task_version",
-    "trial",
-    "language",
-    "status",
-    "outcome",
-    "score",
-    "auto_pass_rate",
-    "tests_passed",
-    "tests_total",
-    "heuristic",
-    "app_started",
-    "api_checks_passed",
-    "api_checks_total",
-    "browser_steps_passed",
-    "browser_steps_total",
-    "tokens_input",
-    "tokens_output",
-    "tokens_cache_write",
-    "cost_usd",
-    "plan_label",
-    "wall_seconds",
-    "first_output_seconds",
-    "steps",
-    "interventions",
-    "checks_version",
-    "due_at",
-    "started_at",
-    "preview_url",
-)
+from scoring.types import RUN_SCALARS
+
+__all__ = ["RUN_SCALARS"]
+
 BLANK_STRING_FIELDS = {"language", "outcome", "plan_label", "checks_version", "preview_url"}
 DATETIME_FIELDS = {"due_at", "started_at"}
 RUN_DEFAULTS = {"task_version": "1.0", "trial": 1}

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from leaderboard.models import Entry, in_published_round, major
 from scoring.common import budget_tokens
-from scoring.types import RunInput, VerdictInput
+from scoring.types import RUN_COUNT_FIELDS, RUN_MEASURE_FIELDS, RunInput, VerdictInput
 
 
 class RunStatus(models.TextChoices):
@@ -120,25 +120,7 @@ class Run(models.Model):
             models.CheckConstraint(
                 condition=Q(outcome="") | Q(outcome__in=[o.value for o in Outcome]), name="run_outcome_valid"
             ),
-            *[
-                _nonneg(f)
-                for f in (
-                    "tests_passed",
-                    "tests_total",
-                    "api_checks_passed",
-                    "api_checks_total",
-                    "browser_steps_passed",
-                    "browser_steps_total",
-                    "tokens_input",
-                    "tokens_output",
-                    "tokens_cache_write",
-                    "cost_usd",
-                    "wall_seconds",
-                    "first_output_seconds",
-                    "steps",
-                    "interventions",
-                )
-            ],
+            *[_nonneg(f) for f in (*RUN_COUNT_FIELDS, *RUN_MEASURE_FIELDS)],
             _le("tests_passed", "tests_total"),
             _le("api_checks_passed", "api_checks_total"),
             _le("browser_steps_passed", "browser_steps_total"),

@@ -12,6 +12,9 @@ from typing import Any
 from .types import (
     KEY_MAX_LENGTH,
     KEY_PATTERN,
+    RUN_COUNT_FIELDS,
+    RUN_MEASURE_FIELDS,
+    RUN_TEXT_FIELDS,
     VERSION_PATTERN,
 )
 
@@ -28,21 +31,9 @@ COUNT_PAIRS = (
     ("api_checks_passed", "api_checks_total"),
     ("browser_steps_passed", "browser_steps_total"),
 )
-INT_FIELDS = (
-    "tests_passed",
-    "tests_total",
-    "api_checks_passed",
-    "api_checks_total",
-    "browser_steps_passed",
-    "browser_steps_total",
-    "tokens_input",
-    "tokens_output",
-    "tokens_cache_write",
-    "steps",
-    "interventions",
-)
-FLOAT_FIELDS = ("cost_usd", "wall_seconds", "first_output_seconds")
-STRING_FIELDS = ("language", "plan_label", "checks_version", "due_at", "started_at", "preview_url")
+INT_FIELDS = RUN_COUNT_FIELDS
+FLOAT_FIELDS = RUN_MEASURE_FIELDS
+STRING_FIELDS = RUN_TEXT_FIELDS
 MAX_TEXT = 100_000
 
 

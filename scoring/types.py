@@ -33,6 +33,55 @@ EVALUATIONS = ("auto", "llm-judge", "composite", "checks", "checklist", "review"
 WINNERS = ("a", "b", "tie")
 
 
+# A run's fields in a bundle, by kind: the one list for bundle validation, import and export, the API and the
+# model's guards.
+RUN_COUNT_FIELDS = (
+    "tests_passed",
+    "tests_total",
+    "api_checks_passed",
+    "api_checks_total",
+    "browser_steps_passed",
+    "browser_steps_total",
+    "tokens_input",
+    "tokens_output",
+    "tokens_cache_write",
+    "steps",
+    "interventions",
+)
+RUN_MEASURE_FIELDS = ("cost_usd", "wall_seconds", "first_output_seconds")
+RUN_TEXT_FIELDS = ("language", "plan_label", "checks_version", "due_at", "started_at", "preview_url")
+RUN_SCALARS = (
+    "task_version",
+    "trial",
+    "language",
+    "status",
+    "outcome",
+    "score",
+    "auto_pass_rate",
+    "tests_passed",
+    "tests_total",
+    "heuristic",
+    "app_started",
+    "api_checks_passed",
+    "api_checks_total",
+    "browser_steps_passed",
+    "browser_steps_total",
+    "tokens_input",
+    "tokens_output",
+    "tokens_cache_write",
+    "cost_usd",
+    "plan_label",
+    "wall_seconds",
+    "first_output_seconds",
+    "steps",
+    "interventions",
+    "checks_version",
+    "due_at",
+    "started_at",
+    "preview_url",
+)
+
+
 @dataclass(frozen=True)
 class AgentInput:
     slug: str

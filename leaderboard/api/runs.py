@@ -11,7 +11,7 @@ from ninja import Path, Query, Router
 from ninja.errors import HttpError
 
 from runs.models import Run, Verdict
-from scoring.types import KEY_PATTERN
+from scoring.types import KEY_PATTERN, RUN_SCALARS
 
 from .. import api_schemas as s
 from ..models import Agent, RoundParameter, fill_prompt
@@ -34,35 +34,9 @@ def _verdict_fields(v: Verdict) -> dict[str, Any]:
     }
 
 
-RUN_FIELDS = (
-    "task_version",
-    "trial",
-    "language",
-    "status",
-    "outcome",
-    "score",
-    "auto_pass_rate",
-    "tests_passed",
-    "tests_total",
-    "judge_scores",
-    "heuristic",
-    "app_started",
-    "api_checks_passed",
-    "api_checks_total",
-    "browser_steps_passed",
-    "browser_steps_total",
-    "tokens_input",
-    "tokens_output",
-    "tokens_cache_write",
-    "plan_label",
-    "wall_seconds",
-    "first_output_seconds",
-    "steps",
-    "interventions",
-    "checks_version",
-    "started_at",
-    "due_at",
-)
+# The bundle's run fields, less the cost (a float below) and the preview address (never public), plus the
+# judges' scores.
+RUN_FIELDS = (*(f for f in RUN_SCALARS if f not in ("cost_usd", "preview_url")), "judge_scores")
 
 
 def _run_fields(run: Run) -> dict[str, Any]:
