@@ -41,3 +41,23 @@ def create(obj, request) -> None:
 def changes(obj, form) -> dict:
     """The changed fields of the form's object and their new values (the reason is not one of them)."""
     return {n: getattr(obj, n) for n in form.changed_data if n != "change_reason"}
+
+
+class SavesThroughServices:
+    """save_model for a catalogue row: a new one through `services.catalogue_create`, a change through the
+    admin's `update(obj, by=..., changes=..., reason=...)` service call; a refusal is shown as
+    PermissionDenied."""
+
+    def update(self, obj, **kwargs) -> None:
+        raise NotImplementedError
+
+    def save_model(self, request, obj, form, change):
+        if not change:
+            create(obj, request)
+            return
+        try:
+            self.update(
+                obj, by=request.user, changes=changes(obj, form), reason=form.cleaned_data.get("change_reason") or ""
+            )
+        except ValidationError as e:
+            raise PermissionDenied("; ".join(e.messages)) from e

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from django.contrib import admin
-from django.core.exceptions import PermissionDenied, ValidationError
 
 from runs import services
 from runs.admin import reason_field
 
 from ..models import Agent, Benchmark, Membership, Organization, Round
-from ._common import ReasonForm, changes, create
+from ._common import ReasonForm, SavesThroughServices
 
 
 @admin.register(Organization)
@@ -49,43 +48,21 @@ class BenchmarkForm(ReasonForm):
 
 
 @admin.register(Agent)
-class AgentAdmin(admin.ModelAdmin):
+class AgentAdmin(SavesThroughServices, admin.ModelAdmin):
     form = AgentForm
     list_display = ["name", "slug", "organization", "primary_language"]
     list_filter = ["organization", "primary_language"]
     search_fields = ["name", "slug"]
 
-    def save_model(self, request, obj, form, change):
-        if not change:
-            create(obj, request)
-            return
-        try:
-            services.agent_update(
-                agent=obj,
-                by=request.user,
-                changes=changes(obj, form),
-                reason=form.cleaned_data.get("change_reason") or "",
-            )
-        except ValidationError as e:
-            raise PermissionDenied("; ".join(e.messages)) from e
+    def update(self, obj, **kwargs) -> None:
+        services.agent_update(agent=obj, **kwargs)
 
 
 @admin.register(Benchmark)
-class BenchmarkAdmin(admin.ModelAdmin):
+class BenchmarkAdmin(SavesThroughServices, admin.ModelAdmin):
     form = BenchmarkForm
     list_display = ["name", "slug", "methodology", "pass_threshold"]
     search_fields = ["name", "slug"]
 
-    def save_model(self, request, obj, form, change):
-        if not change:
-            create(obj, request)
-            return
-        try:
-            services.benchmark_update(
-                benchmark=obj,
-                by=request.user,
-                changes=changes(obj, form),
-                reason=form.cleaned_data.get("change_reason") or "",
-            )
-        except ValidationError as e:
-            raise PermissionDenied("; ".join(e.messages)) from e
+    def update(self, obj, **kwargs) -> None:
+        services.benchmark_update(benchmark=obj, **kwargs)

@@ -14,7 +14,7 @@ from runs.admin import formset_changes, reason_field
 from runs.selectors import user_is_editor
 
 from ..models import ChangelogEntry, Entry, Round, RoundParameter
-from ._common import ReasonForm, changes, create
+from ._common import ReasonForm, SavesThroughServices
 
 
 class RoundChildFormSet(forms.BaseInlineFormSet):
@@ -78,7 +78,7 @@ class RoundForm(ReasonForm):
 
 
 @admin.register(Round)
-class RoundAdmin(admin.ModelAdmin):
+class RoundAdmin(SavesThroughServices, admin.ModelAdmin):
     form = RoundForm
     list_display = ["__str__", "benchmark", "status", "starts_on", "preview_started_at", "published_at"]
     list_filter = ["benchmark", "status"]
@@ -87,19 +87,8 @@ class RoundAdmin(admin.ModelAdmin):
     inlines = [EntryInline, RoundParameterInline, ChangelogInline]
     actions = ["enter_preview", "publish"]
 
-    def save_model(self, request, obj, form, change):
-        if not change:
-            create(obj, request)
-            return
-        try:
-            services.round_update(
-                round=obj,
-                by=request.user,
-                changes=changes(obj, form),
-                reason=form.cleaned_data.get("change_reason") or "",
-            )
-        except ValidationError as e:
-            raise PermissionDenied("; ".join(e.messages)) from e
+    def update(self, obj, **kwargs) -> None:
+        services.round_update(round=obj, **kwargs)
 
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)
