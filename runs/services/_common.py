@@ -43,6 +43,15 @@ def changelog_add(*, round: Round, run: Run | None, what: str, why: str, who) ->
     )
 
 
+def verdict_logged(*, run: Run, who, reason: str, what: str, before: str | None, after: str | None) -> None:
+    """Log a verdict added or changed on a published run, with the run's final outcome when it moved."""
+    if not run.round.is_published:
+        return
+    if before != after:
+        what += f"; final outcome {before or 'in review'} -> {after or 'in review'}"
+    changelog_add(round=run.round, run=run, who=who, why=reason.strip(), what=what)
+
+
 def require_reason(round: Round, reason: str) -> None:
     if round.is_published and not (reason or "").strip():
         raise ValidationError(

@@ -14,7 +14,15 @@ from leaderboard.models import Agent, Benchmark, ChangelogEntry, Round, RoundPar
 from snapshots.stale import snapshots_mark_stale
 
 from ..models import Run, Verdict
-from ._common import changelog_add, changes_apply, clean_matched, locked_run, require_editor, require_reason
+from ._common import (
+    changelog_add,
+    changes_apply,
+    clean_matched,
+    locked_run,
+    require_editor,
+    require_reason,
+    verdict_logged,
+)
 from .preview import preview_restart
 from .review import lowest_outcome, store_outcome
 from .versions import TASK_FIELDS
@@ -56,11 +64,8 @@ def verdict_change(
         verdict.outcome, verdict.matched = final, matched
         verdict.save()
         before, after = store_outcome(run)
-        if run.round.is_published:
-            what = f"Run {run.key}: {verdict.get_role_display()}'s verdict changed: {'; '.join(changes)}"
-            if before != after:
-                what += f"; final outcome {before or 'in review'} -> {after or 'in review'}"
-            changelog_add(round=run.round, run=run, who=by, why=reason.strip(), what=what)
+        what = f"Run {run.key}: {verdict.get_role_display()}'s verdict changed: {'; '.join(changes)}"
+        verdict_logged(run=run, who=by, reason=reason, what=what, before=before, after=after)
         snapshots_mark_stale(round_ids=[run.round_id])
     return verdict
 

@@ -16,7 +16,7 @@ from snapshots.stale import snapshots_mark_stale
 
 from ..models import Run, Verdict, VerdictRole
 from ..selectors import is_reviewed, review_stage, user_verdict_roles, uses_double_review
-from ._common import changelog_add, clean_matched, locked_run, require_reason, when
+from ._common import clean_matched, locked_run, require_reason, verdict_logged, when
 from .preview import preview_restart
 
 
@@ -123,10 +123,7 @@ def verdict_record(
             run=run, role=role, reviewer=reviewer, outcome=final, matched=matched, note=note.strip(), created_at=now
         )
         before, after = store_outcome(run)
-        if run.round.is_published:
-            what = f"Run {run.key}: {verdict.get_role_display()}'s verdict added ({final})"
-            if before != after:
-                what += f"; final outcome {before or 'in review'} -> {after or 'in review'}"
-            changelog_add(round=run.round, run=run, who=reviewer, why=reason.strip(), what=what)
+        what = f"Run {run.key}: {verdict.get_role_display()}'s verdict added ({final})"
+        verdict_logged(run=run, who=reviewer, reason=reason, what=what, before=before, after=after)
         snapshots_mark_stale(round_ids=[run.round_id])
     return verdict
