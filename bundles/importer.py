@@ -31,6 +31,7 @@ from runs.models import CheckResult, Dispute, Evidence, Run, Verdict
 from scoring.bundle import BundleError, check_bundle, vote_ids
 from scoring.common import OUTCOME_ORDER
 from snapshots.stale import snapshots_mark_stale
+from voting.cells import cells_apply, votes_add
 from voting.models import Vote
 
 from .fields import (
@@ -412,11 +413,14 @@ def _write_votes(
                 f"{found.agent_a.slug} vs {found.agent_b.slug}, winner {found.winner})"
             )
         elif found.counts != counts and found.voter_id is None:  # a site vote's counting is the site's rules
-            Vote.objects.filter(pk=found.pk).update(counts=counts)
+            # Conditional on the stored value, so a concurrent import cannot count the same change twice.
+            if Vote.objects.filter(pk=found.pk, counts=not counts).update(counts=counts):
+                key_of = (found.task_id, found.agent_a_id, found.agent_b_id, found.winner)
+                cells_apply(added=[key_of] if counts else [], removed=[] if counts else [key_of])
             report.count("votes", created=False)
             report.rating_tasks.add(task.id)
     if conflicts:
         raise BundleError(conflicts)
-    Vote.objects.bulk_create(new, batch_size=1000)
+    votes_add(new)
     if new:
         report.created["votes"] = report.created.get("votes", 0) + len(new)

@@ -75,6 +75,7 @@ __all__ = [
     "ELO_PER_NAT",
     "ROW_KEYS",
     "fit_ratings",
+    "ratings_from_cells",
     "ratings_from_votes",
     "win_matrix",
 ]
@@ -117,8 +118,15 @@ class _Tally:
 def _tally(comparisons: Iterable[Comparison]) -> _Tally:
     """Aggregate counted votes into cells; the vote order is forgotten here."""
     # Counting the raw items first is the one pass over the votes, done in C for tuples.
+    return _tally_counted(Counter(comparisons).items())
+
+
+def _tally_counted(counted: Iterable[tuple[Comparison, int]]) -> _Tally:
+    """Aggregate `(vote, how many times)` into cells (a vote seen n times is n votes)."""
     cells: Counter[tuple[str, str, int]] = Counter()
-    for vote, n in Counter(comparisons).items():
+    for vote, n in counted:
+        if n <= 0:
+            continue
         if isinstance(vote, VoteInput):
             if not vote.counts:
                 continue
@@ -267,7 +275,14 @@ def fit_ratings(
         raise ValueError("alpha must be positive: an undefeated agent would have an infinite rating")
     if bootstrap_rounds < 1:
         raise ValueError("bootstrap_rounds must be at least 1")
-    tally = _tally(comparisons)
+    return _fit_tally(
+        _tally(comparisons), alpha=alpha, bootstrap_rounds=bootstrap_rounds, seed=seed, few_votes_under=few_votes_under
+    )
+
+
+def _fit_tally(
+    tally: _Tally, *, alpha: float, bootstrap_rounds: int, seed: int, few_votes_under: int
+) -> list[dict[str, Any]]:
     if not tally.agents:
         return []
     build = _MatrixBuilder(tally)
@@ -340,4 +355,38 @@ def ratings_from_votes(
     return {
         "all": fit_ratings(every, **options),
         "tasks": {task: fit_ratings(by_task[task], **options) for task in sorted(by_task)},
+    }
+
+
+def ratings_from_cells(
+    cells: Iterable[tuple[str, str, str, str, int]],
+    *,
+    alpha: float = DEFAULT_ALPHA,
+    bootstrap_rounds: int = 100,
+    seed: int = DEFAULT_SEED,
+    few_votes_under: int = 30,
+) -> dict[str, Any]:
+    """`ratings_from_votes` of votes given as tallies: ``(task, a, b, winner, n)`` is ``n`` counted votes
+    ``(a, b, winner)`` in ``task``. The same votes give the same ratings, to the last bit, in either form
+    (the fit only ever sees the tallies), so the site can fit from its stored tallies and a download's
+    votes recount to the same numbers."""
+    if alpha <= 0:
+        raise ValueError("alpha must be positive: an undefeated agent would have an infinite rating")
+    if bootstrap_rounds < 1:
+        raise ValueError("bootstrap_rounds must be at least 1")
+    every: Counter[tuple[str, str, str]] = Counter()
+    by_task: dict[str, Counter[tuple[str, str, str]]] = {}
+    for task, a, b, winner, n in cells:
+        if n > 0:
+            every[(a, b, winner)] += n
+            by_task.setdefault(task, Counter())[(a, b, winner)] += n
+    options: dict[str, Any] = {
+        "alpha": alpha,
+        "bootstrap_rounds": bootstrap_rounds,
+        "seed": seed,
+        "few_votes_under": few_votes_under,
+    }
+    return {
+        "all": _fit_tally(_tally_counted(every.items()), **options),
+        "tasks": {task: _fit_tally(_tally_counted(by_task[task].items()), **options) for task in sorted(by_task)},
     }

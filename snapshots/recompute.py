@@ -22,10 +22,9 @@ from bundles.export import bundle_export
 from leaderboard.caching import content_version_bump
 from leaderboard.models import Round
 from scoring.boards import compute_boards
-from scoring.bradley_terry import ratings_from_votes
+from scoring.bradley_terry import ratings_from_cells
 from scoring.bundle import round_inputs
-from scoring.types import VoteInput
-from voting.models import Vote
+from voting.models import Outcome, VoteCell
 
 from .models import BoardSnapshot, SnapshotKind
 from .stale import enqueue_recompute, snapshots_mark_stale
@@ -75,18 +74,18 @@ def compute_ratings(benchmark_id: int, *, unless_digest: str = "") -> tuple[str,
     """The benchmark's public ratings and the digest of their inputs; the data is None (no fit) when the
     digest equals `unless_digest`."""
     # Public ratings are fitted from public votes only (both agents with a published entry), so the public
-    # download recounts to exactly these numbers and an unpublished agent shows nowhere.
-    rows = list(
-        Vote.objects.filter(task__benchmark_id=benchmark_id, counts=True)
+    # download recounts to exactly these numbers and an unpublished agent shows nowhere. They are read as vote
+    # cells (voting.cells): a few hundred rows, whatever the number of votes.
+    cells = sorted(
+        VoteCell.objects.filter(task__benchmark_id=benchmark_id, n__gt=0)
         .public()
-        .order_by("id")
-        .values_list("task__key", "agent_a__slug", "agent_b__slug", "winner")
+        .values_list("task__key", "agent_lo__slug", "agent_hi__slug", "outcome", "n")
     )
-    digest = _digest(sorted(rows))
+    digest = _digest(cells)
     if digest == unless_digest:
         return digest, None
-    votes = [VoteInput(task=t, a=a, b=b, winner=w, counts=True) for t, a, b, w in rows]
-    return digest, ratings_from_votes(votes)
+    winner = {Outcome.LO: "a", Outcome.HI: "b", Outcome.TIE: "tie"}
+    return digest, ratings_from_cells((t, lo, hi, winner[Outcome(o)], n) for t, lo, hi, o, n in cells)
 
 
 def snapshot_recompute(*, snapshot_id: int) -> bool:

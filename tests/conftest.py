@@ -22,6 +22,24 @@ def _fresh_cache():
     cache_clear_own()
 
 
+@pytest.fixture(autouse=True)
+def _vote_cells_in_step(request):
+    """After every test that used the database, the vote cells equal a fresh count of the votes (what
+    `manage.py vote_cells --check` checks): no write path may leave them behind."""
+    uses_db = request.node.get_closest_marker("django_db") or {"db", "transactional_db", "live_server"} & set(
+        request.fixturenames
+    )
+    if not uses_db:
+        yield
+        return
+    request.getfixturevalue("_django_db_helper")  # set up before this fixture, so torn down after its check
+    yield
+    from voting.cells import cells_differences
+
+    differences = cells_differences()
+    assert not differences, "vote cells out of step with the votes: " + "; ".join(map(str, differences))
+
+
 def pytest_collection_modifyitems(config, items):
     """Tests marked `postgres` skip with their reason on SQLite (a local run with no configuration). Under
     CI=true the settings refuse SQLite altogether, so there they always run."""

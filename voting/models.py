@@ -80,22 +80,21 @@ def new_vote_key() -> str:
     return f"v-{secrets.token_hex(8)}"
 
 
+def _published_entry(side: str) -> models.Exists:
+    """The agent in field `side` has an entry in a published round of the row's task's benchmark."""
+    return models.Exists(
+        Entry.objects.filter(
+            in_published_round(), agent=models.OuterRef(side), round__benchmark=models.OuterRef("task__benchmark")
+        )
+    )
+
+
 class VoteQuerySet(models.QuerySet):
     def public(self) -> VoteQuerySet:
         """Votes between two public agents of the vote's benchmark (each with an entry in one of its published
         rounds). A vote naming an agent that is not public yet is stored and counted for the team's own fit
         (`export_bundle --all` then `recount`), but no public rating, download, API or page shows it."""
-
-        def published_entry(side: str) -> models.Exists:
-            return models.Exists(
-                Entry.objects.filter(
-                    in_published_round(),
-                    agent=models.OuterRef(side),
-                    round__benchmark=models.OuterRef("task__benchmark"),
-                )
-            )
-
-        return self.filter(published_entry("agent_a"), published_entry("agent_b"))
+        return self.filter(_published_entry("agent_a"), _published_entry("agent_b"))
 
 
 class Vote(models.Model):
@@ -188,3 +187,46 @@ class VoterFlag(models.Model):
     @property
     def is_active(self) -> bool:
         return self.cleared_at is None
+
+
+class Outcome(models.TextChoices):
+    """A vote's outcome seen from a vote cell's fixed order of the two agents."""
+
+    LO = "lo", "the agent with the lower id won"
+    HI = "hi", "the agent with the higher id won"
+    TIE = "tie", "tie"
+
+
+class VoteCellQuerySet(models.QuerySet):
+    def public(self) -> VoteCellQuerySet:
+        """Cells between two public agents: exactly the counted `Vote.objects.public()` votes, tallied."""
+        return self.filter(_published_entry("agent_lo"), _published_entry("agent_hi"))
+
+
+class VoteCell(models.Model):
+    """How many counted votes one task has for one pair of agents and one outcome.
+
+    The pair is stored in a fixed order (`agent_lo` has the lower id), so the vote (x, y, "a") and the vote
+    (y, x, "b") land in the same cell. Cells change in the same transaction as the votes they count
+    (voting.cells), which is what lets ratings be fitted, and digested, from a few hundred rows whatever
+    the number of votes. `manage.py vote_cells --check` recounts them from the votes."""
+
+    task = models.ForeignKey("leaderboard.Task", on_delete=models.CASCADE, related_name="vote_cells")
+    agent_lo = models.ForeignKey("leaderboard.Agent", on_delete=models.CASCADE, related_name="+")
+    agent_hi = models.ForeignKey("leaderboard.Agent", on_delete=models.CASCADE, related_name="+")
+    outcome = models.CharField(max_length=3, choices=Outcome.choices)
+    n = models.PositiveBigIntegerField(default=0)
+
+    objects = VoteCellQuerySet.as_manager()
+
+    class Meta:
+        db_table = "voting_vote_cell"
+        ordering = ["task", "agent_lo", "agent_hi", "outcome"]
+        constraints = [
+            models.UniqueConstraint(fields=["task", "agent_lo", "agent_hi", "outcome"], name="vote_cell_unique"),
+            models.CheckConstraint(condition=Q(agent_lo__lt=F("agent_hi")), name="vote_cell_pair_in_order"),
+            models.CheckConstraint(condition=Q(outcome__in=["lo", "hi", "tie"]), name="vote_cell_outcome_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.task_id}: {self.agent_lo_id} vs {self.agent_hi_id} {self.outcome} x{self.n}"

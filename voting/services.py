@@ -50,6 +50,7 @@ from runs.selectors import user_is_editor
 from scoring.bradley_terry import fit_ratings
 from snapshots.stale import snapshots_mark_stale
 
+from .cells import VOTE_CELL_FIELDS, cells_apply, votes_lock
 from .models import Held, Matchup, Vote, VoterFlag, Winner
 from .selectors import account_counts_from, day_start, eligible_runs, is_token, scope_tasks
 
@@ -241,6 +242,7 @@ def vote_record(*, key: str, voter, winner: str, now: datetime | None = None) ->
             matchup=matchup,
         )
         if standing.counts:
+            cells_apply(added=[(vote.task_id, vote.agent_a_id, vote.agent_b_id, vote.winner)])
             snapshots_mark_stale(rating_task_ids=[matchup.task_id])
     return vote
 
@@ -250,16 +252,23 @@ def votes_mature(*, now: datetime | None = None, voter_id: int | None = None) ->
     "flagged" instead). Returns how many started counting."""
     now = now or timezone.now()
     with transaction.atomic():
-        due = Vote.objects.select_for_update().filter(held=Held.NEW_ACCOUNT, counts_from__lte=now)
+        due = Vote.objects.filter(held=Held.NEW_ACCOUNT, counts_from__lte=now)
         if voter_id is not None:
             due = due.filter(voter_id=voter_id)
         flagged = VoterFlag.objects.active().values("voter_id")
         due.filter(voter_id__in=flagged).update(held=Held.FLAGGED)
-        tasks = set(due.exclude(voter_id__in=flagged).values_list("task_id", flat=True))
-        n = due.exclude(voter_id__in=flagged).update(held=Held.NONE, counts=True)
-        if n:
-            snapshots_mark_stale(rating_task_ids=tasks)
-    return n
+        rows = votes_lock(due.exclude(voter_id__in=flagged))
+        _update_ids([i for i, _ in rows], held=Held.NONE, counts=True)
+        cells_apply(added=[key for _, key in rows])
+        if rows:
+            snapshots_mark_stale(rating_task_ids={key[0] for _, key in rows})
+    return len(rows)
+
+
+def _update_ids(ids: list[int], **values) -> None:
+    """Update the votes `ids` (already locked) in batches a database's parameter limit allows."""
+    for start in range(0, len(ids), 1000):
+        Vote.objects.filter(pk__in=ids[start : start + 1000]).update(**values)
 
 
 def matchups_prune(*, now: datetime | None = None, keep_days: int = 2) -> int:
@@ -359,11 +368,11 @@ def voters_flag(*, benchmark_id: int, now: datetime | None = None) -> list[Voter
 
 
 def _hold_flagged(voter_id: int) -> None:
-    counting = Vote.objects.filter(voter_id=voter_id, held=Held.NONE, counts=True)
-    tasks = set(counting.values_list("task_id", flat=True))
-    counting.update(held=Held.FLAGGED, counts=False)
-    if tasks:
-        snapshots_mark_stale(rating_task_ids=tasks)
+    rows = votes_lock(Vote.objects.filter(voter_id=voter_id, held=Held.NONE, counts=True))
+    _update_ids([i for i, _ in rows], held=Held.FLAGGED, counts=False)
+    cells_apply(removed=[key for _, key in rows])
+    if rows:
+        snapshots_mark_stale(rating_task_ids={key[0] for _, key in rows})
 
 
 def voter_flag_clear(*, flag: VoterFlag, by, now: datetime | None = None) -> int:
@@ -374,14 +383,13 @@ def voter_flag_clear(*, flag: VoterFlag, by, now: datetime | None = None) -> int
         if VoterFlag.objects.filter(pk=flag.pk, cleared_at__isnull=True).update(cleared_at=now, cleared_by=by) != 1:
             return 0
         held = Vote.objects.filter(voter_id=flag.voter_id, held=Held.FLAGGED)
-        tasks = set(held.values_list("task_id", flat=True))
         held.filter(counts_from__gt=now).update(held=Held.NEW_ACCOUNT)
-        n = held.filter(Q(counts_from__isnull=True) | Q(counts_from__lte=now)).update(
-            held=Held.NONE, counts=True, counts_from=None
-        )
-        if tasks:
-            snapshots_mark_stale(rating_task_ids=tasks)
-    return n
+        rows = votes_lock(held.filter(Q(counts_from__isnull=True) | Q(counts_from__lte=now)))
+        _update_ids([i for i, _ in rows], held=Held.NONE, counts=True, counts_from=None)
+        cells_apply(added=[key for _, key in rows])
+        if rows:
+            snapshots_mark_stale(rating_task_ids={key[0] for _, key in rows})
+    return len(rows)
 
 
 def vote_change(*, vote: Vote, by, changes: dict | None = None, delete: bool = False) -> None:
@@ -389,11 +397,16 @@ def vote_change(*, vote: Vote, by, changes: dict | None = None, delete: bool = F
     if not user_is_editor(by):
         raise PermissionDenied("Only editors may change votes.")
     with transaction.atomic():
-        task_id = Vote.objects.filter(pk=vote.pk).values_list("task_id", flat=True).first() or vote.task_id
+        # The stored row, locked: its cell is uncounted from what it was, not from what the form holds.
+        before = Vote.objects.select_for_update().filter(pk=vote.pk).values_list("counts", *VOTE_CELL_FIELDS).first()
+        if before is not None and before[0]:
+            cells_apply(removed=[before[1:]])
         if delete:
             Vote.objects.filter(pk=vote.pk).delete()
         else:
             for name, value in (changes or {}).items():
                 setattr(vote, name, value)
             vote.save()
-        snapshots_mark_stale(rating_task_ids={task_id, vote.task_id})
+            if vote.counts:
+                cells_apply(added=[(vote.task_id, vote.agent_a_id, vote.agent_b_id, vote.winner)])
+        snapshots_mark_stale(rating_task_ids={before[1] if before else vote.task_id, vote.task_id})

@@ -11,6 +11,7 @@ from leaderboard.models import Benchmark
 from scoring.bundle import BundleError
 from scoring.bundle_checks import validate_bundle
 from tests.builders.bundles import make_bundle
+from voting.cells import votes_add
 from voting.models import Vote
 
 pytestmark = pytest.mark.django_db
@@ -80,12 +81,16 @@ def test_a_site_vote_exports_with_an_id_that_reimports_onto_itself():
     task = bench.tasks.get(key="t1")
     from leaderboard.models import Agent
 
-    site_vote = Vote.objects.create(
-        task=task,
-        agent_a=Agent.objects.get(slug="alpha"),
-        agent_b=Agent.objects.get(slug="beta"),
-        winner="b",
-        cast_at=datetime(2026, 9, 3, tzinfo=UTC),
+    (site_vote,) = votes_add(
+        [
+            Vote(
+                task=task,
+                agent_a=Agent.objects.get(slug="alpha"),
+                agent_b=Agent.objects.get(slug="beta"),
+                winner="b",
+                cast_at=datetime(2026, 9, 3, tzinfo=UTC),
+            )
+        ]
     )
     exported = bundle_export(benchmark=bench)
     assert [v["id"] for v in exported["votes"]] == [site_vote.key]

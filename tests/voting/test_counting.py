@@ -13,6 +13,7 @@ from django.utils import timezone
 from scoring.bradley_terry import fit_ratings
 from snapshots.models import BoardSnapshot
 from tests.builders.voting import cast, make_user
+from voting.cells import votes_add
 from voting.models import Vote, VoterFlag
 from voting.services import voter_agreement, voters_flag, votes_mature
 
@@ -112,7 +113,7 @@ def _honest_votes(world, task=0, per_pair=40):
                         voter_label=f"crowd-{n}",
                     )
                 )
-    Vote.objects.bulk_create(rows)
+    votes_add(rows)
 
 
 def _rating(agent, task_id):

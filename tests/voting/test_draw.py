@@ -9,6 +9,7 @@ import pytest
 from django.urls import reverse
 
 from tests.builders.voting import make_user
+from voting.cells import votes_add
 from voting.models import Matchup, Vote
 from voting.services import matchup_draw
 
@@ -69,7 +70,7 @@ def test_superseded_and_failed_runs_are_not_drawn(voter, world):
 def test_pairs_with_fewer_votes_are_favoured(voter, world):
     task = world.tasks[0]
     a, b = world.agents["zephyrbot"], world.agents["marlinide"]
-    Vote.objects.bulk_create([Vote(task=task, agent_a=a, agent_b=b, winner="a") for _ in range(20)])
+    votes_add([Vote(task=task, agent_a=a, agent_b=b, winner="a") for _ in range(20)])
     rng = Random(4)
     pairs = Counter()
     for _ in range(300):

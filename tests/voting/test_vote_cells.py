@@ -1,0 +1,215 @@
+"""Vote cells: the counted votes per (task, pair, outcome) move with every write that makes a vote count,
+stop counting or disappear; ratings are fitted from them; `vote_cells` finds and corrects any drift; and
+threads recording, maturing, flagging and clearing at once on PostgreSQL leave them equal to a fresh count."""
+
+from __future__ import annotations
+
+import threading
+from datetime import timedelta
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.db import connection
+from django.utils import timezone
+
+from bundles.importer import bundle_import
+from scoring.bradley_terry import ratings_from_votes
+from scoring.types import VoteInput
+from snapshots.recompute import compute_ratings
+from tests.builders.bundles import make_bundle
+from tests.builders.voting import cast, make_user
+from voting.cells import cells_differences, votes_add
+from voting.models import Vote, VoteCell, VoterFlag
+from voting.services import vote_change, voter_flag_clear, voters_flag, votes_mature
+
+pytestmark = pytest.mark.django_db
+
+
+def _run(world, slug, task=0):
+    return next(r for r in world.runs if r.entry.agent.slug == slug and r.task_id == world.tasks[task].id)
+
+
+def _cells(world, task=0) -> dict[tuple[str, str, str], int]:
+    """The task's non-empty cells as {(lower-id agent's slug, higher-id agent's slug, outcome): n}."""
+    return {
+        (c.agent_lo.slug, c.agent_hi.slug, c.outcome): c.n
+        for c in VoteCell.objects.filter(task=world.tasks[task], n__gt=0).select_related("agent_lo", "agent_hi")
+    }
+
+
+def _ordered(world, x: str, y: str) -> tuple[str, str]:
+    return (x, y) if world.agents[x].id < world.agents[y].id else (y, x)
+
+
+def test_a_counted_vote_lands_in_one_cell_whichever_side_each_agent_was_on(world):
+    voter = make_user("cells@example.com")
+    lo, hi = _ordered(world, "zephyrbot", "marlinide")
+    cast(voter, _run(world, lo), _run(world, hi), "a")  # lo won, lo shown as A
+    cast(voter, _run(world, hi), _run(world, lo), "b")  # lo won, lo shown as B
+    cast(voter, _run(world, hi), _run(world, lo), "a")  # hi won
+    cast(voter, _run(world, lo), _run(world, hi), "tie")
+    # Two wins for the lower id, one for the higher, one tie: 4 votes in 3 cells.
+    assert _cells(world) == {(lo, hi, "lo"): 2, (lo, hi, "hi"): 1, (lo, hi, "tie"): 1}
+
+
+def test_a_new_accounts_vote_enters_its_cell_only_when_it_matures(world, settings):
+    settings.VOTE_NEW_ACCOUNT_DELAY_HOURS = 24
+    voter = make_user("young@example.com", age_hours=2)
+    lo, hi = _ordered(world, "zephyrbot", "marlinide")
+    cast(voter, _run(world, lo), _run(world, hi), "a")
+    assert _cells(world) == {}
+    assert votes_mature(now=timezone.now() + timedelta(hours=23)) == 1
+    assert _cells(world) == {(lo, hi, "lo"): 1}
+
+
+def test_flagging_a_voter_takes_their_votes_out_of_the_cells_and_clearing_puts_them_back(world, settings):
+    settings.VOTE_FLAG_MIN_VOTES = 1
+    settings.VOTE_FLAG_P_VALUE = 1.01  # every voter with a decided vote is flagged: this test is about cells
+    voter = make_user("pusher@example.com")
+    lo, hi = _ordered(world, "zephyrbot", "marlinide")
+    # Two imported votes from the crowd (no site voter), so the fit of everyone else's votes has an order.
+    votes_add([Vote(task=world.tasks[0], agent_a=world.agents[lo], agent_b=world.agents[hi], winner="a")])
+    votes_add([Vote(task=world.tasks[0], agent_a=world.agents[lo], agent_b=world.agents[hi], winner="a")])
+    for _ in range(3):
+        cast(voter, _run(world, lo), _run(world, hi), "b")
+    assert _cells(world) == {(lo, hi, "lo"): 2, (lo, hi, "hi"): 3}
+    (flag,) = voters_flag(benchmark_id=world.benchmark.id)
+    assert _cells(world) == {(lo, hi, "lo"): 2}
+    editor = make_user("editor-cells@example.com")
+    assert voter_flag_clear(flag=flag, by=editor) == 3
+    assert _cells(world) == {(lo, hi, "lo"): 2, (lo, hi, "hi"): 3}
+
+
+def test_an_editors_correction_and_deletion_move_the_cells(world):
+    from django.contrib.auth.models import Group
+
+    editor = make_user("ed@example.com")
+    editor.groups.add(Group.objects.get(name="Editors"))
+    voter = make_user("v@example.com")
+    lo, hi = _ordered(world, "zephyrbot", "marlinide")
+    vote = cast(voter, _run(world, lo), _run(world, hi), "a")
+    vote_change(vote=Vote.objects.get(pk=vote.pk), by=editor, changes={"winner": "tie"})
+    assert _cells(world) == {(lo, hi, "tie"): 1}
+    vote_change(vote=Vote.objects.get(pk=vote.pk), by=editor, changes={"counts": False})
+    assert _cells(world) == {}
+    vote_change(vote=Vote.objects.get(pk=vote.pk), by=editor, changes={"counts": True})
+    vote_change(vote=Vote.objects.get(pk=vote.pk), by=editor, delete=True)
+    assert _cells(world) == {}
+
+
+def test_an_import_counts_new_votes_and_a_changed_counts_flag():
+    doc = make_bundle(votes=[{"task": "t1", "a": "alpha", "b": "beta", "winner": "a", "id": "v1"}])
+    bundle_import(doc=doc)
+    assert VoteCell.objects.get().n == 1
+    doc["votes"][0]["counts"] = False
+    bundle_import(doc=doc)
+    assert list(VoteCell.objects.filter(n__gt=0)) == []
+
+
+def test_ratings_come_from_the_cells_and_equal_a_fit_of_the_votes(world):
+    voter = make_user("fit@example.com")
+    plan = [("zephyrbot", "marlinide", "a")] * 3 + [("marlinide", "zephyrbot", "a"), ("thistledev", "zephyrbot", "tie")]
+    for a, b, w in plan:
+        cast(voter, _run(world, a), _run(world, b), w)
+    _, data = compute_ratings(world.benchmark.id)
+    votes = [VoteInput(task=world.tasks[0].key, a=a, b=b, winner=w, counts=True) for a, b, w in plan]
+    assert data == ratings_from_votes(votes)
+    # The digest is over the cells: a vote that does not count changes nothing the fit reads.
+    digest, _ = compute_ratings(world.benchmark.id)
+    young = make_user("young-fit@example.com", age_hours=1)
+    cast(young, _run(world, "zephyrbot"), _run(world, "marlinide"), "b")
+    assert compute_ratings(world.benchmark.id, unless_digest=digest) == (digest, None)
+
+
+def test_votes_naming_an_unpublished_agent_stay_out_of_the_public_ratings(world):
+    voter = make_user("secret@example.com")
+    draft_run = next(r for r in world.draft_runs if r.task_id == world.tasks[0].id)
+    cast(voter, _run(world, "zephyrbot"), _run(world, "marlinide"), "a")
+    # A vote on the draft agent's run (its entry is in the unpublished round): stored and counted, not public.
+    cast(voter, _run(world, "zephyrbot"), draft_run, "b")
+    assert sum(_cells(world).values()) == 2
+    _, data = compute_ratings(world.benchmark.id)
+    assert {row["agent"] for row in data["all"]} == {"zephyrbot", "marlinide"}
+
+
+def test_the_command_reports_a_drifted_cell_and_corrects_it(world):
+    voter = make_user("drift@example.com")
+    lo, hi = _ordered(world, "zephyrbot", "marlinide")
+    cast(voter, _run(world, lo), _run(world, hi), "a")
+    VoteCell.objects.filter(n=1).update(n=5)  # drift behind the services' back
+    with pytest.raises(CommandError, match="1 cell"):
+        call_command("vote_cells", "--check", stdout=StringIO())
+    out = StringIO()
+    call_command("vote_cells", stdout=out)
+    assert "the cell says 5, the votes say 1" in out.getvalue()
+    assert _cells(world) == {(lo, hi, "lo"): 1}
+    out = StringIO()
+    call_command("vote_cells", "--check", stdout=out)
+    assert "no difference" in out.getvalue()
+
+
+@pytest.mark.postgres(reason="row locks and concurrent transactions")
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_recording_maturing_flagging_and_clearing_lose_no_count(settings):
+    """Threads on their own connections: voters cast votes while new accounts' votes mature and a voter
+    is flagged and cleared over and over; at the end the cells equal a fresh count of the votes."""
+    from tests.builders.voting import build_world
+
+    world = build_world(tasks=("todo-app",), trials=1)
+    settings.VOTE_NEW_ACCOUNT_DELAY_HOURS = 24
+    settings.VOTE_DAILY_CAP = 10_000
+    settings.VOTE_FLAG_MIN_VOTES = 1
+    settings.VOTE_FLAG_P_VALUE = 1.01  # flag every voter with a decided vote, again and again
+    runs = list(world.runs)
+    voters = [make_user(f"c{i}@example.com") for i in range(3)]
+    young = [make_user(f"y{i}@example.com", age_hours=23.99) for i in range(2)]
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def guarded(work):
+        def run():
+            try:
+                work()
+            except BaseException as exc:  # noqa: BLE001 - reported by the main thread
+                errors.append(exc)
+            finally:
+                connection.close()
+
+        return run
+
+    def voting(user, offset):
+        def work():
+            for i in range(25):
+                a, b = runs[(i + offset) % len(runs)], runs[(i + offset + 1) % len(runs)]
+                cast(user, a, b, ("a", "b", "tie")[i % 3])
+
+        return work
+
+    def maturing():
+        while not stop.is_set():
+            votes_mature(now=timezone.now() + timedelta(hours=1))
+
+    def flagging():
+        editor = make_user("editor-c@example.com")
+        while not stop.is_set():
+            for flag in voters_flag(benchmark_id=world.benchmark.id):
+                voter_flag_clear(flag=flag, by=editor)
+
+    workers = [threading.Thread(target=guarded(voting(u, i))) for i, u in enumerate(voters + young)]
+    helpers = [threading.Thread(target=guarded(maturing)), threading.Thread(target=guarded(flagging))]
+    for t in workers + helpers:
+        t.start()
+    for t in workers:
+        t.join(120)
+    stop.set()
+    for t in helpers:
+        t.join(120)
+    assert not errors, errors
+    votes_mature(now=timezone.now() + timedelta(hours=1))
+    assert Vote.objects.count() == 25 * 5
+    assert cells_differences() == []
+    counted = Vote.objects.filter(counts=True).count()
+    assert sum(VoteCell.objects.values_list("n", flat=True)) == counted
+    assert counted > 0
+    assert VoterFlag.objects.exists()  # the flagging thread did flag (and clear) while votes came in
