@@ -74,6 +74,7 @@ __all__ = [
     "DEFAULT_SEED",
     "ELO_PER_NAT",
     "ROW_KEYS",
+    "fit_cells",
     "fit_ratings",
     "ratings_from_cells",
     "ratings_from_votes",
@@ -356,6 +357,29 @@ def ratings_from_votes(
         "all": fit_ratings(every, **options),
         "tasks": {task: fit_ratings(by_task[task], **options) for task in sorted(by_task)},
     }
+
+
+def fit_cells(
+    cells: Iterable[tuple[str, str, str, int]],
+    *,
+    alpha: float = DEFAULT_ALPHA,
+    bootstrap_rounds: int = 100,
+    seed: int = DEFAULT_SEED,
+    few_votes_under: int = 30,
+) -> list[dict[str, Any]]:
+    """`fit_ratings` of tallied votes: ``(a, b, winner, n)`` is ``n`` votes ``(a, b, winner)`` (``n <= 0``
+    adds nothing). The same votes give the same rows as `fit_ratings`."""
+    if alpha <= 0:
+        raise ValueError("alpha must be positive: an undefeated agent would have an infinite rating")
+    if bootstrap_rounds < 1:
+        raise ValueError("bootstrap_rounds must be at least 1")
+    return _fit_tally(
+        _tally_counted(((a, b, w), n) for a, b, w, n in cells),
+        alpha=alpha,
+        bootstrap_rounds=bootstrap_rounds,
+        seed=seed,
+        few_votes_under=few_votes_under,
+    )
 
 
 def ratings_from_cells(

@@ -32,7 +32,7 @@ import hashlib
 import math
 import secrets
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from random import Random
@@ -45,13 +45,14 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from leaderboard.clients import client_address  # noqa: F401 - the voting views' import of it
+from leaderboard.models import Agent
 from leaderboard.ratelimit import window_hit
 from runs.selectors import user_is_editor
-from scoring.bradley_terry import fit_ratings
+from scoring.bradley_terry import fit_cells
 from snapshots.stale import snapshots_mark_stale
 
-from .cells import VOTE_CELL_FIELDS, cells_apply, votes_lock
-from .models import Held, Matchup, Vote, VoterFlag, Winner
+from .cells import VOTE_CELL_FIELDS, cell_of, cells_apply, votes_lock
+from .models import Held, Matchup, Outcome, Vote, VoteCell, VoterFlag, Winner
 from .selectors import account_counts_from, day_start, eligible_runs, is_token, scope_tasks
 
 # System randomness for draws and tokens: a voter must not be able to predict the next pair.
@@ -298,41 +299,58 @@ def voter_agreement(*, benchmark_id: int, min_votes: int = 1) -> list[Agreement]
     voter who casts many votes cannot bend the fit towards their own choices and then agree with it. An
     honest voter agrees with probability >= 1/2 on every pair (the fit's favourite is, by the fit, at least
     as likely to win), so testing against 1/2 is conservative: a low p-value means choices opposed to
-    everyone else's far beyond chance, not merely noisy ones."""
+    everyone else's far beyond chance, not merely noisy ones.
+
+    It reads tallies, never the votes one by one: each voter's votes grouped by (task, pair, winner, counts)
+    in one query, and the task's vote cells; everyone else's votes are the cells minus the voter's own."""
     from scipy.stats import binomtest
 
-    votes = list(
-        Vote.objects.filter(task__benchmark_id=benchmark_id).values_list(
-            "task_id", "agent_a__slug", "agent_b__slug", "winner", "counts", "voter_id"
-        )
-    )
-    decided: dict[int, int] = defaultdict(int)
-    for *_, winner, _, voter_id in votes:
-        if voter_id is not None and winner != Winner.TIE:
-            decided[voter_id] += 1
+    tallies: dict[int, list[tuple[int, int, int, str, bool, int]]] = defaultdict(list)
+    for voter_id, *rest in (
+        Vote.objects.filter(task__benchmark_id=benchmark_id, voter__isnull=False)
+        .values_list("voter_id", *VOTE_CELL_FIELDS, "counts")
+        .annotate(n=Count("id"))
+        .order_by()
+    ):
+        tallies[voter_id].append(tuple(rest))  # type: ignore[arg-type]
+    cells: dict[int, Counter] = defaultdict(Counter)
+    for task_id, lo, hi, outcome, n in VoteCell.objects.filter(task__benchmark_id=benchmark_id, n__gt=0).values_list(
+        "task_id", "agent_lo_id", "agent_hi_id", "outcome", "n"
+    ):
+        cells[task_id][(lo, hi, outcome)] += n
+    agent_ids = {x for own in tallies.values() for _, a, b, *_ in own for x in (a, b)}
+    agent_ids |= {x for task_cells in cells.values() for lo, hi, _ in task_cells for x in (lo, hi)}
+    slug = dict(Agent.objects.filter(id__in=agent_ids).values_list("id", "slug"))
     rows = []
-    for voter_id in sorted(v for v, n in decided.items() if n >= min_votes):
-        own_tasks = {task_id for task_id, *_, v in votes if v == voter_id}
-        rating = {
-            task_id: {
-                r["agent"]: r["rating"]
-                for r in fit_ratings(
-                    [(a, b, w) for t, a, b, w, counts, v in votes if t == task_id and counts and v != voter_id],
-                    bootstrap_rounds=1,
-                )
-            }
-            for task_id in own_tasks
-        }
-        n = k = 0
-        for task_id, a, b, winner, _, v in votes:
-            ra, rb = rating.get(task_id, {}).get(a), rating.get(task_id, {}).get(b)
-            if v != voter_id or winner == Winner.TIE or ra is None or rb is None or ra == rb:
+    for voter_id in sorted(tallies):
+        own = tallies[voter_id]
+        if sum(n for *_, winner, _, n in own if winner != Winner.TIE) < min_votes:
+            continue
+        others: dict[int, Counter] = {task_id: Counter(cells[task_id]) for task_id, *_ in own}
+        for task_id, a, b, winner, counts, n in own:
+            if counts:
+                others[task_id][cell_of(task_id, a, b, winner)[1:]] -= n
+        rating = {task_id: _point_ratings(left, slug) for task_id, left in others.items()}
+        n_decided = k = 0
+        for task_id, a, b, winner, _, n in own:
+            ra, rb = rating[task_id].get(slug[a]), rating[task_id].get(slug[b])
+            if winner == Winner.TIE or ra is None or rb is None or ra == rb:
                 continue
-            n += 1
-            k += winner == (Winner.A if ra > rb else Winner.B)
-        if n:
-            rows.append(Agreement(voter_id, n, k, float(binomtest(k, n, 0.5, alternative="less").pvalue)))
+            n_decided += n
+            k += n if winner == (Winner.A if ra > rb else Winner.B) else 0
+        if n_decided:
+            p = float(binomtest(k, n_decided, 0.5, alternative="less").pvalue)
+            rows.append(Agreement(voter_id, n_decided, k, p))
     return rows
+
+
+def _point_ratings(cells: Counter, slug: dict[int, str]) -> dict[str, float]:
+    """The point ratings of one task's cells ({(lo id, hi id, outcome): n}), by agent slug."""
+    winner = {Outcome.LO: "a", Outcome.HI: "b", Outcome.TIE: "tie"}
+    fitted = fit_cells(
+        ((slug[lo], slug[hi], winner[Outcome(o)], n) for (lo, hi, o), n in cells.items()), bootstrap_rounds=1
+    )
+    return {r["agent"]: r["rating"] for r in fitted}
 
 
 def voters_flag(*, benchmark_id: int, now: datetime | None = None) -> list[VoterFlag]:
