@@ -6,25 +6,19 @@ The public download holds published rounds only, with no user, reviewer or voter
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
-
-from django.conf import settings
 
 from leaderboard.models import Agent, Benchmark, Round, Task, TaskVersion
 from runs.models import CheckResult, Dispute, Evidence, Run, Verdict
-from voting.models import Vote
+from voting.models import Vote, VoteCell
 
 from .fields import BLANK_STRING_FIELDS, DATETIME_FIELDS, ENTRY_FIELDS, RUN_SCALARS, iso, plain_number
+from .votes_file import VOTES_FILE_FORMAT, pseudonym, votes_file_rows
 
 
 def voter_pseudonym(vote: Vote) -> str:
-    """A stable pseudonym: imported votes keep theirs; site votes get one derived from the account id with the
-    site's secret, so a download never reveals who voted."""
-    if vote.voter_id is None:
-        return vote.voter_label
-    digest = hashlib.sha256(f"{settings.SECRET_KEY}:voter:{vote.voter_id}".encode()).hexdigest()
-    return f"voter-{digest[:10]}"
+    """The vote's voter as a download shows them (`votes_file.pseudonym`)."""
+    return pseudonym(vote.voter_id, vote.voter_label)
 
 
 def bundle_export(
@@ -33,10 +27,16 @@ def bundle_export(
     include_unpublished: bool = False,
     round_keys: list[str] | None = None,
     include_votes: bool = True,
+    votes_inline_limit: int | None = None,
+    votes_file_url: str = "",
 ) -> dict:
     """The benchmark as a bundle. Public downloads leave `include_unpublished` off: draft and preview rounds,
     their runs and their parameters are then absent, and so is every vote naming an agent that has no
-    published entry yet (`VoteQuerySet.public`)."""
+    published entry yet (`VoteQuerySet.public`).
+
+    With more than `votes_inline_limit` votes, `votes` is left empty and `votes_file` says where the votes
+    file is (`votes_file_url`) and how many votes it holds: a download of millions of votes is streamed
+    (bundles.votes_file), never built in memory."""
     rounds_qs = benchmark.rounds.order_by("starts_on", "published_at", "key")
     if not include_unpublished:
         rounds_qs = rounds_qs.published()
@@ -47,9 +47,14 @@ def bundle_export(
     tasks = list(benchmark.tasks.prefetch_related("versions").order_by("position", "key"))
     runs = _run_docs(round_ids)
     agent_ids = {e.agent_id for r in rounds for e in r.entries.all()}
-    votes_qs = Vote.objects.filter(task__benchmark=benchmark)
-    if not include_unpublished:
-        votes_qs = votes_qs.public()
+    votes_qs = votes_file_rows(benchmark, include_unpublished=include_unpublished)
+    votes_file = None
+    if include_votes and votes_inline_limit is not None:
+        n = votes_qs.count()
+        if n > votes_inline_limit:
+            include_votes = False
+            votes_file = {"url": votes_file_url, "format": VOTES_FILE_FORMAT, "votes": n}
+            agent_ids.update(_voted_agents(benchmark, public=not include_unpublished))
     votes = (
         []
         if not include_votes
@@ -75,7 +80,17 @@ def bundle_export(
         "runs": runs,
         "votes": [_vote_doc(v) for v in votes],
     }
+    if votes_file is not None:
+        doc["votes_file"] = votes_file
     return doc
+
+
+def _voted_agents(benchmark: Benchmark, *, public: bool) -> set[int]:
+    """Agents named by the benchmark's counted votes, read from the vote cells (a few hundred rows). A public
+    vote's agents have published entries, so they are in the bundle already; this covers the rest."""
+    cells = VoteCell.objects.filter(task__benchmark=benchmark, n__gt=0)
+    pairs = (cells.public() if public else cells).values_list("agent_lo_id", "agent_hi_id")
+    return {agent for pair in pairs for agent in pair}
 
 
 def _agent_doc(a: Agent) -> dict:

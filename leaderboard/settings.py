@@ -231,6 +231,8 @@ VOTE_ALIAS_TTL_SECONDS = env_int("VOTE_ALIAS_TTL_SECONDS", 1800)
 VOTE_DRAW_RATE_LIMIT = env_int("VOTE_DRAW_RATE_LIMIT", 120)  # new matchups per account per rate window
 VOTE_FLAG_MIN_VOTES = env_int("VOTE_FLAG_MIN_VOTES", 30)  # non-tie votes before a voter can be flagged
 VOTE_FLAG_P_VALUE = float(env_str("VOTE_FLAG_P_VALUE", "0.001"))
+# Above this many public votes the bundle download refers to the streamed votes file instead of inlining them.
+VOTES_INLINE_LIMIT = env_int("VOTES_INLINE_LIMIT", 100_000)
 CELERY_BEAT_SCHEDULE["votes-housekeeping"] = {"task": "voting.tasks.votes_housekeeping", "schedule": 300.0}
 CELERY_BEAT_SCHEDULE["voters-flag"] = {"task": "voting.tasks.voters_flag_all", "schedule": 3600.0}
 API_RATE_LIMIT = env_int("API_RATE_LIMIT", 600)

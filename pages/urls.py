@@ -13,6 +13,7 @@ urlpatterns = [
     path("b/<str:bench>/tasks/<str:task>/", views.task_detail, name="task"),
     path("b/<str:bench>/download/runs.csv", views.runs_csv, name="runs_csv"),
     path("b/<str:bench>/download/bundle.json", views.bundle_json, name="bundle_json"),
+    path("b/<str:bench>/download/votes.jsonl.gz", views.votes_file, name="votes_file"),
     path("b/<str:bench>/r/<str:round>/", views.board, name="board_round"),
     path("b/<str:bench>/r/<str:round>/board.csv", views.board_csv, name="board_csv"),
     path("b/<str:bench>/r/<str:round>/changelog/", views.changelog, name="changelog"),

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import json
 
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import render
+from django.urls import reverse
 from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
 from bundles.export import bundle_export
+from bundles.votes_file import votes_file_chunks
 from leaderboard.caching import public_page
 
 from . import details, downloads, selectors
@@ -107,9 +110,21 @@ def board_csv(request: HttpRequest, bench: str, round: str) -> HttpResponse:
 @require_GET
 def bundle_json(request: HttpRequest, bench: str) -> HttpResponse:
     """The public bundle: published rounds only, no owner, reviewer or voter identity (voters pseudonymous)."""
-    doc = bundle_export(benchmark=selectors.benchmark_get(bench))
+    doc = bundle_export(
+        benchmark=selectors.benchmark_get(bench),
+        votes_inline_limit=settings.VOTES_INLINE_LIMIT,
+        votes_file_url=request.build_absolute_uri(reverse("votes_file", args=[bench])),
+    )
     response = HttpResponse(json.dumps(doc, indent=1, ensure_ascii=False), content_type="application/json")
     response["Content-Disposition"] = f'attachment; filename="{bench}-bundle.json"'
+    return response
+
+
+def votes_file(request: HttpRequest, bench: str) -> StreamingHttpResponse:
+    """Every public vote of the benchmark as gzip-compressed JSON lines, streamed (voters pseudonymous)."""
+    chunks = votes_file_chunks(selectors.benchmark_get(bench))
+    response = StreamingHttpResponse(chunks, content_type="application/gzip")
+    response["Content-Disposition"] = f'attachment; filename="{bench}-votes.jsonl.gz"'
     return response
 
 

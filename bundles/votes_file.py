@@ -1,0 +1,72 @@
+"""A benchmark's votes as a file of gzip-compressed JSON lines, streamed.
+
+One line per vote, the fields of a bundle's `votes[]` (`id`, `task`, `a`, `b`, `winner`, `voter`, `cast_at`,
+`counts`), voters pseudonymous as in the bundle. The rows are read through a server-side cursor in
+batches and compressed as they go, so the memory a download takes does not grow with the number of votes.
+Above `VOTES_INLINE_LIMIT` public votes the bundle download carries `votes_file` (where this file is and how
+many votes it holds) instead of inlining them; `recount BUNDLE --votes FILE` recounts the two together.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import zlib
+from collections.abc import Iterator
+
+from django.conf import settings
+
+from leaderboard.models import Benchmark
+from voting.models import Vote
+
+from .fields import iso
+
+VOTES_FILE_FORMAT = "agent-leaderboard-votes/1 (gzip, one JSON vote per line)"
+_FIELDS = ("key", "task__key", "agent_a__slug", "agent_b__slug", "winner", "voter_id", "voter_label", "cast_at")
+
+
+def pseudonym(voter_id: int | None, label: str) -> str:
+    """A voter's stable pseudonym: imported votes keep theirs; site votes get one derived from the account id
+    with the site's secret, so a download never reveals who voted."""
+    if voter_id is None:
+        return label
+    digest = hashlib.sha256(f"{settings.SECRET_KEY}:voter:{voter_id}".encode()).hexdigest()
+    return f"voter-{digest[:10]}"
+
+
+def votes_file_rows(benchmark: Benchmark, *, include_unpublished: bool = False):
+    """The benchmark's votes, public ones only unless `include_unpublished` (`VoteQuerySet.public`)."""
+    votes = Vote.objects.filter(task__benchmark=benchmark)
+    return votes if include_unpublished else votes.public()
+
+
+def votes_file_chunks(
+    benchmark: Benchmark, *, include_unpublished: bool = False, batch: int = 5000, level: int = 6
+) -> Iterator[bytes]:
+    """The votes file, as gzip bytes in pieces (a StreamingHttpResponse's body, or written to a file)."""
+    rows = (
+        votes_file_rows(benchmark, include_unpublished=include_unpublished)
+        .order_by("id")
+        .values_list(*_FIELDS, "counts")
+        .iterator(chunk_size=batch)
+    )
+    gz = zlib.compressobj(level, zlib.DEFLATED, 31)  # wbits 31: a gzip header and trailer
+    lines: list[str] = []
+    for key, task, a, b, winner, voter_id, label, cast_at, counts in rows:
+        doc = {
+            "id": key,
+            "task": task,
+            "a": a,
+            "b": b,
+            "winner": winner,
+            "voter": pseudonym(voter_id, label),
+            "cast_at": iso(cast_at),
+            "counts": counts,
+        }
+        lines.append(json.dumps(doc, ensure_ascii=False, separators=(",", ":")))
+        if len(lines) >= batch:
+            piece = gz.compress(("\n".join(lines) + "\n").encode())
+            lines.clear()
+            if piece:
+                yield piece
+    yield gz.compress(("\n".join(lines) + "\n").encode() if lines else b"") + gz.flush()
