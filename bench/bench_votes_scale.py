@@ -1,0 +1,267 @@
+"""Votes at arena scale, end to end on PostgreSQL: a ratings refresh, the votes download and its recount.
+
+    python bench/bench_votes_scale.py                      # 100k, 1M and 10M counted votes
+    python bench/bench_votes_scale.py --sizes 100000,1000000
+    BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/lb_bench_votes python bench/bench_votes_scale.py
+
+A database of its own (BENCH_DATABASE_URL, default `lb_bench_votes` on the local server; dropped and
+created afresh) holds one benchmark with 10 tasks and 30 agents with published entries. Votes are loaded
+with COPY (not the ORM), counted, between random pairs, 10% ties; the vote cells are then rebuilt from them
+with `cells_rebuild` (what `manage.py vote_cells` does; the site's own writes keep them in step as they go).
+Sizes are cumulative: the 1M step adds 900k votes to the 100k.
+
+Each size, each step in a child process of its own so its peak memory (ru_maxrss of that process) is its own:
+
+  refresh    the ratings snapshot turned stale and recomputed: database -> vote cells -> fit -> saved snapshot
+             (`snapshot_recompute`, what the worker runs)
+  download   the public bundle with the votes file referenced (VOTES_INLINE_LIMIT 0) and the streamed votes
+             file written to disk (`votes_file_chunks`, the body of /b/<slug>/download/votes.jsonl.gz)
+  recount    `manage.py recount BUNDLE --votes FILE` (no database), its ratings compared with the snapshot's
+
+Figures: wall seconds and peak RSS in MiB per step, the file's size, and whether the recount equals the site.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PY = sys.executable
+DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/lb_bench_votes"
+TASKS, AGENTS = 10, 30
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["DATABASE_URL"] = os.environ.get("BENCH_DATABASE_URL", DEFAULT_URL)
+    env.pop("REDIS_URL", None)  # eager Celery, in-memory cache: the steps call the services directly
+    env.pop("CELERY_BROKER_URL", None)
+    env.setdefault("OPENBLAS_NUM_THREADS", "1")
+    return env
+
+
+def child(step: str, *args: str) -> tuple[float, float, str]:
+    """Run `step` in a child process; (wall seconds, peak RSS MiB, its standard output)."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(
+        [PY, __file__, "--step", step, *args], cwd=ROOT, env=_env(), stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    out = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode:
+        raise SystemExit(f"step {step} failed ({proc.returncode})")
+    return time.perf_counter() - started, usage.ru_maxrss / 1024, out
+
+
+# --- steps (in the child) --------------------------------------------------------------------------------------
+
+
+def _django() -> None:
+    sys.path.insert(0, str(ROOT))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "leaderboard.settings")
+    import django
+
+    django.setup()
+
+
+def step_setup() -> None:
+    _django()
+    from django.core.management import call_command
+
+    from bundles.importer import bundle_import
+
+    call_command("migrate", verbosity=0)
+    agents = [f"agent-{i:02d}" for i in range(AGENTS)]
+    tasks = [f"task-{i:02d}" for i in range(TASKS)]
+    doc = {
+        "format": "agent-leaderboard-bundle/1",
+        "benchmark": {"slug": "arena", "name": "Arena", "methodology": "checks"},
+        "agents": [{"slug": a, "name": a} for a in agents],
+        "tasks": [{"key": t, "title": t, "version": "1", "kind": "invent"} for t in tasks],
+        "rounds": [
+            {
+                "key": "r1",
+                "name": "R1",
+                "status": "published",
+                "published_at": "2026-11-01T00:00:00Z",
+                "entries": [{"agent": a} for a in agents],
+            }
+        ],
+        "runs": [],
+        "votes": [],
+    }
+    bundle_import(doc=doc)
+
+
+def step_load(n: str, offset: str) -> None:
+    """COPY `n` counted votes in, then rebuild the cells from the votes."""
+    _django()
+    import numpy as np
+    from django.db import connection
+
+    from leaderboard.models import Agent, Task
+    from voting.cells import cells_rebuild
+
+    task_ids = np.array(list(Task.objects.filter(benchmark__slug="arena").values_list("id", flat=True)))
+    agent_ids = np.array(list(Agent.objects.filter(slug__startswith="agent-").values_list("id", flat=True)))
+    rng = np.random.default_rng(int(offset) + 1)
+    strength = np.random.default_rng(0).normal(0, 1, len(agent_ids))
+    total, start, batch = int(n), int(offset), 500_000
+    with connection.cursor() as cursor:
+        raw = cursor.cursor
+        for lo in range(0, total, batch):
+            size = min(batch, total - lo)
+            a = rng.integers(0, len(agent_ids), size)
+            b = (a + rng.integers(1, len(agent_ids), size)) % len(agent_ids)
+            p = 1 / (1 + np.exp(strength[b] - strength[a]))
+            won = np.where(rng.random(size) < p, "a", "b")
+            winner = np.where(rng.random(size) < 0.1, "tie", won)
+            task = task_ids[rng.integers(0, len(task_ids), size)]
+            lines = "".join(
+                f"bench-{start + lo + i}\t{task[i]}\t{agent_ids[a[i]]}\t{agent_ids[b[i]]}\t{winner[i]}\tcrowd-{i % 997}"
+                f"\t2026-11-02 00:00:00+00\tt\t\n"
+                for i in range(size)
+            )
+            with raw.copy(
+                "COPY voting_vote (key, task_id, agent_a_id, agent_b_id, winner, voter_label, cast_at, counts, held)"
+                " FROM STDIN"
+            ) as copy:
+                copy.write(lines)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE voting_vote")
+    started = time.perf_counter()
+    cells_rebuild()
+    print(json.dumps({"cells_rebuild_s": time.perf_counter() - started}))
+
+
+def step_refresh() -> None:
+    _django()
+    from django.db import transaction
+
+    from leaderboard.models import Benchmark
+    from snapshots.models import BoardSnapshot
+    from snapshots.recompute import snapshot_recompute
+    from snapshots.stale import snapshots_mark_stale
+
+    bench = Benchmark.objects.get(slug="arena")
+    started = time.perf_counter()
+    with transaction.atomic():
+        snapshots_mark_stale(benchmark_ids=[bench.id])
+    snap = BoardSnapshot.objects.get(benchmark=bench, round=None)
+    snapshot_recompute(snapshot_id=snap.id)
+    elapsed = time.perf_counter() - started
+    snap.refresh_from_db()
+    print(json.dumps({"refresh_s": elapsed, "votes": sum(r["votes"] for r in snap.data["all"]) // 2}))
+
+
+def step_download(folder: str) -> None:
+    _django()
+    from bundles.export import bundle_export
+    from bundles.votes_file import votes_file_chunks
+    from leaderboard.models import Benchmark
+
+    bench = Benchmark.objects.get(slug="arena")
+    doc = bundle_export(benchmark=bench, votes_inline_limit=0, votes_file_url="votes.jsonl.gz")
+    Path(folder, "bundle.json").write_text(json.dumps(doc))
+    size = 0
+    with open(Path(folder, "votes.jsonl.gz"), "wb") as fh:
+        for piece in votes_file_chunks(bench):
+            fh.write(piece)
+            size += len(piece)
+    print(json.dumps({"votes_file_mib": size / 2**20, "votes": doc["votes_file"]["votes"]}))
+
+
+def step_site_ratings(folder: str) -> None:
+    _django()
+    from snapshots.models import BoardSnapshot
+
+    snap = BoardSnapshot.objects.get(benchmark__slug="arena", round=None)
+    Path(folder, "site.json").write_text(json.dumps(snap.data))
+
+
+STEPS = {
+    "setup": step_setup,
+    "load": step_load,
+    "refresh": step_refresh,
+    "download": step_download,
+    "site": step_site_ratings,
+}
+
+
+# --- the driver --------------------------------------------------------------------------------------------------
+
+
+def recreate_database() -> None:
+    import psycopg
+
+    url = os.environ.get("BENCH_DATABASE_URL", DEFAULT_URL)
+    base, name = url.rsplit("/", 1)
+    with psycopg.connect(base + "/postgres", autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", default="100000,1000000,10000000")
+    parser.add_argument("--folder", default="/tmp/bench_votes_scale")
+    parser.add_argument("--step")
+    args, rest = parser.parse_known_args()
+    if args.step:
+        STEPS[args.step](*rest)
+        return
+    Path(args.folder).mkdir(parents=True, exist_ok=True)
+    print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {platform.node()}, nproc {os.cpu_count()}")
+    recreate_database()
+    child("setup")
+    loaded = 0
+    print(
+        "votes       load s  cells s  refresh s  refresh MiB  download s  download MiB  file MiB  "
+        "recount s  recount MiB  recount = site"
+    )
+    for size in [int(s) for s in args.sizes.split(",")]:
+        load_s, _, out = child("load", str(size - loaded), str(loaded))
+        cells_s = json.loads(out.splitlines()[-1])["cells_rebuild_s"]
+        loaded = size
+        refresh_wall, refresh_mib, out = child("refresh")
+        refresh_s = json.loads(out.splitlines()[-1])["refresh_s"]
+        child("site", args.folder)
+        down_s, down_mib, out = child("download", args.folder)
+        file_mib = json.loads(out.splitlines()[-1])["votes_file_mib"]
+        started = time.perf_counter()
+        proc = subprocess.Popen(
+            [
+                PY,
+                "manage.py",
+                "recount",
+                str(Path(args.folder, "bundle.json")),
+                "--votes",
+                str(Path(args.folder, "votes.jsonl.gz")),
+                "-o",
+                str(Path(args.folder, "recount.json")),
+            ],
+            cwd=ROOT,
+            env=_env(),
+        )
+        _, status, usage = os.wait4(proc.pid, 0)
+        recount_s, recount_mib = time.perf_counter() - started, usage.ru_maxrss / 1024
+        recounted = json.loads(Path(args.folder, "recount.json").read_text())["ratings"]
+        same = recounted == json.loads(Path(args.folder, "site.json").read_text())
+        print(
+            f"{size:>10,}  {load_s:6.1f}  {cells_s:7.1f}  {refresh_s:9.2f}  {refresh_mib:11.0f}  {down_s:10.1f}  "
+            f"{down_mib:12.0f}  {file_mib:8.1f}  {recount_s:9.1f}  {recount_mib:11.0f}  {'yes' if same else 'NO'}",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
