@@ -3,9 +3,18 @@
 Board, run and task pages are built from snapshots that change only when a recompute finishes. A visitor
 with no session cookie (no account, no pending message) sees exactly what every other such visitor sees,
 so the rendered page is kept in the cache under its URL and whether htmx asked for a fragment, with the
-site's *content version* it was made for. The version is bumped whenever a board snapshot changes or turns
-stale, which retires every cached page at once; a short timeout bounds how long any other edit (an agent
-renamed in the admin) takes to show. Signed-in visitors are never served from this cache.
+*content version* it was made for. A page of one benchmark (a view with a `bench` argument) is made for that
+benchmark's version; every other page (the home page, which shows every benchmark) for the version of the
+pages outside any benchmark; every page also carries the site-wide version. When a benchmark's snapshot
+changes or turns stale, `content_version_bump(benchmarks=[slug])` retires that benchmark's pages and the
+pages outside any benchmark, and no other benchmark's: votes streaming into one benchmark leave the others'
+pages cached. `content_version_bump()` with no argument retires every page. A short timeout bounds how long
+any other edit (an agent renamed in the admin) takes to show. Signed-in visitors are never served from this
+cache.
+
+A changed page is rendered once for all processes: the first request to miss takes a short render lock in
+the shared cache and renders; the others, meanwhile, serve the page they already had (for at most
+RENDER_LOCK_SECONDS) instead of rendering it too.
 
 A cache that is down is skipped: pages are rendered as if nothing was cached.
 """
@@ -17,6 +26,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Iterable
 from functools import wraps
 
 from django.conf import settings
@@ -25,20 +35,26 @@ from django.http import HttpRequest, HttpResponse
 
 log = logging.getLogger(__name__)
 VERSION_KEY = "site:content-version"
+OUTSIDE_SCOPE = "*"  # the pages outside any benchmark
 PAGE_TIMEOUT = 60
-# Each process also keeps its latest pages, and trusts the version it last read for one second: repeated hits
+RENDER_LOCK_SECONDS = 5
+# Each process also keeps its latest pages, and trusts the versions it last read for one second: repeated hits
 # then cost no cache round trip, and a changed board reaches every process within that second.
 LOCAL_VERSION_SECONDS = 1.0
 LOCAL_PAGES = 256
 _local_lock = threading.Lock()
-_local_version: list = [None, 0.0]  # [version, time.monotonic() when read]
+_local_versions: dict[str, tuple[object, float]] = {}  # scope -> (version, time.monotonic() when read)
 _local_pages: OrderedDict[str, dict] = OrderedDict()
+
+
+def _scope_key(scope: str) -> str:
+    return f"{VERSION_KEY}:{scope}"
 
 
 def local_clear() -> None:
     """Forget this process's copies (the next request reads the shared cache)."""
     with _local_lock:
-        _local_version[:] = [None, 0.0]
+        _local_versions.clear()
         _local_pages.clear()
 
 
@@ -58,14 +74,28 @@ def _served(entry: dict) -> HttpResponse:
     return response
 
 
-def content_version_bump() -> None:
-    """Retire every cached public page (called when a snapshot changes or turns stale)."""
-    local_clear()
+def _incr(key: str) -> None:
     try:
-        try:
-            cache.incr(VERSION_KEY)
-        except ValueError:  # never set: pages were cached under the default version 1
-            cache.set(VERSION_KEY, 2, timeout=None)
+        cache.incr(key)
+    except ValueError:  # never set: pages were cached under the default version 1
+        cache.set(key, 2, timeout=None)
+
+
+def content_version_bump(*, benchmarks: Iterable[str] | None = None) -> None:
+    """Retire the cached pages of these benchmarks (by slug) and the pages outside any benchmark; with no
+    argument, every cached page. Called when a snapshot changes or turns stale."""
+    with _local_lock:
+        if benchmarks is None:
+            _local_versions.clear()
+        else:
+            for scope in [*benchmarks, OUTSIDE_SCOPE]:
+                _local_versions.pop(scope, None)
+    try:
+        if benchmarks is None:
+            _incr(VERSION_KEY)
+            return
+        for scope in sorted(set(benchmarks)) + [OUTSIDE_SCOPE]:
+            _incr(_scope_key(scope))
     except Exception:  # noqa: BLE001 - a cache that is down holds no pages to retire
         log.warning("could not bump the content version: cache unreachable")
 
@@ -87,40 +117,58 @@ def public_page(view):
     def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
         if not _cacheable(request):
             return view(request, *args, **kwargs)
+        scope = str(kwargs.get("bench") or OUTSIDE_SCOPE)
         raw = f"{bool(getattr(request, 'htmx', False))}:{request.get_full_path()}"
         key = "page:" + hashlib.sha256(raw.encode()).hexdigest()
         now = time.monotonic()
         with _local_lock:
-            version = _local_version[0] if now - _local_version[1] < LOCAL_VERSION_SECONDS else None
+            known = _local_versions.get(scope)
+            version = known[0] if known and now - known[1] < LOCAL_VERSION_SECONDS else None
             local = _local_pages.get(key)
         if version is not None and local is not None and local["version"] == version:
             return _served(local)
         try:
-            # One round trip: the current version and the page, which remembers the version it was made for.
-            found = cache.get_many([VERSION_KEY, key])
+            # One round trip: the site-wide and the scope's versions, and the page (it remembers its version).
+            found = cache.get_many([VERSION_KEY, _scope_key(scope), key])
         except Exception:  # noqa: BLE001 - cache down: render
             return view(request, *args, **kwargs)
-        version = found.get(VERSION_KEY, 1)
+        version = (found.get(VERSION_KEY, 1), found.get(_scope_key(scope), 1))
         with _local_lock:
-            _local_version[:] = [version, now]
+            _local_versions[scope] = (version, now)
         hit = found.get(key)
         if hit is not None and hit["version"] == version:
             _remember(key, hit)
             return _served(hit)
+        if hit is not None and not _render_claim(key, version):
+            return _served(hit)  # another process is rendering the new version; this one is a moment old
         response = view(request, *args, **kwargs)
-        if response.status_code == 200 and not response.cookies and not response.streaming:
-            headers = {h: response[h] for h in ("Vary", "Content-Disposition") if response.has_header(h)}
-            entry = {
-                "version": version,
-                "content": response.content,
-                "content_type": response["Content-Type"],
-                "headers": headers,
-            }
-            _remember(key, entry)
-            try:
-                cache.set(key, entry, timeout=PAGE_TIMEOUT)
-            except Exception:  # noqa: BLE001
-                pass
+        _store(key, version, response)
         return response
 
     return wrapped
+
+
+def _render_claim(key: str, version: tuple) -> bool:
+    """Whether this process should render the page's new version: true for the first to ask (or when the
+    cache cannot say), false while another process holds the claim."""
+    try:
+        return bool(cache.add(f"render:{key}:{'-'.join(map(str, version))}", 1, timeout=RENDER_LOCK_SECONDS))
+    except Exception:  # noqa: BLE001
+        return True
+
+
+def _store(key: str, version: tuple, response: HttpResponse) -> None:
+    if response.status_code != 200 or response.cookies or response.streaming:
+        return
+    headers = {h: response[h] for h in ("Vary", "Content-Disposition") if response.has_header(h)}
+    entry = {
+        "version": version,
+        "content": response.content,
+        "content_type": response["Content-Type"],
+        "headers": headers,
+    }
+    _remember(key, entry)
+    try:
+        cache.set(key, entry, timeout=PAGE_TIMEOUT)
+    except Exception:  # noqa: BLE001
+        pass

@@ -110,7 +110,8 @@ def snapshot_recompute(*, snapshot_id: int) -> bool:
             changed = digest != snap.digest or snap.data is None
             data = compute_round_boards(doc) if changed else snap.data
         if changed or snap.stale:
-            transaction.on_commit(content_version_bump)
+            slug = snap.benchmark.slug
+            transaction.on_commit(lambda: content_version_bump(benchmarks=[slug]))
         snap.stale = False
         snap.stale_since = None
         if changed:

@@ -16,7 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from leaderboard.caching import content_version_bump
-from leaderboard.models import Round, Task
+from leaderboard.models import Benchmark, Round, Task
 
 from .models import BoardSnapshot, SnapshotKind
 
@@ -73,9 +73,12 @@ def snapshots_mark_stale(
         elif BoardSnapshot.objects.filter(pk=snap.pk, stale=False).update(stale=True, stale_since=now):
             rating_turned.append(snap.id)
     if turned or rating_turned:
+        slugs = list(
+            Benchmark.objects.filter(snapshots__id__in=turned + rating_turned).distinct().values_list("slug", flat=True)
+        )
 
         def after_commit() -> None:
-            content_version_bump()  # cached public pages show "updating" from now on
+            content_version_bump(benchmarks=slugs)  # their cached pages show "updating" from now on
             enqueue_recompute(turned)
             enqueue_recompute(rating_turned, countdown=RATINGS_DEBOUNCE_SECONDS)
 

@@ -1,0 +1,71 @@
+"""The page cache retires only the pages a changed snapshot feeds: a snapshot of one benchmark turning stale
+or changing retires that benchmark's pages and the home page, never another benchmark's; and a changed page
+is rendered by one process while the others keep serving the page they had."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+from django.core.cache import cache
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
+
+from leaderboard.caching import VERSION_KEY, _render_claim, _scope_key, content_version_bump, local_clear
+from leaderboard.models import Benchmark
+from snapshots.stale import snapshots_mark_stale
+from tests.builders.site import checks_bundle
+
+pytestmark = pytest.mark.django_db
+
+
+def _hit(client, url: str) -> bool:
+    local_clear()  # another process: it has only the shared cache
+    return client.get(url).get("X-Page-Cache") == "hit"
+
+
+def test_a_stale_snapshot_of_one_benchmark_leaves_the_other_benchmarks_pages_cached(
+    load, client, django_capture_on_commit_callbacks
+):
+    load(checks_bundle(slug="voted", agents=3))
+    load(checks_bundle(slug="quiet", agents=3))
+    for url in ("/b/voted/", "/b/quiet/", "/"):
+        client.get(url)
+        assert _hit(client, url), url
+    # What a counted vote on "voted" does: its ratings turn stale, and the retirement runs after commit.
+    with django_capture_on_commit_callbacks(execute=True), transaction.atomic():
+        bench = Benchmark.objects.get(slug="voted")
+        snapshots_mark_stale(benchmark_ids=[bench.id])
+    assert not _hit(client, "/b/voted/")  # re-rendered, now saying "updating"
+    assert not _hit(client, "/")  # the home page shows every benchmark
+    assert _hit(client, "/b/quiet/")
+    with CaptureQueriesContext(connection) as ctx:
+        local_clear()
+        client.get("/b/quiet/")
+    assert len(ctx.captured_queries) == 0
+
+
+def test_a_bump_without_benchmarks_retires_every_page(load, client):
+    load(checks_bundle(slug="quiet", agents=3))
+    client.get("/b/quiet/")
+    assert _hit(client, "/b/quiet/")
+    content_version_bump()
+    assert not _hit(client, "/b/quiet/")
+
+
+def test_while_one_process_renders_a_changed_page_the_others_serve_the_page_they_had(load, client):
+    load(checks_bundle(slug="voted", agents=3))
+    first = client.get("/b/voted/")
+    content_version_bump(benchmarks=["voted"])
+    # Another process has claimed the render of the new version (the claim is keyed by URL and version).
+
+
+
+    key = "page:" + hashlib.sha256(b"False:/b/voted/").hexdigest()
+    version = (cache.get(VERSION_KEY, 1), cache.get(_scope_key("voted"), 1))
+    assert _render_claim(key, version) is True
+    local_clear()
+    with CaptureQueriesContext(connection) as ctx:
+        served = client.get("/b/voted/")
+    assert served["X-Page-Cache"] == "hit" and served.content == first.content
+    assert len(ctx.captured_queries) == 0
