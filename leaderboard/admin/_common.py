@@ -4,9 +4,9 @@ creating or changing through runs.services with a refusal shown as PermissionDen
 from __future__ import annotations
 
 from django import forms
-from django.core.exceptions import PermissionDenied, ValidationError
 
 from runs import services
+from runs.admin import change_reason, refused_as_denied
 
 
 class ReasonForm(forms.ModelForm):
@@ -32,10 +32,8 @@ class ReasonForm(forms.ModelForm):
 
 def create(obj, request) -> None:
     """A new agent, benchmark or round, through `services.catalogue_create`."""
-    try:
+    with refused_as_denied():
         services.catalogue_create(obj=obj, by=request.user)
-    except ValidationError as e:
-        raise PermissionDenied("; ".join(e.messages)) from e
 
 
 def changes(obj, form) -> dict:
@@ -55,9 +53,5 @@ class SavesThroughServices:
         if not change:
             create(obj, request)
             return
-        try:
-            self.update(
-                obj, by=request.user, changes=changes(obj, form), reason=form.cleaned_data.get("change_reason") or ""
-            )
-        except ValidationError as e:
-            raise PermissionDenied("; ".join(e.messages)) from e
+        with refused_as_denied():
+            self.update(obj, by=request.user, changes=changes(obj, form), reason=change_reason(form))

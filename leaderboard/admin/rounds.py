@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 
 from runs import services
-from runs.admin import formset_changes, reason_field
+from runs.admin import change_reason, reason_field, refused_as_denied, related_changed
 from runs.selectors import user_is_editor
 
 from ..models import ChangelogEntry, Entry, Round, RoundParameter
@@ -93,15 +93,7 @@ class RoundAdmin(SavesThroughServices, admin.ModelAdmin):
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)
         if change:
-            try:
-                services.round_details_changed(
-                    round=form.instance,
-                    by=request.user,
-                    what=formset_changes(formsets),
-                    reason=form.cleaned_data.get("change_reason") or "",
-                )
-            except ValidationError as e:
-                raise PermissionDenied("; ".join(e.messages)) from e
+            related_changed(services.round_details_changed, request, form, formsets, round=form.instance)
 
     @admin.display(description="publication")
     def publication(self, rnd: Round) -> str:
@@ -158,18 +150,12 @@ class RoundParameterAdmin(admin.ModelAdmin):
     list_filter = ["round"]
 
     def save_model(self, request, obj, form, change):
-        try:
-            services.round_parameter_save(
-                parameter=obj, by=request.user, reason=form.cleaned_data.get("change_reason") or ""
-            )
-        except ValidationError as e:
-            raise PermissionDenied("; ".join(e.messages)) from e
+        with refused_as_denied():
+            services.round_parameter_save(parameter=obj, by=request.user, reason=change_reason(form))
 
     def delete_model(self, request, obj):
-        try:
+        with refused_as_denied():
             services.round_parameter_delete(parameter=obj, by=request.user)
-        except ValidationError as e:
-            raise PermissionDenied("; ".join(e.messages)) from e
 
     def delete_queryset(self, request, queryset):
         for obj in queryset:
@@ -186,7 +172,5 @@ class ChangelogEntryAdmin(admin.ModelAdmin):
         return obj is None and super().has_change_permission(request, obj)  # notes stay as written
 
     def save_model(self, request, obj, form, change):
-        try:
+        with refused_as_denied():
             services.changelog_note_add(entry=obj, by=request.user)
-        except ValidationError as e:
-            raise PermissionDenied("; ".join(e.messages)) from e
