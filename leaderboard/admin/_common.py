@@ -6,11 +6,13 @@ from __future__ import annotations
 from django import forms
 
 from runs import services
-from runs.admin import change_reason, refused_as_denied
+from runs.admin import change_reason, reason_field, refused_as_denied
 
 
 class ReasonForm(forms.ModelForm):
     """Asks for the reason in clean() when a published round is affected; the service writes."""
+
+    change_reason = reason_field()
 
     def published_rounds(self):
         raise NotImplementedError

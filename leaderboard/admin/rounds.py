@@ -67,8 +67,6 @@ class ChangelogInline(admin.TabularInline):
 
 
 class RoundForm(ReasonForm):
-    change_reason = reason_field()
-
     class Meta:
         model = Round
         exclude: list[str] = []
@@ -104,23 +102,21 @@ class RoundAdmin(SavesThroughServices, admin.ModelAdmin):
 
     @admin.action(description="Enter preview (vendors see their results, may dispute)", permissions=["change"])
     def enter_preview(self, request, queryset):
-        for rnd in queryset:
-            try:
-                services.round_enter_preview(round=rnd, by=request.user)
-            except ValidationError as e:
-                self.message_user(request, "; ".join(e.messages), messages.ERROR)
-            else:
-                self.message_user(request, f"{rnd} is in preview.", messages.SUCCESS)
+        self._each(request, queryset, services.round_enter_preview, "is in preview", "did not enter the preview")
 
     @admin.action(description="Publish (after the preview, with every run reviewed)", permissions=["change"])
     def publish(self, request, queryset):
+        self._each(request, queryset, services.round_publish, "is published", "was not published")
+
+    def _each(self, request, queryset, service, done: str, refused: str) -> None:
+        """`service` on each selected round; a message per round says how it went and why one was refused."""
         for rnd in queryset:
             try:
-                services.round_publish(round=rnd, by=request.user)
+                service(round=rnd, by=request.user)
             except ValidationError as e:
-                self.message_user(request, f"{rnd} was not published: " + " ".join(e.messages), messages.ERROR)
+                self.message_user(request, f"{rnd} {refused}: " + " ".join(e.messages), messages.ERROR)
             else:
-                self.message_user(request, f"{rnd} is published.", messages.SUCCESS)
+                self.message_user(request, f"{rnd} {done}.", messages.SUCCESS)
 
 
 class RoundParameterForm(forms.ModelForm):
