@@ -59,8 +59,6 @@ def test_while_one_process_renders_a_changed_page_the_others_serve_the_page_they
     content_version_bump(benchmarks=["voted"])
     # Another process has claimed the render of the new version (the claim is keyed by URL and version).
 
-
-
     key = "page:" + hashlib.sha256(b"False:/b/voted/").hexdigest()
     version = (cache.get(VERSION_KEY, 1), cache.get(_scope_key("voted"), 1))
     assert _render_claim(key, version) is True

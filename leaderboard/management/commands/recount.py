@@ -1,13 +1,10 @@
-import gzip
 import json
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
+from leaderboard.management.files import read_json, read_json_lines
 from scoring.bundle import BundleError
 from scoring.recount import recount
 
@@ -32,15 +29,10 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         path = Path(options["bundle"])
-        try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise CommandError(f"{path}: no such file") from None
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise CommandError(f"{path}: not valid JSON ({exc})") from None
+        doc = read_json(path)
         try:
             if options["votes"]:
-                with _votes_lines(options["votes"]) as votes:
+                with read_json_lines(options["votes"]) as votes:
                     result = recount(doc, options["round_key"], votes_file=votes)
             else:
                 result = recount(doc, options["round_key"])
@@ -53,26 +45,3 @@ class Command(BaseCommand):
             Path(options["output"]).write_text(text + "\n", encoding="utf-8")
         else:
             sys.stdout.write(text + "\n")
-
-
-@contextmanager
-def _votes_lines(name: str) -> Iterator[Iterator[Any]]:
-    """The votes file's lines, parsed one at a time (gzip or plain JSON lines); a line that is not JSON is
-    passed on as its text, so it is reported ("not a JSON object") with its line number."""
-    path = Path(name)
-    if not path.exists():
-        raise CommandError(f"{path}: no such file")
-    with path.open("rb") as probe:
-        compressed = probe.read(2) == b"\x1f\x8b"
-    opener = gzip.open if compressed else open
-    with opener(path, "rt", encoding="utf-8") as fh:
-
-        def lines() -> Iterator[Any]:
-            for line in fh:
-                if line.strip():
-                    try:
-                        yield json.loads(line)
-                    except json.JSONDecodeError:
-                        yield line
-
-        yield lines()

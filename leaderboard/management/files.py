@@ -1,0 +1,49 @@
+"""Reading the files the management commands are given, with a clear error for each way a file can be wrong."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import CommandError
+
+
+def read_json(name: str | Path):
+    """The parsed JSON document in the file `name`; CommandError naming the file when it is missing, not
+    UTF-8 or not JSON."""
+    path = Path(name)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CommandError(f"{name}: no such file") from None
+    except IsADirectoryError:
+        raise CommandError(f"{name}: a folder, not a file") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise CommandError(f"{name}: not valid JSON ({exc})") from None
+
+
+@contextmanager
+def read_json_lines(name: str | Path) -> Iterator[Iterator[Any]]:
+    """The lines of a JSON-lines file (a votes file; gzip or plain), parsed one at a time; a line that is not
+    JSON is passed on as its text, so the reader reports it ("not a JSON object") with its line number."""
+    path = Path(name)
+    if not path.is_file():
+        raise CommandError(f"{name}: no such file" if not path.exists() else f"{name}: a folder, not a file")
+    with path.open("rb") as probe:
+        compressed = probe.read(2) == b"\x1f\x8b"
+    opener = gzip.open if compressed else open
+    with opener(path, "rt", encoding="utf-8") as fh:
+
+        def lines() -> Iterator[Any]:
+            for line in fh:
+                if line.strip():
+                    try:
+                        yield json.loads(line)
+                    except json.JSONDecodeError:
+                        yield line
+
+        yield lines()
