@@ -265,7 +265,8 @@ def main() -> None:
         same = recounted == json.loads(Path(args.folder, "site.json").read_text())
         print(
             f"{size:>10,}  {load_s:6.1f}  {cells_s:7.1f}  {refresh_s:9.2f}  {read_s:8.2f}  {refresh_mib:11.0f}  "
-            f"{down_s:10.1f}  {down_mib:12.0f}  {file_mib:8.1f}  {recount_s:9.1f}  {recount_mib:11.0f}  {'yes' if same else 'NO'}",
+            f"{down_s:10.1f}  {down_mib:12.0f}  {file_mib:8.1f}  {recount_s:9.1f}  {recount_mib:11.0f}  "
+            f"{'yes' if same else 'NO'}",
             flush=True,
         )
 
