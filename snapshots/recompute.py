@@ -27,7 +27,7 @@ from scoring.bundle import round_inputs
 from voting.models import Outcome, VoteCell
 
 from .models import BoardSnapshot, SnapshotKind
-from .stale import enqueue_recompute, snapshots_mark_stale
+from .stale import RATINGS_DEBOUNCE_SECONDS, enqueue_recompute, snapshots_mark_stale
 
 # Bump when a scoring rule changes, so every snapshot is recomputed even though its inputs did not change.
 SCORING_VERSION = "4"
@@ -70,17 +70,21 @@ def compute_round_boards(doc: dict) -> dict:
     return compute_boards(round_input)
 
 
-def compute_ratings(benchmark_id: int, *, unless_digest: str = "") -> tuple[str, dict | None]:
-    """The benchmark's public ratings and the digest of their inputs; the data is None (no fit) when the
-    digest equals `unless_digest`."""
+def _public_cells(benchmark_id: int) -> list[tuple]:
     # Public ratings are fitted from public votes only (both agents with a published entry), so the public
     # download recounts to exactly these numbers and an unpublished agent shows nowhere. They are read as vote
     # cells (voting.cells): a few hundred rows, whatever the number of votes.
-    cells = sorted(
+    return sorted(
         VoteCell.objects.filter(task__benchmark_id=benchmark_id, n__gt=0)
         .public()
         .values_list("task__key", "agent_lo__slug", "agent_hi__slug", "outcome", "n")
     )
+
+
+def compute_ratings(benchmark_id: int, *, unless_digest: str = "") -> tuple[str, dict | None]:
+    """The benchmark's public ratings and the digest of their inputs; the data is None (no fit) when the
+    digest equals `unless_digest`."""
+    cells = _public_cells(benchmark_id)
     digest = _digest(cells)
     if digest == unless_digest:
         return digest, None
@@ -99,9 +103,13 @@ def snapshot_recompute(*, snapshot_id: int) -> bool:
             snap = BoardSnapshot.objects.select_for_update().get(pk=snapshot_id)
         except BoardSnapshot.DoesNotExist:
             return False
+        behind = False
         if snap.kind == SnapshotKind.RATINGS:
             digest, data = compute_ratings(snap.benchmark_id, unless_digest=snap.digest if snap.data else "")
             changed = data is not None
+            # A vote counted while the fit ran found the snapshot already stale and enqueued nothing: the
+            # snapshot then stays stale ("updating") and is refitted shortly, instead of calling itself fresh.
+            behind = changed and _digest(_public_cells(snap.benchmark_id)) != digest
         else:
             if snap.round_id is None:
                 return False
@@ -112,8 +120,11 @@ def snapshot_recompute(*, snapshot_id: int) -> bool:
         if changed or snap.stale:
             slug = snap.benchmark.slug
             transaction.on_commit(lambda: content_version_bump(benchmarks=[slug]))
-        snap.stale = False
-        snap.stale_since = None
+        snap.stale = behind
+        if behind:
+            transaction.on_commit(lambda: enqueue_recompute([snapshot_id], countdown=RATINGS_DEBOUNCE_SECONDS))
+        else:
+            snap.stale_since = None
         if changed:
             snap.data = data
             snap.digest = digest

@@ -16,6 +16,8 @@ from django.utils import timezone
 from bundles.importer import bundle_import
 from scoring.bradley_terry import ratings_from_votes
 from scoring.types import VoteInput
+from snapshots import recompute
+from snapshots.models import BoardSnapshot, SnapshotKind
 from snapshots.recompute import compute_ratings
 from tests.builders.bundles import make_bundle
 from tests.builders.voting import cast, make_user
@@ -213,3 +215,37 @@ def test_concurrent_recording_maturing_flagging_and_clearing_lose_no_count(setti
     assert sum(VoteCell.objects.values_list("n", flat=True)) == counted
     assert counted > 0
     assert VoterFlag.objects.exists()  # the flagging thread did flag (and clear) while votes came in
+
+
+@pytest.mark.postgres(reason="two connections: a vote committed while the refit holds the snapshot row")
+@pytest.mark.django_db(transaction=True)
+def test_a_vote_counted_while_the_ratings_are_fitted_is_not_left_out(monkeypatch):
+    """The refit runs after a vote commits (eager Celery here) and takes seconds at scale; a vote counted
+    meanwhile finds the snapshot already stale and enqueues nothing. The refit must see that its cells are
+    behind and refit again, not save ratings that miss the vote and call them fresh."""
+    from tests.builders.voting import build_world
+
+    world = build_world(tasks=("todo-app",), trials=1)
+    first, second = make_user("first@example.com"), make_user("second@example.com")
+    real_fit = recompute.ratings_from_cells
+    injected = []
+
+    def fit_while_a_vote_arrives(cells):
+        if not injected:
+            injected.append(True)
+            thread = threading.Thread(
+                target=lambda: (
+                    cast(second, _run(world, "zephyrbot"), _run(world, "marlinide"), "a"),
+                    connection.close(),
+                )
+            )
+            thread.start()
+            thread.join()
+        return real_fit(cells)
+
+    monkeypatch.setattr(recompute, "ratings_from_cells", fit_while_a_vote_arrives)
+    cast(first, _run(world, "zephyrbot"), _run(world, "marlinide"), "a")
+    assert injected
+    snap = BoardSnapshot.objects.get(kind=SnapshotKind.RATINGS, benchmark=world.benchmark)
+    assert snap.stale is False
+    assert {row["agent"]: row["votes"] for row in snap.data["all"]} == {"zephyrbot": 2, "marlinide": 2}
