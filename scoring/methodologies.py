@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import checks, outcomes, scored, weekly
+from .intervals import IntervalRule
 from .types import RoundInput, RunInput, TaskInput
 
 
@@ -114,6 +115,8 @@ class Methodology:
     task_medians: bool = False  # the task page shows each agent's median run
     tradeoff_axes: Callable[[dict], Axes] | None = None  # the score x cost x time axes of a board row
     axes_from_runs: bool = False  # those axes are means over completed runs, not the board's own numbers
+    # How the headline's 95% interval is bootstrapped (`scoring.intervals`); None: the board has none.
+    interval: IntervalRule | None = None
 
     @property
     def counts_outcomes(self) -> bool:
@@ -160,6 +163,7 @@ register(
         reviewed=True,
         tradeoff_axes=_run_axes("overall"),
         axes_from_runs=True,
+        interval=IntervalRule(cells=outcomes.interval_cells, resample_runs=False, factor=5.0, floor=0.0),
     )
 )
 register(
@@ -177,6 +181,7 @@ register(
         scale=1.0,
         format_score=lambda v: f"{v:.2f}",
         tradeoff_axes=_scored_axes,
+        interval=IntervalRule(cells=scored.interval_cells, statistic="best", resample_runs=False),
     )
 )
 register(
@@ -198,6 +203,7 @@ register(
         task_medians=True,
         tradeoff_axes=_run_axes("overall"),
         axes_from_runs=True,
+        interval=IntervalRule(cells=checks.interval_cells, statistic="median", resample_runs=True),
     )
 )
 register(
