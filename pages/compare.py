@@ -67,8 +67,7 @@ def _comparison(bench: Benchmark, rnd: Round, data: dict, a: str, b: str, agents
                 "key": key,
                 "title": titles.get(key, key),
                 "task_url": task_url(bench.slug, key),
-                "a": _side(bench, rnd, key, a, left),
-                "b": _side(bench, rnd, key, b, right),
+                "sides": [_side(bench, rnd, key, a, left), _side(bench, rnd, key, b, right)],
                 "ahead": ahead,
             }
         )
