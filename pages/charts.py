@@ -134,7 +134,9 @@ def line_chart(points: list[tuple[str, float | None, str, str]], scale: float) -
     }
 
 
-def interval_chart(rows: list[dict[str, Any]], fmt: Callable[[float], str], hrefs: dict[str, str]) -> dict[str, Any] | None:
+def interval_chart(
+    rows: list[dict[str, Any]], fmt: Callable[[float], str], hrefs: dict[str, str]
+) -> dict[str, Any] | None:
     """SVG geometry of an interval plot (as LMArena's confidence-interval plot): one line per agent, in the
     order given, a dot at its number and a bar over its 95% interval, all on one shared horizontal axis, so
     overlapping bars are seen. Rows are {"agent", "name", "value", "low", "high", "rank_ub"}; rows without an

@@ -30,7 +30,9 @@ def compare_page(*, bench_slug: str, params: Mapping[str, str]) -> dict[str, Any
     rnd = round_pick(rounds, params.get("round") or None)
     snaps, ratings_snap = snapshots_for(bench, [rnd.id])
     snap = snaps.get(rnd.id)
-    entries = sorted(Entry.objects.filter(round=rnd).select_related("agent"), key=lambda e: (e.agent.name, e.agent.slug))
+    entries = sorted(
+        Entry.objects.filter(round=rnd).select_related("agent"), key=lambda e: (e.agent.name, e.agent.slug)
+    )
     agents = {e.agent.slug: e.agent for e in entries}
     a = params.get("a") if params.get("a") in agents else None
     b = params.get("b") if params.get("b") in agents and params.get("b") != a else None

@@ -27,8 +27,8 @@ from scoring.boards import boards_as_shown
 from snapshots.models import BoardSnapshot, SnapshotKind
 
 from .formatting import OUTCOME_BADGE, OUTCOME_LABEL, fmt_score
-from .links import round_agent_url
 from .intervals import board_charts
+from .links import round_agent_url
 from .tables import BoardContext, board_table, table_sort
 
 # --- lookups that 404 ------------------------------------------------------------------------------------------

@@ -195,7 +195,9 @@ def compute_outcomes_boards(round_input: RoundInput) -> dict[str, list[Row]]:
     return boards
 
 
-def interval_cells(round_input: RoundInput, boards: dict[str, list[Row]]) -> dict[tuple[str, str], tuple[list[float], bool]]:
+def interval_cells(
+    round_input: RoundInput, boards: dict[str, list[Row]]
+) -> dict[tuple[str, str], tuple[list[float], bool]]:
     """The cells the overall's interval resamples (`scoring.intervals`): the points of each agent's counted run
     on each core task it was tested on; a task in review, blocked or not run is not in its score, as in
     `board_row`."""

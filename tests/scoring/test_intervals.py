@@ -31,9 +31,7 @@ def noisy(rng: np.random.Generator, level: float, difficulty: np.ndarray, noise:
 def test_two_agents_within_the_noise_share_a_rank_ub_and_their_difference_covers_zero():
     rng = np.random.default_rng(7)
     difficulty = rng.normal(0, 12, 20)
-    boards = compute_boards(
-        checks_round({"a": noisy(rng, 61, difficulty, 15), "b": noisy(rng, 60, difficulty, 15)})
-    )
+    boards = compute_boards(checks_round({"a": noisy(rng, 61, difficulty, 15), "b": noisy(rng, 60, difficulty, 15)}))
     a, b = row_of(boards["overall"], "a"), row_of(boards["overall"], "b")
     assert {a["rank"], b["rank"]} == {1, 2}  # the seed's rank still separates them
     assert a["rank_ub"] == b["rank_ub"] == 1
