@@ -40,8 +40,9 @@ from .types import RoundInput
 SEED = 20240717
 ROUNDS = 1000
 LEVEL = 95.0
-# Resamples are drawn in blocks of this many, so memory stays small on a large round.
-BLOCK = 125
+# Resamples are drawn in blocks of about this many cells (resamples x tasks x agents x runs), so memory stays
+# small on a large round and a small round is done in one block.
+BLOCK_CELLS = 2_000_000
 
 # The task numbers an agent has on a board: {(agent, task): (run values, ran)}. A cell left out is not in the
 # agent's headline (a task in review, awaiting a re-run); `ran` false with values [0.0] is a task that counts
@@ -158,8 +159,8 @@ def _paired_sums(cells: NDArray[np.float64], ran: NDArray[np.bool_]) -> tuple[ND
     and how many such tasks, as [n, A, A] matrices (a matrix product, not a loop over pairs)."""
     x = np.where(ran, np.nan_to_num(cells), 0.0)
     mask = ran.astype(np.float64)
-    p = np.einsum("bta,btc->bac", x, mask, optimize=True)
-    shared = np.einsum("bta,btc->bac", mask, mask, optimize=True)
+    p = np.swapaxes(x, 1, 2) @ mask  # [n, A, A]: sum over drawn tasks of x[a] * ran[c]
+    shared = np.swapaxes(mask, 1, 2) @ mask
     return p - np.swapaxes(p, 1, 2), shared
 
 
@@ -206,8 +207,9 @@ def bootstrap(cells: Cells, rule: IntervalRule, rounds: int = ROUNDS, seed: int 
     rng = np.random.default_rng(seed)
     upper = np.triu_indices(len(grid.agents), 1)
     heads, diffs = [], []
-    for start in range(0, rounds, BLOCK):
-        block, ran = _resampled_cells(grid, rule, rng, min(BLOCK, rounds - start))
+    step = max(1, BLOCK_CELLS // grid.values.size)
+    for start in range(0, rounds, step):
+        block, ran = _resampled_cells(grid, rule, rng, min(step, rounds - start))
         heads.append(_headline(block, rule))
         sums, shared = _paired_sums(block, ran)
         with np.errstate(invalid="ignore", divide="ignore"):
