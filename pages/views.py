@@ -17,6 +17,7 @@ from bundles.votes_file import votes_file_chunks
 from leaderboard.caching import public_page
 
 from . import details, downloads, selectors
+from .compare import compare_page
 from .tradeoffs import tradeoffs_page
 
 
@@ -80,6 +81,14 @@ def agent_detail(request: HttpRequest, slug: str) -> HttpResponse:
 def tradeoffs(request: HttpRequest, bench: str) -> HttpResponse:
     context = tradeoffs_page(bench_slug=bench, params=request.GET)
     return _page(request, "leaderboard/tradeoffs.html", context, "weighted-region")
+
+
+@public_page
+@require_GET
+@vary_on_headers("HX-Request")
+def compare(request: HttpRequest, bench: str) -> HttpResponse:
+    context = compare_page(bench_slug=bench, params=request.GET)
+    return _page(request, "leaderboard/compare.html", context, "compare-region")
 
 
 @public_page
