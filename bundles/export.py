@@ -48,18 +48,11 @@ def bundle_export(
     runs = _run_docs(round_ids)
     agent_ids = {e.agent_id for r in rounds for e in r.entries.all()}
     votes_qs = votes_file_rows(benchmark, include_unpublished=include_unpublished)
-    votes_file = None
-    if include_votes and votes_inline_limit is not None:
-        n = votes_qs.count()
-        if n > votes_inline_limit:
-            include_votes = False
-            votes_file = {"url": votes_file_url, "format": VOTES_FILE_FORMAT, "votes": n}
-            agent_ids.update(_voted_agents(benchmark, public=not include_unpublished))
-    votes = (
-        []
-        if not include_votes
-        else list(votes_qs.select_related("task", "agent_a", "agent_b").order_by("cast_at", "id"))
-    )
+    votes_file = _votes_file(votes_qs, votes_inline_limit, votes_file_url) if include_votes else None
+    if votes_file is not None:
+        agent_ids.update(_voted_agents(benchmark, public=not include_unpublished))
+    inline = include_votes and votes_file is None
+    votes = list(votes_qs.select_related("task", "agent_a", "agent_b").order_by("cast_at", "id")) if inline else []
     for v in votes:
         agent_ids.update((v.agent_a_id, v.agent_b_id))
     agents = list(Agent.objects.filter(id__in=agent_ids).select_related("organization").order_by("slug"))
@@ -83,6 +76,14 @@ def bundle_export(
     if votes_file is not None:
         doc["votes_file"] = votes_file
     return doc
+
+
+def _votes_file(votes, limit: int | None, url: str) -> dict | None:
+    """Where the votes are when there are more than `limit` of them (None: inline them)."""
+    if limit is None:
+        return None
+    n = votes.count()
+    return {"url": url, "format": VOTES_FILE_FORMAT, "votes": n} if n > limit else None
 
 
 def _voted_agents(benchmark: Benchmark, *, public: bool) -> set[int]:
