@@ -107,3 +107,16 @@ def test_it_averages_medians_over_to_spec_tasks_counting_missing_as_zero():
     assert a["rank"] == b["rank"] == 1
     assert (b["min"], b["max"], b["runs"]) == (50.0, 50.0, 2)
     assert "messenger" in out["tasks"]
+
+
+def test_a_run_whose_app_never_started_counts_as_zero_in_the_median_and_range():
+    # Seed 003: "If the app didn't start, the score is 0", and such a run is handed in like any other.
+    # Trials: never started -> 0; API 8/10 and steps 3/4 -> 50 * 0.8 + 50 * 0.75 = 40 + 37.5 = 77.5;
+    # API 4/10 and steps 2/4 -> 20 + 25 = 45. Three counted runs: median 45, range 0 to 77.5.
+    runs = [
+        checks_run("a", status="not_started", app_started=None, api=(0, 0), browser=(0, 0), trial=1),
+        checks_run("a", api=(8, 10), browser=(3, 4), trial=2),
+        checks_run("a", api=(4, 10), browser=(2, 4), trial=3),
+    ]
+    row = boards([SHOP], runs)["tasks"]["shop"][0]
+    assert (row["median"], row["min"], row["max"], row["runs"]) == (45.0, 0.0, 77.5, 3)
