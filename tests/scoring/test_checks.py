@@ -1,4 +1,4 @@
-from scoring.checks import check_score, compute_checks_boards
+from scoring.checks import check_score, compute_checks_boards, votable
 from tests.builders.scoring import make_round, make_run, make_task, row_of
 
 SHOP = make_task("shop", kind="to-spec", time_limit_min=60, token_budget=1000)
@@ -120,3 +120,17 @@ def test_a_run_whose_app_never_started_counts_as_zero_in_the_median_and_range():
     ]
     row = boards([SHOP], runs)["tasks"]["shop"][0]
     assert (row["median"], row["min"], row["max"], row["runs"]) == (45.0, 0.0, 77.5, 3)
+
+
+def test_only_counted_runs_whose_app_started_are_shown_in_votes_and_invent_runs_only_when_admitted():
+    # Seed 003: a run shown in a blind vote must count in the rankings and its app must have started (check 1:
+    # it starts and shows the data); on an invent or startup task the checks must also admit it.
+    assert votable(checks_run("a", api=(3, 10), browser=(0, 4)), SHOP) is True  # a low score still counts
+    assert votable(checks_run("a", app_started=False), SHOP) is False
+    assert votable(checks_run("a", status="not_started"), SHOP) is False  # counts (as 0), nothing to show
+    assert votable(checks_run("a", status="over_budget"), SHOP) is False  # not in the rankings
+    assert votable(checks_run("a", wall_seconds=60 * 60 + 1), SHOP) is False  # over the 60-minute limit
+    assert votable(checks_run("a", tokens_input=900, tokens_output=101), SHOP) is False  # 1001 > 1000 tokens
+    assert votable(checks_run("a", status="timeout", wall_seconds=60 * 60), SHOP) is True  # handed in at the limit
+    assert votable(checks_run("a", "messenger", api=(2, 2), browser=(1, 1)), CHAT) is True
+    assert votable(checks_run("a", "messenger", api=(1, 2), browser=(1, 1)), CHAT) is False

@@ -254,3 +254,33 @@ def test_a_later_over_budget_trial_does_not_replace_the_counted_one():
     row = compute_outcomes_boards(make_round("outcomes", tasks, runs))["overall"][0]
     assert row["tasks"]["c1"]["outcome"] == "fail"
     assert (row["tested"], row["points"], row["overall"]) == (1, 0, 0.0)
+
+
+def test_an_empty_rerun_leaves_the_disputed_run_counted():
+    # §6 "the re-run counts" is about a re-run that took place: one created empty (completed, nothing
+    # recorded) changes nothing yet. x1 failed: 0 points over 1 tested task, 0 / 2 x 10 = 0.0.
+    tasks = [make_task("c1")]
+    orig = make_run("a", "c1", outcome="fail", id="x1")
+    rerun = make_run("a", "c1", id="x2", rerun_of="x1")
+    row = compute_outcomes_boards(make_round("outcomes", tasks, [rerun, orig]))["overall"][0]
+    assert row["tasks"]["c1"]["run"] == "x1"
+    assert (row["tested"], row["overall"]) == (1, 0.0)
+
+
+def test_a_rerun_with_only_its_verdicts_or_only_a_timeout_replaces_the_disputed_run():
+    # c1: x1 failed; its re-run has no label but tester and second agree on pass -> pass, 2 points.
+    # c2: y1 passed; its re-run timed out with nothing recorded -> a fail (§2), 0 points.
+    # Counted: the two re-runs, 2 points over 2 tested tasks: 2 / 4 x 10 = 5.0.
+    tasks = [make_task("c1"), make_task("c2")]
+    runs = [
+        make_run("a", "c1", outcome="fail", id="x1"),
+        make_run("a", "c1", id="x2", rerun_of="x1", verdicts=verdicts("pass", "pass")),
+        make_run("a", "c2", outcome="pass", id="y1"),
+        make_run("a", "c2", id="y2", rerun_of="y1", status="timeout"),
+    ]
+    row = compute_outcomes_boards(make_round("outcomes", tasks, runs))["overall"][0]
+    assert {k: (c["run"], c["outcome"]) for k, c in row["tasks"].items()} == {
+        "c1": ("x2", "pass"),
+        "c2": ("y2", "fail"),
+    }
+    assert (row["tested"], row["points"], row["overall"]) == (2, 2, 5.0)
