@@ -109,7 +109,7 @@ MUTANTS = [
         "linear draw weights",
         (("voting/services.py", "weights = [1.0 / (1 + seen[c]) ** 2 for c", "weights = [1.0 / (1 + seen[c]) for c"),),
         ("tests/voting/test_draw.py",),
-        tuple(DJANGO),
+        (*DJANGO, "-k", "weight or favoured"),
     ),
 ]
 
