@@ -60,8 +60,8 @@ mutate: $(STAMP)
 	  cp mutation/$$t.cfg $$d/setup.cfg; ln -sfn "$$(cd .. && pwd)/shared" $$d/shared; \
 	  (cd $$d && env -u TEST_RUN_ID DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} \
 	    REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} CELERY_BROKER_URL=$${CELERY_BROKER_URL:-$(TEST_BROKER_URL)} \
-	    $(abspath $(VENV))/bin/mutmut run --max-children $(MUTATE_JOBS) > ../$$t.log 2>&1 || true; \
-	    $(abspath $(VENV))/bin/mutmut export-cicd-stats > /dev/null); \
+	    $(abspath $(VENV))/bin/mutmut run --max-children $(MUTATE_JOBS) > ../$$t.log 2>&1 && \
+	    $(abspath $(VENV))/bin/mutmut export-cicd-stats > /dev/null) || { echo "mutmut failed: see $$d.log"; exit 1; }; \
 	  $(PY) mutation/score.py $$t $$d/mutants/mutmut-cicd-stats.json; \
 	done
 	env -u TEST_RUN_ID DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} \
