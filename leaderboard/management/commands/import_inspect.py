@@ -1,6 +1,5 @@
 import json
 import re
-import sys
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
@@ -58,7 +57,7 @@ class Command(BaseCommand):
                 self.stderr.write(f"  {problem}")
             raise CommandError(f"{len(exc.problems)} problem(s); nothing was written") from None
         if result.report is None:
-            sys.stdout.write(json.dumps(result.doc, indent=1, ensure_ascii=False) + "\n")
+            self.stdout.write(json.dumps(result.doc, indent=1, ensure_ascii=False))
             return
         runs = len(result.doc["runs"])
         self.stdout.write(f"{len(logs)} log(s), {runs} run(s): {result.report.summary()}")
