@@ -30,6 +30,7 @@ from .. import api_schemas as s
 from ..api_keys import api_key_check
 from ..models import ApiKey
 from ..ratelimit import window_hit
+from .boards import router as boards_router
 
 router = Router(tags=["uploads"])
 UPLOAD_ERRORS: dict[int, Any] = {
@@ -104,8 +105,11 @@ BUNDLE_EXAMPLE = {
 }
 
 
-@router.post(
+# POST /bundle shares its path with GET /bundle, and Django resolves a path to one router's URL pattern: the
+# upload is therefore an operation of the boards router (tagged "uploads" all the same).
+@boards_router.post(
     "/benchmarks/{slug}/bundle",
+    tags=["uploads"],
     auth=BenchmarkKey(),
     throttle=[KeyRateThrottle()],
     response={200: s.UploadOut, **UPLOAD_ERRORS},
