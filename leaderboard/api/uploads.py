@@ -17,6 +17,7 @@ from django.http import HttpRequest
 from ninja import File, Form, Path, Router
 from ninja.errors import HttpError
 from ninja.files import UploadedFile
+from ninja.responses import Status
 from ninja.security import HttpBearer
 from ninja.throttling import BaseThrottle
 
@@ -89,8 +90,8 @@ def _answer(report: ImportReport, rounds: list[str]) -> dict[str, Any]:
     return {"benchmark": report.benchmark, "rounds": rounds, "created": report.created, "updated": report.updated}
 
 
-def _refused(problems: list[str]) -> tuple[int, dict[str, Any]]:
-    return 422, {"detail": f"{len(problems)} problem(s); nothing was written", "problems": problems}
+def _refused(problems: list[str]) -> Status:
+    return Status(422, {"detail": f"{len(problems)} problem(s); nothing was written", "problems": problems})
 
 
 BUNDLE_EXAMPLE = {
