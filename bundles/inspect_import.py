@@ -62,13 +62,18 @@ def _merged(conversion: Conversion, bench: Benchmark, round_key: str, round_stat
     new = conversion.doc
     if bench.methodology != "scored":
         raise BundleError(
-            [f"benchmark {bench.slug!r} uses the {bench.methodology!r} methodology; Inspect scores make `scored` boards"]
+            [
+                f"benchmark {bench.slug!r} uses the {bench.methodology!r} methodology; "
+                "Inspect scores make `scored` boards"
+            ]
         )
     stored_round = Round.objects.filter(benchmark=bench, key=round_key).first()
     if stored_round is not None and stored_round.status not in round_statuses:
         raise BundleError(
-            [f"round {round_key!r} is {stored_round.status}: import into a draft or preview round (publishing and "
-             "corrections of a published round are made in the admin)"]
+            [
+                f"round {round_key!r} is {stored_round.status}: import into a draft or preview round (publishing and "
+                "corrections of a published round are made in the admin)"
+            ]
         )
     doc = bundle_export(benchmark=bench, include_unpublished=True, round_keys=[round_key], include_votes=False)
     _merge_agents(doc, new)
@@ -89,7 +94,9 @@ def _merge_agents(doc: dict, new: dict) -> None:
     """Agents keep their stored name and organization; only unknown ones are created."""
     have = {a["slug"] for a in doc["agents"]}
     wanted = [a for a in new["agents"] if a["slug"] not in have]
-    stored = {a.slug: a for a in Agent.objects.filter(slug__in=[a["slug"] for a in wanted]).select_related("organization")}
+    stored = {
+        a.slug: a for a in Agent.objects.filter(slug__in=[a["slug"] for a in wanted]).select_related("organization")
+    }
     doc["agents"].extend(_agent_doc(stored[a["slug"]]) if a["slug"] in stored else a for a in wanted)
 
 

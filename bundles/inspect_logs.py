@@ -77,8 +77,9 @@ def _read_one(source: IO[bytes] | str | Path) -> EvalLog:
         return read_eval_log(str(source), resolve_attachments=True, exclude_fields={"events", "store"})
     data = source.read()
     # An uploaded stream has no extension to go by: an .eval log is a zip archive, a .json one is not.
-    fmt = "eval" if data[:2] == b"PK" else "json"
-    return read_eval_log(io.BytesIO(data), resolve_attachments=True, format=fmt)
+    if data[:2] == b"PK":
+        return read_eval_log(io.BytesIO(data), resolve_attachments=True, format="eval")
+    return read_eval_log(io.BytesIO(data), resolve_attachments=True, format="json")
 
 
 def key_part(text: str) -> str:

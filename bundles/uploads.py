@@ -27,7 +27,7 @@ def upload_problems(doc: Any, benchmark: Benchmark) -> list[str]:
     slug = (doc.get("benchmark") or {}).get("slug") if isinstance(doc.get("benchmark"), dict) else None
     if slug != benchmark.slug:
         problems.append(f"benchmark.slug: {slug!r} is not {benchmark.slug!r}, the benchmark this key is for")
-    rounds = doc.get("rounds") if isinstance(doc.get("rounds"), list) else []
+    rounds: list[Any] = doc["rounds"] if isinstance(doc.get("rounds"), list) else []
     keys = [r.get("key") for r in rounds if isinstance(r, dict)]
     published = set(
         Round.objects.filter(benchmark=benchmark, key__in=[k for k in keys if isinstance(k, str)])

@@ -9,6 +9,7 @@ from runs.admin import reason_field
 
 from ..models import Agent, Benchmark, Membership, Organization, Round
 from ._common import ReasonForm, SavesThroughServices
+from .imports import ImportsResults
 
 
 @admin.register(Organization)
@@ -59,7 +60,7 @@ class AgentAdmin(SavesThroughServices, admin.ModelAdmin):
 
 
 @admin.register(Benchmark)
-class BenchmarkAdmin(SavesThroughServices, admin.ModelAdmin):
+class BenchmarkAdmin(ImportsResults, SavesThroughServices, admin.ModelAdmin):
     form = BenchmarkForm
     list_display = ["name", "slug", "methodology", "pass_threshold"]
     search_fields = ["name", "slug"]

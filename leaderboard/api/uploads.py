@@ -100,8 +100,15 @@ BUNDLE_EXAMPLE = {
     "tasks": [{"key": "t1", "version": "1.0", "prompt": "Do the thing.", "evaluation": "auto"}],
     "rounds": [{"key": "2026-r1", "status": "draft", "entries": [{"agent": "my-agent", "model": "gpt-x"}]}],
     "runs": [
-        {"id": "r1", "round": "2026-r1", "agent": "my-agent", "task": "t1", "status": "completed",
-         "tests_passed": 4, "tests_total": 5}
+        {
+            "id": "r1",
+            "round": "2026-r1",
+            "agent": "my-agent",
+            "task": "t1",
+            "status": "completed",
+            "tests_passed": 4,
+            "tests_total": 5,
+        }
     ],
 }
 

@@ -36,9 +36,15 @@ USAGE = {"input_tokens": 120, "output_tokens": 8, "input_tokens_cache_read": 900
 class ScriptedModel(ModelAPI):
     """Answers each question from SCRIPTS[model name], the first time with the first answer, then the second."""
 
-    def __init__(self, model_name: str, base_url: str | None = None, api_key: str | None = None,
-                 config: GenerateConfig = GenerateConfig(), **model_args: object) -> None:
-        super().__init__(model_name, base_url, api_key, [], config)
+    def __init__(
+        self,
+        model_name: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        config: GenerateConfig | None = None,
+        **model_args: object,
+    ) -> None:
+        super().__init__(model_name, base_url, api_key, [], config or GenerateConfig())
         self.asked: dict[object, int] = {}
 
     async def generate(self, input, tools, tool_choice, config) -> ModelOutput:

@@ -145,9 +145,7 @@ def test_an_unfinished_or_cancelled_eval_is_refused_with_the_reason(quiz_logs, t
 
 def test_a_sample_whose_input_changed_is_refused_by_its_sample_id(quiz_logs, tmp_path, capsys):
     _import(quiz_logs["steady"])
-    reworded = [
-        s.model_copy(update={"input": "What is 17 + 26?"}) if s.id == "add" else s for s in scripted.QUESTIONS
-    ]
+    reworded = [s.model_copy(update={"input": "What is 17 + 26?"}) if s.id == "add" else s for s in scripted.QUESTIONS]
     scripted.SCRIPTS["reworded"] = scripted.SCRIPTS["steady"]
     try:
         (log,) = scripted.run(["reworded"], tmp_path, task=scripted.quiz(reworded))

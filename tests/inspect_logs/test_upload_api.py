@@ -7,6 +7,7 @@ import copy
 import json
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from bundles.importer import bundle_import
@@ -46,7 +47,9 @@ def post_logs(paths, key: str | None, round_key: str = "r1", slug: str = "sbench
     files = [open(p, "rb") for p in paths]
     try:
         headers = {"HTTP_AUTHORIZATION": f"Bearer {key}"} if key else {}
-        return Client().post(f"/api/benchmarks/{slug}/inspect", {"logs": files, "round": round_key, **fields}, **headers)
+        return Client().post(
+            f"/api/benchmarks/{slug}/inspect", {"logs": files, "round": round_key, **fields}, **headers
+        )
     finally:
         for f in files:
             f.close()
@@ -117,9 +120,10 @@ def test_a_published_round_or_votes_are_refused_with_every_problem(key):
     assert "rounds[0].key: round 'r1' is published; corrections are made in the admin" in problems
     assert "votes: an upload carries no votes" in problems
     published = copy.deepcopy(scored_bundle("sbench"))
-    assert "rounds[0].status: 'published'; uploads go into draft or preview rounds" in post_bundle(
-        published, key
-    ).json()["problems"]
+    assert (
+        "rounds[0].status: 'published'; uploads go into draft or preview rounds"
+        in post_bundle(published, key).json()["problems"]
+    )
     assert Run.objects.count() == runs and Round.objects.get(key="r1").status == "published"
 
 
@@ -155,9 +159,7 @@ def test_an_editor_makes_a_key_in_the_admin_which_is_shown_once_and_stored_hashe
     assert stored.digest == key_digest(raw) and raw not in (stored.prefix, stored.digest)
     assert post_bundle(draft_bundle(), raw).status_code == 200
     assert ApiKey.objects.get().last_used_at is not None
-    client.post(
-        "/admin/leaderboard/apikey/", {"action": "revoke", "_selected_action": [stored.pk]}, follow=True
-    )
+    client.post("/admin/leaderboard/apikey/", {"action": "revoke", "_selected_action": [stored.pk]}, follow=True)
     assert ApiKey.objects.get().revoked_at is not None
     assert post_bundle(draft_bundle(), raw).status_code == 401
 
@@ -167,3 +169,35 @@ def test_a_reviewer_cannot_make_a_key(bench):
     client.force_login(make_user("rita", "Reviewers"))
     assert client.post("/admin/leaderboard/apikey/add/", {"name": "x", "benchmark": bench.pk}).status_code == 403
     assert ApiKey.objects.count() == 0
+
+
+def test_an_editor_imports_logs_on_the_benchmark_page_and_sees_the_outcome(bench, quiz_logs):
+    client = Client()
+    client.force_login(make_user("edna", "Editors"))
+    url = f"/admin/leaderboard/benchmark/{bench.pk}/import/"
+    with open(quiz_logs["steady"], "rb") as log:
+        res = client.post(url, {"kind": "inspect", "files": [log], "round": "r1", "agent_from": "model"}, follow=True)
+    shown = [str(m) for m in res.context["messages"]]
+    assert any(m.startswith("Imported: sbench: created") and "6 runs" in m for m in shown)
+    assert Run.objects.count() == 6
+    doc = draft_bundle()
+    doc["runs"][0]["tests_passed"] = 11
+    res = client.post(url, {"kind": "bundle", "files": [_named(json.dumps(doc), "b.json")]}, follow=True)
+    shown = [str(m) for m in res.context["messages"]]
+    assert "1 problem(s); nothing was written." in shown
+    assert any("runs[0].tests_passed" in m for m in shown)
+    assert Run.objects.count() == 6
+
+
+def test_a_reviewer_cannot_import_on_the_benchmark_page(bench, quiz_logs):
+    client = Client()
+    client.force_login(make_user("rita", "Reviewers"))
+    with open(quiz_logs["steady"], "rb") as log:
+        res = client.post(
+            f"/admin/leaderboard/benchmark/{bench.pk}/import/", {"kind": "inspect", "files": [log], "round": "r1"}
+        )
+    assert res.status_code == 403 and Run.objects.count() == 0
+
+
+def _named(text: str, name: str):
+    return SimpleUploadedFile(name, text.encode(), content_type="application/json")

@@ -37,7 +37,9 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         for name in ("benchmark", "round_key"):
             if not re.match(KEY_PATTERN, options[name]) or len(options[name]) > 100:
-                raise CommandError(f"--{name.removesuffix('_key')}: {options[name]!r} is not a key (letters, digits, - _ .)")
+                raise CommandError(
+                    f"--{name.removesuffix('_key')}: {options[name]!r} is not a key (letters, digits, - _ .)"
+                )
         paths = [Path(p) for p in options["logs"]]
         missing = [str(p) for p in paths if not p.is_file()]
         if missing:

@@ -1,7 +1,6 @@
 from django.core.management.base import BaseCommand
 
 from leaderboard.progress import progress
-
 from snapshots.models import BoardSnapshot
 from snapshots.recompute import snapshot_recompute, snapshots_sweep
 
