@@ -19,6 +19,24 @@ page), `verdicts`, `disputes`, and `queue` (its filter and the admin index's cou
 """
 
 from . import disputes, queue, runs, verdicts
-from ._common import DeletesThroughService, formset_changes, reason_field
+from ._common import (
+    DeletesThroughService,
+    change_reason,
+    formset_changes,
+    reason_field,
+    refused_as_denied,
+    related_changed,
+)
 
-__all__ = ["DeletesThroughService", "disputes", "formset_changes", "queue", "reason_field", "runs", "verdicts"]
+__all__ = [
+    "DeletesThroughService",
+    "change_reason",
+    "disputes",
+    "formset_changes",
+    "queue",
+    "reason_field",
+    "refused_as_denied",
+    "related_changed",
+    "runs",
+    "verdicts",
+]

@@ -1,9 +1,7 @@
-import json
-from pathlib import Path
-
 from django.core.management.base import BaseCommand, CommandError
 
 from bundles.importer import bundle_import
+from leaderboard.management.files import read_json
 from leaderboard.progress import progress
 from scoring.bundle import BundleError
 
@@ -25,13 +23,7 @@ class Command(BaseCommand):
 
     def import_one(self, name: str) -> bool:
         """Import one file; True when it was refused."""
-        path = Path(name)
-        try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise CommandError(f"{name}: no such file") from None
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise CommandError(f"{name}: not valid JSON ({exc})") from None
+        doc = read_json(name)
         try:
             report = bundle_import(doc=doc)
         except BundleError as exc:
