@@ -94,6 +94,12 @@ def _refused(problems: list[str]) -> Status:
     return Status(422, {"detail": f"{len(problems)} problem(s); nothing was written", "problems": problems})
 
 
+UPLOAD_EXAMPLE = {
+    "benchmark": "my-bench",
+    "rounds": ["2026-r1"],
+    "created": {"runs": 6, "tasks": 3, "task versions": 3, "entries": 1, "agents": 1},
+    "updated": {},
+}
 BUNDLE_EXAMPLE = {
     "benchmark": {"slug": "my-bench", "name": "My benchmark", "methodology": "scored"},
     "agents": [{"slug": "my-agent", "name": "My agent"}],
@@ -125,7 +131,8 @@ BUNDLE_EXAMPLE = {
         "requestBody": {
             "required": True,
             "content": {"application/json": {"schema": {"type": "object"}, "example": BUNDLE_EXAMPLE}},
-        }
+        },
+        "responses": {"200": {"content": {"application/json": {"example": UPLOAD_EXAMPLE}}}},
     },
 )
 def upload_bundle(request: HttpRequest, slug: str = Path(..., pattern=KEY_PATTERN, max_length=100)):
@@ -150,6 +157,20 @@ def upload_bundle(request: HttpRequest, slug: str = Path(..., pattern=KEY_PATTER
     auth=BenchmarkKey(),
     throttle=[KeyRateThrottle()],
     response={200: s.UploadOut, **UPLOAD_ERRORS},
+    openapi_extra={
+        "requestBody": {
+            "content": {
+                "multipart/form-data": {
+                    "example": {
+                        "logs": ["2026-03-01T10-00-00_quiz_abc.eval"],
+                        "round": "2026-r1",
+                        "agent_from": "model",
+                    }
+                }
+            }
+        },
+        "responses": {"200": {"content": {"application/json": {"example": UPLOAD_EXAMPLE}}}},
+    },
 )
 def upload_inspect(
     request: HttpRequest,
