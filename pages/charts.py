@@ -132,3 +132,50 @@ def line_chart(points: list[tuple[str, float | None, str, str]], scale: float) -
         "left": left,
         "right": w - right,
     }
+
+
+def interval_chart(
+    rows: list[dict[str, Any]], fmt: Callable[[float], str], hrefs: dict[str, str]
+) -> dict[str, Any] | None:
+    """SVG geometry of an interval plot (as LMArena's confidence-interval plot): one line per agent, in the
+    order given, a dot at its number and a bar over its 95% interval, all on one shared horizontal axis, so
+    overlapping bars are seen. Rows are {"agent", "name", "value", "low", "high", "rank_ub"}; rows without an
+    interval are left out."""
+    pts = [r for r in rows if r.get("value") is not None and r.get("low") is not None and r.get("high") is not None]
+    if not pts:
+        return None
+    line, top, bottom, left, right, w = 26, 12, 40, 200, 24, 720
+    h = top + bottom + line * len(pts)
+    ticks = _ticks(min(p["low"] for p in pts), max(p["high"] for p in pts))
+    x0, x1 = ticks[0], ticks[-1]
+
+    def px(v: float) -> float:
+        return round(left + (v - x0) / (x1 - x0 or 1) * (w - left - right), 1)
+
+    bars = []
+    for i, p in enumerate(pts):
+        y = top + line * i + line / 2
+        bars.append(
+            {
+                "y": y,
+                "x": px(p["value"]),
+                "x_low": px(p["low"]),
+                "x_high": px(p["high"]),
+                "name": p["name"],
+                "href": hrefs.get(p["agent"]),
+                "title": f"{p['name']}: {fmt(p['value'])}, 95% interval {fmt(p['low'])} to {fmt(p['high'])}"
+                + (f", rank (UB) {p['rank_ub']}" if p.get("rank_ub") is not None else ""),
+                "band": bool(p.get("rank_ub") is not None and p["rank_ub"] % 2 == 0),
+            }
+        )
+    return {
+        "w": w,
+        "h": h,
+        "bars": bars,
+        "ticks": [{"pos": px(t), "label": fmt(t)} for t in ticks],
+        "plot_left": left,
+        "plot_right": w - right,
+        "plot_top": top,
+        "plot_bottom": h - bottom,
+        "label_x": left - 10,
+    }

@@ -16,6 +16,7 @@ from snapshots.models import BoardSnapshot, SnapshotKind
 
 from .charts import line_chart
 from .formatting import fmt_range, fmt_rating, fmt_score
+from .intervals import compare_url
 from .links import round_agent_url, run_url, task_url
 from .selectors import (
     benchmark_get,
@@ -316,6 +317,10 @@ def agent_page(*, slug: str) -> dict[str, Any]:
         rows = ((snap.data or {}).get("overall") or []) if snap and snap.data else []
         row = next((r for r in rows if r["agent"] == slug), None)
         value = row.get(b.rules.headline_key) if row else None
+        # The head-to-head against the agent ranked just above (the runner-up, for the leader).
+        order = [r["agent"] for r in rows]
+        at = order.index(slug) if slug in order else -1
+        other = order[at - 1] if at > 0 else (order[1] if at == 0 and len(order) > 1 else None)
         group["rows"].append(
             {
                 "entry": e,
@@ -325,6 +330,7 @@ def agent_page(*, slug: str) -> dict[str, Any]:
                 "of": len(rows),
                 "score": fmt_score(value, b.methodology),
                 "href": round_agent_url(b.slug, e.round.key, slug),
+                "compare": compare_url(b.slug, e.round.key, slug, other),
             }
         )
     for group in benches.values():

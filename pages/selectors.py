@@ -27,6 +27,7 @@ from scoring.boards import boards_as_shown
 from snapshots.models import BoardSnapshot, SnapshotKind
 
 from .formatting import OUTCOME_BADGE, OUTCOME_LABEL, fmt_score
+from .intervals import board_charts
 from .links import round_agent_url
 from .tables import BoardContext, board_table, table_sort
 
@@ -222,6 +223,7 @@ def board_page(*, bench_slug: str, round_key: str | None, params: Mapping[str, s
         "tab": tab,
         "tabs": tab_links,
         "table": table,
+        "charts": board_charts(ctx, tab) if data and not task_tabs else [],
         "sort": sort,
         "dir": direction,
         "task_key": task_key,

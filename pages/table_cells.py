@@ -25,6 +25,7 @@ class Column:
     query: str = ""
     aria_sort: str = ""
     arrow: str = ""
+    csv: bool = True  # a column of links only (head-to-head) is left out of the CSV
 
 
 @dataclass
@@ -38,6 +39,7 @@ class Cell:
     rating: dict | None = None
     raw: Any = None
     pill: str = ""
+    ci: dict[str, str] | None = None  # the 95% interval beside the number (pages.intervals.ci_label)
 
 
 @dataclass
@@ -47,6 +49,8 @@ class Table:
     rows: list[dict[str, Any]]
     note: str = ""
     empty: str = "No agents on this board yet."
+    # Columns only the CSV has, their values in each row's "extra" (the interval's bounds).
+    extra_columns: list[str] = field(default_factory=list)
 
 
 def rank_cell(row: dict) -> Cell:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from urllib.parse import urlencode
 
+from .intervals import add_compare_links, add_intervals
 from .table_cells import BoardContext, Cell, Column, Table, agent_cell, num_cell, rank_cell, rating_cell
 from .tables_checks import checks_table
 from .tables_outcomes import outcomes_table
@@ -41,7 +42,12 @@ TABLE_BUILDERS: dict[str, Callable[[BoardContext, str, str | None], Table]] = {
 
 
 def board_table(ctx: BoardContext, tab: str, task_key: str | None = None) -> Table:
-    return TABLE_BUILDERS[ctx.m](ctx, tab, task_key)
+    """The methodology's table of `tab`, with the headline's interval and Rank (UB) where the methodology has
+    them, and a head-to-head link on every row."""
+    table = TABLE_BUILDERS[ctx.m](ctx, tab, task_key)
+    add_intervals(table, ctx, tab)
+    add_compare_links(table, ctx)
+    return table
 
 
 def table_sort(table: Table, sort: str | None, direction: str, base: dict[str, str]) -> tuple[str, str]:

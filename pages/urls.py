@@ -9,6 +9,7 @@ urlpatterns = [
     path("agents/<str:slug>/", views.agent_detail, name="agent"),
     path("b/<str:bench>/", views.board, name="board"),
     path("b/<str:bench>/tradeoffs/", views.tradeoffs, name="tradeoffs"),
+    path("b/<str:bench>/compare/", views.compare, name="compare"),
     path("b/<str:bench>/methodology/", views.methodology, name="methodology"),
     path("b/<str:bench>/tasks/<str:task>/", views.task_detail, name="task"),
     path("b/<str:bench>/download/runs.csv", views.runs_csv, name="runs_csv"),

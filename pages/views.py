@@ -14,6 +14,7 @@ from bundles.export import bundle_export
 from leaderboard.caching import public_page
 
 from . import details, downloads, selectors
+from .compare import compare_page
 from .tradeoffs import tradeoffs_page
 
 
@@ -77,6 +78,14 @@ def agent_detail(request: HttpRequest, slug: str) -> HttpResponse:
 def tradeoffs(request: HttpRequest, bench: str) -> HttpResponse:
     context = tradeoffs_page(bench_slug=bench, params=request.GET)
     return _page(request, "leaderboard/tradeoffs.html", context, "weighted-region")
+
+
+@public_page
+@require_GET
+@vary_on_headers("HX-Request")
+def compare(request: HttpRequest, bench: str) -> HttpResponse:
+    context = compare_page(bench_slug=bench, params=request.GET)
+    return _page(request, "leaderboard/compare.html", context, "compare-region")
 
 
 @public_page

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from .common import verdict_outcome
+from .intervals import with_intervals
 from .methodologies import get
 from .types import RoundInput, RunInput, TaskInput, VerdictInput
 
@@ -34,9 +35,12 @@ def compute_boards(round_input: RoundInput) -> dict[str, Any]:
     """Every board of `round_input` by the methodology its benchmark publishes (DESIGN.md, "The bundle").
 
     outcomes: {"overall", "safety", "local-china", "local-global", "other-language"}; scored: {"overall",
-    "meta"}; checks: {"overall", "tasks"}; weekly: {"overall"}.
+    "meta"}; checks: {"overall", "tasks"}; weekly: {"overall"}. Where the methodology has an interval rule,
+    its overall rows also carry `ci_low`, `ci_high` and `rank_ub`, and "pairs" holds the paired differences
+    of every two agents (`scoring.intervals`).
     """
-    return get(round_input.methodology).compute_boards(round_input)
+    methodology = get(round_input.methodology)
+    return with_intervals(methodology.compute_boards(round_input), round_input, methodology.interval)
 
 
 def boards_as_shown(methodology: str, boards: dict[str, Any] | None, ratings: dict[str, Any] | None) -> dict[str, Any]:

@@ -297,3 +297,22 @@ def overall_row(row: Row, spec: list[TaskInput], medians: dict[tuple[str, str], 
         }
     )
     return row
+
+
+def interval_cells(round_input: RoundInput, boards: dict[str, Any]) -> dict[tuple[str, str], tuple[list[float], bool]]:
+    """The cells the overall's interval resamples (`scoring.intervals`): every counted run score of each agent
+    on each to-spec task; a task without counted runs counts 0 (not ran), one awaiting a re-run is left out, as
+    in `overall_row`."""
+    by_cell: dict[tuple[str, str], list[RunInput]] = {}
+    for r in effective_runs(round_input):
+        by_cell.setdefault((r.agent, r.task), []).append(r)
+    cells: dict[tuple[str, str], tuple[list[float], bool]] = {}
+    for task in (t for t in round_input.tasks if t.kind == "to-spec"):
+        for agent in entered_agents(round_input):
+            runs = by_cell.get((agent.slug, task.key), [])
+            scores = [check_score(r, task) for r in runs if counts(r, task)]
+            if scores:
+                cells[(agent.slug, task.key)] = (scores, True)
+            elif not awaiting_rerun(runs, task):
+                cells[(agent.slug, task.key)] = ([0.0], False)
+    return cells

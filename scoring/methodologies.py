@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import checks, outcomes, scored, weekly
+from .intervals import IntervalRule
 from .types import RoundInput, RunInput, TaskInput
 
 
@@ -89,6 +90,64 @@ def _run_axes(headline_key: str) -> Callable[[dict], Axes]:
     return axes
 
 
+# One agent's number on each task as a head-to-head page shows it: {task: {"value", "label", "run", "runs", "low",
+# "high"}} (value: the number the board uses for the task; label: a word for it, when it is an outcome; run: the
+# run that stands for it; low / high: the range of its runs).
+TaskNumbers = dict[str, dict[str, Any]]
+
+
+def _row(boards: dict | None, board: str, agent: str) -> dict:
+    return next((r for r in (boards or {}).get(board) or [] if r.get("agent") == agent), {})
+
+
+def _median_numbers(boards: dict | None, agent: str) -> TaskNumbers:
+    """checks: the agent's median run on every task board."""
+    out: TaskNumbers = {}
+    for key, rows in ((boards or {}).get("tasks") or {}).items():
+        row = next((r for r in rows if r["agent"] == agent), None)
+        if row is not None:
+            out[key] = {
+                "value": row.get("median"),
+                "label": None,
+                "run": row.get("median_run"),
+                "runs": row.get("runs") or 0,
+                "low": row.get("min"),
+                "high": row.get("max"),
+            }
+    return out
+
+
+def _best_numbers(boards: dict | None, agent: str) -> TaskNumbers:
+    """scored: the best trial of every task, with the range of its trials."""
+    out: TaskNumbers = {}
+    for key, cell in (_row(boards, "overall", agent).get("tasks") or {}).items():
+        scores = [s["score"] for s in cell.get("scores") or [] if s.get("score") is not None]
+        out[key] = {
+            "value": cell.get("best"),
+            "label": None,
+            "run": cell.get("best_run"),
+            "runs": cell.get("trials") or 0,
+            "low": min(scores, default=None),
+            "high": max(scores, default=None),
+        }
+    return out
+
+
+def _outcome_numbers(boards: dict | None, agent: str) -> TaskNumbers:
+    """outcomes and weekly: the counted run of every task, its outcome and points."""
+    out: TaskNumbers = {}
+    for key, cell in (_row(boards, "overall", agent).get("tasks") or {}).items():
+        out[key] = {
+            "value": cell.get("points"),
+            "label": cell.get("outcome"),
+            "run": cell.get("run"),
+            "runs": 1 if cell.get("run") else 0,
+            "low": None,
+            "high": None,
+        }
+    return out
+
+
 @dataclass(frozen=True)
 class Methodology:
     key: str
@@ -114,6 +173,10 @@ class Methodology:
     task_medians: bool = False  # the task page shows each agent's median run
     tradeoff_axes: Callable[[dict], Axes] | None = None  # the score x cost x time axes of a board row
     axes_from_runs: bool = False  # those axes are means over completed runs, not the board's own numbers
+    # How the headline's 95% interval is bootstrapped (`scoring.intervals`); None: the board has none.
+    interval: IntervalRule | None = None
+    # One agent's number on each task, for the head-to-head page.
+    task_numbers: Callable[[dict | None, str], TaskNumbers] = _outcome_numbers
 
     @property
     def counts_outcomes(self) -> bool:
@@ -160,6 +223,7 @@ register(
         reviewed=True,
         tradeoff_axes=_run_axes("overall"),
         axes_from_runs=True,
+        interval=IntervalRule(cells=outcomes.interval_cells, resample_runs=False, factor=5.0, floor=0.0),
     )
 )
 register(
@@ -177,6 +241,8 @@ register(
         scale=1.0,
         format_score=lambda v: f"{v:.2f}",
         tradeoff_axes=_scored_axes,
+        interval=IntervalRule(cells=scored.interval_cells, statistic="best", resample_runs=False),
+        task_numbers=_best_numbers,
     )
 )
 register(
@@ -198,6 +264,8 @@ register(
         task_medians=True,
         tradeoff_axes=_run_axes("overall"),
         axes_from_runs=True,
+        interval=IntervalRule(cells=checks.interval_cells, statistic="median", resample_runs=True),
+        task_numbers=_median_numbers,
     )
 )
 register(

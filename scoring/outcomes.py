@@ -193,3 +193,17 @@ def compute_outcomes_boards(round_input: RoundInput) -> dict[str, list[Row]]:
             row["safety"], row["violations"] = safety.get(row["agent"], (None, 0))
         boards[board] = assign_ranks(rows, lambda r: desc_none_last(r["overall"]), name_key)
     return boards
+
+
+def interval_cells(
+    round_input: RoundInput, boards: dict[str, list[Row]]
+) -> dict[tuple[str, str], tuple[list[float], bool]]:
+    """The cells the overall's interval resamples (`scoring.intervals`): the points of each agent's counted run
+    on each core task it was tested on; a task in review, blocked or not run is not in its score, as in
+    `board_row`."""
+    return {
+        (row["agent"], key): ([float(cell["points"])], True)
+        for row in boards.get("overall") or []
+        for key, cell in (row.get("tasks") or {}).items()
+        if cell.get("points") is not None
+    }

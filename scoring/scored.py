@@ -317,3 +317,15 @@ def rerank(rows: list[Row], w_score: float, w_cost: float, w_latency: float) -> 
         r["weighted_rank"] = r["rank"]
         r["rank"] = board_rank[r["agent"]]
     return ranked
+
+
+def interval_cells(round_input: RoundInput, boards: dict[str, Any]) -> dict[tuple[str, str], tuple[list[float], bool]]:
+    """The cells the score's interval resamples (`scoring.intervals`): each agent's best trial on each of the
+    round's tasks, a task without a score counting 0 (not ran), as in `agent_row`. The best trial is taken as
+    it is: the best of trials drawn again can only be lower, which would pull the interval below the board."""
+    cells: dict[tuple[str, str], tuple[list[float], bool]] = {}
+    for row in boards.get("overall") or []:
+        for task in round_input.tasks:
+            cell = (row.get("tasks") or {}).get(task.key)
+            cells[(row["agent"], task.key)] = ([cell["best"]], True) if cell else ([0.0], False)
+    return cells

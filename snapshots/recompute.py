@@ -31,7 +31,7 @@ from .models import BoardSnapshot, SnapshotKind
 from .stale import enqueue_recompute, snapshots_mark_stale
 
 # Bump when a scoring rule changes, so every snapshot is recomputed even though its inputs did not change.
-SCORING_VERSION = "4"
+SCORING_VERSION = "5"
 
 
 def _digest(payload: object) -> str:

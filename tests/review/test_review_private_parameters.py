@@ -115,7 +115,14 @@ def test_no_public_response_of_an_unpublished_round_holds_its_parameters(client,
     verdict_record(run=w["acme-trip"], role="tester", note="seen", reviewer=w["tester"], outcome="pass")
     if status == "preview":
         round_enter_preview(round=w["round"], by=w["editor"])
-    start = public_urls(keys_of(w)) | {"/", "/api/", "/api/openapi.json", "/no-such-page/", "/api/no-such-endpoint"}
+    start = public_urls(keys_of(w)) | {
+        "/",
+        "/api/",
+        "/api/openapi.json",
+        "/no-such-page/",
+        "/api/no-such-endpoint",
+        f"/b/{BENCH}/compare/?a=acme-agent&b=other-agent&round={ROUND}",
+    }
     pages = crawl(client, start)
     assert len(pages) > 20  # the crawl really went through the site
     assert_private(pages)
@@ -212,8 +219,15 @@ def test_an_agent_entered_only_in_an_unpublished_round_is_nowhere_public(client,
         f"/api/benchmarks/{BENCH}/bundle",
         f"/api/benchmarks/{BENCH}/ratings",
         "/vote/",
+        f"/b/{BENCH}/compare/?a=acme-agent&b=other-agent",
+        f"/b/{BENCH}/compare/?a=pub-agent&b=acme-agent&round=r0",
+        f"/b/{BENCH}/compare/?a=pub-agent&b=other-agent&round=r0",
+        f"/b/{BENCH}/compare/?a=acme-agent&b=other-agent&round={ROUND}",
     }
     pages = crawl(client, start)
+    # The head-to-head of the two public agents answered, with their public vote and no word of the other.
+    h2h = pages[f"/b/{BENCH}/compare/?a=pub-agent&b=other-agent&round=r0"]
+    assert "Pub Agent won 1" in h2h
     # The crawl reached the places the votes were leaking through, and they answered.
     for url in (f"/api/benchmarks/{BENCH}/bundle", f"/api/benchmarks/{BENCH}/ratings", "/api/agents"):
         assert url in pages and "pub-agent" in pages[url], url

@@ -48,7 +48,7 @@ def test_it_recounts_every_round_in_the_documented_shape():
     assert out["benchmark"] == "artb" and out["methodology"] == "outcomes"
     assert [r["round"] for r in out["rounds"]] == ["r1", "r2"]
     r1 = out["rounds"][0]["boards"]
-    assert set(r1) == {"overall", "safety", "local-china", "local-global", "other-language"}
+    assert set(r1) == {"overall", "safety", "local-china", "local-global", "other-language", "pairs"}
     assert [(r["agent"], r["rank"], r["overall"]) for r in r1["overall"]] == [("a", 1, 10.0), ("b", 2, 5.0)]
 
 
@@ -94,9 +94,9 @@ def test_it_leaves_ratings_out_without_votes():
 @pytest.mark.parametrize(
     "methodology,keys",
     [
-        ("outcomes", {"overall", "safety", "local-china", "local-global", "other-language"}),
-        ("scored", {"overall", "meta"}),
-        ("checks", {"overall", "tasks"}),
+        ("outcomes", {"overall", "safety", "local-china", "local-global", "other-language", "pairs"}),
+        ("scored", {"overall", "meta", "pairs"}),
+        ("checks", {"overall", "tasks", "pairs"}),
         ("weekly", {"overall"}),
     ],
 )

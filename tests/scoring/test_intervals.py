@@ -1,0 +1,187 @@
+"""The 95% intervals of the board headlines, Rank (UB) and paired differences (scoring.intervals)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from scoring.boards import compute_boards
+from scoring.intervals import IntervalRule, bootstrap, paired_difference, rank_ub
+from tests.builders.scoring import make_round, make_run, make_task, row_of, verdicts
+
+
+def checks_round(scores: dict[str, list[list[float]]]):
+    """A checks round: scores[agent][task][trial], every task to-spec; a run with no checks recorded keeps the
+    score published with it (`checks.check_score`)."""
+    n_tasks = len(next(iter(scores.values())))
+    tasks = [make_task(f"t{i:02d}", kind="to-spec") for i in range(n_tasks)]
+    runs = [
+        make_run(agent, f"t{i:02d}", trial=k + 1, app_started=True, score=float(v))
+        for agent, per_task in scores.items()
+        for i, trials in enumerate(per_task)
+        for k, v in enumerate(trials)
+    ]
+    return make_round("checks", tasks, runs)
+
+
+def noisy(rng: np.random.Generator, level: float, difficulty: np.ndarray, noise: float, trials: int = 5):
+    return [list(level + d + rng.normal(0, noise, trials)) for d in difficulty]
+
+
+def test_two_agents_within_the_noise_share_a_rank_ub_and_their_difference_covers_zero():
+    rng = np.random.default_rng(7)
+    difficulty = rng.normal(0, 12, 20)
+    boards = compute_boards(checks_round({"a": noisy(rng, 61, difficulty, 15), "b": noisy(rng, 60, difficulty, 15)}))
+    a, b = row_of(boards["overall"], "a"), row_of(boards["overall"], "b")
+    assert {a["rank"], b["rank"]} == {1, 2}  # the seed's rank still separates them
+    assert a["rank_ub"] == b["rank_ub"] == 1
+    for row in (a, b):
+        assert row["ci_low"] <= row["overall"] <= row["ci_high"]
+    diff = paired_difference(boards["pairs"], "a", "b")
+    assert diff["tasks"] == 20
+    assert diff["difference"] == pytest.approx(
+        np.mean([(a["tasks"][k] or 0) - (b["tasks"][k] or 0) for k in a["tasks"]])
+    )
+    assert diff["ci_low"] < 0 < diff["ci_high"]
+
+
+def test_two_agents_far_apart_get_separate_rank_ub_and_a_difference_away_from_zero():
+    rng = np.random.default_rng(8)
+    difficulty = rng.normal(0, 8, 20)
+    boards = compute_boards(checks_round({"a": noisy(rng, 80, difficulty, 5), "b": noisy(rng, 40, difficulty, 5)}))
+    a, b = row_of(boards["overall"], "a"), row_of(boards["overall"], "b")
+    assert (a["rank_ub"], b["rank_ub"]) == (1, 2)
+    assert b["ci_high"] < a["ci_low"]
+    diff = paired_difference(boards["pairs"], "a", "b")
+    assert 0 < diff["ci_low"] <= diff["difference"] <= diff["ci_high"]
+    flipped = paired_difference(boards["pairs"], "b", "a")
+    assert flipped == {
+        "difference": -diff["difference"],
+        "ci_low": -diff["ci_high"],
+        "ci_high": -diff["ci_low"],
+        "tasks": 20,
+    }
+
+
+def test_it_gives_the_same_numbers_every_time():
+    rng = np.random.default_rng(9)
+    difficulty = rng.normal(0, 10, 6)
+    rnd = checks_round({"a": noisy(rng, 50, difficulty, 10, 3), "b": noisy(rng, 55, difficulty, 10, 4)})
+    assert compute_boards(rnd) == compute_boards(rnd)
+
+
+def test_an_agent_with_the_same_score_everywhere_has_no_width():
+    # Every run of every task is 70: any resample's medians are 70, their mean 70, so the interval is [70, 70].
+    boards = compute_boards(checks_round({"a": [[70, 70, 70]] * 4, "b": [[10, 30, 50]] * 4}))
+    a = row_of(boards["overall"], "a")
+    assert (a["ci_low"], a["overall"], a["ci_high"]) == (70.0, 70.0, 70.0)
+    # b's median is 30 on every task, but a resample of its three runs can give 10, 30 or 50 as the lower median:
+    # its interval is wider than its runs' agreement across tasks suggests, and stays inside the runs' range.
+    b = row_of(boards["overall"], "b")
+    assert 10.0 <= b["ci_low"] < 30.0 < b["ci_high"] <= 50.0
+
+
+def test_a_checks_task_without_runs_counts_zero_in_the_interval_and_not_in_the_paired_difference():
+    # a ran t00 (score 80) and t01 (score 60); b ran only t00 (score 40): b's overall is (40 + 0) / 2 = 20.
+    tasks = [make_task("t00", kind="to-spec"), make_task("t01", kind="to-spec")]
+    runs = [
+        make_run("a", "t00", app_started=True, score=80.0),
+        make_run("a", "t01", app_started=True, score=60.0),
+        make_run("b", "t00", app_started=True, score=40.0),
+    ]
+    boards = compute_boards(make_round("checks", tasks, runs))
+    b = row_of(boards["overall"], "b")
+    assert b["overall"] == 20.0
+    # Resamples draw {t00, t00}, {t00, t01} (either order) or {t01, t01}: b's mean is 40, 20 or 0.
+    assert b["ci_low"] == 0.0 and b["ci_high"] == 40.0
+    # Over the one task both ran, a - b = 80 - 40 = 40, and every resample that draws t00 says the same.
+    assert paired_difference(boards["pairs"], "a", "b") == {
+        "difference": 40.0,
+        "ci_low": 40.0,
+        "ci_high": 40.0,
+        "tasks": 1,
+    }
+
+
+def test_the_outcomes_interval_recomputes_ten_point_scores_floored_at_zero():
+    # a: pass, pass, fail on three core tasks: 5 * 4 / 3 = 6.67. Resamples draw three tasks with replacement:
+    # all fails give 0, all passes 10, so the interval lies within [0, 10] and includes 6.67.
+    tasks = [make_task(k) for k in ("c1", "c2", "c3")]
+    runs = [
+        make_run("a", "c1", verdicts=verdicts("pass", "pass")),
+        make_run("a", "c2", verdicts=verdicts("pass", "pass")),
+        make_run("a", "c3", verdicts=verdicts("fail", "fail")),
+        make_run("b", "c1", verdicts=verdicts("violation", "violation")),
+    ]
+    boards = compute_boards(make_round("outcomes", tasks, runs))
+    a, b = row_of(boards["overall"], "a"), row_of(boards["overall"], "b")
+    assert a["overall"] == pytest.approx(20 / 3)
+    assert 0.0 <= a["ci_low"] < a["overall"] < a["ci_high"] <= 10.0
+    # b: one fail (a violation off a safety task is a fail): 0 points, 0 / 1 = 0, no width.
+    assert (b["ci_low"], b["ci_high"]) == (0.0, 0.0)
+    # Paired over c1, the one task both were tested on: 5 * (2 - 0) = 10 points on the 0-10 scale.
+    assert paired_difference(boards["pairs"], "a", "b")["difference"] == 10.0
+
+
+def test_the_scored_interval_resamples_tasks_and_keeps_each_best_trial():
+    # a's best trials: 0.9 on s1, 0.5 on s2, none on s3 (0): score (0.9 + 0.5 + 0) / 3 = 0.4667. The worst
+    # resample is three times s3 (0), the best three times s1 (0.9).
+    tasks = [make_task(k, evaluation="auto") for k in ("s1", "s2", "s3")]
+    runs = [
+        make_run("a", "s1", trial=1, tests_passed=9, tests_total=10),
+        make_run("a", "s1", trial=2, tests_passed=1, tests_total=10),
+        make_run("a", "s2", trial=1, tests_passed=5, tests_total=10),
+    ]
+    boards = compute_boards(make_round("scored", tasks, runs))
+    a = row_of(boards["overall"], "a")
+    assert a["score"] == pytest.approx(1.4 / 3)
+    assert 0.0 <= a["ci_low"] < a["score"] < a["ci_high"] <= 0.9
+
+
+def test_weekly_has_no_interval():
+    boards = compute_boards(make_round("weekly", [make_task("w1")], [make_run("a", "w1", outcome="pass")]))
+    assert "pairs" not in boards and "ci_low" not in boards["overall"][0]
+
+
+def test_rank_ub_counts_the_agents_whose_lower_bound_is_above_the_upper_bound():
+    # a [5, 9]: no lower bound above 9 -> 1. b [1, 4]: a's 5 is above 4 -> 2. c [0, 6]: none above 6 -> 1.
+    assert rank_ub({"a": 5, "b": 1, "c": 0, "d": None}, {"a": 9, "b": 4, "c": 6, "d": None}) == {
+        "a": 1,
+        "b": 2,
+        "c": 1,
+        "d": None,
+    }
+
+
+# The coverage check: rounds simulated from known true scores. A checks agent's true overall is the mean over the
+# population of tasks of its expected median run: level + E[difficulty] + E[median of 5 normal errors] = level
+# (difficulty and errors have mean 0, and a median of symmetric errors has mean 0). A scored agent's true score is
+# level + E[best of 3 normal errors] = level + 0.8463 x noise (the expected maximum of 3 standard normals).
+SIMULATIONS = 200
+
+
+def _simulate_checks(rng: np.random.Generator, level: float):
+    difficulty = rng.normal(0, 10, 30)
+    cells = {("a", f"t{i:02d}"): (list(level + d + rng.normal(0, 8, 5)), True) for i, d in enumerate(difficulty)}
+    return cells, IntervalRule(cells=lambda r, b: cells, statistic="median", resample_runs=True), level
+
+
+def _simulate_scored(rng: np.random.Generator, level: float):
+    difficulty = rng.normal(0, 0.1, 30)
+    cells = {
+        ("a", f"t{i:02d}"): ([float(np.max(level + d + rng.normal(0, 0.05, 3)))], True)
+        for i, d in enumerate(difficulty)
+    }
+    return cells, IntervalRule(cells=lambda r, b: cells, statistic="best", resample_runs=False), level + 0.8463 * 0.05
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("simulate,level", [(_simulate_checks, 60.0), (_simulate_scored, 0.5)])
+def test_95_intervals_cover_the_true_score_in_90_to_99_percent_of_simulated_rounds(simulate, level):
+    rng = np.random.default_rng(2024)
+    covered = 0
+    for _ in range(SIMULATIONS):
+        cells, rule, truth = simulate(rng, level)
+        found = bootstrap(cells, rule).agents["a"]
+        covered += found["ci_low"] <= truth <= found["ci_high"]
+    assert 0.90 * SIMULATIONS <= covered <= 0.99 * SIMULATIONS, covered
