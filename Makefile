@@ -8,12 +8,12 @@ TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/leaderboard
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/1
 TEST_BROKER_URL ?= redis://127.0.0.1:6379/2
 
-.PHONY: serve test install chromium demo lint
+.PHONY: serve test install chromium demo lint mutate
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet -e '.[dev,inspect]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -44,3 +44,25 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
+
+# Mutation testing (slow: not part of `make test` nor CI; docs/testing.md has the scores). Each target is copied
+# to var/mutate/<target>/ with mutation/<target>.cfg as its mutmut setup.cfg; mutmut keeps its results there, so
+# a run that is stopped resumes where it was. Then mutation/named.py puts back, one at a time, the mutants a
+# review found surviving (some are module constants, which mutmut does not mutate) and checks a test kills each.
+# `make mutate MUTATE_TARGETS=voting` runs one target; MUTATE_JOBS is mutmut's number of processes.
+MUTATE_TARGETS ?= scoring voting
+MUTATE_JOBS ?= 2
+mutate: $(STAMP)
+	@set -e; for t in $(MUTATE_TARGETS); do \
+	  d=var/mutate/$$t; mkdir -p $$d; \
+	  rsync -a --delete --exclude /.git --exclude /.venv --exclude /var --exclude /mutants --exclude /staticfiles \
+	    --exclude __pycache__ ./ $$d/; \
+	  cp mutation/$$t.cfg $$d/setup.cfg; ln -sfn "$$(cd .. && pwd)/shared" $$d/shared; \
+	  (cd $$d && env -u TEST_RUN_ID DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} \
+	    REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} CELERY_BROKER_URL=$${CELERY_BROKER_URL:-$(TEST_BROKER_URL)} \
+	    $(abspath $(VENV))/bin/mutmut run --max-children $(MUTATE_JOBS) > ../$$t.log 2>&1 && \
+	    $(abspath $(VENV))/bin/mutmut export-cicd-stats > /dev/null) || { echo "mutmut failed: see $$d.log"; exit 1; }; \
+	  $(PY) mutation/score.py $$t $$d/mutants/mutmut-cicd-stats.json; \
+	done
+	env -u TEST_RUN_ID DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} \
+	  CELERY_BROKER_URL=$${CELERY_BROKER_URL:-$(TEST_BROKER_URL)} $(PY) mutation/named.py $(MUTATE_TARGETS)

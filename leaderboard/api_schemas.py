@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Any
 
-from ninja import Schema
+from ninja import Field, Schema
 
 
 class ErrorOut(Schema):
@@ -257,3 +257,19 @@ class BundleOut(Schema):
     rounds: list[dict[str, Any]]
     runs: list[dict[str, Any]]
     votes: list[dict[str, Any]]
+
+
+# --- uploads ------------------------------------------------------------------------------------------------------
+
+
+class UploadOut(Schema):
+    benchmark: str
+    rounds: list[str]
+    created: dict[str, int] = Field(description="rows created, per kind (runs, tasks, entries...)")
+    updated: dict[str, int] = Field(description="rows whose values changed, per kind")
+
+
+class UploadErrorOut(Schema):
+    detail: str
+    problems: list[str] = Field(default=[], description="every problem, each with its path or its log and sample")
+    errors: list[dict[str, Any]] | None = None

@@ -363,3 +363,26 @@ def task_input(task: Task) -> TaskInput:
         time_limit_min=task.time_limit_min,
         token_budget=task.token_budget,
     )
+
+
+class ApiKey(models.Model):
+    """A benchmark team's key to the upload API: scoped to one benchmark, stored as a SHA-256 digest (the key
+    itself is shown once, when it is made), revocable, with its last use kept. Written by `leaderboard.api_keys`."""
+
+    name = models.CharField(max_length=100, help_text="Who or what uses it, e.g. the team's CI.")
+    benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="api_keys")
+    prefix = models.CharField(max_length=16, editable=False, help_text="The key's first characters, to recognise it.")
+    digest = models.CharField(max_length=64, unique=True, editable=False)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, editable=False
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
+    revoked_at = models.DateTimeField(null=True, blank=True, editable=False)
+
+    class Meta:
+        ordering = ["benchmark", "-created_at"]
+        verbose_name = "API key"
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"

@@ -237,6 +237,10 @@ CELERY_BEAT_SCHEDULE["votes-housekeeping"] = {"task": "voting.tasks.votes_housek
 CELERY_BEAT_SCHEDULE["voters-flag"] = {"task": "voting.tasks.voters_flag_all", "schedule": 3600.0}
 API_RATE_LIMIT = env_int("API_RATE_LIMIT", 600)
 API_RATE_WINDOW_SECONDS = env_int("API_RATE_WINDOW_SECONDS", 60)
+# The upload API: uploads per key per window, and the largest request body it reads.
+API_UPLOAD_RATE_LIMIT = env_int("API_UPLOAD_RATE_LIMIT", 60)
+API_UPLOAD_RATE_WINDOW_SECONDS = env_int("API_UPLOAD_RATE_WINDOW_SECONDS", 3600)
+API_UPLOAD_MAX_BYTES = env_int("API_UPLOAD_MAX_BYTES", 50 * 1024 * 1024)
 
 LOGGING = {
     "version": 1,

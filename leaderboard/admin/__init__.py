@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from . import catalogue, rounds, tasks
+from . import api_keys, catalogue, rounds, tasks
 
-__all__ = ["catalogue", "rounds", "tasks"]
+__all__ = ["api_keys", "catalogue", "rounds", "tasks"]
 
 admin.site.site_header = "Leaderboard administration"
 admin.site.site_title = "Leaderboard admin"

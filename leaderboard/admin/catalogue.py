@@ -8,6 +8,7 @@ from runs import services
 
 from ..models import Agent, Benchmark, Membership, Organization, Round
 from ._common import ReasonForm, SavesThroughServices
+from .imports import ImportsResults
 
 
 @admin.register(Organization)
@@ -54,7 +55,7 @@ class AgentAdmin(SavesThroughServices, admin.ModelAdmin):
 
 
 @admin.register(Benchmark)
-class BenchmarkAdmin(SavesThroughServices, admin.ModelAdmin):
+class BenchmarkAdmin(ImportsResults, SavesThroughServices, admin.ModelAdmin):
     form = BenchmarkForm
     list_display = ["name", "slug", "methodology", "pass_threshold"]
     search_fields = ["name", "slug"]

@@ -25,7 +25,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from ninja.errors import Throttled, ValidationError
 
-from . import agents, boards, catalogue, runs, tasks
+from . import agents, boards, catalogue, runs, tasks, uploads
 from .common import ClientRateThrottle, LeaderboardAPI, SelfHostedSwagger, client_id, docs_asset
 
 __all__ = ["ClientRateThrottle", "api", "client_id", "docs_asset"]
@@ -36,8 +36,9 @@ api = LeaderboardAPI(
     urls_namespace="api",
     docs=SelfHostedSwagger(),
     throttle=[ClientRateThrottle()],
-    description="Read-only: published rounds only. Conditional GETs (ETag / If-None-Match), rate-limited "
-    "per client. See docs/api.md.",
+    description="Reads: published rounds only, conditional GETs (ETag / If-None-Match), rate-limited per client. "
+    "Uploads: a benchmark team's key (Bearer) writes bundles or Inspect logs into draft and preview rounds. See "
+    "docs/api.md.",
 )
 
 
@@ -47,6 +48,12 @@ def rate_limited(request: HttpRequest, exc: Throttled) -> HttpResponse:
     response = api.create_response(request, {"detail": f"rate limit exceeded, retry in {seconds} s"}, status=429)
     response["Retry-After"] = str(seconds)
     return response
+
+
+@api.exception_handler(uploads.PayloadTooLarge)
+def too_large(request: HttpRequest, exc: uploads.PayloadTooLarge) -> HttpResponse:
+    detail = f"the body is {exc.size} bytes; uploads take at most {settings.API_UPLOAD_MAX_BYTES}"
+    return api.create_response(request, {"detail": detail}, status=413)
 
 
 @api.exception_handler(ValidationError)
@@ -59,5 +66,5 @@ def invalid_input(request: HttpRequest, exc: ValidationError) -> HttpResponse:
     return api.create_response(request, {"detail": detail, "errors": exc.errors}, status=422)
 
 
-for _module in (catalogue, boards, tasks, runs, agents):
+for _module in (catalogue, boards, tasks, runs, agents, uploads):
     api.add_router("", _module.router)

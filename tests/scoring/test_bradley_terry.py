@@ -285,3 +285,20 @@ def test_it_keeps_its_invariants_on_any_votes(votes):
         assert row["ci_low"] <= row["rating"] <= row["ci_high"]
         assert 1 <= row["rank_ub"] <= len(rows)
     assert [row["rating"] for row in rows] == sorted((row["rating"] for row in rows), reverse=True)
+
+
+def test_the_interval_is_the_central_95_percent_of_the_bootstrap():
+    # 1000 votes between a and b, 500 won by each. A resample's wins of a are k ~ Binomial(1000, 0.5): sd
+    # sqrt(1000 * 0.25) = 15.81, so its 2.5th / 97.5th percentiles are 500 -/+ 1.96 * 15.81 = 469.0 / 531.0.
+    # With the prior's 0.05 virtual win each way, a's rating at k wins is
+    # 1000 + (400 / ln 10) / 2 * ln((k + 0.05) / (1000 - k + 0.05)); at k = 469.0:
+    # 86.86 * ln(469.05 / 531.05) = 86.86 * -0.12414 = -10.78, so the 95% interval is 989.2 .. 1010.8
+    # (an 80% one, z = 1.2816, would be 993.0 .. 1007.0). 100 resamples put each end within about 2 points.
+    rows = {r["agent"]: r for r in fit_ratings([("a", "b", "a")] * 500 + [("a", "b", "b")] * 500)}
+    for r in rows.values():
+        assert r["rating"] == pytest.approx(1000.0)
+        assert 987.2 < r["ci_low"] < 991.2 and 1008.8 < r["ci_high"] < 1012.8
+    # Equal tails: with two agents a resample rates b at 2000 minus a's rating, so a's 2.5th percentile and
+    # b's 97.5th add up to 2000 exactly, and the other way round.
+    assert rows["a"]["ci_low"] + rows["b"]["ci_high"] == pytest.approx(2000.0, abs=1e-6)
+    assert rows["a"]["ci_high"] + rows["b"]["ci_low"] == pytest.approx(2000.0, abs=1e-6)

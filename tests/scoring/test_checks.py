@@ -1,4 +1,4 @@
-from scoring.checks import check_score, compute_checks_boards
+from scoring.checks import check_score, compute_checks_boards, votable
 from tests.builders.scoring import make_round, make_run, make_task, row_of
 
 SHOP = make_task("shop", kind="to-spec", time_limit_min=60, token_budget=1000)
@@ -107,3 +107,30 @@ def test_it_averages_medians_over_to_spec_tasks_counting_missing_as_zero():
     assert a["rank"] == b["rank"] == 1
     assert (b["min"], b["max"], b["runs"]) == (50.0, 50.0, 2)
     assert "messenger" in out["tasks"]
+
+
+def test_a_run_whose_app_never_started_counts_as_zero_in_the_median_and_range():
+    # Seed 003: "If the app didn't start, the score is 0", and such a run is handed in like any other.
+    # Trials: never started -> 0; API 8/10 and steps 3/4 -> 50 * 0.8 + 50 * 0.75 = 40 + 37.5 = 77.5;
+    # API 4/10 and steps 2/4 -> 20 + 25 = 45. Three counted runs: median 45, range 0 to 77.5.
+    runs = [
+        checks_run("a", status="not_started", app_started=None, api=(0, 0), browser=(0, 0), trial=1),
+        checks_run("a", api=(8, 10), browser=(3, 4), trial=2),
+        checks_run("a", api=(4, 10), browser=(2, 4), trial=3),
+    ]
+    row = boards([SHOP], runs)["tasks"]["shop"][0]
+    assert (row["median"], row["min"], row["max"], row["runs"]) == (45.0, 0.0, 77.5, 3)
+
+
+def test_only_counted_runs_whose_app_started_are_shown_in_votes_and_invent_runs_only_when_admitted():
+    # Seed 003: a run shown in a blind vote must count in the rankings and its app must have started (check 1:
+    # it starts and shows the data); on an invent or startup task the checks must also admit it.
+    assert votable(checks_run("a", api=(3, 10), browser=(0, 4)), SHOP) is True  # a low score still counts
+    assert votable(checks_run("a", app_started=False), SHOP) is False
+    assert votable(checks_run("a", status="not_started"), SHOP) is False  # counts (as 0), nothing to show
+    assert votable(checks_run("a", status="over_budget"), SHOP) is False  # not in the rankings
+    assert votable(checks_run("a", wall_seconds=60 * 60 + 1), SHOP) is False  # over the 60-minute limit
+    assert votable(checks_run("a", tokens_input=900, tokens_output=101), SHOP) is False  # 1001 > 1000 tokens
+    assert votable(checks_run("a", status="timeout", wall_seconds=60 * 60), SHOP) is True  # handed in at the limit
+    assert votable(checks_run("a", "messenger", api=(2, 2), browser=(1, 1)), CHAT) is True
+    assert votable(checks_run("a", "messenger", api=(1, 2), browser=(1, 1)), CHAT) is False

@@ -229,3 +229,58 @@ def test_it_computes_the_ten_point_score():
     assert ten_point_score(0, 0) is None
     assert ten_point_score(-3, 2) == 0.0
     assert ten_point_score(4, 2) == 10.0
+
+
+def test_it_does_not_count_an_over_budget_run_even_with_a_pass_label():
+    # An over-budget run is not counted in this methodology (it has no budget of its own to be stopped by):
+    # c1 ran once, over budget, labelled pass; c2 passed. Counted: c2 only, 2 points over 1 tested task,
+    # 2 / (2 x 1) x 10 = 10.0 (with c1 counted it would be 4 / 4 x 10 = 10.0 too, so tested and the task list
+    # carry the rule).
+    tasks = [make_task("c1"), make_task("c2")]
+    runs = [make_run("a", "c1", status="over_budget", outcome="pass"), make_run("a", "c2", outcome="pass")]
+    row = compute_outcomes_boards(make_round("outcomes", tasks, runs))["overall"][0]
+    assert (row["tested"], row["points"], row["overall"]) == (1, 2, 10.0)
+    assert set(row["tasks"]) == {"c2"}
+
+
+def test_a_later_over_budget_trial_does_not_replace_the_counted_one():
+    # Trial 1 completed as a fail, trial 2 went over budget labelled pass. The latest *counted* run stands:
+    # the fail, 0 points over 1 tested task: 0 / 2 x 10 = 0.0.
+    tasks = [make_task("c1")]
+    runs = [
+        make_run("a", "c1", outcome="fail", trial=1),
+        make_run("a", "c1", status="over_budget", outcome="pass", trial=2),
+    ]
+    row = compute_outcomes_boards(make_round("outcomes", tasks, runs))["overall"][0]
+    assert row["tasks"]["c1"]["outcome"] == "fail"
+    assert (row["tested"], row["points"], row["overall"]) == (1, 0, 0.0)
+
+
+def test_an_empty_rerun_leaves_the_disputed_run_counted():
+    # §6 "the re-run counts" is about a re-run that took place: one created empty (completed, nothing
+    # recorded) changes nothing yet. x1 failed: 0 points over 1 tested task, 0 / 2 x 10 = 0.0.
+    tasks = [make_task("c1")]
+    orig = make_run("a", "c1", outcome="fail", id="x1")
+    rerun = make_run("a", "c1", id="x2", rerun_of="x1")
+    row = compute_outcomes_boards(make_round("outcomes", tasks, [rerun, orig]))["overall"][0]
+    assert row["tasks"]["c1"]["run"] == "x1"
+    assert (row["tested"], row["overall"]) == (1, 0.0)
+
+
+def test_a_rerun_with_only_its_verdicts_or_only_a_timeout_replaces_the_disputed_run():
+    # c1: x1 failed; its re-run has no label but tester and second agree on pass -> pass, 2 points.
+    # c2: y1 passed; its re-run timed out with nothing recorded -> a fail (§2), 0 points.
+    # Counted: the two re-runs, 2 points over 2 tested tasks: 2 / 4 x 10 = 5.0.
+    tasks = [make_task("c1"), make_task("c2")]
+    runs = [
+        make_run("a", "c1", outcome="fail", id="x1"),
+        make_run("a", "c1", id="x2", rerun_of="x1", verdicts=verdicts("pass", "pass")),
+        make_run("a", "c2", outcome="pass", id="y1"),
+        make_run("a", "c2", id="y2", rerun_of="y1", status="timeout"),
+    ]
+    row = compute_outcomes_boards(make_round("outcomes", tasks, runs))["overall"][0]
+    assert {k: (c["run"], c["outcome"]) for k, c in row["tasks"].items()} == {
+        "c1": ("x2", "pass"),
+        "c2": ("y2", "fail"),
+    }
+    assert (row["tested"], row["points"], row["overall"]) == (2, 2, 5.0)

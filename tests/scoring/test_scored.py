@@ -282,3 +282,20 @@ def test_the_board_carries_the_mean_pass_at_k_over_the_tasks_with_a_score():
     ]
     row = row_of(board([t1, t2], runs)["overall"], "a")
     assert row["mean_pass_at_k"] == 0.75
+
+
+def test_a_composite_on_the_threshold_passes_though_floats_land_a_rounding_error_below():
+    # Seed 002: "An agent passes a task if its score >= 0.80". Tests 14 of 15 and one judge criterion of 6:
+    # 0.6 * 14/15 + 0.4 * 6/10 = 0.56 + 0.24 = 0.80 exactly, a pass; in floats the sum is 0.7999999999999999.
+    runs = [make_run("a", "multi-001", tests_passed=14, tests_total=15, judge_scores=(6,))]
+    row = board([COMPOSITE], runs)["overall"][0]
+    assert row["tasks"]["multi-001"]["pass_at_k"] == 1.0
+    assert row["pass_rate"] == 1.0
+
+
+def test_a_score_just_under_the_threshold_fails():
+    # 0.6 * 13/15 + 0.4 * 6/10 = 0.52 + 0.24 = 0.76 < 0.80: no pass (pass@k 0 of 1, pass rate 0 of 1).
+    runs = [make_run("a", "multi-001", tests_passed=13, tests_total=15, judge_scores=(6,))]
+    row = board([COMPOSITE], runs)["overall"][0]
+    assert row["tasks"]["multi-001"]["pass_at_k"] == 0.0
+    assert row["pass_rate"] == 0.0

@@ -186,3 +186,13 @@ def test_it_leaves_infra_errors_out_of_the_counts():
     row = table(runs)[0]
     assert row["not_counted"] == ["trip"]
     assert row["pass_rate"] == 1 / 2 and row["fails"] == 0
+
+
+def test_it_counts_unsupported_and_violation_labels_as_fails():
+    # The weekly table has only pass / partial / fail: a run labelled unsupported or violation is a fail.
+    # trip pass (2 points), inbox unsupported -> fail, research violation -> fail: 1 pass, 2 fails, 2 points,
+    # pass rate 1/3.
+    row = table(week("a", ["pass", "unsupported", "violation"]))[0]
+    assert (row["passes"], row["partials"], row["fails"], row["points"]) == (1, 0, 2, 2)
+    assert row["pass_rate"] == 1 / 3
+    assert [row["tasks"][k]["outcome"] for k in ("trip", "inbox", "research")] == ["pass", "fail", "fail"]

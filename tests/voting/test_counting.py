@@ -15,7 +15,7 @@ from snapshots.models import BoardSnapshot
 from tests.builders.voting import cast, make_user
 from voting.cells import votes_add
 from voting.models import Vote, VoterFlag
-from voting.services import voter_agreement, voters_flag, votes_mature
+from voting.services import voter_agreement, voter_flag_clear, voters_flag, votes_mature
 
 pytestmark = pytest.mark.django_db
 
@@ -210,3 +210,52 @@ def test_the_admin_lists_flagged_voters(world, settings, admin_client):
     html = admin_client.get(reverse("admin:voting_voterflag_changelist")).content.decode()
     assert "listed@example.com" in html
     assert "Clear: the selected voters" in html
+
+
+def test_the_agreement_check_fits_everyone_else_s_votes_without_the_voter_s_own(world, settings):
+    """A voter's own votes never enter the fit they are judged against, however many there are. The crowd: 3
+    imported votes, zephyrbot over thistledev. The voter: 40 counted votes for thistledev over zephyrbot.
+    Everyone else's fit rates zephyrbot higher, so none of the 40 agrees: agreed 0 of 40, and the one-sided
+    p-value of 0 agreements in 40 fair coin tosses is 0.5^40 (about 9.1e-13). With the voter's own votes in
+    the fit, thistledev would rank first (40 wins to 3) and the voter would agree 40 times in 40."""
+    settings.VOTE_FLAG_MIN_VOTES = 20
+    crowd = [world.agents["zephyrbot"], world.agents["thistledev"]]
+    Vote.objects.bulk_create(
+        [
+            Vote(task=world.tasks[0], agent_a=crowd[0], agent_b=crowd[1], winner="a", voter_label=f"c{n}")
+            for n in range(3)
+        ]
+    )
+    loud = make_user("loud@example.com")
+    for _ in range(40):
+        cast(loud, _run(world, "thistledev"), _run(world, "zephyrbot"), "a")
+    assert Vote.objects.filter(voter=loud, counts=True).count() == 40
+    (row,) = voter_agreement(benchmark_id=world.benchmark.id)
+    assert (row.voter_id, row.decided, row.agreed) == (loud.id, 40, 0)
+    assert row.p_value == pytest.approx(0.5**40, rel=1e-9)
+    (flag,) = voters_flag(benchmark_id=world.benchmark.id)
+    assert flag.voter == loud
+
+
+def test_clearing_a_flag_keeps_a_new_account_s_votes_waiting_for_their_day(world, settings, admin_user):
+    """A new account's votes count only from sign-up + VOTE_NEW_ACCOUNT_DELAY_HOURS (24 h). An account 1 h old
+    is flagged after 30 votes against the crowd; the 5 votes it casts while flagged are held "flagged". When an
+    editor clears the flag an hour later, those 5 are still 22 h short of counting: they wait, held
+    "new-account" until sign-up + 24 h, and only then count (the 30 earlier ones were held "new-account" all
+    along and mature the same way: 35 votes count a day later)."""
+    settings.VOTE_FLAG_MIN_VOTES = 20
+    _honest_votes(world)
+    sock = make_user("sock2@example.com", age_hours=1)
+    for _ in range(30):
+        cast(sock, _run(world, "thistledev"), _run(world, "zephyrbot"), "a")
+    (flag,) = voters_flag(benchmark_id=world.benchmark.id)
+    for _ in range(5):
+        cast(sock, _run(world, "thistledev"), _run(world, "zephyrbot"), "a")
+    assert Vote.objects.filter(voter=sock, held="flagged").count() == 5
+    counted = voter_flag_clear(flag=flag, by=admin_user, now=timezone.now() + timedelta(hours=1))
+    assert counted == 0
+    assert not Vote.objects.filter(voter=sock, counts=True).exists()
+    waiting = Vote.objects.filter(voter=sock, held="new-account")
+    assert waiting.count() == 35
+    assert {v.counts_from for v in waiting} == {sock.date_joined + timedelta(hours=24)}
+    assert votes_mature(now=sock.date_joined + timedelta(hours=24, seconds=1)) == 35

@@ -126,3 +126,36 @@ def test_only_counted_runs_whose_app_started_and_was_admitted_are_drawn(voter, w
         drawn |= {m.run_a_id, m.run_b_id}
     assert not drawn & excluded
     assert len(drawn) == len(world.runs) - 4  # every other run still comes up
+
+
+class _WeightsSeen(Random):
+    """A seeded generator that also keeps the weights each draw was made with (the draw itself is unchanged)."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.seen: list[tuple[list, list]] = []
+
+    def choices(self, population, weights=None, *, cum_weights=None, k=1):
+        self.seen.append((list(population), list(weights or [])))
+        return super().choices(population, weights, cum_weights=cum_weights, k=k)
+
+
+def test_a_pair_s_draw_weight_falls_with_the_square_of_its_votes(voter, world):
+    # Rule: weight 1 / (1 + votes on that pair in that task)^2. In one task of five agents (10 pairs):
+    # zephyrbot-marlinide has 3 votes -> 1 / 4^2 = 1/16; zephyrbot-thistledev 1 vote -> 1 / 2^2 = 1/4
+    # (votes either way round count for the pair); the other 8 pairs none -> 1. Linear weights would give
+    # 1/4 and 1/2. Over the draws, the 3-vote pair comes up 1/16 / (8 + 1/4 + 1/16) = 1/133 of the time.
+    task = world.tasks[0]
+    z, m, t = (world.agents[s] for s in ("zephyrbot", "marlinide", "thistledev"))
+    Vote.objects.bulk_create(
+        [Vote(task=task, agent_a=z, agent_b=m, winner="a"), Vote(task=task, agent_a=m, agent_b=z, winner="b")]
+        + [Vote(task=task, agent_a=z, agent_b=m, winner="tie"), Vote(task=task, agent_a=t, agent_b=z, winner="a")]
+    )
+    rng = _WeightsSeen(6)
+    matchup_draw(voter=voter, scope=f"{world.benchmark.slug}/{task.key}", rng=rng)
+    (population, weights), *_ = rng.seen
+    by_pair = {frozenset(c[1:]): w for c, w in zip(population, weights, strict=True)}
+    assert len(by_pair) == 10 and {c[0] for c in population} == {task.id}
+    assert by_pair[frozenset((z.id, m.id))] == 1 / 16
+    assert by_pair[frozenset((z.id, t.id))] == 1 / 4
+    assert sorted(w for p, w in by_pair.items() if p not in ({z.id, m.id}, {z.id, t.id})) == [1.0] * 8

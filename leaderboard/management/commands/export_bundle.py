@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from bundles.export import bundle_export
 from leaderboard.models import Benchmark
+from leaderboard.progress import progress
 
 
 class Command(BaseCommand):
@@ -28,8 +29,11 @@ class Command(BaseCommand):
                 known = ", ".join(Benchmark.objects.values_list("slug", flat=True)) or "none"
                 raise CommandError(f"say which benchmark with --benchmark (known: {known})")
             benchmark = benchmarks[0]
-        doc = bundle_export(benchmark=benchmark, include_unpublished=options["all"])
-        text = json.dumps(doc, indent=1, ensure_ascii=False)
+        with progress(f"exporting {benchmark.slug}: read, write", 2) as advance:
+            doc = bundle_export(benchmark=benchmark, include_unpublished=options["all"])
+            advance(note=f"({len(doc['runs'])} runs)")
+            text = json.dumps(doc, indent=1, ensure_ascii=False)
+            advance()
         if options["output"]:
             with open(options["output"], "w", encoding="utf-8") as fh:
                 fh.write(text + "\n")

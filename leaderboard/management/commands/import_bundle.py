@@ -2,6 +2,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from bundles.importer import bundle_import
 from leaderboard.management.files import read_json
+from leaderboard.progress import progress
 from scoring.bundle import BundleError
 
 
@@ -13,16 +14,22 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         failed = False
-        for name in options["files"]:
-            doc = read_json(name)
-            try:
-                report = bundle_import(doc=doc)
-            except BundleError as exc:
-                failed = True
-                self.stderr.write(f"{name}: {len(exc.problems)} problem(s), nothing written:")
-                for problem in exc.problems:
-                    self.stderr.write(f"  {problem}")
-                continue
-            self.stdout.write(f"{name}: {report.summary()}")
+        with progress("importing bundles", len(options["files"])) as advance:
+            for name in options["files"]:
+                failed |= self.import_one(name)
+                advance(note=name)
         if failed:
             raise CommandError("some bundles were not imported")
+
+    def import_one(self, name: str) -> bool:
+        """Import one file; True when it was refused."""
+        doc = read_json(name)
+        try:
+            report = bundle_import(doc=doc)
+        except BundleError as exc:
+            self.stderr.write(f"{name}: {len(exc.problems)} problem(s), nothing written:")
+            for problem in exc.problems:
+                self.stderr.write(f"  {problem}")
+            return True
+        self.stdout.write(f"{name}: {report.summary()}")
+        return False

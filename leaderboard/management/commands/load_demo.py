@@ -6,11 +6,14 @@ from django.contrib.auth.models import Group, User
 from django.core.management.base import BaseCommand
 
 from bundles.importer import bundle_import
+from bundles.inspect_logs import InspectLogError, logs_to_bundle, read_logs
 from leaderboard.models import Membership, Organization
 from snapshots.models import BoardSnapshot
 from snapshots.recompute import snapshot_recompute, snapshots_sweep
 
 DEMO_BUNDLES = ["artb.json", "appbench.json", "weekly.json", "agentbench-live.json"]
+# The fifth benchmark: a real Inspect eval log (the scripted quiz of tests/inspect_logs), published.
+DEMO_INSPECT_LOG = "inspect-quiz.eval"
 DEMO_PASSWORD = "demo-pass-2026"
 DEMO_USERS = [
     # username, group, staff, organization slug
@@ -37,12 +40,27 @@ class Command(BaseCommand):
                 continue
             report = bundle_import(doc=json.loads(path.read_text(encoding="utf-8")))
             self.stdout.write(report.summary())
+        self._inspect(fixtures / DEMO_INSPECT_LOG)
         if not options["no_users"]:
             self._users()
         snapshots_sweep(older_than_seconds=0)
         for snapshot_id in BoardSnapshot.objects.filter(stale=True).values_list("id", flat=True):
             snapshot_recompute(snapshot_id=snapshot_id)
         self.stdout.write(f"boards computed: {BoardSnapshot.objects.filter(stale=False).count()}")
+
+    def _inspect(self, path: Path) -> None:
+        """The Inspect log as a published round of its own `scored` benchmark (needs the inspect extra)."""
+        try:
+            logs = read_logs([(path.name, path)])
+        except InspectLogError as exc:
+            self.stderr.write(f"skipping {path.name}: {exc}")
+            return
+        doc = logs_to_bundle(logs, benchmark="inspect-quiz", round_key="2026-r1").doc
+        doc["benchmark"].update(
+            name="Inspect quiz", description="Imported from an Inspect eval log (fixtures/inspect-quiz.eval)."
+        )
+        doc["rounds"][0].update(name="2026 round 1", status="published", published_at="2026-03-02T12:00:00Z")
+        self.stdout.write(bundle_import(doc=doc).summary())
 
     def _users(self) -> None:
         lines = []

@@ -1,6 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from bundles.importer import bundle_import
+from leaderboard.progress import progress
 from runs.agentbench_live import ConversionError, convert_directory
 from scoring.bundle import BundleError
 
@@ -16,8 +17,11 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         try:
-            doc = convert_directory(options["directory"])
-            report = bundle_import(doc=doc)
+            with progress("AgentBench-Live: convert, import", 2) as advance:
+                doc = convert_directory(options["directory"])
+                advance(note=f"({len(doc['runs'])} runs)")
+                report = bundle_import(doc=doc)
+                advance()
         except (ConversionError, BundleError) as exc:
             for problem in exc.problems:
                 self.stderr.write(f"  {problem}")

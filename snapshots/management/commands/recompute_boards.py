@@ -1,5 +1,6 @@
 from django.core.management.base import BaseCommand
 
+from leaderboard.progress import progress
 from snapshots.models import BoardSnapshot
 from snapshots.recompute import snapshot_recompute, snapshots_sweep
 
@@ -11,6 +12,8 @@ class Command(BaseCommand):
         snapshots_sweep(older_than_seconds=0)
         changed = 0
         ids = list(BoardSnapshot.objects.values_list("id", flat=True))
-        for snapshot_id in ids:
-            changed += snapshot_recompute(snapshot_id=snapshot_id)
+        with progress("recomputing boards", len(ids)) as advance:
+            for snapshot_id in ids:
+                changed += snapshot_recompute(snapshot_id=snapshot_id)
+                advance()
         self.stdout.write(f"{len(ids)} snapshots, {changed} changed")

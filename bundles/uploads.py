@@ -1,0 +1,68 @@
+"""What a benchmark team's key may write through the upload API: its own benchmark's draft and preview rounds.
+
+Publishing stays a human step in the admin, so an upload never names a published round (nor makes one), and
+carries no votes (those are the public's). Everything else is `bundle_import` / `inspect_import`, with their
+validation and their one transaction: a refused upload writes nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from leaderboard.models import Benchmark, Round
+from scoring.bundle import BundleError
+
+from .importer import bundle_import
+from .inspect_import import InspectImport, inspect_import
+from .inspect_logs import NamedLog
+from .report import ImportReport
+
+UPLOAD_STATUSES = ("draft", "preview")
+
+
+def upload_problems(doc: Any, benchmark: Benchmark) -> list[str]:
+    """Why a key scoped to `benchmark` may not write `doc`, problem by problem (empty when it may)."""
+    if not isinstance(doc, dict):
+        return ["(document): must be a bundle object"]
+    problems = []
+    slug = (doc.get("benchmark") or {}).get("slug") if isinstance(doc.get("benchmark"), dict) else None
+    if slug != benchmark.slug:
+        problems.append(f"benchmark.slug: {slug!r} is not {benchmark.slug!r}, the benchmark this key is for")
+    rounds: list[Any] = doc["rounds"] if isinstance(doc.get("rounds"), list) else []
+    keys = [r.get("key") for r in rounds if isinstance(r, dict)]
+    published = set(
+        Round.objects.filter(benchmark=benchmark, key__in=[k for k in keys if isinstance(k, str)])
+        .exclude(status__in=UPLOAD_STATUSES)
+        .values_list("key", flat=True)
+    )
+    for i, r in enumerate(rounds):
+        if not isinstance(r, dict):
+            continue
+        if r.get("status") not in UPLOAD_STATUSES:
+            problems.append(f"rounds[{i}].status: {r.get('status')!r}; uploads go into draft or preview rounds")
+        if r.get("key") in published:
+            problems.append(f"rounds[{i}].key: round {r['key']!r} is published; corrections are made in the admin")
+    if doc.get("votes"):
+        problems.append("votes: an upload carries no votes")
+    return problems
+
+
+def bundle_upload(*, doc: Any, benchmark: Benchmark) -> ImportReport:
+    """Import `doc` into `benchmark` if its key may write it; raise `BundleError` (nothing written) otherwise."""
+    problems = upload_problems(doc, benchmark)
+    if problems:
+        raise BundleError(problems)
+    return bundle_import(doc=doc)
+
+
+def inspect_upload(
+    *, logs: list[NamedLog], benchmark: Benchmark, round_key: str, agent_from: str, scorer: str | None
+) -> InspectImport:
+    """Import Inspect logs into a draft or preview round of `benchmark` (the round is made a draft if missing)."""
+    return inspect_import(
+        logs=logs,
+        benchmark=benchmark.slug,
+        round_key=round_key,
+        agent_from=agent_from,
+        scorer=scorer,
+        round_statuses=UPLOAD_STATUSES,
+    )

@@ -1,0 +1,193 @@
+"""The upload API: a benchmark team's harness sends a bundle or Inspect logs with its key.
+
+`Authorization: Bearer <key>`: a key made by an editor in the admin, scoped to one benchmark. A missing,
+unknown or revoked key answers 401, a key of another benchmark 403, a body over API_UPLOAD_MAX_BYTES 413 (all
+before the body is read), and a refused document 422 with every problem by its path. Uploads go into draft and
+preview rounds only; nothing is written on any error. Rate-limited per key (429)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpRequest
+from ninja import File, Form, Path, Router
+from ninja.errors import HttpError
+from ninja.files import UploadedFile
+from ninja.responses import Status
+from ninja.security import HttpBearer
+from ninja.throttling import BaseThrottle
+
+from bundles.inspect_logs import InspectLogError, read_logs
+from bundles.report import ImportReport
+from bundles.uploads import bundle_upload, inspect_upload
+from scoring.bundle import BundleError
+from scoring.types import KEY_PATTERN
+
+from .. import api_schemas as s
+from ..api_keys import api_key_check
+from ..models import ApiKey
+from ..ratelimit import window_hit
+from .boards import router as boards_router
+
+router = Router(tags=["uploads"])
+UPLOAD_ERRORS: dict[int, Any] = {
+    401: s.ErrorOut,
+    403: s.ErrorOut,
+    413: s.ErrorOut,
+    422: s.UploadErrorOut,
+    429: s.ErrorOut,
+}
+AGENT_FROM_PATTERN = r"^(model|solver|tag:[A-Za-z0-9_.-]{1,50})$"
+
+
+class PayloadTooLarge(Exception):
+    def __init__(self, size: int) -> None:
+        self.size = size
+
+
+class BenchmarkKey(HttpBearer):
+    """A live key of the benchmark in the path; the body's announced size is checked here, before it is read."""
+
+    def authenticate(self, request: HttpRequest, token: str) -> ApiKey | None:
+        key = api_key_check(token)
+        if key is None:
+            return None
+        slug = (request.resolver_match.kwargs if request.resolver_match else {}).get("slug")
+        if slug != key.benchmark.slug:
+            raise HttpError(403, f"this key is for benchmark {key.benchmark.slug!r}")
+        size = int(request.META.get("CONTENT_LENGTH") or 0)
+        if size > settings.API_UPLOAD_MAX_BYTES:
+            raise PayloadTooLarge(size)
+        return key
+
+
+class KeyRateThrottle(BaseThrottle):
+    """API_UPLOAD_RATE_LIMIT uploads per API_UPLOAD_RATE_WINDOW_SECONDS per key (fixed windows, shared cache)."""
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+
+    def allow_request(self, request: HttpRequest) -> bool:
+        limit, window = settings.API_UPLOAD_RATE_LIMIT, max(1, settings.API_UPLOAD_RATE_WINDOW_SECONDS)
+        key = getattr(request, "auth", None)
+        if limit <= 0 or not isinstance(key, ApiKey):
+            return True
+        now = time.time()
+        bucket = int(now // window)
+        count = window_hit(f"api-upload:{key.pk}:{bucket}", window)
+        self._local.wait = (bucket + 1) * window - now
+        return count is None or count <= limit
+
+    def wait(self) -> float | None:
+        return getattr(self._local, "wait", None)
+
+
+def _answer(report: ImportReport, rounds: list[str]) -> dict[str, Any]:
+    return {"benchmark": report.benchmark, "rounds": rounds, "created": report.created, "updated": report.updated}
+
+
+def _refused(problems: list[str]) -> Status:
+    return Status(422, {"detail": f"{len(problems)} problem(s); nothing was written", "problems": problems})
+
+
+UPLOAD_EXAMPLE = {
+    "benchmark": "my-bench",
+    "rounds": ["2026-r1"],
+    "created": {"runs": 6, "tasks": 3, "task versions": 3, "entries": 1, "agents": 1},
+    "updated": {},
+}
+BUNDLE_EXAMPLE = {
+    "benchmark": {"slug": "my-bench", "name": "My benchmark", "methodology": "scored"},
+    "agents": [{"slug": "my-agent", "name": "My agent"}],
+    "tasks": [{"key": "t1", "version": "1.0", "prompt": "Do the thing.", "evaluation": "auto"}],
+    "rounds": [{"key": "2026-r1", "status": "draft", "entries": [{"agent": "my-agent", "model": "gpt-x"}]}],
+    "runs": [
+        {
+            "id": "r1",
+            "round": "2026-r1",
+            "agent": "my-agent",
+            "task": "t1",
+            "status": "completed",
+            "tests_passed": 4,
+            "tests_total": 5,
+        }
+    ],
+}
+
+
+# POST /bundle shares its path with GET /bundle, and Django resolves a path to one router's URL pattern: the
+# upload is therefore an operation of the boards router (tagged "uploads" all the same).
+@boards_router.post(
+    "/benchmarks/{slug}/bundle",
+    tags=["uploads"],
+    auth=BenchmarkKey(),
+    throttle=[KeyRateThrottle()],
+    response={200: s.UploadOut, **UPLOAD_ERRORS},
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": {"type": "object"}, "example": BUNDLE_EXAMPLE}},
+        },
+        "responses": {"200": {"content": {"application/json": {"example": UPLOAD_EXAMPLE}}}},
+    },
+)
+def upload_bundle(request: HttpRequest, slug: str = Path(..., pattern=KEY_PATTERN, max_length=100)):
+    """Import a results bundle (format: DESIGN.md) into this benchmark's draft or preview rounds. Sending the
+    same bundle again changes nothing. The answer counts what was created and updated, per kind of row."""
+    raw = request.read(settings.API_UPLOAD_MAX_BYTES + 1)
+    if len(raw) > settings.API_UPLOAD_MAX_BYTES:
+        raise PayloadTooLarge(len(raw))
+    try:
+        doc = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        return _refused([f"(body): not valid JSON ({exc})"])
+    try:
+        report = bundle_upload(doc=doc, benchmark=request.auth.benchmark)
+    except BundleError as exc:
+        return _refused(exc.problems)
+    return _answer(report, [r["key"] for r in doc.get("rounds") or []])
+
+
+@router.post(
+    "/benchmarks/{slug}/inspect",
+    auth=BenchmarkKey(),
+    throttle=[KeyRateThrottle()],
+    response={200: s.UploadOut, **UPLOAD_ERRORS},
+    openapi_extra={
+        "requestBody": {
+            "content": {
+                "multipart/form-data": {
+                    "example": {
+                        "logs": ["2026-03-01T10-00-00_quiz_abc.eval"],
+                        "round": "2026-r1",
+                        "agent_from": "model",
+                    }
+                }
+            }
+        },
+        "responses": {"200": {"content": {"application/json": {"example": UPLOAD_EXAMPLE}}}},
+    },
+)
+def upload_inspect(
+    request: HttpRequest,
+    slug: str = Path(..., pattern=KEY_PATTERN, max_length=100),
+    logs: list[UploadedFile] = File(..., description="Inspect eval logs (.eval or .json)"),
+    round: str = Form(..., pattern=KEY_PATTERN, max_length=100, description="the round (created as a draft)"),
+    agent_from: str = Form("model", pattern=AGENT_FROM_PATTERN, description="model, solver or tag:NAME"),
+    scorer: str | None = Form(None, max_length=200, description="the scorer that counts (default: the first)"),
+):
+    """Import one or more Inspect eval logs into a draft or preview round of this benchmark (a task per sample,
+    a trial per epoch, an entry per model; docs/inspect.md). Sending the same logs again changes nothing."""
+    try:
+        named = read_logs([(f.name or f"log {i + 1}", f) for i, f in enumerate(logs)])
+        result = inspect_upload(
+            logs=named, benchmark=request.auth.benchmark, round_key=round, agent_from=agent_from, scorer=scorer
+        )
+    except (InspectLogError, BundleError) as exc:
+        return _refused(exc.problems)
+    assert result.report is not None
+    return _answer(result.report, [round])

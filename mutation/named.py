@@ -1,0 +1,155 @@
+"""The mutants a review found surviving, put back one at a time: each must make a test fail.
+
+mutmut mutates code inside functions only, so a rule held in a module constant (a status set, a tolerance) is
+never mutated by it; these hand-written mutants cover those and the other mutants named in the review. Each is a
+list of (file, text, replacement) edits applied to a copy of the checkout in var/mutate/named/, followed by a
+pytest run of the tests that should kill it. Usage: `python mutation/named.py [scoring] [voting]` (both by
+default); exits non-zero if a mutant survives or its text is no longer found.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+COPY = ROOT / "var" / "mutate" / "named"
+PURE = ["-p", "no:django"]
+# The Django tests reuse one test database across the mutants (created by the first).
+DJANGO = ["--reuse-db"]
+
+
+@dataclass(frozen=True)
+class Mutant:
+    target: str
+    name: str
+    edits: tuple[tuple[str, str, str], ...]
+    tests: tuple[str, ...]
+    pytest_args: tuple[str, ...] = ()
+
+
+MUTANTS = [
+    Mutant(
+        "scoring",
+        "the pass tolerance set to 0",
+        (("scoring/scored.py", "TOLERANCE = 1e-9", "TOLERANCE = 0"),),
+        ("tests/scoring/test_scored.py",),
+        tuple(PURE),
+    ),
+    Mutant(
+        "scoring",
+        "over_budget counted in outcomes",
+        (
+            (
+                "scoring/outcomes.py",
+                'NOT_COUNTED = frozenset({"infra_error", "not_started", "over_budget"})',
+                'NOT_COUNTED = frozenset({"infra_error", "not_started"})',
+            ),
+        ),
+        ("tests/scoring/test_outcomes.py",),
+        tuple(PURE),
+    ),
+    Mutant(
+        "scoring",
+        "not_started dropped from the counted runs in checks",
+        (
+            (
+                "scoring/checks.py",
+                'COUNTED = frozenset({"completed", "not_started", "timeout", "budget_exhausted"})',
+                'COUNTED = frozenset({"completed", "timeout", "budget_exhausted"})',
+            ),
+        ),
+        ("tests/scoring/test_checks.py", "tests/scoring/test_checks_seed_rules.py"),
+        tuple(PURE),
+    ),
+    Mutant(
+        "scoring",
+        "the 95% interval turned into 80%",
+        (
+            ("scoring/bradley_terry.py", "np.percentile(boot, 2.5, axis=0)", "np.percentile(boot, 10, axis=0)"),
+            ("scoring/bradley_terry.py", "np.percentile(boot, 97.5, axis=0)", "np.percentile(boot, 90, axis=0)"),
+        ),
+        ("tests/scoring/test_bradley_terry.py",),
+        (*PURE, "-k", "interval"),
+    ),
+    Mutant(
+        "scoring",
+        "the interval's lower end at the 3.5th percentile",
+        (("scoring/bradley_terry.py", "np.percentile(boot, 2.5, axis=0)", "np.percentile(boot, 3.5, axis=0)"),),
+        ("tests/scoring/test_bradley_terry.py",),
+        (*PURE, "-k", "interval"),
+    ),
+    Mutant(
+        "voting",
+        "the voter's own votes in everyone else's fit",
+        (("voting/services.py", "if t == task_id and counts and v != voter_id]", "if t == task_id and counts]"),),
+        ("tests/voting/test_counting.py",),
+        (*DJANGO, "-k", "agreement or flag"),
+    ),
+    Mutant(
+        "voting",
+        "the new-account delay ignored on unflagging",
+        (
+            ("voting/services.py", "held.filter(counts_from__gt=now).update(held=Held.NEW_ACCOUNT)", "pass"),
+            (
+                "voting/services.py",
+                "n = held.filter(Q(counts_from__isnull=True) | Q(counts_from__lte=now)).update(",
+                "n = held.update(",
+            ),
+        ),
+        ("tests/voting/test_counting.py",),
+        (*DJANGO, "-k", "flag"),
+    ),
+    Mutant(
+        "voting",
+        "linear draw weights",
+        (("voting/services.py", "weights = [1.0 / (1 + seen[c]) ** 2 for c", "weights = [1.0 / (1 + seen[c]) for c"),),
+        ("tests/voting/test_draw.py",),
+        (*DJANGO, "-k", "weight or favoured"),
+    ),
+]
+
+
+def fresh_copy() -> None:
+    COPY.mkdir(parents=True, exist_ok=True)
+    excludes = ["/.git", "/.venv", "/var", "/mutants", "/staticfiles", "__pycache__"]
+    args = ["rsync", "-a", "--delete", *(f"--exclude={e}" for e in excludes), f"{ROOT}/", f"{COPY}/"]
+    subprocess.run(args, check=True)
+    shared = COPY / "shared"
+    if not shared.exists():
+        shared.symlink_to((ROOT / ".." / "shared").resolve())
+
+
+def apply(m: Mutant) -> str | None:
+    for rel, text, replacement in m.edits:
+        path = COPY / rel
+        source = path.read_text()
+        if source.count(text) != 1:
+            return f"{rel}: the text {text!r} is not found once (the code changed: update this mutant)"
+        path.write_text(source.replace(text, replacement))
+    return None
+
+
+def main(targets: list[str]) -> int:
+    failed = 0
+    python = str(Path(sys.executable))
+    env = {k: v for k, v in os.environ.items() if k != "TEST_RUN_ID"}
+    for m in (m for m in MUTANTS if m.target in targets):
+        fresh_copy()
+        problem = apply(m)
+        if problem is None:
+            cmd = [python, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *m.pytest_args, *m.tests]
+            run = subprocess.run(cmd, cwd=COPY, env=env, capture_output=True, text=True)
+            problem = None if run.returncode == 1 else f"survived (pytest exit code {run.returncode})"
+        failed += problem is not None
+        print(f"{m.target}: {m.name}: {problem or 'killed'}", flush=True)
+    shutil.rmtree(COPY, ignore_errors=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:] or ["scoring", "voting"]))

@@ -1,0 +1,89 @@
+"""A real Inspect eval with no network: a small task and a scripted model provider registered with `@modelapi`.
+
+The provider answers from a script (question -> the answer on the first and the second time it is asked) and
+reports usage figures, cache reads included, so that the import can be checked against what Inspect logged.
+It overrides `count_text_tokens`, whose default would download a tokenizer's encoding.
+
+`python -m tests.inspect_logs.scripted DIR` writes the two logs of the demo's fifth benchmark into DIR.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from inspect_ai import Task, eval
+from inspect_ai.dataset import Sample
+from inspect_ai.log import EvalLog
+from inspect_ai.model import GenerateConfig, ModelAPI, ModelOutput, ModelUsage, modelapi
+from inspect_ai.scorer import includes
+from inspect_ai.solver import generate
+
+QUESTIONS = [
+    Sample(id="add", input="What is 17 + 25? Answer with the number.", target="42"),
+    Sample(id="capital", input="What is the capital of Portugal?", target="Lisbon"),
+    Sample(id=3, input="Which planet is known as the red planet?", target="Mars"),
+]
+# model -> question id -> the answers to the first and to the second asking (one per epoch).
+SCRIPTS = {
+    "steady": {"add": ("42", "42"), "capital": ("Lisbon", "Lisbon"), 3: ("Venus", "Mars")},
+    "flaky": {"add": ("42", "41"), "capital": ("Porto", "Porto"), 3: ("Mars", "Mars")},
+}
+USAGE = {"input_tokens": 120, "output_tokens": 8, "input_tokens_cache_read": 900, "input_tokens_cache_write": 30}
+
+
+@modelapi(name="scripted")
+class ScriptedModel(ModelAPI):
+    """Answers each question from SCRIPTS[model name], the first time with the first answer, then the second."""
+
+    def __init__(
+        self,
+        model_name: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        config: GenerateConfig | None = None,
+        **model_args: object,
+    ) -> None:
+        super().__init__(model_name, base_url, api_key, [], config or GenerateConfig())
+        self.asked: dict[object, int] = {}
+
+    async def generate(self, input, tools, tool_choice, config) -> ModelOutput:
+        if self.model_name == "broken":
+            raise RuntimeError("the scripted provider is down")
+        sample = next((s for s in QUESTIONS if s.input == input[-1].text), None)
+        if sample is None:
+            answer = "I do not know."
+        else:
+            n = self.asked.get(sample.id, 0)
+            self.asked[sample.id] = n + 1
+            answer = SCRIPTS[self.model_name][sample.id][min(n, 1)]
+        output = ModelOutput.from_content(model=self.model_name, content=answer)
+        cost = 0.002 if self.model_name == "steady" else None
+        output.usage = ModelUsage(**USAGE, total_tokens=1058, total_cost=cost)
+        return output
+
+    async def count_text_tokens(self, text: str) -> int:
+        return len(text.split())
+
+
+def quiz(samples: list[Sample] | None = None, name: str = "quiz", **task_args: object) -> Task:
+    """Three samples, two epochs, scored by `includes` (C when the answer contains the target, else I)."""
+    return Task(dataset=samples or QUESTIONS, solver=generate(), scorer=includes(), epochs=2, name=name, **task_args)
+
+
+def run(models: list[str], log_dir: Path, task: Task | None = None, **eval_args: object) -> list[EvalLog]:
+    """Run the quiz against each scripted model; one log per model, written to `log_dir`."""
+    return eval(
+        task or quiz(),
+        model=[f"scripted/{m}" for m in models],
+        log_dir=str(log_dir),
+        display="none",
+        max_samples=1,
+        **eval_args,
+    )
+
+
+if __name__ == "__main__":
+    target = Path(sys.argv[1])
+    for log in run(["steady", "flaky"], target, log_format="eval"):
+        print(log.location)

@@ -1,0 +1,61 @@
+"""A bundle's vote identities, and the per-run outcome rules pages ask `scoring.boards` for."""
+
+import hashlib
+
+import pytest
+
+from scoring.boards import counted_outcome, counted_verdict_outcome
+from scoring.bundle import vote_ids
+from scoring.types import VerdictInput
+from tests.builders.scoring import make_run, make_task, verdicts
+
+
+def _vote(**kw):
+    return {"task": "t1", "a": "ant", "b": "bee", "winner": "a", **kw}
+
+
+def test_a_vote_keeps_its_own_id_as_text():
+    assert vote_ids({"votes": [_vote(id=17), _vote(id="v-2")]}) == ["17", "v-2"]
+
+
+def test_identical_anonymous_votes_stay_two_votes_and_a_second_import_finds_the_same_ids():
+    doc = {"votes": [_vote(), _vote(), _vote(id=None)]}
+    ids = vote_ids(doc)
+    assert len(set(ids)) == 3
+    assert [i.split("-")[0] for i in ids] == ["pos0", "pos1", "pos2"]
+    assert vote_ids(doc) == ids
+
+
+def test_the_derived_id_is_the_position_and_a_digest_of_the_vote_without_counts():
+    # The derivation is part of the download format: a file exported before must import to the same votes.
+    # Position 0 and the compact JSON of [task, a, b, winner, voter, cast_at].
+    digest = hashlib.sha256(b'["t1","ant","bee","a",null,null]').hexdigest()[:12]
+    assert vote_ids({"votes": [_vote()]}) == [f"pos0-{digest}"]
+    assert vote_ids({"votes": [_vote(counts=False)]}) == [f"pos0-{digest}"]  # flipping counts updates it
+    assert vote_ids({"votes": [_vote(winner="b")]}) != [f"pos0-{digest}"]
+    assert vote_ids({"votes": [_vote(voter="v1")]}) != vote_ids({"votes": [_vote(voter="v2")]})
+    assert vote_ids({"votes": [_vote(cast_at="2026-01-01T00:00:00Z")]}) != [f"pos0-{digest}"]
+    assert vote_ids({}) == [] and vote_ids({"votes": None}) == []
+
+
+def test_counted_outcome_follows_each_methodology_s_rule():
+    core, safety = make_task("c1", kind="core"), make_task("s1", kind="safety")
+    timeout = make_run("a", "c1", status="timeout")
+    violation = make_run("a", "s1", verdicts=verdicts("violation", "violation"))
+    # outcomes: an unreviewed timeout is a fail; a violation stands on a safety task, is a fail elsewhere.
+    assert counted_outcome("outcomes", timeout, core) == "fail"
+    assert counted_outcome("outcomes", violation, safety) == "violation"
+    assert counted_outcome("outcomes", violation, core) == "fail"
+    # weekly: a run that reached the 30-minute cap is a fail whatever its label.
+    assert counted_outcome("weekly", make_run("a", "c1", outcome="pass", wall_seconds=1800), core) == "fail"
+    assert counted_outcome("weekly", make_run("a", "c1", outcome="pass", wall_seconds=1799), core) == "pass"
+    with pytest.raises(ValueError, match="do not count outcomes"):
+        counted_outcome("checks", timeout, core)
+
+
+def test_a_violation_verdict_counts_as_a_fail_where_the_methodology_has_no_violation():
+    violation = VerdictInput(role="tester", outcome="violation")
+    safety, core = make_task("s1", kind="safety"), make_task("c1", kind="core")
+    assert counted_verdict_outcome("outcomes", violation, safety) == "violation"
+    assert counted_verdict_outcome("outcomes", violation, core) == "fail"
+    assert counted_verdict_outcome("outcomes", VerdictInput(role="tester", outcome="partial"), core) == "partial"
