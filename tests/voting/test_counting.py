@@ -220,7 +220,7 @@ def test_the_agreement_check_fits_everyone_else_s_votes_without_the_voter_s_own(
     the fit, thistledev would rank first (40 wins to 3) and the voter would agree 40 times in 40."""
     settings.VOTE_FLAG_MIN_VOTES = 20
     crowd = [world.agents["zephyrbot"], world.agents["thistledev"]]
-    Vote.objects.bulk_create(
+    votes_add(
         [
             Vote(task=world.tasks[0], agent_a=crowd[0], agent_b=crowd[1], winner="a", voter_label=f"c{n}")
             for n in range(3)

@@ -147,7 +147,7 @@ def test_a_pair_s_draw_weight_falls_with_the_square_of_its_votes(voter, world):
     # 1/4 and 1/2. Over the draws, the 3-vote pair comes up 1/16 / (8 + 1/4 + 1/16) = 1/133 of the time.
     task = world.tasks[0]
     z, m, t = (world.agents[s] for s in ("zephyrbot", "marlinide", "thistledev"))
-    Vote.objects.bulk_create(
+    votes_add(
         [Vote(task=task, agent_a=z, agent_b=m, winner="a"), Vote(task=task, agent_a=m, agent_b=z, winner="b")]
         + [Vote(task=task, agent_a=z, agent_b=m, winner="tie"), Vote(task=task, agent_a=t, agent_b=z, winner="a")]
     )
