@@ -231,6 +231,11 @@ VOTE_ALIAS_TTL_SECONDS = env_int("VOTE_ALIAS_TTL_SECONDS", 1800)
 VOTE_DRAW_RATE_LIMIT = env_int("VOTE_DRAW_RATE_LIMIT", 120)  # new matchups per account per rate window
 VOTE_FLAG_MIN_VOTES = env_int("VOTE_FLAG_MIN_VOTES", 30)  # non-tie votes before a voter can be flagged
 VOTE_FLAG_P_VALUE = float(env_str("VOTE_FLAG_P_VALUE", "0.001"))
+# App builds shown live on the vote screen: their size limits, and an optional separate origin to serve them
+# from (e.g. https://apps.example.net, pointing at this same site); blank serves them from this site.
+APP_BUILD_MAX_BYTES = env_int("APP_BUILD_MAX_BYTES", 5_000_000)
+APP_BUILD_MAX_FILES = env_int("APP_BUILD_MAX_FILES", 300)
+PREVIEW_ORIGIN = env_str("PREVIEW_ORIGIN", "").rstrip("/")
 CELERY_BEAT_SCHEDULE["votes-housekeeping"] = {"task": "voting.tasks.votes_housekeeping", "schedule": 300.0}
 CELERY_BEAT_SCHEDULE["voters-flag"] = {"task": "voting.tasks.voters_flag_all", "schedule": 3600.0}
 API_RATE_LIMIT = env_int("API_RATE_LIMIT", 600)

@@ -24,7 +24,7 @@ class Command(BaseCommand):
             except (json.JSONDecodeError, UnicodeDecodeError) as exc:
                 raise CommandError(f"{name}: not valid JSON ({exc})") from None
             try:
-                report = bundle_import(doc=doc)
+                report = bundle_import(doc=doc, folder=path.parent)
             except BundleError as exc:
                 failed = True
                 self.stderr.write(f"{name}: {len(exc.problems)} problem(s), nothing written:")
