@@ -34,6 +34,7 @@ from scoring.common import OUTCOME_ORDER
 from snapshots.stale import snapshots_mark_stale
 from voting.models import Vote
 
+from .app_builds import app_builds_write, read_app_builds
 from .fields import (
     BLANK_STRING_FIELDS,
     DATETIME_FIELDS,
@@ -43,8 +44,6 @@ from .fields import (
     parse_day,
     parse_time,
 )
-from .app_builds import app_builds_write, read_app_builds
-from .app_builds import app_builds_write, read_app_builds
 from .report import ImportReport
 from .upsert import Rows, upsert
 

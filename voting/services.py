@@ -45,11 +45,11 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from leaderboard.clients import client_address  # noqa: F401 - the voting views' import of it
-from leaderboard.ratelimit import window_hit
 from leaderboard.models import Task
+from leaderboard.ratelimit import window_hit
 from runs.selectors import user_is_editor
-from scoring.checks import ADMISSION_KINDS
 from scoring.bradley_terry import fit_ratings
+from scoring.checks import ADMISSION_KINDS
 from snapshots.stale import snapshots_mark_stale
 
 from .models import Held, Matchup, Vote, VoterFlag, Winner
@@ -97,8 +97,9 @@ def matchup_draw(*, voter, scope: str = "", now: datetime | None = None, rng: Ra
 
     Rules: only runs of published rounds (completed, not superseded by a re-run) with something to show (an
     app build, an opaque preview address or a screenshot: `selectors.eligible_runs`); never an agent of the
-    voter's own organization; tasks ranked by votes (invent, startup) before to-spec tasks; two different agents; pairs with fewer votes are favoured (weight
-    1 / (1 + votes on that pair in that task)^2); the pair the voter last saw in that task is not drawn
+    voter's own organization; tasks ranked by votes (invent, startup) before to-spec tasks when the scope has
+    both; two different agents; pairs with fewer votes are favoured (weight 1 / (1 + votes on that pair in that
+    task)^2); the pair the voter last saw in that task is not drawn
     again straight away when there is another. A and B are assigned at random and each agent's run is
     picked at random among its runs of the task.
     """

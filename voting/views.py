@@ -34,11 +34,11 @@ from .selectors import (
     matchup_sides,
     preview_origin,
     preview_shots,
-    with_previews,
     scope_is_valid,
     url_is_opaque,
     vote_scopes,
     voter_status,
+    with_previews,
 )
 from .services import MatchupRefused, client_address, matchup_check, matchup_draw, rate_limit_hit, vote_record
 
