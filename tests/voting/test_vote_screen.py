@@ -54,23 +54,30 @@ def test_previews_name_nothing(voter_client, world):
     matchup = Matchup.objects.latest("id")
     for alias, run in ((matchup.alias_a, matchup.run_a), (matchup.alias_b, matchup.run_b)):
         shot = voter_client.get(reverse("vote_preview_shot", args=[alias, 0]))
+        second = voter_client.get(reverse("vote_preview_shot", args=[alias, 1]))
         live = voter_client.get(reverse("vote_preview_live", args=[alias]))
-        assert shot.status_code == 200 and shot["Content-Type"] == "image/svg+xml"
-        assert live.status_code == 200  # the preview address names the agent: held back
-        for r in (shot, live):
+        # Only the screenshot at an address that names nothing is listed; the one naming the agent is not.
+        assert shot.status_code == 302 and shot["Location"].startswith("https://shots.example.net/")
+        assert second.status_code == 404
+        assert live.status_code == 404  # the preview address names the agent: never framed
+        for r in (shot, second, live):
             sent = _everything_sent(r)
             for needle in world.identifying_strings(run):
                 assert needle.lower() not in sent, needle
-    assert "held back" in live.content.decode()
     assert "frame-src 'self' https:" in response["Content-Security-Policy"]
+    assert "<iframe" not in response.content.decode()
 
 
 def test_the_live_preview_is_framed_sandboxed_without_referrer(voter_client, world):
+    for run in world.runs:
+        run.preview_url = f"https://p.example.net/{run.pk * 7919:x}zq/"
+        run.save()
     html = _page(voter_client).content.decode()
     frames = re.findall(r"<iframe[^>]*>", html)
     assert len(frames) == 2
     for frame in frames:
         assert 'sandbox="allow-scripts allow-forms"' in frame
+        assert "allow-same-origin" not in frame
         assert 'referrerpolicy="no-referrer"' in frame
         assert "/vote/p/" in frame
 
@@ -94,7 +101,8 @@ def test_an_uploaded_screenshot_is_streamed_without_its_file_name(voter_client, 
         ev.file.save(f"{run.key}.png", ContentFile(png), save=True)
     _page(voter_client)
     matchup = Matchup.objects.latest("id")
-    response = voter_client.get(reverse("vote_preview_shot", args=[matchup.alias_a, 0]))
+    # Picture 0 is the screenshot at an opaque address, picture 1 the uploaded file.
+    response = voter_client.get(reverse("vote_preview_shot", args=[matchup.alias_a, 1]))
     assert response.status_code == 200
     assert response["Content-Type"] == "image/png"
     assert b"".join(response.streaming_content) == png
