@@ -15,8 +15,8 @@ document.addEventListener("htmx:beforeSwap", (event) => {
   }
 });
 
-// "Open full screen": one app fills the window (a CSS overlay, so the frame keeps its state); the button or
-// Escape closes it again.
+// "Open full screen": one app fills the window (a CSS overlay, so the frame keeps its state); the button, or
+// Escape outside the app, closes it again.
 function setFullscreen(button, on) {
   const wrap = document.getElementById(button.getAttribute("aria-controls"));
   if (!wrap) return;
@@ -24,8 +24,7 @@ function setFullscreen(button, on) {
   button.setAttribute("aria-pressed", on ? "true" : "false");
   button.textContent = on ? "Close full screen" : "Open full screen";
   document.body.classList.toggle("app-fullscreen", on);
-  if (on) wrap.querySelector("iframe")?.focus();
-  else button.focus();
+  button.focus(); // keys typed inside the app stay in the app; from the button, Tab enters it and Escape closes
 }
 
 document.addEventListener("click", (event) => {

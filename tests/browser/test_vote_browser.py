@@ -15,12 +15,13 @@ PASSWORD = "plum-orchard-77-kite"
 
 
 @pytest.fixture
-def demo(transactional_db):
+def demo(transactional_db, settings, tmp_path):
     from bundles.importer import bundle_import
 
+    settings.MEDIA_ROOT = tmp_path / "media"
     doc = json.loads((ROOT / "fixtures" / "appbench.json").read_text())
     doc["votes"] = []  # the screen does not need the demo's votes; importing them only slows the set-up
-    bundle_import(doc=doc)
+    bundle_import(doc=doc, folder=ROOT / "fixtures")  # with the messenger apps next to the bundle
     return doc
 
 
