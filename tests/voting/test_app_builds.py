@@ -230,3 +230,29 @@ def test_with_a_preview_origin_the_frames_point_there(voter_client, built, setti
     assert _frame_src(response.content.decode(), "A") == "https://apps.example.net" + reverse(
         "vote_preview_app", args=[matchup.alias_a]
     )
+
+
+def test_an_editor_uploads_a_build_in_the_admin_and_a_bad_zip_writes_nothing(client, world, media):
+    from django.contrib.auth.models import Group
+
+    from tests.builders.voting import make_user
+
+    editor = make_user("editor@example.com")
+    editor.is_staff = True
+    editor.save()
+    editor.groups.add(Group.objects.get(name="Editors"))
+    client.force_login(editor)
+    run = world.runs[0]
+    url = reverse("admin:runs_appbuild_add")
+    bad = _zip({"index.html": INDEX, "../x.js": b"1"})
+    bad.name = "build.zip"
+    response = client.post(url, {"run": run.pk, "upload": bad})
+    assert response.status_code == 200 and "is refused" in response.content.decode()
+    assert not AppBuild.objects.exists()
+    good = _zip({"index.html": INDEX})
+    good.name = "build.zip"
+    assert client.post(url, {"run": run.pk, "upload": good}).status_code == 302
+    assert AppBuild.objects.get().run == run
+    # A voter (no staff) cannot reach the upload.
+    client.force_login(make_user("plain@example.com"))
+    assert client.get(url).status_code == 302
