@@ -15,7 +15,7 @@ from leaderboard.models import Agent, Benchmark, Round, Task, TaskVersion
 from runs.models import CheckResult, Dispute, Evidence, Run, Verdict
 from voting.models import Vote
 
-from .fields import BLANK_STRING_FIELDS, DATETIME_FIELDS, ENTRY_FIELDS, RUN_SCALARS, iso, plain_number
+from .fields import BLANK_STRING_FIELDS, DATETIME_FIELDS, DISPUTE_FIELDS, ENTRY_FIELDS, RUN_SCALARS, iso, plain_number
 
 
 def voter_pseudonym(vote: Vote) -> str:
@@ -231,15 +231,7 @@ def run_doc(run: Run) -> dict:
     ]
     checks = [{"kind": c.kind, "name": c.name, "passed": c.passed, "detail": c.detail} for c in run.checks.all()]
     disputes = [
-        {
-            "reason": d.reason,
-            "note": d.note,
-            "status": d.status,
-            "filed_at": d.filed_at,
-            "decided_at": d.decided_at,
-            "decision_note": d.decision_note,
-        }
-        for d in sorted(run.disputes.all(), key=lambda d: (d.filed_at, d.id))
+        {f: getattr(d, f) for f in DISPUTE_FIELDS} for d in sorted(run.disputes.all(), key=lambda d: (d.filed_at, d.id))
     ]
     return _run_doc_from(row, verdicts, list(run.evidence.all()), checks, disputes)
 

@@ -9,14 +9,13 @@ from typing import Any
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
-from scoring.types import RUN_SCALARS
+from scoring.types import DISPUTE_FIELDS, ENTRY_FIELDS, RUN_SCALARS
 
-__all__ = ["RUN_SCALARS"]
+__all__ = ["DISPUTE_FIELDS", "ENTRY_FIELDS", "RUN_SCALARS"]
 
 BLANK_STRING_FIELDS = {"language", "outcome", "plan_label", "checks_version", "preview_url"}
 DATETIME_FIELDS = {"due_at", "started_at"}
 RUN_DEFAULTS = {"task_version": "1.0", "trial": 1}
-ENTRY_FIELDS = ("product_version", "plan", "region", "network", "model", "cli")
 
 
 def parse_time(value: str | None) -> datetime | None:

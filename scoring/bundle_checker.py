@@ -25,7 +25,6 @@ DISPUTE_REASONS = ("wrong_version", "wrong_plan", "environment", "other")
 DISPUTE_STATUSES = ("open", "accepted", "rejected")
 EVIDENCE_KINDS = ("recording", "screenshot", "log", "audio", "transcript", "other")
 CHECK_KINDS = ("start", "api", "page", "browser")
-ENTRY_FIELDS = ("product_version", "plan", "region", "network", "model", "cli")
 COUNT_PAIRS = (
     ("tests_passed", "tests_total"),
     ("api_checks_passed", "api_checks_total"),

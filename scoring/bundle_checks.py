@@ -12,7 +12,6 @@ from typing import Any
 
 from . import methodologies
 from .bundle_checker import (
-    ENTRY_FIELDS,
     MAX_TEXT,
     SECTIONS,
     SLUG_RE,
@@ -26,6 +25,7 @@ from .bundle_run_checks import (
     check_runs,
 )
 from .types import (
+    ENTRY_FIELDS,
     EVALUATIONS,
     ROUND_STATUSES,
     TASK_KINDS,

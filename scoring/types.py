@@ -48,6 +48,8 @@ RUN_COUNT_FIELDS = (
     "steps",
     "interventions",
 )
+ENTRY_FIELDS = ("product_version", "plan", "region", "network", "model", "cli")
+DISPUTE_FIELDS = ("reason", "note", "status", "filed_at", "decided_at", "decision_note")
 RUN_MEASURE_FIELDS = ("cost_usd", "wall_seconds", "first_output_seconds")
 RUN_TEXT_FIELDS = ("language", "plan_label", "checks_version", "due_at", "started_at", "preview_url")
 RUN_SCALARS = (

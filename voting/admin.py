@@ -31,32 +31,17 @@ class MatchupAdmin(admin.ModelAdmin):
     readonly_fields = ["key", "alias_a", "alias_b"]
 
 
+FLAG_FIELDS = ["voter", "benchmark", "decided_votes", "agreed", "p_value", "flagged_at", "cleared_at", "cleared_by"]
+
+
 @admin.register(VoterFlag)
 class VoterFlagAdmin(admin.ModelAdmin):
     """Flagged voters: their votes do not count until an editor clears them (action "Clear")."""
 
-    list_display = [
-        "voter",
-        "benchmark",
-        "decided_votes",
-        "agreed",
-        "p_value",
-        "flagged_at",
-        "cleared_at",
-        "cleared_by",
-    ]
+    list_display = FLAG_FIELDS
     list_filter = [("cleared_at", admin.EmptyFieldListFilter), "benchmark"]
     list_select_related = ["voter", "benchmark", "cleared_by"]
-    readonly_fields = [
-        "voter",
-        "benchmark",
-        "decided_votes",
-        "agreed",
-        "p_value",
-        "flagged_at",
-        "cleared_at",
-        "cleared_by",
-    ]
+    readonly_fields = FLAG_FIELDS  # a flag is the check's finding: it is cleared, never edited
     actions = ["clear"]
 
     def has_add_permission(self, request) -> bool:

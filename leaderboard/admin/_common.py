@@ -4,13 +4,15 @@ creating or changing through runs.services with a refusal shown as PermissionDen
 from __future__ import annotations
 
 from django import forms
-from django.core.exceptions import PermissionDenied, ValidationError
 
 from runs import services
+from runs.admin import change_reason, reason_field, refused_as_denied
 
 
 class ReasonForm(forms.ModelForm):
     """Asks for the reason in clean() when a published round is affected; the service writes."""
+
+    change_reason = reason_field()
 
     def published_rounds(self):
         raise NotImplementedError
@@ -32,10 +34,8 @@ class ReasonForm(forms.ModelForm):
 
 def create(obj, request) -> None:
     """A new agent, benchmark or round, through `services.catalogue_create`."""
-    try:
+    with refused_as_denied():
         services.catalogue_create(obj=obj, by=request.user)
-    except ValidationError as e:
-        raise PermissionDenied("; ".join(e.messages)) from e
 
 
 def changes(obj, form) -> dict:
@@ -55,9 +55,5 @@ class SavesThroughServices:
         if not change:
             create(obj, request)
             return
-        try:
-            self.update(
-                obj, by=request.user, changes=changes(obj, form), reason=form.cleaned_data.get("change_reason") or ""
-            )
-        except ValidationError as e:
-            raise PermissionDenied("; ".join(e.messages)) from e
+        with refused_as_denied():
+            self.update(obj, by=request.user, changes=changes(obj, form), reason=change_reason(form))

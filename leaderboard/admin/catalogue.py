@@ -5,7 +5,6 @@ from __future__ import annotations
 from django.contrib import admin
 
 from runs import services
-from runs.admin import reason_field
 
 from ..models import Agent, Benchmark, Membership, Organization, Round
 from ._common import ReasonForm, SavesThroughServices
@@ -26,8 +25,6 @@ class MembershipAdmin(admin.ModelAdmin):
 
 
 class AgentForm(ReasonForm):
-    change_reason = reason_field()
-
     class Meta:
         model = Agent
         exclude: list[str] = []
@@ -37,8 +34,6 @@ class AgentForm(ReasonForm):
 
 
 class BenchmarkForm(ReasonForm):
-    change_reason = reason_field()
-
     class Meta:
         model = Benchmark
         exclude: list[str] = []

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 
 from runs import services
-from runs.admin import formset_changes, reason_field
+from runs.admin import change_reason, reason_field, refused_as_denied, related_changed
 from runs.selectors import user_is_editor
 
 from ..models import ChangelogEntry, Entry, Round, RoundParameter
@@ -67,8 +67,6 @@ class ChangelogInline(admin.TabularInline):
 
 
 class RoundForm(ReasonForm):
-    change_reason = reason_field()
-
     class Meta:
         model = Round
         exclude: list[str] = []
@@ -93,15 +91,7 @@ class RoundAdmin(SavesThroughServices, admin.ModelAdmin):
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)
         if change:
-            try:
-                services.round_details_changed(
-                    round=form.instance,
-                    by=request.user,
-                    what=formset_changes(formsets),
-                    reason=form.cleaned_data.get("change_reason") or "",
-                )
-            except ValidationError as e:
-                raise PermissionDenied("; ".join(e.messages)) from e
+            related_changed(services.round_details_changed, request, form, formsets, round=form.instance)
 
     @admin.display(description="publication")
     def publication(self, rnd: Round) -> str:
@@ -112,23 +102,21 @@ class RoundAdmin(SavesThroughServices, admin.ModelAdmin):
 
     @admin.action(description="Enter preview (vendors see their results, may dispute)", permissions=["change"])
     def enter_preview(self, request, queryset):
-        for rnd in queryset:
-            try:
-                services.round_enter_preview(round=rnd, by=request.user)
-            except ValidationError as e:
-                self.message_user(request, "; ".join(e.messages), messages.ERROR)
-            else:
-                self.message_user(request, f"{rnd} is in preview.", messages.SUCCESS)
+        self._each(request, queryset, services.round_enter_preview, "is in preview", "did not enter the preview")
 
     @admin.action(description="Publish (after the preview, with every run reviewed)", permissions=["change"])
     def publish(self, request, queryset):
+        self._each(request, queryset, services.round_publish, "is published", "was not published")
+
+    def _each(self, request, queryset, service, done: str, refused: str) -> None:
+        """`service` on each selected round; a message per round says how it went and why one was refused."""
         for rnd in queryset:
             try:
-                services.round_publish(round=rnd, by=request.user)
+                service(round=rnd, by=request.user)
             except ValidationError as e:
-                self.message_user(request, f"{rnd} was not published: " + " ".join(e.messages), messages.ERROR)
+                self.message_user(request, f"{rnd} {refused}: " + " ".join(e.messages), messages.ERROR)
             else:
-                self.message_user(request, f"{rnd} is published.", messages.SUCCESS)
+                self.message_user(request, f"{rnd} {done}.", messages.SUCCESS)
 
 
 class RoundParameterForm(forms.ModelForm):
@@ -158,18 +146,12 @@ class RoundParameterAdmin(admin.ModelAdmin):
     list_filter = ["round"]
 
     def save_model(self, request, obj, form, change):
-        try:
-            services.round_parameter_save(
-                parameter=obj, by=request.user, reason=form.cleaned_data.get("change_reason") or ""
-            )
-        except ValidationError as e:
-            raise PermissionDenied("; ".join(e.messages)) from e
+        with refused_as_denied():
+            services.round_parameter_save(parameter=obj, by=request.user, reason=change_reason(form))
 
     def delete_model(self, request, obj):
-        try:
+        with refused_as_denied():
             services.round_parameter_delete(parameter=obj, by=request.user)
-        except ValidationError as e:
-            raise PermissionDenied("; ".join(e.messages)) from e
 
     def delete_queryset(self, request, queryset):
         for obj in queryset:
@@ -186,7 +168,5 @@ class ChangelogEntryAdmin(admin.ModelAdmin):
         return obj is None and super().has_change_permission(request, obj)  # notes stay as written
 
     def save_model(self, request, obj, form, change):
-        try:
+        with refused_as_denied():
             services.changelog_note_add(entry=obj, by=request.user)
-        except ValidationError as e:
-            raise PermissionDenied("; ".join(e.messages)) from e

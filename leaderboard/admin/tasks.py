@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import PermissionDenied
 from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
@@ -14,7 +14,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from runs import services
-from runs.admin import DeletesThroughService, reason_field
+from runs.admin import DeletesThroughService, reason_field, refused_as_denied
 from runs.selectors import user_is_editor
 
 from ..models import Round, Task, TaskVersion
@@ -96,10 +96,8 @@ class TaskAdmin(DeletesThroughService, admin.ModelAdmin):
             obj.pk = new.pk
             return
         changes = {n: v for n, v in fields.items() if n in form.changed_data}
-        try:
+        with refused_as_denied():  # the form's clean() already asked for the reason
             services.task_update(task=obj, by=request.user, changes=changes, reason=reason)
-        except ValidationError as e:  # the form's clean() already asked for the reason
-            raise PermissionDenied("; ".join(e.messages)) from e
 
     def delete_through(self, request, obj):
         services.task_delete(task=obj, by=request.user)
@@ -172,10 +170,8 @@ class TaskVersionAdmin(DeletesThroughService, admin.ModelAdmin):
             obj.pk, obj.version = new.pk, new.version
             return
         fields = {name: getattr(obj, name) for name in form.changed_data}
-        try:
+        with refused_as_denied():
             services.task_version_update(version=obj, by=request.user, **fields)
-        except ValidationError as e:
-            raise PermissionDenied("; ".join(e.messages)) from e
 
     def delete_through(self, request, obj):
         services.task_version_delete(version=obj, by=request.user)

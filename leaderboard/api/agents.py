@@ -8,7 +8,7 @@ from django.http import HttpRequest
 from ninja import Path, Router
 from ninja.errors import HttpError
 
-from scoring.types import KEY_PATTERN
+from scoring.types import ENTRY_FIELDS, KEY_PATTERN
 
 from .. import api_schemas as s
 from ..models import Agent, Entry, in_published_round
@@ -49,12 +49,7 @@ def agent_detail(request: HttpRequest, slug: str = Path(..., pattern=KEY_PATTERN
             "benchmark": e.round.benchmark.slug,
             "round": e.round.key,
             "published_at": e.round.published_at,
-            "product_version": e.product_version,
-            "plan": e.plan,
-            "region": e.region,
-            "network": e.network,
-            "model": e.model,
-            "cli": e.cli,
+            **{f: getattr(e, f) for f in ENTRY_FIELDS},
         }
         for e in Entry.objects.filter(in_published_round(), agent=a)
         .select_related("round__benchmark")

@@ -8,7 +8,7 @@ from django.db.models import Count
 from django.http import HttpRequest
 from ninja import Path, Router
 
-from scoring.types import KEY_PATTERN
+from scoring.types import ENTRY_FIELDS, KEY_PATTERN
 
 from .. import api_schemas as s
 from ..models import Benchmark, Round, RoundParameter
@@ -92,12 +92,7 @@ def round_detail(
         {
             "agent": e.agent.slug,
             "agent_name": e.agent.name,
-            "product_version": e.product_version,
-            "plan": e.plan,
-            "region": e.region,
-            "network": e.network,
-            "model": e.model,
-            "cli": e.cli,
+            **{f: getattr(e, f) for f in ENTRY_FIELDS},
         }
         for e in rnd.entries.select_related("agent")
     ]

@@ -11,7 +11,7 @@ from ninja import Path, Query, Router
 from ninja.errors import HttpError
 
 from runs.models import Run, Verdict
-from scoring.types import KEY_PATTERN, RUN_SCALARS
+from scoring.types import DISPUTE_FIELDS, KEY_PATTERN, RUN_SCALARS
 
 from .. import api_schemas as s
 from ..models import Agent, RoundParameter, fill_prompt
@@ -123,15 +123,5 @@ def run_detail(
             {"position": c.position, "kind": c.kind, "name": c.name, "passed": c.passed, "detail": c.detail}
             for c in run.checks.all()
         ],
-        "disputes": [
-            {
-                "reason": d.reason,
-                "note": d.note,
-                "status": d.status,
-                "filed_at": d.filed_at,
-                "decided_at": d.decided_at,
-                "decision_note": d.decision_note,
-            }
-            for d in run.disputes.all()
-        ],
+        "disputes": [{f: getattr(d, f) for f in DISPUTE_FIELDS} for d in run.disputes.all()],
     }

@@ -20,6 +20,25 @@ the admin index's counts).
 """
 
 from . import app_builds, disputes, queue, runs, verdicts
-from ._common import DeletesThroughService, formset_changes, reason_field
+from ._common import (
+    DeletesThroughService,
+    change_reason,
+    formset_changes,
+    reason_field,
+    refused_as_denied,
+    related_changed,
+)
 
-__all__ = ["DeletesThroughService", "app_builds", "disputes", "formset_changes", "queue", "reason_field", "runs", "verdicts"]
+__all__ = [
+    "DeletesThroughService",
+    "app_builds",
+    "change_reason",
+    "disputes",
+    "formset_changes",
+    "queue",
+    "reason_field",
+    "refused_as_denied",
+    "related_changed",
+    "runs",
+    "verdicts",
+]

@@ -3,13 +3,35 @@ knows its request, and how inline edits are described for the changelog."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from django import forms
 from django.contrib import messages
 from django.contrib.admin.options import ActionLocation
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.http import HttpResponseRedirect
 from django.urls import reverse
+
+
+@contextmanager
+def refused_as_denied():
+    """A service's refusal (ValidationError) inside a save becomes PermissionDenied with the refusal's words:
+    the admin's save has no form left to put the error on."""
+    try:
+        yield
+    except ValidationError as e:
+        raise PermissionDenied("; ".join(e.messages)) from e
+
+
+def change_reason(form) -> str:
+    return form.cleaned_data.get("change_reason") or ""
+
+
+def related_changed(service, request, form, formsets, **target) -> None:
+    """Tells `service` what the inline formsets of a save did (for the changelog of a published round)."""
+    with refused_as_denied():
+        service(**target, by=request.user, what=formset_changes(formsets), reason=change_reason(form))
 
 
 def with_request(form_class, request):

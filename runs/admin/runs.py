@@ -22,7 +22,14 @@ from ..selectors import (
     user_verdict_roles,
     visible_verdict_roles,
 )
-from ._common import DeletesThroughService, formset_changes, reason_field, with_request
+from ._common import (
+    DeletesThroughService,
+    change_reason,
+    reason_field,
+    refused_as_denied,
+    related_changed,
+    with_request,
+)
 from .queue import ReviewStageFilter
 
 BLIND_LOOKUPS = ("outcome", "verdicts", "rerun", "rerun_of", "disputes", "changelog")
@@ -220,36 +227,20 @@ class RunAdmin(DeletesThroughService, admin.ModelAdmin):
     def save_model(self, request, obj, form, change):
         if not change:
             fields = {f.attname: getattr(obj, f.attname) for f in Run._meta.concrete_fields if not f.primary_key}
-            try:
-                obj.pk = services.run_create(
-                    by=request.user, reason=form.cleaned_data.get("change_reason") or "", **fields
-                ).pk
-            except ValidationError as e:
-                raise PermissionDenied(e) from e
+            with refused_as_denied():
+                obj.pk = services.run_create(by=request.user, reason=change_reason(form), **fields).pk
             return
         changes = {
             name: getattr(obj, name)
             for name in form.changed_data
             if name != "change_reason" and name in {f.name for f in Run._meta.concrete_fields}
         }
-        try:
-            services.run_update(
-                run=obj, by=request.user, changes=changes, reason=form.cleaned_data.get("change_reason") or ""
-            )
-        except ValidationError as e:  # the form's clean() already asked for the reason
-            raise PermissionDenied(e) from e
+        with refused_as_denied():  # the form's clean() already asked for the reason
+            services.run_update(run=obj, by=request.user, changes=changes, reason=change_reason(form))
 
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)
-        try:
-            services.run_related_changed(
-                run=form.instance,
-                by=request.user,
-                what=formset_changes(formsets),
-                reason=form.cleaned_data.get("change_reason") or "",
-            )
-        except ValidationError as e:
-            raise PermissionDenied("; ".join(e.messages)) from e
+        related_changed(services.run_related_changed, request, form, formsets, run=form.instance)
 
     def delete_through(self, request, obj):
         services.run_delete(run=obj, by=request.user)

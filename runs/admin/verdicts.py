@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 
 from django import forms
 from django.contrib import admin, messages
@@ -37,13 +38,27 @@ def _verdict_repr(verdict: Verdict) -> str:
     return f"{verdict.get_role_display()}'s verdict on run {verdict.run.key}"
 
 
-def _show_service_errors(form: forms.Form, error: ValidationError) -> None:
+@contextmanager
+def _errors_shown_on(form: forms.Form):
     """A service's refusal as form errors: on the field it names when the form has one, else on the form."""
-    if hasattr(error, "error_dict"):
-        for field, errs in error.error_dict.items():
-            form.add_error(field if field in form.fields else None, errs)
-    else:
-        form.add_error(None, error)
+    try:
+        yield
+    except ValidationError as error:
+        if hasattr(error, "error_dict"):
+            for field, errs in error.error_dict.items():
+                form.add_error(field if field in form.fields else None, errs)
+        else:
+            form.add_error(None, error)
+
+
+def _verdict_input(data: dict) -> dict:
+    """The verdict a validated form describes, as verdict_record and verdict_change take it."""
+    return {
+        "outcome": data.get("outcome") or None,
+        "matched": data.get("matched") or [],
+        "note": data.get("note") or "",
+        "reason": data.get("reason") or "",
+    }
 
 
 class VerdictAddForm(forms.ModelForm):
@@ -90,18 +105,10 @@ class VerdictAddForm(forms.ModelForm):
         run = data.get("run")
         if run is None or self.errors:
             return data
-        try:
+        with _errors_shown_on(self):
             self.recorded = services.verdict_record(
-                run=run,
-                role=data.get("role"),
-                reviewer=self.request.user,
-                outcome=data.get("outcome") or None,
-                matched=data.get("matched") or [],
-                note=data.get("note") or "",
-                reason=data.get("reason") or "",
+                run=run, role=data.get("role"), reviewer=self.request.user, **_verdict_input(data)
             )
-        except ValidationError as e:
-            _show_service_errors(self, e)
         return data
 
 
@@ -128,17 +135,8 @@ class VerdictChangeForm(forms.ModelForm):
         data = super().clean()
         if self.errors:
             return data
-        try:
-            services.verdict_change(
-                verdict=self.instance,
-                by=self.request.user,
-                outcome=data.get("outcome") or None,
-                matched=data.get("matched") or [],
-                note=data.get("note") or "",
-                reason=data.get("reason") or "",
-            )
-        except ValidationError as e:
-            _show_service_errors(self, e)
+        with _errors_shown_on(self):
+            services.verdict_change(verdict=self.instance, by=self.request.user, **_verdict_input(data))
         self.instance.refresh_from_db()
         return data
 

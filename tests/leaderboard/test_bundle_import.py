@@ -218,3 +218,14 @@ def test_the_import_command_prints_problems_and_fails(tmp_path, capsys):
     (tmp_path / "notjson.json").write_text("{oops")
     with pytest.raises(CommandError, match="not valid JSON"):
         call_command("import_bundle", str(tmp_path / "notjson.json"))
+
+
+@pytest.mark.parametrize("command", ["import_bundle", "recount"])
+def test_the_bundle_commands_name_the_file_that_cannot_be_read(tmp_path, command):
+    with pytest.raises(CommandError, match=r"missing\.json: no such file"):
+        call_command(command, str(tmp_path / "missing.json"))
+    with pytest.raises(CommandError, match="a folder, not a file"):
+        call_command(command, str(tmp_path))
+    (tmp_path / "latin1.json").write_bytes('{"name": "caf\xe9"}'.encode("latin-1"))
+    with pytest.raises(CommandError, match=r"latin1\.json: not valid JSON"):
+        call_command(command, str(tmp_path / "latin1.json"))

@@ -1,9 +1,9 @@
-import json
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
 from bundles.importer import bundle_import
+from leaderboard.management.files import read_json
 from scoring.bundle import BundleError
 
 
@@ -16,15 +16,9 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         failed = False
         for name in options["files"]:
-            path = Path(name)
+            doc = read_json(name)
             try:
-                doc = json.loads(path.read_text(encoding="utf-8"))
-            except FileNotFoundError:
-                raise CommandError(f"{name}: no such file") from None
-            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                raise CommandError(f"{name}: not valid JSON ({exc})") from None
-            try:
-                report = bundle_import(doc=doc, folder=path.parent)
+                report = bundle_import(doc=doc, folder=Path(name).parent)
             except BundleError as exc:
                 failed = True
                 self.stderr.write(f"{name}: {len(exc.problems)} problem(s), nothing written:")

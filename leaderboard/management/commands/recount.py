@@ -4,6 +4,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from leaderboard.management.files import read_json
 from scoring.bundle import BundleError
 from scoring.recount import recount
 
@@ -25,12 +26,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         path = Path(options["bundle"])
-        try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise CommandError(f"{path}: no such file") from None
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise CommandError(f"{path}: not valid JSON ({exc})") from None
+        doc = read_json(path)
         try:
             result = recount(doc, options["round_key"])
         except BundleError as exc:
