@@ -8,7 +8,8 @@ import pytest
 from django.core.files.base import ContentFile
 from django.urls import reverse
 
-from runs.models import Evidence
+from leaderboard.models import Task, TaskVersion
+from runs.models import Evidence, Run
 from voting.models import Matchup, Vote
 
 pytestmark = pytest.mark.django_db
@@ -171,3 +172,40 @@ def test_an_unknown_choice_is_refused(voter_client, world):
     assert response.status_code == 400
     assert not Vote.objects.exists()
     assert Matchup.objects.get().used_at is None
+
+
+def _reload_queries(client) -> int:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client.get(reverse("vote"))  # draws the pair
+    with CaptureQueriesContext(connection) as ctx:
+        assert client.get(reverse("vote")).status_code == 200  # the same pair again
+    return len(ctx.captured_queries)
+
+
+def test_reloading_the_vote_screen_runs_a_fixed_number_of_queries(client, voter):
+    # The count does not grow with the runs, their screenshots or the tasks: the sides' runs and evidence are
+    # read in two queries, the scope list in a fixed number per votable benchmark.
+    from tests.builders.voting import build_world
+
+    client.force_login(voter)
+    world = build_world(tasks=("todo-app",), trials=1)
+    small = _reload_queries(client)
+    more = Task.objects.create(benchmark=world.benchmark, key="shop-app", title="Build a shop")
+    TaskVersion.objects.create(task=more, version="1.0", prompt="Build a shop.", scenarios=["Buy something"])
+    for run in world.runs:
+        for trial, task in ((2, run.task), (3, run.task), (1, more), (2, more)):
+            copy = Run.objects.create(
+                key=f"{run.key}-{task.key}-{trial}x",
+                round=run.round,
+                entry=run.entry,
+                task=task,
+                trial=trial,
+                app_started=True,
+            )
+            for n in range(3):
+                Evidence.objects.create(run=copy, kind="screenshot", url=f"https://shots.example.net/{copy.pk}-{n}.png")
+    Matchup.objects.all().delete()
+    big = _reload_queries(client)
+    assert small == big <= 14
