@@ -111,6 +111,7 @@ def _version_doc(v: TaskVersion) -> dict:
         "parameters": list(v.parameters or []),
         "interruption": v.interruption or None,
         "evidence": list(v.evidence or []),
+        "scenarios": list(v.scenarios or []),
         "criteria": v.criteria or {},
         "observes_later_effects": v.observes_later_effects,
         "published_at": iso(v.published_at),

@@ -10,6 +10,7 @@ touches turn stale in the same transaction (snapshots.stale).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from django.db import transaction
@@ -34,6 +35,7 @@ from snapshots.stale import snapshots_mark_stale
 from voting.cells import cells_apply, votes_add
 from voting.models import Vote
 
+from .app_builds import app_builds_write, read_app_builds
 from .fields import (
     BLANK_STRING_FIELDS,
     DATETIME_FIELDS,
@@ -73,14 +75,19 @@ def _validate_dates(doc: dict) -> list[str]:
     return problems
 
 
-def bundle_import(*, doc: Any) -> ImportReport:
-    """Validate `doc` and write it in one transaction; raise `BundleError` (nothing written) on bad input."""
+def bundle_import(*, doc: Any, folder: Path | None = None) -> ImportReport:
+    """Validate `doc` and write it in one transaction; raise `BundleError` (nothing written) on bad input.
+
+    `folder` is the bundle file's folder: app builds (`{"kind": "app", "path": ...}` evidence) are read from
+    there. Without it (a document with no file, e.g. an upload) the app builds are left out."""
     check_bundle(doc)
     problems = _validate_dates(doc)
+    builds = read_app_builds(doc, folder, problems) if folder is not None else {}
     if problems:
         raise BundleError(problems)
     with transaction.atomic():
         report = _write(doc)
+        app_builds_write(builds, report, doc["benchmark"]["slug"])
         # A round that changed (published, say) may make agents public, and their votes with them.
         bench_ids = [Benchmark.objects.get(slug=report.benchmark).id] if report.round_ids else []
         snapshots_mark_stale(round_ids=report.round_ids, rating_task_ids=report.rating_tasks, benchmark_ids=bench_ids)
@@ -194,6 +201,7 @@ class _Writer:
                         "parameters": list(h.get("parameters") or []),
                         "interruption": h.get("interruption") or "",
                         "evidence": list(h.get("evidence") or []),
+                        "scenarios": list(h.get("scenarios") or []),
                         "criteria": h.get("criteria") or {},
                         "observes_later_effects": bool(h.get("observes_later_effects"))
                         or "observes-later-effects" in (t.get("tags") or []),
@@ -340,6 +348,8 @@ def _write_run_children(
                 values["created_at"] = parse_time(v["at"])
             changed |= verdicts.put((run.pk, v["role"]), {"run": run, "role": v["role"]}, values)[1]
         for e in run_doc.get("evidence") or []:
+            if e.get("kind") == "app":
+                continue  # an app build: `bundles.app_builds`
             changed |= evidence.put(
                 (run.pk, e["url"]),
                 {"run": run, "url": e["url"]},

@@ -192,6 +192,11 @@ class TaskVersion(models.Model):
     parameters = models.JSONField(default=list, blank=True, help_text="Names of the round parameters.")
     interruption = models.TextField(blank=True)
     evidence = models.JSONField(default=list, blank=True, help_text="Evidence to capture.")
+    scenarios = models.JSONField(
+        default=list,
+        blank=True,
+        help_text='What a voter should try in both apps, e.g. "sign up, send a message, find it after reload".',
+    )
     criteria = models.JSONField(default=dict, blank=True, help_text='{"pass": [...], "partial": [...], "fail": [...]}')
     observes_later_effects = models.BooleanField(default=False)
     published_at = models.DateTimeField(null=True, blank=True)

@@ -233,6 +233,11 @@ VOTE_FLAG_MIN_VOTES = env_int("VOTE_FLAG_MIN_VOTES", 30)  # non-tie votes before
 VOTE_FLAG_P_VALUE = float(env_str("VOTE_FLAG_P_VALUE", "0.001"))
 # Above this many public votes the bundle download refers to the streamed votes file instead of inlining them.
 VOTES_INLINE_LIMIT = env_int("VOTES_INLINE_LIMIT", 100_000)
+# App builds shown live on the vote screen: their size limits, and an optional separate origin to serve them
+# from (e.g. https://apps.example.net, pointing at this same site); blank serves them from this site.
+APP_BUILD_MAX_BYTES = env_int("APP_BUILD_MAX_BYTES", 5_000_000)
+APP_BUILD_MAX_FILES = env_int("APP_BUILD_MAX_FILES", 300)
+PREVIEW_ORIGIN = env_str("PREVIEW_ORIGIN", "").rstrip("/")
 CELERY_BEAT_SCHEDULE["votes-housekeeping"] = {"task": "voting.tasks.votes_housekeeping", "schedule": 300.0}
 CELERY_BEAT_SCHEDULE["voters-flag"] = {"task": "voting.tasks.voters_flag_all", "schedule": 3600.0}
 API_RATE_LIMIT = env_int("API_RATE_LIMIT", 600)

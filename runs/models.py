@@ -335,3 +335,19 @@ def run_input(run: Run, *, with_verdicts: bool = False) -> RunInput:
         else ()
     )
     return RunInput(id=run.key, round="", agent="", task=run.task.key, verdicts=verdicts, **values)
+
+
+class AppBuild(models.Model):
+    """A run's app as a static build (`index.html` plus assets), unpacked under MEDIA_ROOT in a directory with
+    a random name. It is served only through a vote matchup's one-time aliases, sandboxed
+    (`voting.views.preview_app`); the front web server must not serve `MEDIA_ROOT/app-builds/`."""
+
+    run = models.OneToOneField(Run, on_delete=models.CASCADE, related_name="app_build")
+    directory = models.CharField(max_length=100, unique=True, help_text="Relative to MEDIA_ROOT.")
+    files = models.PositiveIntegerField()
+    size = models.PositiveIntegerField(help_text="Bytes, all files together.")
+    sha256 = models.CharField(max_length=64, help_text="Of the build's file names and contents, in order.")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"app build of {self.run}"

@@ -107,13 +107,15 @@ def _check_tasks(c: Checker, tasks: list, declared: Declared) -> None:
         c.string(t, "evaluation", p, choices=EVALUATIONS)
         c.string(t, "prompt", p, max_len=MAX_TEXT)
         c.string(t, "domain", p, max_len=100)
-        dims = t.get("dimensions")
-        if dims is not None and not is_str_list(dims):
-            c.add(f"{p}.dimensions", "must be a list of strings")
+        for field in ("dimensions", "scenarios"):
+            if t.get(field) is not None and not is_str_list(t[field]):
+                c.add(f"{p}.{field}", "must be a list of strings")
         c.number(t, "time_limit_min", p, minimum=0.0)
         c.integer(t, "token_budget", p, minimum=0)
         for _, hp, h in c.each(t, "history", p):
             c.string(h, "version", hp, required=True, max_len=20)
+            if h.get("scenarios") is not None and not is_str_list(h["scenarios"]):
+                c.add(f"{hp}.scenarios", "must be a list of strings")
         if key:
             if key in declared.tasks:
                 c.add(f"{p}.key", f"duplicate task {key!r}")

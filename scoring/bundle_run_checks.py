@@ -141,9 +141,16 @@ def _check_verdicts(c: Checker, run: dict, p: str) -> None:
 
 def _check_run_attachments(c: Checker, run: dict, p: str) -> None:
     """A run's evidence, checks and disputes, each of a known kind or reason."""
+    builds = 0
     for _, ep, e in c.each(run, "evidence", p):
+        if e.get("kind") == "app":
+            builds += 1
+            _check_app_build_path(c, e, ep)
+            continue
         c.string(e, "kind", ep, required=True, choices=EVIDENCE_KINDS)
         c.string(e, "url", ep, required=True, max_len=2000)
+    if builds > 1:
+        c.add(f"{p}.evidence", "at most one app build per run")
     for _, cp, ch in c.each(run, "checks", p):
         c.string(ch, "kind", cp, required=True, choices=CHECK_KINDS)
         c.string(ch, "name", cp, required=True)
@@ -153,6 +160,17 @@ def _check_run_attachments(c: Checker, run: dict, p: str) -> None:
         c.string(d, "reason", dp, required=True, choices=DISPUTE_REASONS)
         c.string(d, "status", dp, choices=DISPUTE_STATUSES)
         c.string(d, "note", dp, max_len=MAX_TEXT)
+
+
+def _check_app_build_path(c: Checker, e: dict, ep: str) -> None:
+    """An app build (`{"kind": "app", "path": "apps/run-1"}`): a folder relative to the bundle's own folder,
+    never absolute and never climbing out of it (what is inside is checked when it is imported)."""
+    path = c.string(e, "path", ep, required=True, max_len=500)
+    if path is None:
+        return
+    parts = path.split("/")
+    if path.startswith("/") or "\\" in path or ":" in path or any(part in ("..", "") for part in parts):
+        c.add(f"{ep}.path", f"{path!r} must be a relative folder inside the bundle's folder, without '..'")
 
 
 def _check_reruns(c: Checker, runs: list, declared: Declared) -> None:

@@ -7,12 +7,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
-from django.db.models import Q
+from django.db.models import Prefetch, Q
 from django.utils import timezone
 from django.utils.text import slugify
 
 from leaderboard.models import Benchmark, Task, task_input
-from runs.models import Evidence, EvidenceKind, Run, RunStatus, run_input
+from runs.models import AppBuild, Evidence, EvidenceKind, Run, RunStatus, run_input
 from scoring import checks as checks_rules
 from scoring.types import TaskInput
 
@@ -61,13 +61,14 @@ def _organization_id(voter) -> int | None:
 def eligible_runs(*, voter, task_ids: list[int]) -> list[tuple[int, int, int]]:
     """(run id, task id, agent id) of the runs that may be shown to `voter`: runs of published rounds, not
     superseded by a re-run, that count and whose app started (and, on invent and startup tasks, was admitted:
-    `scoring.checks.votable`), never of an agent of the voter's own organization."""
-    runs = (
+    `scoring.checks.votable`) and that have something to show (`has_something_to_show`), never of an agent of
+    the voter's own organization."""
+    runs = with_previews(
         Run.objects.published()
         .filter(task_id__in=task_ids, status__in=checks_rules.COUNTED, rerun__isnull=True)
         .exclude(status=RunStatus.NOT_STARTED)
         .exclude(app_started=False)
-        .select_related("task", "entry")
+        .select_related("task")
     )
     org_id = _organization_id(voter)
     if org_id is not None:
@@ -76,7 +77,7 @@ def eligible_runs(*, voter, task_ids: list[int]) -> list[tuple[int, int, int]]:
     out = []
     for run in runs:
         task = tasks.get(run.task_id) or tasks.setdefault(run.task_id, task_input(run.task))
-        if checks_rules.votable(run_input(run), task):
+        if checks_rules.votable(run_input(run), task) and has_something_to_show(run):
             out.append((run.id, run.task_id, run.entry.agent_id))
     return out
 
@@ -135,54 +136,54 @@ def url_is_opaque(url: str, run: Run) -> bool:
 
 @dataclass(frozen=True)
 class Shot:
-    """One picture of a side: an uploaded file (streamed through the alias), an external address that
-    names nothing (redirected to), or the checker's record drawn as an SVG (when the screenshots live at
-    addresses that name the agent, or there are none)."""
+    """One picture of a side: an uploaded file (streamed through the alias) or an external address that names
+    nothing (redirected to). A screenshot at an address that names the agent is never shown."""
 
-    kind: str  # "file", "url" or "checks"
-    evidence: Evidence | None = None
+    kind: str  # "file" or "url"
+    evidence: Evidence
 
 
 def preview_shots(run: Run) -> list[Shot]:
+    """The run's screenshots that can be shown blind (reads `run.evidence.all()`, so a prefetch serves it)."""
     shots: list[Shot] = []
-    named = False
-    for ev in run.evidence.filter(kind=EvidenceKind.SCREENSHOT):
+    for ev in run.evidence.all():
+        if ev.kind != EvidenceKind.SCREENSHOT:
+            continue
         if ev.file:
             shots.append(Shot("file", ev))
         elif url_is_opaque(ev.url, run):
             shots.append(Shot("url", ev))
-        else:
-            named = True
-    if named or not shots:
-        shots.append(Shot("checks"))
     return shots
 
 
-def checker_record(run: Run) -> dict:
-    """What the checker recorded for a run, laid out for the picture drawn when no screenshot can be shown
-    (the task's own check names, passed or not, or the run's check counts: nothing that names the agent)."""
-    checks = list(run.checks.all())
-    api = [c for c in checks if c.kind in ("api", "page")]
-    steps = [c for c in checks if c.kind == "browser"]
-    started = run.app_started
-    if started is None:
-        start = next((c for c in checks if c.kind == "start"), None)
-        started = start.passed if start else None
+def app_build_of(run: Run) -> AppBuild | None:
+    try:
+        return run.app_build
+    except AppBuild.DoesNotExist:
+        return None
 
-    def bar(passed: int | None, total: int | None) -> dict | None:
-        if not total:
-            return None
-        return {"passed": passed or 0, "total": total, "width": round(300 * (passed or 0) / total)}
 
-    return {
-        "app_started": started,
-        "api": bar(sum(c.passed for c in api), len(api)) if api else bar(run.api_checks_passed, run.api_checks_total),
-        "browser": None if steps else bar(run.browser_steps_passed, run.browser_steps_total),
-        "steps": [
-            {"name": c.name, "passed": c.passed, "x": 24 if i < 7 else 330, "y": 212 + 26 * (i % 7)}
-            for i, c in enumerate(steps[:14])
-        ],
-    }
+def live_kind(run: Run) -> str:
+    """What the side's frame shows: "build" (the run's static app, served sandboxed through the alias), "url"
+    (an opaque preview address, redirected to through the alias) or "" (no live app)."""
+    if app_build_of(run) is not None:
+        return "build"
+    if run.preview_url and url_is_opaque(run.preview_url, run):
+        return "url"
+    return ""
+
+
+def has_something_to_show(run: Run) -> bool:
+    """A run is drawn only with something a voter can look at: a build, an opaque preview address or at least
+    one screenshot that can be shown blind."""
+    return bool(live_kind(run)) or bool(preview_shots(run))
+
+
+def with_previews(runs):
+    """Runs with what `live_kind`, `preview_shots` and `identifying_strings` read, in a fixed number of queries."""
+    return runs.select_related("entry__agent__organization", "round", "app_build").prefetch_related(
+        Prefetch("evidence", queryset=Evidence.objects.filter(kind=EvidenceKind.SCREENSHOT).order_by("id"))
+    )
 
 
 @dataclass(frozen=True)
@@ -191,17 +192,28 @@ class Side:
     alias: str
     run: Run
     shot_count: int
-    has_live: bool
+    live: str  # live_kind(run)
 
     @property
     def shot_indexes(self) -> range:
         return range(self.shot_count)
 
+    @property
+    def has_live(self) -> bool:
+        return bool(self.live)
+
+
+def preview_origin() -> str:
+    """Where app builds are served from: PREVIEW_ORIGIN (a separate origin) or this site ('')."""
+    return settings.PREVIEW_ORIGIN
+
 
 def matchup_sides(matchup: Matchup) -> list[Side]:
+    runs = {r.pk: r for r in with_previews(Run.objects.filter(pk__in=[matchup.run_a_id, matchup.run_b_id]))}
     sides = []
-    for letter, alias, run in (("A", matchup.alias_a, matchup.run_a), ("B", matchup.alias_b, matchup.run_b)):
-        sides.append(Side(letter, alias, run, len(preview_shots(run)), bool(run.preview_url)))
+    for letter, alias, run_id in (("A", matchup.alias_a, matchup.run_a_id), ("B", matchup.alias_b, matchup.run_b_id)):
+        run = runs[run_id]
+        sides.append(Side(letter, alias, run, len(preview_shots(run)), live_kind(run)))
     return sides
 
 

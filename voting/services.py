@@ -45,10 +45,11 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from leaderboard.clients import client_address  # noqa: F401 - the voting views' import of it
-from leaderboard.models import Agent
+from leaderboard.models import Agent, Task
 from leaderboard.ratelimit import window_hit
 from runs.selectors import user_is_editor
 from scoring.bradley_terry import fit_cells
+from scoring.checks import ADMISSION_KINDS
 from snapshots.stale import snapshots_mark_stale
 
 from .cells import VOTE_CELL_FIELDS, cell_of, cells_apply, votes_lock
@@ -95,9 +96,11 @@ def _token() -> str:
 def matchup_draw(*, voter, scope: str = "", now: datetime | None = None, rng: Random | None = None) -> Matchup | None:
     """Draw a pair of runs of one task for `voter`, or None when the scope has no two agents to compare.
 
-    Rules: only runs of published rounds (completed, not superseded by a re-run); never an agent of the
-    voter's own organization; two different agents; pairs with fewer votes are favoured (weight
-    1 / (1 + votes on that pair in that task)^2); the pair the voter last saw in that task is not drawn
+    Rules: only runs of published rounds (completed, not superseded by a re-run) with something to show (an
+    app build, an opaque preview address or a screenshot: `selectors.eligible_runs`); never an agent of the
+    voter's own organization; tasks ranked by votes (invent, startup) before to-spec tasks when the scope has
+    both; two different agents; pairs with fewer votes are favoured (weight 1 / (1 + votes on that pair in that
+    task)^2); the pair the voter last saw in that task is not drawn
     again straight away when there is another. A and B are assigned at random and each agent's run is
     picked at random among its runs of the task.
     """
@@ -110,6 +113,10 @@ def matchup_draw(*, voter, scope: str = "", now: datetime | None = None, rng: Ra
     for task_id, agents in runs_by_task.items():
         ids = sorted(agents)
         candidates += [(task_id, a, b) for i, a in enumerate(ids) for b in ids[i + 1 :]]
+    # Invent and startup tasks first: their boards are ranked by votes; to-spec tasks only when none is left.
+    first = set(Task.objects.filter(id__in=runs_by_task.keys(), kind__in=ADMISSION_KINDS).values_list("id", flat=True))
+    if any(c[0] in first for c in candidates):
+        candidates = [c for c in candidates if c[0] in first]
     if not candidates:
         return None
     seen: dict[tuple[int, int, int], int] = defaultdict(int)

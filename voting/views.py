@@ -17,28 +17,37 @@ from django.http import FileResponse, HttpRequest, HttpResponse, HttpResponseRed
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.utils.csp import CSP
-from django.views.decorators.clickjacking import xframe_options_sameorigin
+from django.views.decorators.clickjacking import xframe_options_exempt, xframe_options_sameorigin
 from django.views.decorators.csp import csp_override
 from django.views.decorators.http import require_GET, require_POST
 
+from runs.models import Run
+from runs.services.app_builds import app_build_file
+
+from .app_serving import APP_CSP, app_file_response
 from .models import Winner
 from .selectors import (
-    checker_record,
+    app_build_of,
     matchup_by_key,
     matchup_for_alias,
     matchup_open,
     matchup_sides,
+    preview_origin,
     preview_shots,
     scope_is_valid,
     url_is_opaque,
     vote_scopes,
     voter_status,
+    with_previews,
 )
 from .services import MatchupRefused, client_address, matchup_check, matchup_draw, rate_limit_hit, vote_record
 
-# The vote page frames live previews (sandboxed); naming no host keeps the preview's address out of headers.
-# The vote screen frames the two sandboxed previews (through this site's aliases, or a live app over https).
-VOTE_CSP = {**settings.SECURE_CSP, "frame-src": [CSP.SELF, "https:"]}
+# The vote screen frames the two sandboxed apps (through this site's aliases, from PREVIEW_ORIGIN when set, or
+# a live app over https); naming no preview host keeps a preview's address out of the headers.
+VOTE_CSP = {
+    **settings.SECURE_CSP,
+    "frame-src": [CSP.SELF, "https:", *([settings.PREVIEW_ORIGIN] if settings.PREVIEW_ORIGIN else [])],
+}
 # A preview page itself: nothing of its own runs, and only this site may frame it.
 PREVIEW_CSP = {
     "default-src": [CSP.NONE],
@@ -79,6 +88,9 @@ def _refused(request: HttpRequest, refusal: MatchupRefused) -> HttpResponse:
 
 def _stage(request: HttpRequest, context: dict, status: int = 200) -> HttpResponse:
     context.setdefault("voter", voter_status(voter=request.user))
+    if matchup := context.get("matchup"):
+        context["version"] = matchup.task.current_version
+        context["preview_origin"] = preview_origin()
     if request.htmx:
         response = render(request, "voting/vote.html#stage", context, status=status)
     else:
@@ -154,8 +166,7 @@ def _preview_target(request: HttpRequest, alias: str):
 
 
 def _private(response: HttpResponse, matchup) -> HttpResponse:
-    remaining = max(0, int((matchup.expires_at - timezone.now()).total_seconds()))
-    response["Cache-Control"] = f"private, max-age={remaining}"
+    response["Cache-Control"] = f"private, max-age={_remaining(matchup)}"
     response["Referrer-Policy"] = "no-referrer"
     return response
 
@@ -163,27 +174,24 @@ def _private(response: HttpResponse, matchup) -> HttpResponse:
 @login_required
 @require_GET
 def preview_shot(request: HttpRequest, alias: str, index: int) -> HttpResponse:
-    """A side's picture. An uploaded screenshot is streamed (no file name in any header); an external one
-    is redirected to only when its address names nothing; otherwise the checker's record is drawn."""
+    """A side's screenshot: an uploaded one is streamed (no file name in any header), an external one is
+    redirected to (only addresses that name nothing are ever listed)."""
     try:
-        matchup, run, letter = _preview_target(request, alias)
+        matchup, run, _letter = _preview_target(request, alias)
     except MatchupRefused as refusal:
-        return HttpResponse(refusal.message, status=refusal.status, content_type="text/plain; charset=utf-8")
+        return _plain(refusal.message, refusal.status)
     shots = preview_shots(run)
     if index >= len(shots):
-        return HttpResponse("No such picture.", status=404, content_type="text/plain; charset=utf-8")
+        return _plain("No such picture.", 404)
     shot = shots[index]
-    if shot.kind == "file" and shot.evidence is not None:
+    if shot.kind == "file":
         content_type = mimetypes.guess_type(PurePosixPath(shot.evidence.file.name).name)[0]
         if not (content_type or "").startswith("image/") or content_type == "image/svg+xml":
             content_type = "application/octet-stream"
         response: HttpResponse = FileResponse(shot.evidence.file.open("rb"), content_type=content_type)
         response.headers.pop("Content-Disposition", None)
-    elif shot.kind == "url" and shot.evidence is not None:
-        response = HttpResponseRedirect(shot.evidence.url)
     else:
-        context = {"letter": letter, "task": matchup.task, "record": checker_record(run)}
-        response = render(request, "voting/checks_preview.svg", context, content_type="image/svg+xml")
+        response = HttpResponseRedirect(shot.evidence.url)
     return _private(response, matchup)
 
 
@@ -192,14 +200,39 @@ def preview_shot(request: HttpRequest, alias: str, index: int) -> HttpResponse:
 @xframe_options_sameorigin
 @csp_override(PREVIEW_CSP)
 def preview_live(request: HttpRequest, alias: str) -> HttpResponse:
-    """The live preview framed on the vote screen: a redirect to the app when its address names nothing,
-    else a neutral page saying it is held back until the vote."""
+    """A side's live app when it is an opaque preview address: a redirect to it (the frame is sandboxed)."""
     try:
-        matchup, run, letter = _preview_target(request, alias)
+        matchup, run, _letter = _preview_target(request, alias)
     except MatchupRefused as refusal:
-        return HttpResponse(refusal.message, status=refusal.status, content_type="text/plain; charset=utf-8")
-    if run.preview_url and url_is_opaque(run.preview_url, run):
-        response: HttpResponse = HttpResponseRedirect(run.preview_url)
-    else:
-        response = render(request, "voting/live_withheld.html", {"letter": letter})
-    return _private(response, matchup)
+        return _plain(refusal.message, refusal.status)
+    if not (run.preview_url and url_is_opaque(run.preview_url, run)):
+        return _plain("This app has no live preview.", 404)
+    return _private(HttpResponseRedirect(run.preview_url), matchup)
+
+
+def _plain(message: str, status: int) -> HttpResponse:
+    return HttpResponse(message, status=status, content_type="text/plain; charset=utf-8")
+
+
+@require_GET
+@xframe_options_exempt
+@csp_override(APP_CSP)
+def preview_app(request: HttpRequest, alias: str, path: str = "") -> HttpResponse:
+    """A file of a side's app build, served sandboxed: the Content-Security-Policy `sandbox` (no
+    allow-same-origin) gives the document an opaque origin, so its scripts run but cannot read this site's
+    cookies or call it as the voter. The alias is the only key: the app's own requests carry no session (a
+    sandboxed document's requests are cross-site), so it is not asked for; it names nothing, is issued to one
+    voter and dies with the matchup. HTML documents get the storage shim (`app_serving`)."""
+    matchup, side = matchup_for_alias(alias)
+    if matchup is None or side is None or matchup.expires_at <= timezone.now():
+        return _plain("This app is not available: load a new pair to vote.", 404)
+    run = with_previews(Run.objects.filter(pk=matchup.run_a_id if side == "a" else matchup.run_b_id)).first()
+    build = app_build_of(run) if run is not None else None
+    target = app_build_file(build, path) if build is not None else None
+    if target is None:
+        return _plain("No such file.", 404)
+    return app_file_response(target, private_seconds=_remaining(matchup))
+
+
+def _remaining(matchup) -> int:
+    return max(0, int((matchup.expires_at - timezone.now()).total_seconds()))

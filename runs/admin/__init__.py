@@ -15,10 +15,11 @@ Verdicts are entered through the verdict add form (linked from the queue and the
 runs.services.verdict_record; only editors change a verdict afterwards (runs.services.verdict_change).
 
 Importing this package registers every model admin of its modules: `runs` (runs, evidence, the queue
-page), `verdicts`, `disputes`, and `queue` (its filter and the admin index's counts).
+page), `verdicts`, `disputes`, `app_builds` (an editor's zip upload of a run's app) and `queue` (its filter and
+the admin index's counts).
 """
 
-from . import disputes, queue, runs, verdicts
+from . import app_builds, disputes, queue, runs, verdicts
 from ._common import (
     DeletesThroughService,
     change_reason,
@@ -30,6 +31,7 @@ from ._common import (
 
 __all__ = [
     "DeletesThroughService",
+    "app_builds",
     "change_reason",
     "disputes",
     "formset_changes",

@@ -14,3 +14,25 @@ document.addEventListener("htmx:beforeSwap", (event) => {
     event.detail.isError = false;
   }
 });
+
+// "Open full screen": one app fills the window (a CSS overlay, so the frame keeps its state); the button, or
+// Escape outside the app, closes it again.
+function setFullscreen(button, on) {
+  const wrap = document.getElementById(button.getAttribute("aria-controls"));
+  if (!wrap) return;
+  wrap.classList.toggle("fullscreen", on);
+  button.setAttribute("aria-pressed", on ? "true" : "false");
+  button.textContent = on ? "Close full screen" : "Open full screen";
+  document.body.classList.toggle("app-fullscreen", on);
+  button.focus(); // keys typed inside the app stay in the app; from the button, Tab enters it and Escape closes
+}
+
+document.addEventListener("click", (event) => {
+  const button = event.target.closest(".fullscreen-toggle");
+  if (button) setFullscreen(button, button.getAttribute("aria-pressed") !== "true");
+});
+
+document.addEventListener("keydown", (event) => {
+  if (event.key !== "Escape") return;
+  document.querySelectorAll('.fullscreen-toggle[aria-pressed="true"]').forEach((b) => setFullscreen(b, false));
+});

@@ -15,12 +15,13 @@ PASSWORD = "plum-orchard-77-kite"
 
 
 @pytest.fixture
-def demo(transactional_db):
+def demo(transactional_db, settings, tmp_path):
     from bundles.importer import bundle_import
 
+    settings.MEDIA_ROOT = tmp_path / "media"
     doc = json.loads((ROOT / "fixtures" / "appbench.json").read_text())
     doc["votes"] = []  # the screen does not need the demo's votes; importing them only slows the set-up
-    bundle_import(doc=doc)
+    bundle_import(doc=doc, folder=ROOT / "fixtures")  # with the messenger apps next to the bundle
     return doc
 
 
@@ -32,7 +33,11 @@ def _shoot(page, name: str) -> None:
     folder = os.environ.get("VOTE_SCREENSHOTS_DIR")
     if folder:
         Path(folder).mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=True)
+        phone = page.viewport_size["width"] < 800
+        if phone:  # one screen, at the first app: a full-page capture leaves frames below the fold unpainted
+            page.locator(".pair").scroll_into_view_if_needed()
+            page.wait_for_timeout(500)
+        page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=not phone)
 
 
 def _vote_and_check_reveal(page, button: str, names: list[str]) -> None:

@@ -1,9 +1,11 @@
 """A small voting world: one app benchmark (checks methodology) with a published round of five agents from
-five vendors, a draft round with a sixth agent, runs with screenshots at addresses that name the agent, and
-live previews. Every identifying string is distinctive so a test can look for it in a page."""
+five vendors, a draft round with a sixth agent, runs with screenshots at addresses that name the agent (never
+shown) and, unless `opaque_shots=False`, one at an address that names nothing, and live previews at addresses
+that name the agent (never framed). Every identifying string is distinctive so a test can look for it in a page."""
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -50,7 +52,11 @@ class World:
 
 
 def build_world(
-    *, tasks: tuple[str, ...] = ("todo-app", "shop-app"), trials: int = 2, with_preview: bool = True
+    *,
+    tasks: tuple[str, ...] = ("todo-app", "shop-app"),
+    trials: int = 2,
+    with_preview: bool = True,
+    opaque_shots: bool = True,
 ) -> World:
     bench = Benchmark.objects.create(slug="appbench-t", name="App Bench T", methodology="checks")
     rnd = Round.objects.create(
@@ -88,6 +94,11 @@ def build_world(
                 Evidence.objects.create(
                     run=run, kind="screenshot", url=f"https://media.example.org/{target.key}/{slug}/{task.key}/home.png"
                 )
+                if opaque_shots:
+                    # A screenshot at an address that names nothing: something a voter can be shown.
+                    Evidence.objects.create(
+                        run=run, kind="screenshot", url=f"https://shots.example.net/{secrets.token_hex(8)}.png"
+                    )
                 for pos, (kind, check, passed) in enumerate(
                     [
                         ("start", "starts and shows the seeded data", True),
@@ -115,7 +126,6 @@ def matchup_for(voter, run_a: Run, run_b: Run, *, now=None):
     from voting.models import Matchup
 
     now = now or timezone.now()
-    import secrets
 
     return Matchup.objects.create(
         key=secrets.token_urlsafe(12),

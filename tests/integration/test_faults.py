@@ -249,8 +249,10 @@ VOTE_BUNDLE = {
             "api_checks_total": 4,
             "browser_steps_passed": 2,
             "browser_steps_total": 4,
+            # Something a voter can be shown without a name: only such runs are drawn.
+            "evidence": [{"kind": "screenshot", "url": f"https://shots.example.net/{n}f3a9.png"}],
         }
-        for a in ("alpha", "beta")
+        for n, a in enumerate(("alpha", "beta"))
     ],
 }
 

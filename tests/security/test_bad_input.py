@@ -18,6 +18,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils import timezone
 
 from leaderboard.models import Membership
+from runs.models import Run
 from tests.builders.review import BENCH, ROUND, make_people, make_world
 from tests.builders.voting import build_world, make_user, matchup_for
 
@@ -451,7 +452,15 @@ def test_public_and_vote_pages_forbid_inline_script_and_framing(client, world):
         assert not INLINE_SCRIPT.search(response.content.decode()), url
 
 
+def _opaque_previews() -> None:
+    # Only a preview address that names nothing is framed (one naming the agent is never shown).
+    for run in Run.objects.all():
+        run.preview_url = f"https://p.example.net/{run.pk * 7919:x}zq/"
+        run.save(update_fields=["preview_url"])
+
+
 def test_the_vote_screen_frames_previews_only_sandboxed(client, world):
+    _opaque_previews()
     client.force_login(world["owner"])
     html = client.get("/vote/").content.decode()
     frames = re.findall(r"<iframe\b[^>]*>", html)
@@ -464,6 +473,7 @@ def test_the_vote_screen_frames_previews_only_sandboxed(client, world):
 
 
 def test_the_preview_route_may_be_framed_by_this_site_only(client, world):
+    _opaque_previews()
     client.force_login(world["owner"])
     response = client.get(f"/vote/p/{world['their'].alias_a}/live/")
     assert response["X-Frame-Options"] == "SAMEORIGIN"

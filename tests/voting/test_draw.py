@@ -8,6 +8,7 @@ from random import Random
 import pytest
 from django.urls import reverse
 
+from runs.models import Evidence, Run
 from tests.builders.voting import make_user
 from voting.cells import votes_add
 from voting.models import Matchup, Vote
@@ -121,9 +122,10 @@ def test_only_counted_runs_whose_app_started_and_was_admitted_are_drawn(voter, w
     excluded = {never_started.id, went_over.id, not_admitted.id, over_by_own_numbers.id}
     rng = Random(5)
     drawn = set()
-    for _ in range(300):
-        m = matchup_draw(voter=voter, rng=rng)
-        drawn |= {m.run_a_id, m.run_b_id}
+    for task in (todo, shop):  # task by task: with any task, the invent task is drawn first
+        for _ in range(150):
+            m = matchup_draw(voter=voter, scope=f"{world.benchmark.slug}/{task.key}", rng=rng)
+            drawn |= {m.run_a_id, m.run_b_id}
     assert not drawn & excluded
     assert len(drawn) == len(world.runs) - 4  # every other run still comes up
 
@@ -159,3 +161,44 @@ def test_a_pair_s_draw_weight_falls_with_the_square_of_its_votes(voter, world):
     assert by_pair[frozenset((z.id, m.id))] == 1 / 16
     assert by_pair[frozenset((z.id, t.id))] == 1 / 4
     assert sorted(w for p, w in by_pair.items() if p not in ({z.id, m.id}, {z.id, t.id})) == [1.0] * 8
+
+
+def test_a_run_with_nothing_to_show_is_never_drawn(voter, world):
+    # Its only screenshot and its preview address name the agent, so neither may be shown blind.
+    todo = world.tasks[0]
+    blank = [r for r in world.runs if r.task_id == todo.id and r.entry.agent.slug == "zephyrbot"]
+    Evidence.objects.filter(run__in=blank, url__startswith="https://shots.example.net/").delete()
+    rng = Random(8)
+    drawn = set()
+    for _ in range(200):
+        m = matchup_draw(voter=voter, scope=f"{world.benchmark.slug}/{todo.key}", rng=rng)
+        drawn |= {m.run_a_id, m.run_b_id}
+    assert not drawn & {r.id for r in blank}
+    assert len(drawn) == len([r for r in world.runs if r.task_id == todo.id]) - len(blank)
+
+
+def test_a_run_with_only_an_opaque_preview_address_is_drawn(voter, world):
+    todo = world.tasks[0]
+    Evidence.objects.filter(url__startswith="https://shots.example.net/").delete()
+    live = [r for r in world.runs if r.task_id == todo.id and r.entry.agent.slug in ("zephyrbot", "marlinide")]
+    for run in live:
+        run.preview_url = f"https://p.example.net/{run.pk * 7919:x}zq/"
+        run.save()
+    rng = Random(9)
+    drawn = set()
+    for _ in range(50):
+        m = matchup_draw(voter=voter, rng=rng)
+        drawn |= {m.run_a_id, m.run_b_id}
+    assert drawn == {r.id for r in live}
+
+
+def test_invent_and_startup_tasks_are_drawn_before_to_spec_tasks(voter, world):
+    todo, shop = world.tasks
+    shop.kind = "startup"
+    shop.save()
+    rng = Random(10)
+    assert {matchup_draw(voter=voter, rng=rng).task_id for _ in range(60)} == {shop.id}
+    assert {matchup_draw(voter=voter, scope=world.benchmark.slug, rng=rng).task_id for _ in range(30)} == {shop.id}
+    # With no pair left in the startup task (one agent only), the to-spec task is drawn.
+    Run.objects.filter(task=shop).exclude(entry__agent__slug="zephyrbot").update(app_started=False)
+    assert {matchup_draw(voter=voter, rng=rng).task_id for _ in range(30)} == {todo.id}

@@ -8,7 +8,8 @@ import pytest
 from django.core.files.base import ContentFile
 from django.urls import reverse
 
-from runs.models import Evidence
+from leaderboard.models import Task, TaskVersion
+from runs.models import Evidence, Run
 from voting.models import Matchup, Vote
 
 pytestmark = pytest.mark.django_db
@@ -54,23 +55,30 @@ def test_previews_name_nothing(voter_client, world):
     matchup = Matchup.objects.latest("id")
     for alias, run in ((matchup.alias_a, matchup.run_a), (matchup.alias_b, matchup.run_b)):
         shot = voter_client.get(reverse("vote_preview_shot", args=[alias, 0]))
+        second = voter_client.get(reverse("vote_preview_shot", args=[alias, 1]))
         live = voter_client.get(reverse("vote_preview_live", args=[alias]))
-        assert shot.status_code == 200 and shot["Content-Type"] == "image/svg+xml"
-        assert live.status_code == 200  # the preview address names the agent: held back
-        for r in (shot, live):
+        # Only the screenshot at an address that names nothing is listed; the one naming the agent is not.
+        assert shot.status_code == 302 and shot["Location"].startswith("https://shots.example.net/")
+        assert second.status_code == 404
+        assert live.status_code == 404  # the preview address names the agent: never framed
+        for r in (shot, second, live):
             sent = _everything_sent(r)
             for needle in world.identifying_strings(run):
                 assert needle.lower() not in sent, needle
-    assert "held back" in live.content.decode()
     assert "frame-src 'self' https:" in response["Content-Security-Policy"]
+    assert "<iframe" not in response.content.decode()
 
 
 def test_the_live_preview_is_framed_sandboxed_without_referrer(voter_client, world):
+    for run in world.runs:
+        run.preview_url = f"https://p.example.net/{run.pk * 7919:x}zq/"
+        run.save()
     html = _page(voter_client).content.decode()
     frames = re.findall(r"<iframe[^>]*>", html)
     assert len(frames) == 2
     for frame in frames:
         assert 'sandbox="allow-scripts allow-forms"' in frame
+        assert "allow-same-origin" not in frame
         assert 'referrerpolicy="no-referrer"' in frame
         assert "/vote/p/" in frame
 
@@ -94,7 +102,8 @@ def test_an_uploaded_screenshot_is_streamed_without_its_file_name(voter_client, 
         ev.file.save(f"{run.key}.png", ContentFile(png), save=True)
     _page(voter_client)
     matchup = Matchup.objects.latest("id")
-    response = voter_client.get(reverse("vote_preview_shot", args=[matchup.alias_a, 0]))
+    # Picture 0 is the screenshot at an opaque address, picture 1 the uploaded file.
+    response = voter_client.get(reverse("vote_preview_shot", args=[matchup.alias_a, 1]))
     assert response.status_code == 200
     assert response["Content-Type"] == "image/png"
     assert b"".join(response.streaming_content) == png
@@ -163,3 +172,40 @@ def test_an_unknown_choice_is_refused(voter_client, world):
     assert response.status_code == 400
     assert not Vote.objects.exists()
     assert Matchup.objects.get().used_at is None
+
+
+def _reload_queries(client) -> int:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client.get(reverse("vote"))  # draws the pair
+    with CaptureQueriesContext(connection) as ctx:
+        assert client.get(reverse("vote")).status_code == 200  # the same pair again
+    return len(ctx.captured_queries)
+
+
+def test_reloading_the_vote_screen_runs_a_fixed_number_of_queries(client, voter):
+    # The count does not grow with the runs, their screenshots or the tasks: the sides' runs and evidence are
+    # read in two queries, the scope list in a fixed number per votable benchmark.
+    from tests.builders.voting import build_world
+
+    client.force_login(voter)
+    world = build_world(tasks=("todo-app",), trials=1)
+    small = _reload_queries(client)
+    more = Task.objects.create(benchmark=world.benchmark, key="shop-app", title="Build a shop")
+    TaskVersion.objects.create(task=more, version="1.0", prompt="Build a shop.", scenarios=["Buy something"])
+    for run in world.runs:
+        for trial, task in ((2, run.task), (3, run.task), (1, more), (2, more)):
+            copy = Run.objects.create(
+                key=f"{run.key}-{task.key}-{trial}x",
+                round=run.round,
+                entry=run.entry,
+                task=task,
+                trial=trial,
+                app_started=True,
+            )
+            for n in range(3):
+                Evidence.objects.create(run=copy, kind="screenshot", url=f"https://shots.example.net/{copy.pk}-{n}.png")
+    Matchup.objects.all().delete()
+    big = _reload_queries(client)
+    assert small == big <= 14

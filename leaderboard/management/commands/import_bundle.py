@@ -1,3 +1,5 @@
+from pathlib import Path
+
 from django.core.management.base import BaseCommand, CommandError
 
 from bundles.importer import bundle_import
@@ -25,7 +27,7 @@ class Command(BaseCommand):
         """Import one file; True when it was refused."""
         doc = read_json(name)
         try:
-            report = bundle_import(doc=doc)
+            report = bundle_import(doc=doc, folder=Path(name).parent)
         except BundleError as exc:
             self.stderr.write(f"{name}: {len(exc.problems)} problem(s), nothing written:")
             for problem in exc.problems:

@@ -38,7 +38,7 @@ class Command(BaseCommand):
             if not path.exists():
                 self.stderr.write(f"skipping {name}: not found")
                 continue
-            report = bundle_import(doc=json.loads(path.read_text(encoding="utf-8")))
+            report = bundle_import(doc=json.loads(path.read_text(encoding="utf-8")), folder=path.parent)
             self.stdout.write(report.summary())
         self._inspect(fixtures / DEMO_INSPECT_LOG)
         if not options["no_users"]:

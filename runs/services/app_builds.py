@@ -1,0 +1,179 @@
+"""A run's app as a static build: checked, unpacked under MEDIA_ROOT, found again file by file.
+
+A build is `index.html` plus its assets, from an uploaded zip (`app_build_from_zip`) or a folder next to a
+bundle (`app_build_from_folder`). Bad input is refused with a clear message and writes nothing: a build over
+APP_BUILD_MAX_BYTES or APP_BUILD_MAX_FILES, a path that climbs out (`..`, an absolute path, a backslash), a
+symlink, or an entry point that is missing or not HTML. A build whose files all sit in one top folder is
+taken from inside it.
+
+The files go to `MEDIA_ROOT/app-builds/<random>/`, a name that says nothing about the run. They are served
+only through a vote matchup's aliases (`voting.views.preview_app`), never as plain media.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import shutil
+import stat
+import zipfile
+from pathlib import Path, PurePosixPath
+from typing import IO
+
+from django.conf import settings
+from django.db import transaction
+
+from ..models import AppBuild, Run
+
+BUILDS_DIR = "app-builds"
+ENTRY = "index.html"
+
+
+class AppBuildError(ValueError):
+    """A build that cannot be used; the message says why."""
+
+
+def _limits() -> tuple[int, int]:
+    return settings.APP_BUILD_MAX_BYTES, settings.APP_BUILD_MAX_FILES
+
+
+def _safe_name(name: str) -> str:
+    """The build-relative path of a member, or AppBuildError when it could land outside the build."""
+    if not name or "\\" in name or "\x00" in name or name.startswith("/") or (len(name) > 1 and name[1] == ":"):
+        raise AppBuildError(f"{name!r}: not a relative path inside the build")
+    parts = PurePosixPath(name).parts
+    if any(p in ("..", ".", "") for p in parts) or not parts:
+        raise AppBuildError(f"{name!r}: a path with '..' or '.' is refused")
+    return "/".join(parts)
+
+
+def _add(files: dict[str, bytes], name: str, data: bytes) -> None:
+    max_bytes, max_files = _limits()
+    files[_safe_name(name)] = data
+    if len(files) > max_files:
+        raise AppBuildError(f"more than {max_files} files (APP_BUILD_MAX_FILES)")
+    if sum(map(len, files.values())) > max_bytes:
+        raise AppBuildError(f"over {max_bytes} bytes (APP_BUILD_MAX_BYTES)")
+
+
+def read_zip(fileobj: IO[bytes]) -> dict[str, bytes]:
+    """The files of a zip, checked: no symlink, no climbing path, within the limits (checked against the sizes
+    the zip declares before anything is inflated, then against what is actually read)."""
+    max_bytes, _ = _limits()
+    try:
+        archive = zipfile.ZipFile(fileobj)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise AppBuildError(f"not a zip file ({exc})") from None
+    with archive:
+        members = [m for m in archive.infolist() if not m.is_dir()]
+        for m in members:
+            if stat.S_ISLNK(m.external_attr >> 16):
+                raise AppBuildError(f"{m.filename!r}: a symlink is refused")
+            _safe_name(m.filename)
+        if sum(m.file_size for m in members) > max_bytes:
+            raise AppBuildError(f"over {max_bytes} bytes (APP_BUILD_MAX_BYTES)")
+        files: dict[str, bytes] = {}
+        for m in members:
+            with archive.open(m) as f:
+                _add(files, m.filename, f.read(max_bytes + 1))
+    return files
+
+
+def read_folder(folder: Path) -> dict[str, bytes]:
+    """The files of a folder, checked the same way (a symlink anywhere inside is refused)."""
+    if folder.is_symlink() or not folder.is_dir():
+        raise AppBuildError(f"{folder.name}: not a folder")
+    files: dict[str, bytes] = {}
+    for path in sorted(folder.rglob("*")):
+        rel = path.relative_to(folder).as_posix()
+        if path.is_symlink():
+            raise AppBuildError(f"{rel!r}: a symlink is refused")
+        if path.is_file():
+            _add(files, rel, path.read_bytes())
+    return files
+
+
+def checked_build(files: dict[str, bytes]) -> dict[str, bytes]:
+    """The build's files with `index.html` at the top (taken from a single top folder if need be), or
+    AppBuildError when there is no HTML entry point."""
+    if ENTRY not in files:
+        tops = {name.split("/", 1)[0] for name in files}
+        if len(tops) == 1 and all("/" in n for n in files):
+            top = tops.pop()
+            files = {name.split("/", 1)[1]: data for name, data in files.items()}
+            if ENTRY not in files:
+                raise AppBuildError(f"no {ENTRY} at the top of the build or of {top}/")
+        else:
+            raise AppBuildError(f"no {ENTRY} at the top of the build")
+    head = files[ENTRY][:2048]
+    try:
+        text = head.decode("utf-8", errors="strict" if len(head) < 2048 else "ignore").lstrip("\ufeff \t\r\n")
+    except UnicodeDecodeError:
+        raise AppBuildError(f"{ENTRY} is not HTML (not UTF-8 text)") from None
+    if not text.startswith("<") or "\x00" in text:
+        raise AppBuildError(f"{ENTRY} is not HTML (it must start with a tag)")
+    return files
+
+
+def _digest(files: dict[str, bytes]) -> str:
+    h = hashlib.sha256()
+    for name in sorted(files):
+        h.update(name.encode() + b"\x00" + hashlib.sha256(files[name]).digest())
+    return h.hexdigest()
+
+
+def app_build_save(*, run: Run, files: dict[str, bytes]) -> AppBuild:
+    """Check `files` and store them as `run`'s build, replacing any earlier one (its folder is removed once the
+    new row is committed). A build identical to the stored one is left as it is."""
+    files = checked_build(files)
+    digest = _digest(files)
+    old = AppBuild.objects.filter(run=run).first()
+    if old is not None and old.sha256 == digest and build_root(old).is_dir():
+        return old
+    directory = f"{BUILDS_DIR}/{secrets.token_hex(16)}"
+    root = Path(settings.MEDIA_ROOT) / directory
+    try:
+        for name, data in files.items():
+            target = root / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        with transaction.atomic():
+            AppBuild.objects.filter(run=run).delete()
+            build = AppBuild.objects.create(
+                run=run, directory=directory, files=len(files), size=sum(map(len, files.values())), sha256=digest
+            )
+    except BaseException:
+        shutil.rmtree(root, ignore_errors=True)
+        raise
+    if old is not None:
+        transaction.on_commit(lambda: shutil.rmtree(build_root(old), ignore_errors=True))
+    return build
+
+
+def app_build_from_zip(*, run: Run, fileobj: IO[bytes]) -> AppBuild:
+    return app_build_save(run=run, files=read_zip(fileobj))
+
+
+def app_build_from_folder(*, run: Run, folder: Path) -> AppBuild:
+    return app_build_save(run=run, files=read_folder(folder))
+
+
+def build_root(build: AppBuild) -> Path:
+    return Path(settings.MEDIA_ROOT) / build.directory
+
+
+def app_build_file(build: AppBuild, path: str) -> Path | None:
+    """The stored file at `path` inside the build (the entry point for an empty path or a folder), or None:
+    never a file outside the build's folder, never through a symlink."""
+    root = build_root(build).resolve()
+    try:
+        rel = _safe_name(path) if path else ENTRY
+    except AppBuildError:
+        return None
+    target = root / rel
+    if target.is_dir():
+        target = target / ENTRY
+    if target.is_symlink() or not target.is_file():
+        return None
+    resolved = target.resolve()
+    return resolved if resolved.is_relative_to(root) else None

@@ -1,0 +1,162 @@
+"""The two apps on the vote screen, used live in a real browser: a voter tries both and votes; a framed app
+cannot read the site's cookies, call the site as the voter, or learn which agent built it."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+ROOT = Path(__file__).resolve().parents[2]
+PASSWORD = "plum-orchard-77-kite"
+
+
+@pytest.fixture
+def demo(transactional_db, settings, tmp_path):
+    from bundles.importer import bundle_import
+
+    settings.MEDIA_ROOT = tmp_path / "media"
+    doc = json.loads((ROOT / "fixtures" / "appbench.json").read_text())
+    doc["votes"] = []
+    bundle_import(doc=doc, folder=ROOT / "fixtures")
+    return doc
+
+
+def _sign_up_a_day_ago(page, live_server) -> None:
+    from django.contrib.auth import get_user_model
+
+    page.goto(f"{live_server.url}/signup/")
+    page.get_by_label("Email").fill("voter@example.com")
+    page.get_by_label("Password", exact=True).fill(PASSWORD)
+    page.get_by_label("Password again").fill(PASSWORD)
+    page.get_by_role("button", name="Sign up").click()
+    page.get_by_role("button", name="Sign out").wait_for()
+    # The new-account day, waited out: the account is moved a day and a bit into the past.
+    user = get_user_model().objects.get(email="voter@example.com")
+    user.date_joined -= timedelta(hours=25)
+    user.save(update_fields=["date_joined"])
+
+
+def _use_app(frame, text: str) -> None:
+    frame.get_by_label("Your name").fill("Pat")
+    frame.get_by_role("button", name="Join").click()
+    frame.get_by_label("Message", exact=True).fill(text)
+    frame.get_by_role("button", name=re.compile(r"^Send")).click()
+    frame.get_by_text(text).wait_for()
+
+
+def test_a_voter_tries_both_apps_votes_and_sees_the_reveal(live_server, demo, browser):
+    from voting.models import Vote
+
+    names = [a["name"] for a in demo["agents"]]
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    _sign_up_a_day_ago(page, live_server)
+    page.goto(f"{live_server.url}/vote/")
+    stage = page.locator("#vote-stage")
+    assert "Reinvent a messenger" in stage.inner_text()
+    assert "Try the same things in both apps" in stage.inner_text()
+    assert "Your account is new" not in stage.inner_text()
+    before = stage.inner_text()
+    assert not [n for n in names if n in before]
+    assert not re.search(r"\b\d+ of \d+\b", before)  # no count of the checker
+    _use_app(page.frame_locator('iframe[title="App A, live"]'), "hello from A")
+    _use_app(page.frame_locator('iframe[title="App B, live"]'), "hello from B")
+
+    # Full screen and back, by keyboard.
+    toggle = stage.locator("article").nth(0).get_by_role("button", name="Open full screen")
+    toggle.click()
+    assert page.locator("#live-A").evaluate("e => getComputedStyle(e).position") == "fixed"
+    page.keyboard.press("Escape")
+    assert page.locator("#live-A").evaluate("e => getComputedStyle(e).position") != "fixed"
+
+    stage.get_by_role("button", name="B is better").click()
+    page.get_by_role("link", name="Next pair").wait_for()
+    after = stage.inner_text()
+    assert len([n for n in names if n in after]) == 2 and "Your vote counts." in after
+    vote = Vote.objects.get()
+    assert (vote.winner, vote.counts) == ("b", True)
+    assert not [e for e in errors if "Content Security Policy" in e], errors
+
+
+def test_the_vote_screen_works_by_keyboard_alone(live_server, demo, browser):
+    from voting.models import Vote
+
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    _sign_up_a_day_ago(page, live_server)
+    page.goto(f"{live_server.url}/vote/")
+    page.locator("#vote-stage").wait_for()
+    page.locator("#scope").focus()
+    seen = []
+    for _ in range(80):
+        page.keyboard.press("Tab")
+        seen.append(page.evaluate("() => document.activeElement.title || document.activeElement.textContent.trim()"))
+        if seen[-1] == "A is better":
+            break
+    # Tab went into app A, then app B, then reached the vote buttons.
+    assert seen.index("App A, live") < seen.index("App B, live") < seen.index("A is better")
+    page.keyboard.press("Enter")
+    page.get_by_role("link", name="Next pair").wait_for()
+    assert Vote.objects.get().winner == "a"
+
+
+def test_a_framed_app_cannot_read_the_sites_cookies_or_act_as_the_voter(live_server, demo, browser):
+    from voting.models import Matchup, Vote
+
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    _sign_up_a_day_ago(page, live_server)
+    page.goto(f"{live_server.url}/vote/")
+    page.frame_locator('iframe[title="App A, live"]').get_by_label("Your name").wait_for()
+    site_cookies = {c["name"]: c["value"] for c in page.context.cookies()}
+    assert "sessionid" in site_cookies and "csrftoken" in site_cookies
+    assert page.evaluate("() => document.cookie").count("csrftoken") == 1  # the site itself can read this one
+    matchup = Matchup.objects.get()
+    frame = next(f for f in page.frames if f.url.endswith(f"/vote/app/{matchup.alias_a}/"))
+
+    assert frame.evaluate("() => { try { return document.cookie; } catch (e) { return 'refused: ' + e.name; } }") == (
+        "refused: SecurityError"
+    )
+    assert frame.evaluate("() => origin") == "null"
+    # Reading a page of the site as the voter: refused by the browser (no CORS) and sent without the session.
+    got = frame.evaluate(
+        """async () => { try { const r = await fetch('/vote/', {credentials: 'include'});
+             return 'read ' + r.status + ' ' + (await r.text()).length; } catch (e) { return 'refused'; } }"""
+    )
+    assert got == "refused"
+    # Voting as the voter from inside the app: the request is cross-site, carries no session, and is refused.
+    frame.evaluate(
+        f"""async () => {{ try {{ await fetch('/vote/m/{matchup.key}/', {{method: 'POST', mode: 'no-cors',
+             credentials: 'include', body: new URLSearchParams({{winner: 'a'}})}}); }} catch (e) {{}} }}"""
+    )
+    assert not Vote.objects.exists()
+    # The parent page is out of reach too.
+    assert frame.evaluate("() => { try { return parent.document.title; } catch (e) { return e.name; } }") == (
+        "SecurityError"
+    )
+    # The app names nothing: neither its address nor its document says which agent built it.
+    run = matchup.run_a
+    text = (frame.url + frame.content()).lower()
+    for needle in (run.key, run.entry.agent.slug, run.entry.agent.name, run.entry.model):
+        assert needle.lower() not in text
+
+
+def test_an_app_keeps_its_local_storage_across_a_reload_of_its_frame(live_server, demo, browser):
+    from voting.models import Matchup
+
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    _sign_up_a_day_ago(page, live_server)
+    page.goto(f"{live_server.url}/vote/")
+    page.frame_locator('iframe[title="App A, live"]').get_by_label("Your name").wait_for()
+    alias = Matchup.objects.get().alias_a
+    frame = next(f for f in page.frames if f.url.endswith(f"/vote/app/{alias}/"))
+    frame.evaluate("() => localStorage.setItem('probe', 'kept')")
+    frame.evaluate("() => location.reload()")
+    page.frame_locator('iframe[title="App A, live"]').get_by_label("Your name").wait_for()
+    frame = next(f for f in page.frames if f.url.endswith(f"/vote/app/{alias}/"))
+    assert frame.evaluate("() => localStorage.getItem('probe')") == "kept"

@@ -1,0 +1,76 @@
+"""How a file of an app build is sent to the vote screen's frame: sandboxed, private, with no cookie of the site.
+
+`Content-Security-Policy: sandbox allow-scripts allow-forms` (never `allow-same-origin`) puts the document in
+an opaque origin whatever frames it or however it is opened (a new tab included): its scripts run, its forms
+submit, but `document.cookie` of the site is out of reach and a request it makes to the site is cross-site,
+so it carries no session. The vote screen frames it with the same `sandbox` attribute.
+
+An opaque origin has no `localStorage`; an app that keeps its data there (the usual static app) would throw
+on load. Every HTML document therefore starts with a small shim: when `localStorage` is not available it is
+replaced by an in-memory store kept in `window.name`, which lives as long as the frame, so an app finds its
+data again after a reload, and nothing leaves the frame.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+import re
+from pathlib import Path
+
+from django.conf import settings
+from django.http import FileResponse, HttpResponse
+from django.utils.csp import CSP
+
+APP_CSP = {
+    "sandbox": ["allow-scripts", "allow-forms"],
+    "frame-ancestors": [CSP.SELF, *settings.CSRF_TRUSTED_ORIGINS],
+}
+
+STORAGE_SHIM = b"""<script>(function () {
+  try { if (window.localStorage) return; } catch (e) {}
+  var KEY = "app-storage:", data = {};
+  try { if (window.name.indexOf(KEY) === 0) data = JSON.parse(window.name.slice(KEY.length)) || {}; } catch (e) {}
+  function save() { window.name = KEY + JSON.stringify(data); }
+  var store = {
+    getItem: function (k) { k = String(k); return Object.prototype.hasOwnProperty.call(data, k) ? data[k] : null; },
+    setItem: function (k, v) { data[String(k)] = String(v); save(); },
+    removeItem: function (k) { delete data[String(k)]; save(); },
+    clear: function () { data = {}; save(); },
+    key: function (i) { var ks = Object.keys(data); return i < ks.length ? ks[i] : null; },
+    get length() { return Object.keys(data).length; }
+  };
+  try { Object.defineProperty(window, "localStorage", { value: store, configurable: true }); } catch (e) {}
+})();</script>
+"""
+_DOCTYPE = re.compile(rb"^\s*(\xef\xbb\xbf)?\s*<!doctype[^>]*>", re.IGNORECASE)
+_TYPES = {".js": "text/javascript", ".mjs": "text/javascript", ".css": "text/css", ".json": "application/json"}
+
+
+def content_type_of(path: Path) -> str:
+    suffix = path.suffix.lower()
+    if suffix in (".html", ".htm"):
+        return "text/html; charset=utf-8"
+    guessed = _TYPES.get(suffix) or mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+    return f"{guessed}; charset=utf-8" if guessed.startswith("text/") else guessed
+
+
+def with_storage_shim(html: bytes) -> bytes:
+    """The document with the shim right after its doctype (so standards mode is kept), or at its start."""
+    match = _DOCTYPE.match(html)
+    cut = match.end() if match else 0
+    return html[:cut] + b"\n" + STORAGE_SHIM + html[cut:]
+
+
+def app_file_response(path: Path, *, private_seconds: int) -> HttpResponse:
+    content_type = content_type_of(path)
+    if content_type.startswith("text/html"):
+        response: HttpResponse = HttpResponse(with_storage_shim(path.read_bytes()), content_type=content_type)
+    else:
+        response = FileResponse(path.open("rb"), content_type=content_type)
+        response.headers.pop("Content-Disposition", None)
+    response["Cache-Control"] = f"private, max-age={private_seconds}"
+    response["Referrer-Policy"] = "no-referrer"
+    if not content_type.startswith("text/html"):
+        # A sandboxed document's module scripts are fetched with CORS from origin "null"; no credentials.
+        response["Access-Control-Allow-Origin"] = "*"
+    return response
