@@ -48,7 +48,8 @@ _local_pages: OrderedDict[str, dict] = OrderedDict()
 
 
 def _scope_key(scope: str) -> str:
-    return f"{VERSION_KEY}:{scope}"
+    # Hashed: the scope comes from the address, which may hold any characters (a key must not).
+    return f"{VERSION_KEY}:{hashlib.sha256(scope.encode()).hexdigest()[:32]}"
 
 
 def local_clear() -> None:
@@ -134,6 +135,8 @@ def public_page(view):
             return view(request, *args, **kwargs)
         version = (found.get(VERSION_KEY, 1), found.get(_scope_key(scope), 1))
         with _local_lock:
+            if len(_local_versions) >= LOCAL_PAGES and scope not in _local_versions:
+                _local_versions.clear()  # addresses of benchmarks that do not exist must not grow it forever
             _local_versions[scope] = (version, now)
         hit = found.get(key)
         if hit is not None and hit["version"] == version:

@@ -67,3 +67,14 @@ def test_while_one_process_renders_a_changed_page_the_others_serve_the_page_they
         served = client.get("/b/voted/")
     assert served["X-Page-Cache"] == "hit" and served.content == first.content
     assert len(ctx.captured_queries) == 0
+
+
+def test_addresses_of_benchmarks_that_do_not_exist_neither_grow_the_process_memory_nor_make_bad_keys(client):
+    from leaderboard import caching
+
+    local_clear()
+    for i in range(caching.LOCAL_PAGES + 50):
+        assert client.get(f"/b/no-such-{i}/").status_code == 404
+    assert len(caching._local_versions) <= caching.LOCAL_PAGES
+    key = _scope_key("' OR 1=1 --")
+    assert " " not in key and "'" not in key and len(key) < 250
