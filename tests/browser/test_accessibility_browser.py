@@ -86,7 +86,7 @@ def test_round_agent_and_compare_pages_are_accessible(transactional_db, browser,
     page.close()
 
 
-def test_accounts_vote_screen_and_api_docs_are_accessible(transactional_db, browser, live_server, settings):
+def test_accounts_vote_screen_and_api_docs_are_accessible(transactional_db, browser, live_server):
     from django.contrib.auth import get_user_model
 
     _demo()
@@ -112,7 +112,9 @@ def test_accounts_vote_screen_and_api_docs_are_accessible(transactional_db, brow
 def test_the_check_catches_a_violation(browser):
     """The check is not blind: an image without a text alternative and a link inside a button are reported."""
     page = browser.new_page()
-    page.set_content('<html lang="en"><title>t</title><main><img src="x.png"><button><a href="/">go</a></button></main>')
+    page.set_content(
+        '<html lang="en"><title>t</title><main><img src="x.png"><button><a href="/">go</a></button></main>'
+    )
     found = "\n".join(violations(page))
     assert "image-alt" in found and "nested-interactive" in found
     with pytest.raises(AssertionError, match="image-alt"):
