@@ -102,7 +102,7 @@ def drop_database(name: str) -> None:
 
 def flush_redis(*dbs: int) -> None:
     for db in dbs:
-        assert 7 <= db <= 9, "benchmarks use Redis databases 7-9 only"
+        assert 7 <= db <= 10, "benchmarks use Redis databases 7-10 only (pages 7-8, votes 9-10)"
         subprocess.run(["redis-cli", "-h", "127.0.0.1", "-n", str(db), "FLUSHDB"], capture_output=True)
 
 

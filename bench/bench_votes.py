@@ -7,7 +7,7 @@
 Set-up (not timed): a fresh database `leaderboard_bench_votes` with the demo data (`load_demo`; appbench is
 the votable benchmark), `recompute_boards`, and `--voters` accounts three days old (older than the new-account
 delay) sharing one password. gunicorn serves the site as in bench/bench_pages.py (production settings,
-PostgreSQL, the Redis cache on Redis database 7, broker 8). Every voter signs in through /signin/ (GET for the
+PostgreSQL, the Redis cache on Redis database 9, broker 10). Every voter signs in through /signin/ (GET for the
 CSRF cookie, POST the form) and keeps its cookies. Then every voter, in its own thread, loops: GET /vote/
 (the matchup: its key is in the vote form), POST /vote/m/<key>/ with `winner` and the CSRF token, until the
 total number of POSTs reaches `--votes`.
@@ -199,10 +199,10 @@ def main() -> None:
     args = parser.parse_args()
 
     extra = {} if args.keep_rate_limit else {"VOTE_RATE_LIMIT": "1000000", "VOTE_DRAW_RATE_LIMIT": "1000000"}
-    env = bench_env(database=args.database, redis_db=7, extra=extra)
+    env = bench_env(database=args.database, redis_db=9, extra=extra)
     drop_database(args.database)  # a fresh database each run, so the row count check is exact
     ensure_database(args.database)
-    flush_redis(7, 8)
+    flush_redis(9, 10)
     prepare_site(env, large=False)
     names = create_voters(env, args.voters)
     before = int(django_eval(env, "from voting.models import Vote; print(Vote.objects.count())"))
@@ -275,7 +275,7 @@ def main() -> None:
         print(f"  {status}: {text!r}")
     if errors.strip():
         print("gunicorn log (tail):\n" + errors[-2000:])
-    flush_redis(7, 8)
+    flush_redis(9, 10)
 
 
 if __name__ == "__main__":
