@@ -175,7 +175,7 @@ class Server:
         ]
         self.log = tempfile.NamedTemporaryFile("w+", suffix=".gunicorn.log", delete=False)
         self.proc = subprocess.Popen(args, cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT)
-        deadline = time.time() + 30
+        deadline = time.time() + 120  # a loaded 2-core machine can take a minute to import four workers
         while time.time() < deadline:
             try:
                 urllib.request.urlopen(f"{self.url}/_floor/", timeout=2).read()

@@ -20,17 +20,30 @@ the 429s as rejections.
 Afterwards it checks: every POST answered 302 (accepted) has exactly one row in voting_vote with that
 matchup; no other row exists; every other answer is a 4xx with a message; no 5xx.
 
-No Celery worker runs: a counted vote marks the ratings stale and enqueues one refit (debounced by the stale
-flag), which waits in the broker (flushed afterwards).
+A real Celery worker (one process) runs beside the server, so a counted vote's ratings refit happens during
+the run, as in production. The server's CPU per vote is the CPU time (user + system, from /proc) the gunicorn
+master and workers used during the voting phase divided by the accepted votes: each accepted vote costs its
+GET /vote/ (the draw) and its POST. The worker's CPU is reported beside it.
+
+    .venv/bin/python bench/bench_votes.py --compare <commit>    # the code of <commit> first, then this checkout
+
+`--compare` runs the same benchmark twice in one invocation, first on a worktree of the older commit (in the
+temporary directory, with this checkout's virtualenv and its own database), then on this checkout, and prints
+both rows and their ratios: before and after figures taken minutes apart on the same machine.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import random
 import re
+import signal
 import statistics
+import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.error
@@ -42,7 +55,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench import bench_pages  # noqa: E402
 from bench.bench_pages import (  # noqa: E402
+    ROOT,
     Server,
     bench_env,
     django_eval,
@@ -188,43 +203,150 @@ def pct(values: list[float], q: float) -> float:
     return statistics.quantiles(values, n=100)[q - 1] if len(values) > 1 else (values[0] if values else 0.0)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--voters", type=int, default=200)
-    parser.add_argument("--votes", type=int, default=20_000)
-    parser.add_argument("--workers", type=int, default=workers())
-    parser.add_argument("--port", type=int, default=8141)
-    parser.add_argument("--keep-rate-limit", action="store_true", help="keep the default vote rate limits")
-    parser.add_argument("--database", default="leaderboard_bench_votes")
-    args = parser.parse_args()
+def proc_cpu(pid: int) -> float:
+    """CPU seconds (user + system) a process has used, from /proc (its own, not its children's)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
+
+def tree_pids(root_pid: int) -> list[int]:
+    """The process and all its descendants (gunicorn's master and workers; celery's main and pool)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except OSError:
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    out, todo = [], [root_pid]
+    while todo:
+        pid = todo.pop()
+        out.append(pid)
+        todo += children.get(pid, [])
+    return out
+
+
+def tree_cpu(root_pid: int) -> dict[int, float]:
+    cpu = {}
+    for pid in tree_pids(root_pid):
+        try:
+            cpu[pid] = proc_cpu(pid)
+        except OSError:
+            pass
+    return cpu
+
+
+def cpu_used(before: dict[int, float], after: dict[int, float]) -> float:
+    """CPU seconds used between two readings by the processes of a tree (a process that started meanwhile
+    counts from zero; one that ended is lost, so the figure is a lower bound: gunicorn workers do not restart)."""
+    return sum(after[pid] - before.get(pid, 0.0) for pid in after)
+
+
+class Worker:
+    """A real Celery worker (`celery -A leaderboard worker`, 1 process) with the run's environment: ratings
+    refits run during the vote storm, as in production."""
+
+    def __init__(self, env: dict[str, str], root: Path) -> None:
+        self.env, self.root = env, root
+        self.proc: subprocess.Popen | None = None
+
+    def __enter__(self) -> Worker:
+        self.log = tempfile.NamedTemporaryFile("w+", suffix=".celery.log", delete=False)
+        self.proc = subprocess.Popen(
+            [
+                str(ROOT / ".venv" / "bin" / "celery"),
+                "-A",
+                "leaderboard",
+                "worker",
+                "--concurrency",
+                "1",
+                "--loglevel",
+                "INFO",
+                "--without-gossip",
+                "--without-mingle",
+                "--without-heartbeat",
+            ],
+            cwd=self.root,
+            env=self.env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.time() + 60
+        while time.time() < deadline and "ready" not in Path(self.log.name).read_text(errors="replace"):
+            time.sleep(0.3)
+        return self
+
+    def refits(self) -> int:
+        log = Path(self.log.name).read_text(errors="replace").splitlines()
+        return sum(1 for line in log if "recompute_snapshot" in line and "succeeded" in line)
+
+    def __exit__(self, *exc) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def checkout(rev: str) -> Path:
+    """A detached worktree of `rev` beside the repository's temporary files (made once, reused)."""
+    sha = subprocess.run(["git", "rev-parse", "--short", rev], cwd=ROOT, capture_output=True, text=True, check=True)
+    path = Path(tempfile.gettempdir()) / f"leaderboard-bench-{sha.stdout.strip()}"
+    if not path.exists():
+        subprocess.run(
+            ["git", "worktree", "add", "--detach", str(path), rev], cwd=ROOT, capture_output=True, check=True
+        )
+    return path
+
+
+def use_tree(root: Path) -> None:
+    """Serve and set up the code in `root` (this checkout, or a worktree of an older commit) with this
+    checkout's virtualenv: the helpers of bench_pages read these module globals at call time."""
+    bench_pages.ROOT = root
+    bench_pages.PY = str(ROOT / ".venv" / "bin" / "python")
+    bench_pages.GUNICORN = str(ROOT / ".venv" / "bin" / "gunicorn")
+
+
+def run_once(args, label: str, root: Path, database: str) -> dict:
+    """Set up a fresh site from the code in `root`, cast the votes, check them; the figures of one run."""
+    use_tree(root)
     extra = {} if args.keep_rate_limit else {"VOTE_RATE_LIMIT": "1000000", "VOTE_DRAW_RATE_LIMIT": "1000000"}
-    env = bench_env(database=args.database, redis_db=9, extra=extra)
-    drop_database(args.database)  # a fresh database each run, so the row count check is exact
-    ensure_database(args.database)
+    env = bench_env(database=database, redis_db=9, extra=extra)
+    env["PYTHONPATH"] = str(root)
+    drop_database(database)  # a fresh database each run, so the row count check is exact
+    ensure_database(database)
     flush_redis(9, 10)
     prepare_site(env, large=False)
     names = create_voters(env, args.voters)
     before = int(django_eval(env, "from voting.models import Vote; print(Vote.objects.count())"))
+    print(f"\n== {label}: {root}")
     print(machine(env))
     limits = "default vote rate limits" if args.keep_rate_limit else "VOTE_RATE_LIMIT and VOTE_DRAW_RATE_LIMIT 1000000"
-    print(f"gunicorn {args.workers} sync workers; {args.voters} voters, {args.votes} votes; {limits}")
-    with Server(env, args.port, args.workers) as server:
+    print(
+        f"gunicorn {args.workers} sync workers, 1 Celery worker process; {args.voters} voters, {args.votes} votes; "
+        f"{limits}"
+    )
+    with Worker(env, root) as worker, Server(env, args.port, args.workers) as server:
         voters = [Voter(server.url, name) for name in names]
         started = time.perf_counter()
         with ThreadPoolExecutor(max_workers=min(args.voters, 50)) as pool:
             list(pool.map(lambda v: v.sign_in(), voters))
         print(f"signed in {len(voters)} voters over HTTP in {time.perf_counter() - started:.1f} s (not timed below)")
         tally = Tally(args.votes)
+        assert server.proc is not None and worker.proc is not None
+        server_cpu0, worker_cpu0 = tree_cpu(server.proc.pid), tree_cpu(worker.proc.pid)
         started = time.perf_counter()
         with ThreadPoolExecutor(max_workers=args.voters) as pool:
             for future in [pool.submit(vote_loop, v, tally) for v in voters]:
                 future.result()
         wall = time.perf_counter() - started
+        server_cpu = cpu_used(server_cpu0, tree_cpu(server.proc.pid))
+        worker_cpu = cpu_used(worker_cpu0, tree_cpu(worker.proc.pid))
+        refits = worker.refits()
         errors = server.errors()
-
-    import json
-    import tempfile
 
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
         json.dump(tally.accepted, fh)
@@ -246,11 +368,18 @@ def main() -> None:
             " 'held': dict(Counter(rows.values_list('held', flat=True)))}))\n"
         ),
     )
+    os.unlink(fh.name)
     result = json.loads(check.splitlines()[-1])
     posts = sum(tally.post_status.values())
+    accepted = len(tally.accepted)
     print(
-        f"\nwall {wall:.1f} s; POSTs {posts}; accepted {len(tally.accepted)} "
-        f"({len(tally.accepted) / wall:.1f} accepted votes/s, {posts / wall:.1f} POSTs/s)"
+        f"wall {wall:.1f} s; POSTs {posts}; accepted {accepted} "
+        f"({accepted / wall:.1f} accepted votes/s, {posts / wall:.1f} POSTs/s)"
+    )
+    print(
+        f"server CPU (gunicorn master + workers, /proc utime + stime): {server_cpu:.1f} s = "
+        f"{1000 * server_cpu / max(accepted, 1):.1f} ms per accepted vote (its GET /vote/ and its POST); "
+        f"Celery worker CPU {worker_cpu:.1f} s over {refits} ratings refits"
     )
     print(
         f"POST /vote/m/<key>/: p50 {pct(tally.post_ms, 50):.0f} ms, p99 {pct(tally.post_ms, 99):.0f} ms, "
@@ -276,6 +405,54 @@ def main() -> None:
     if errors.strip():
         print("gunicorn log (tail):\n" + errors[-2000:])
     flush_redis(9, 10)
+    return {
+        "label": label,
+        "wall": wall,
+        "accepted": accepted,
+        "rate": accepted / wall,
+        "cpu_ms": 1000 * server_cpu / max(accepted, 1),
+        "worker_cpu": worker_cpu,
+        "refits": refits,
+        "post_p50": pct(tally.post_ms, 50),
+        "post_p99": pct(tally.post_ms, 99),
+        "get_p50": pct(tally.get_ms, 50),
+        "get_p99": pct(tally.get_ms, 99),
+        "stored_once": ok,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--voters", type=int, default=200)
+    parser.add_argument("--votes", type=int, default=20_000)
+    parser.add_argument("--workers", type=int, default=workers())
+    parser.add_argument("--port", type=int, default=8141)
+    parser.add_argument("--keep-rate-limit", action="store_true", help="keep the default vote rate limits")
+    parser.add_argument("--database", default="leaderboard_bench_votes")
+    parser.add_argument("--compare", metavar="REV", help="first run the code of commit REV (before), then this one")
+    args = parser.parse_args()
+
+    runs = []
+    if args.compare:
+        runs.append(run_once(args, f"before ({args.compare})", checkout(args.compare), args.database + "_before"))
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    runs.append(run_once(args, f"this checkout ({head.stdout.strip()})", ROOT, args.database))
+    print(
+        "\n| code | accepted votes | wall s | accepted votes/s | server CPU ms per vote | POST p50 / p99 ms "
+        "| GET /vote/ p50 / p99 ms | refits (worker CPU s) | stored once |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in runs:
+        print(
+            f"| {r['label']} | {r['accepted']:,} | {r['wall']:.1f} | {r['rate']:.1f} | {r['cpu_ms']:.1f} "
+            f"| {r['post_p50']:.0f} / {r['post_p99']:.0f} | {r['get_p50']:.0f} / {r['get_p99']:.0f} "
+            f"| {r['refits']} ({r['worker_cpu']:.1f}) | {'yes' if r['stored_once'] else 'NO'} |"
+        )
+    if len(runs) == 2:
+        print(
+            f"\nvotes/s after / before: {runs[1]['rate'] / runs[0]['rate']:.1f}x; "
+            f"CPU per vote after / before: {runs[1]['cpu_ms'] / runs[0]['cpu_ms']:.2f}"
+        )
 
 
 if __name__ == "__main__":
