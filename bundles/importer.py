@@ -34,6 +34,7 @@ from scoring.common import OUTCOME_ORDER
 from snapshots.stale import snapshots_mark_stale
 from voting.cells import cells_apply, votes_add
 from voting.models import Vote
+from voting.pool import vote_pool_changed
 
 from .app_builds import app_builds_write, read_app_builds
 from .fields import (
@@ -91,6 +92,7 @@ def bundle_import(*, doc: Any, folder: Path | None = None) -> ImportReport:
         # A round that changed (published, say) may make agents public, and their votes with them.
         bench_ids = [Benchmark.objects.get(slug=report.benchmark).id] if report.round_ids else []
         snapshots_mark_stale(round_ids=report.round_ids, rating_task_ids=report.rating_tasks, benchmark_ids=bench_ids)
+        vote_pool_changed()  # rows written in bulk send no signals: the runs a vote can draw may have changed
     return report
 
 

@@ -11,12 +11,12 @@ from django.db.models import Prefetch, Q
 from django.utils import timezone
 from django.utils.text import slugify
 
-from leaderboard.models import Benchmark, Task, task_input
+from leaderboard.models import Benchmark, task_input
 from runs.models import AppBuild, Evidence, EvidenceKind, Run, RunStatus, run_input
 from scoring import checks as checks_rules
-from scoring.types import TaskInput
 
 from .models import Held, Matchup, Vote, VoterFlag
+from .pool import VotePool, vote_pool
 
 # Matchup tokens are secrets.token_urlsafe; scopes are benchmark slugs and task keys (leaderboard key_validator).
 TOKEN_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -38,19 +38,20 @@ def votable_benchmarks() -> list[Benchmark]:
     return [b for b in Benchmark.objects.all() if (b.params or {}).get("votes", b.rules.votes_by_default) is True]
 
 
-def scope_tasks(scope: str) -> list[int]:
+def scope_tasks(scope: str, pool: VotePool | None = None) -> list[int]:
     """Task ids of a scope: '' (any task), 'benchmark' (any task of it) or 'benchmark/task'; none for a
-    malformed scope."""
+    malformed scope. Read from the vote pool (`voting.pool`)."""
     if not scope_is_valid(scope):
         return []
-    benches = [b.id for b in votable_benchmarks()]
-    tasks = Task.objects.filter(benchmark_id__in=benches)
+    pool = pool or vote_pool()
     bench_slug, _, task_key = (scope or "").partition("/")
-    if bench_slug:
-        tasks = tasks.filter(benchmark__slug=bench_slug)
-    if task_key:
-        tasks = tasks.filter(key=task_key)
-    return list(tasks.values_list("id", flat=True))
+    return [
+        task.id
+        for bench in pool.benchmarks
+        if not bench_slug or bench.slug == bench_slug
+        for task in bench.tasks
+        if not task_key or task.key == task_key
+    ]
 
 
 def _organization_id(voter) -> int | None:
@@ -58,28 +59,51 @@ def _organization_id(voter) -> int | None:
     return membership.organization_id if membership else None
 
 
-def eligible_runs(*, voter, task_ids: list[int]) -> list[tuple[int, int, int]]:
-    """(run id, task id, agent id) of the runs that may be shown to `voter`: runs of published rounds, not
-    superseded by a re-run, that count and whose app started (and, on invent and startup tasks, was admitted:
-    `scoring.checks.votable`) and that have something to show (`has_something_to_show`), never of an agent of
-    the voter's own organization."""
-    runs = with_previews(
-        Run.objects.published()
-        .filter(task_id__in=task_ids, status__in=checks_rules.COUNTED, rerun__isnull=True)
+def drawable(runs):
+    """The database part of the draw rules: runs of published rounds, not superseded by a re-run, that count,
+    whose app did not fail to start."""
+    return (
+        runs.published()
+        .filter(status__in=checks_rules.COUNTED, rerun__isnull=True)
         .exclude(status=RunStatus.NOT_STARTED)
         .exclude(app_started=False)
         .select_related("task")
     )
+
+
+def run_is_drawable(run: Run) -> bool:
+    """The rest of the draw rules, on a run read through `drawable` and `with_previews`: on invent and
+    startup tasks the checks admitted it (`scoring.checks.votable`), and it has something to show
+    (`has_something_to_show`)."""
+    return checks_rules.votable(run_input(run), task_input(run.task)) and has_something_to_show(run)
+
+
+def eligible_runs(*, voter, task_ids: list[int], run_ids: list[int] | None = None) -> list[tuple[int, int, int]]:
+    """(run id, task id, agent id) of the runs that may be shown to `voter`, read from the database: runs of
+    published rounds, not superseded by a re-run, that count and whose app started (and, on invent and startup
+    tasks, was admitted: `scoring.checks.votable`) and that have something to show (`has_something_to_show`),
+    never of an agent of the voter's own organization. `run_ids` narrows it to those runs (the check of a
+    draw made from the pool)."""
+    runs = Run.objects.filter(task_id__in=task_ids)
+    if run_ids is not None:
+        runs = runs.filter(id__in=run_ids)
+    runs = with_previews(drawable(runs))
     org_id = _organization_id(voter)
     if org_id is not None:
         runs = runs.exclude(entry__agent__organization_id=org_id)
-    tasks: dict[int, TaskInput] = {}
-    out = []
-    for run in runs:
-        task = tasks.get(run.task_id) or tasks.setdefault(run.task_id, task_input(run.task))
-        if checks_rules.votable(run_input(run), task) and has_something_to_show(run):
-            out.append((run.id, run.task_id, run.entry.agent_id))
-    return out
+    return [(run.id, run.task_id, run.entry.agent_id) for run in runs if run_is_drawable(run)]
+
+
+def pool_runs(*, voter, task_ids: list[int], pool: VotePool) -> list[tuple[int, int, int]]:
+    """`eligible_runs` read from the vote pool: (run id, task id, agent id), never of the voter's own
+    organization."""
+    wanted = set(task_ids)
+    org_id = _organization_id(voter)
+    return [
+        (run.id, run.task_id, run.agent_id)
+        for run in pool.runs
+        if run.task_id in wanted and (org_id is None or run.organization_id != org_id)
+    ]
 
 
 @dataclass(frozen=True)
@@ -90,19 +114,20 @@ class ScopeChoice:
 
 def vote_scopes(*, voter) -> list[tuple[str, list[ScopeChoice]]]:
     """The scope select: per votable benchmark, "any task" and each task with two agents to compare."""
+    pool = vote_pool()
+    agents: dict[int, set[int]] = {}
+    all_tasks = [t.id for b in pool.benchmarks for t in b.tasks]
+    for _, task_id, agent_id in pool_runs(voter=voter, task_ids=all_tasks, pool=pool):
+        agents.setdefault(task_id, set()).add(agent_id)
     groups = []
-    for bench in votable_benchmarks():
-        task_ids = list(bench.tasks.values_list("id", flat=True))
-        agents: dict[int, set[int]] = {}
-        for _, task_id, agent_id in eligible_runs(voter=voter, task_ids=task_ids):
-            agents.setdefault(task_id, set()).add(agent_id)
-        tasks = [t for t in bench.tasks.all() if len(agents.get(t.id, ())) >= 2]
+    for bench in pool.benchmarks:
+        tasks = [t for t in bench.tasks if len(agents.get(t.id, ())) >= 2]
         if tasks:
             groups.append(
                 (
                     bench.name,
                     [ScopeChoice(bench.slug, f"Any task of {bench.name}")]
-                    + [ScopeChoice(f"{bench.slug}/{t.key}", t.title or t.key) for t in tasks],
+                    + [ScopeChoice(f"{bench.slug}/{t.key}", t.title) for t in tasks],
                 )
             )
     return groups

@@ -41,20 +41,20 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.db.models import Count, Q
+from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
 from leaderboard.clients import client_address  # noqa: F401 - the voting views' import of it
-from leaderboard.models import Agent, Task
+from leaderboard.models import Agent
 from leaderboard.ratelimit import window_hit
 from runs.selectors import user_is_editor
 from scoring.bradley_terry import fit_cells
-from scoring.checks import ADMISSION_KINDS
 from snapshots.stale import snapshots_mark_stale
 
 from .cells import VOTE_CELL_FIELDS, cell_of, cells_apply, votes_lock
 from .models import Held, Matchup, Outcome, Vote, VoteCell, VoterFlag, Winner
-from .selectors import account_counts_from, day_start, eligible_runs, is_token, scope_tasks
+from .pool import vote_pool
+from .selectors import account_counts_from, day_start, eligible_runs, is_token, pool_runs, scope_tasks
 
 # System randomness for draws and tokens: a voter must not be able to predict the next pair.
 _system_random = secrets.SystemRandom()
@@ -106,52 +106,73 @@ def matchup_draw(*, voter, scope: str = "", now: datetime | None = None, rng: Ra
     """
     rng = rng or _system_random
     now = now or timezone.now()
-    runs_by_task: dict[int, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
-    for run_id, task_id, agent_id in eligible_runs(voter=voter, task_ids=scope_tasks(scope)):
-        runs_by_task[task_id][agent_id].append(run_id)
-    candidates: list[tuple[int, int, int]] = []
-    for task_id, agents in runs_by_task.items():
-        ids = sorted(agents)
-        candidates += [(task_id, a, b) for i, a in enumerate(ids) for b in ids[i + 1 :]]
-    # Invent and startup tasks first: their boards are ranked by votes; to-spec tasks only when none is left.
-    first = set(Task.objects.filter(id__in=runs_by_task.keys(), kind__in=ADMISSION_KINDS).values_list("id", flat=True))
-    if any(c[0] in first for c in candidates):
-        candidates = [c for c in candidates if c[0] in first]
-    if not candidates:
+    for attempt in range(2):
+        pool = vote_pool(fresh=attempt > 0)
+        runs_by_task: dict[int, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
+        for run_id, task_id, agent_id in pool_runs(voter=voter, task_ids=scope_tasks(scope, pool), pool=pool):
+            runs_by_task[task_id][agent_id].append(run_id)
+        picked = _pick(voter, runs_by_task, pool, rng)
+        if picked is None:
+            return None
+        task_id, run_a_id, run_b_id = picked
+        # The pool may be a moment old: the two runs are checked against the database before they are shown.
+        if len(eligible_runs(voter=voter, task_ids=[task_id], run_ids=[run_a_id, run_b_id])) == 2:
+            break
+    else:
         return None
-    seen: dict[tuple[int, int, int], int] = defaultdict(int)
-    for task_id, a, b, n in (
-        Vote.objects.filter(task_id__in=runs_by_task.keys())
-        .values_list("task_id", "agent_a_id", "agent_b_id")
-        .annotate(n=Count("id"))
-    ):
-        seen[(task_id, min(a, b), max(a, b))] += n
-    last = (
-        Matchup.objects.filter(voter=voter)
-        .select_related("run_a__entry", "run_b__entry")
-        .order_by("-created_at", "-id")
-        .first()
-    )
-    if last is not None and len(candidates) > 1:
-        pair = sorted([last.run_a.entry.agent_id, last.run_b.entry.agent_id])
-        candidates = [c for c in candidates if c != (last.task_id, pair[0], pair[1])]
-    weights = [1.0 / (1 + seen[c]) ** 2 for c in candidates]
-    task_id, a, b = rng.choices(candidates, weights=weights, k=1)[0]
-    if rng.random() < 0.5:
-        a, b = b, a
-    agents = runs_by_task[task_id]
     return Matchup.objects.create(
         key=_token(),
         alias_a=_token(),
         alias_b=_token(),
         voter=voter,
         task_id=task_id,
-        run_a_id=rng.choice(agents[a]),
-        run_b_id=rng.choice(agents[b]),
+        run_a_id=run_a_id,
+        run_b_id=run_b_id,
         scope=scope,
         created_at=now,
         expires_at=now + timedelta(seconds=settings.VOTE_ALIAS_TTL_SECONDS),
     )
+
+
+def _pick(voter, runs_by_task: dict[int, dict[int, list[int]]], pool, rng: Random) -> tuple[int, int, int] | None:
+    """(task id, run A id, run B id) by the rules of `matchup_draw`, or None when there is no pair."""
+    candidates: list[tuple[int, int, int]] = []
+    for task_id, agents in runs_by_task.items():
+        ids = sorted(agents)
+        candidates += [(task_id, a, b) for i, a in enumerate(ids) for b in ids[i + 1 :]]
+    # Invent and startup tasks first: their boards are ranked by votes; to-spec tasks only when none is left.
+    first = {task_id for task_id in runs_by_task if (task := pool.task(task_id)) and task.ranked_by_votes}
+    if any(c[0] in first for c in candidates):
+        candidates = [c for c in candidates if c[0] in first]
+    if not candidates:
+        return None
+    # Votes on each pair, from the vote cells (the counted votes, whichever agent was shown as A).
+    seen: dict[tuple[int, int, int], int] = defaultdict(int)
+    for task_id, lo, hi, n in (
+        VoteCell.objects.filter(task_id__in={c[0] for c in candidates})
+        .values_list("task_id", "agent_lo_id", "agent_hi_id")
+        .annotate(n=Sum("n"))
+        .order_by()
+    ):
+        seen[(task_id, lo, hi)] += n
+    last = (
+        Matchup.objects.filter(voter=voter)
+        .order_by("-created_at", "-id")
+        .values_list("task_id", "run_a_id", "run_b_id")
+        .first()
+    )
+    if last is not None and len(candidates) > 1:
+        agent_of = {
+            run_id: agent_id for agents in runs_by_task.values() for agent_id, runs in agents.items() for run_id in runs
+        }
+        pair = sorted([agent_of.get(last[1], -1), agent_of.get(last[2], -1)])
+        candidates = [c for c in candidates if c != (last[0], pair[0], pair[1])]
+    weights = [1.0 / (1 + seen[c]) ** 2 for c in candidates]
+    task_id, a, b = rng.choices(candidates, weights=weights, k=1)[0]
+    if rng.random() < 0.5:
+        a, b = b, a
+    agents = runs_by_task[task_id]
+    return task_id, rng.choice(agents[a]), rng.choice(agents[b])
 
 
 # --- rate limits --------------------------------------------------------------------------------------------

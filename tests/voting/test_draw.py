@@ -202,3 +202,34 @@ def test_invent_and_startup_tasks_are_drawn_before_to_spec_tasks(voter, world):
     # With no pair left in the startup task (one agent only), the to-spec task is drawn.
     Run.objects.filter(task=shop).exclude(entry__agent__slug="zephyrbot").update(app_started=False)
     assert {matchup_draw(voter=voter, rng=rng).task_id for _ in range(30)} == {todo.id}
+
+
+def test_a_round_withdrawn_by_a_write_that_sends_no_signal_is_never_drawn_from_the_shared_pool(voter, world):
+    # The pool of drawable runs is shared between requests (voting.pool). A queryset update sends no signal,
+    # so the pool is not retired; the draw's check of the two picked runs against the database must still keep
+    # every run of a round that is no longer published off the screen.
+    from leaderboard.models import Round
+
+    rng = Random(11)
+    assert matchup_draw(voter=voter, rng=rng) is not None  # the pool is now cached with the round's runs
+    Round.objects.filter(pk=world.round.pk).update(status="draft")
+    for _ in range(20):
+        assert matchup_draw(voter=voter, rng=rng) is None
+
+
+def test_a_screenshot_added_after_the_pool_was_shared_makes_its_run_drawable_at_once(voter, world):
+    todo = world.tasks[0]
+    scope = f"{world.benchmark.slug}/{todo.key}"
+    blank = [r for r in world.runs if r.task_id == todo.id and r.entry.agent.slug == "zephyrbot"]
+    Evidence.objects.filter(run__in=blank, url__startswith="https://shots.example.net/").delete()
+    rng = Random(12)
+    drawn = set()
+    for _ in range(60):
+        m = matchup_draw(voter=voter, scope=scope, rng=rng)
+        drawn |= {m.run_a_id, m.run_b_id}
+    assert not drawn & {r.id for r in blank}
+    Evidence.objects.create(run=blank[0], kind="screenshot", url="https://shots.example.net/zq81.png")
+    for _ in range(200):
+        m = matchup_draw(voter=voter, scope=scope, rng=rng)
+        drawn |= {m.run_a_id, m.run_b_id}
+    assert blank[0].id in drawn

@@ -1,0 +1,155 @@
+"""The vote pool: every run that may be drawn for a blind vote, worked out once and shared by all processes.
+
+Which runs can be drawn (`selectors.eligible_runs`: published, not superseded, counted, started, admitted,
+something to show) depends on runs, their evidence and builds, rounds, entries, agents, tasks and benchmarks,
+never on votes. Working it out reads every run of the votable benchmarks, so instead of doing that on every
+vote screen the pool is kept in the shared cache under a *pool version*:
+
+- any save or delete of one of those models (`voting.apps`), and a bundle import, retires the version at once
+  and again when its transaction commits (`vote_pool_changed`);
+- the pool also expires after POOL_TTL_SECONDS, which bounds what a write that sends no signal (a queryset
+  update) can leave behind: at worst a run that became drawable waits that long;
+- a draw never trusts the pool alone: the two runs it picks are checked again against the database
+  (`selectors.eligible_runs` on those two runs) before the matchup is made, and a failed check rebuilds the
+  pool. A run that stopped being drawable (a round withdrawn, an agent's organization changed) is therefore
+  never shown, however old the pool.
+
+Each process keeps the pool it last read and uses it while the shared version is unchanged: a vote screen
+then costs one small cache read for the pool. The version is a random token, so a cache that was emptied can
+never make an old copy look current. With the cache down the pool is worked out per request.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import threading
+from dataclasses import dataclass
+
+from django.core.cache import cache
+from django.db import transaction
+
+from leaderboard.models import Task
+from scoring.checks import ADMISSION_KINDS
+
+log = logging.getLogger(__name__)
+
+POOL_VERSION_KEY = "vote-pool:version"
+POOL_TTL_SECONDS = 60
+_local_lock = threading.Lock()
+_local: dict[str, VotePool] = {}  # version -> pool (at most one entry)
+
+
+@dataclass(frozen=True)
+class PoolTask:
+    id: int
+    key: str
+    title: str
+    ranked_by_votes: bool  # an invent or startup task: drawn before to-spec tasks
+
+
+@dataclass(frozen=True)
+class PoolBenchmark:
+    id: int
+    slug: str
+    name: str
+    tasks: tuple[PoolTask, ...]  # every task of the benchmark, in the benchmark's order
+
+
+@dataclass(frozen=True)
+class PoolRun:
+    id: int
+    task_id: int
+    agent_id: int
+    organization_id: int | None
+
+
+@dataclass(frozen=True)
+class VotePool:
+    benchmarks: tuple[PoolBenchmark, ...]  # the votable benchmarks, in the site's order
+    runs: tuple[PoolRun, ...]  # the drawable runs of their tasks, for any voter (before the own-organization rule)
+
+    def task(self, task_id: int) -> PoolTask | None:
+        for bench in self.benchmarks:
+            for task in bench.tasks:
+                if task.id == task_id:
+                    return task
+        return None
+
+
+def pool_build() -> VotePool:
+    """Work the pool out from the database (every run of the votable benchmarks is read)."""
+    from runs.models import Run
+
+    from .selectors import drawable, run_is_drawable, votable_benchmarks, with_previews
+
+    benchmarks = []
+    for bench in votable_benchmarks():
+        tasks = tuple(
+            PoolTask(t.id, t.key, t.title or t.key, t.kind in ADMISSION_KINDS)
+            for t in Task.objects.filter(benchmark=bench)  # the tasks' own order
+        )
+        benchmarks.append(PoolBenchmark(bench.id, bench.slug, bench.name, tasks))
+    task_ids = [t.id for b in benchmarks for t in b.tasks]
+    runs = with_previews(drawable(Run.objects.filter(task_id__in=task_ids)))
+    return VotePool(
+        benchmarks=tuple(benchmarks),
+        runs=tuple(
+            PoolRun(run.id, run.task_id, run.entry.agent_id, run.entry.agent.organization_id)
+            for run in runs
+            if run_is_drawable(run)
+        ),
+    )
+
+
+def vote_pool(*, fresh: bool = False) -> VotePool:
+    """The current pool: this process's copy while the shared version is unchanged, else the shared copy,
+    else worked out and shared. `fresh` works it out again and retires every copy."""
+    if fresh:
+        vote_pool_retire()
+    try:
+        version = cache.get(POOL_VERSION_KEY)
+        if version is None:
+            version = secrets.token_hex(8)
+            if not cache.add(POOL_VERSION_KEY, version, timeout=POOL_TTL_SECONDS):
+                version = cache.get(POOL_VERSION_KEY) or version
+    except Exception:  # noqa: BLE001 - cache down: work it out every time
+        log.warning("vote pool: cache unreachable, working the pool out per request")
+        return pool_build()
+    with _local_lock:
+        local = _local.get(version)
+    if local is not None:
+        return local
+    pool_key = f"vote-pool:{version}"
+    try:
+        pool = cache.get(pool_key)
+    except Exception:  # noqa: BLE001
+        pool = None
+    if pool is None:
+        pool = pool_build()
+        try:
+            cache.set(pool_key, pool, timeout=POOL_TTL_SECONDS)
+        except Exception:  # noqa: BLE001
+            pass
+    with _local_lock:
+        _local.clear()
+        _local[version] = pool
+    return pool
+
+
+def vote_pool_retire() -> None:
+    """Retire the pool now: the next vote screen of any process works it out again."""
+    with _local_lock:
+        _local.clear()
+    try:
+        cache.delete(POOL_VERSION_KEY)
+    except Exception:  # noqa: BLE001 - a cache that is down holds no pool
+        log.warning("vote pool: cache unreachable, could not retire the pool")
+
+
+def vote_pool_changed(**_signal_kwargs) -> None:
+    """Retire the pool now and again once the current transaction commits: something a draw depends on has
+    changed. (A request that works the pool out between the two reads the data from before the commit; the
+    second retirement drops what it shared.) Usable as a signal receiver."""
+    vote_pool_retire()
+    transaction.on_commit(vote_pool_retire)
