@@ -224,15 +224,57 @@ def _bootstrap_elo(
     rounds: int,
     seed: int,
 ) -> NDArray[np.float64]:
-    """Ratings of ``rounds`` multinomial resamples of the votes, shape ``(rounds, n_agents)``."""
+    """Ratings of ``rounds`` multinomial resamples of the votes, shape ``(rounds, n_agents)``.
+
+    The resamples are drawn one after another from one seeded generator, then fitted together in batches
+    (`_ilsr_batch`), each warm-started from the point estimate."""
     rng = np.random.default_rng(seed)
     p = tally.count / tally.count.sum()
-    out = np.empty((rounds, len(tally.agents)))
-    for r in range(rounds):
-        count = rng.multinomial(tally.n_votes, p)
-        # Warm start from the point estimate: a resample's fit is close to it, so few iterations are needed.
-        out[r] = _to_elo(_fit_theta(build(count), prior, initial=theta))
+    counts = [rng.multinomial(tally.n_votes, p) for _ in range(rounds)]
+    n = len(tally.agents)
+    out = np.empty((rounds, n))
+    step = max(1, _BATCH_ENTRIES // (n * n))
+    for start in range(0, rounds, step):
+        mats = np.stack([build(count) for count in counts[start : start + step]]) + prior
+        out[start : start + step] = _to_elo(_ilsr_batch(mats, initial=theta))
     return out
+
+
+# Bootstrap fits are batched so that one batch's matrices hold at most this many entries (8 MB of float64).
+_BATCH_ENTRIES = 1_000_000
+
+
+def _ilsr_batch(mats: NDArray[np.float64], *, initial: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``choix.ilsr_pairwise_dense`` on a stack of win matrices at once: the same iteration (a Luce spectral
+    ranking step: the Markov chain whose rate from j to i is ``W[i, j] / (w_i + w_j)``, then its stationary
+    distribution), the same stopping rule (successive centred estimates within ``_TOL``, L1) applied to each
+    matrix on its own, the same result up to rounding. The stationary distribution solves ``G^T pi = 0`` with
+    ``pi_n = 1`` (one equation of the singular system dropped), as choix's ``statdist`` does through an LU
+    factorisation; here one batched solve serves every matrix of the stack."""
+    batch, n, _ = mats.shape
+    params = np.tile(initial - initial.mean(), (batch, 1))
+    prev: NDArray[np.float64] | None = None
+    active = np.ones(batch, dtype=bool)
+    diag = np.arange(n)
+    for _ in range(_MAX_ITER):
+        rows = np.flatnonzero(active)
+        ws = np.exp(params[rows] - params[rows].mean(axis=1, keepdims=True))
+        chain = mats[rows].transpose(0, 2, 1) / (ws[:, :, None] + ws[:, None, :])
+        chain[:, diag, diag] = 0.0
+        chain[:, diag, diag] = -chain.sum(axis=2)
+        gt = chain.transpose(0, 2, 1)
+        x = np.linalg.solve(gt[:, :-1, :-1], -gt[:, :-1, -1:])[:, :, 0]
+        pi = np.concatenate([x, np.ones((len(rows), 1))], axis=1)
+        new = np.log(pi)
+        new -= new.mean(axis=1, keepdims=True)
+        if prev is not None:
+            done = np.abs(new - prev[rows]).sum(axis=1) <= _TOL
+            active[rows[done]] = False
+        params[rows] = new
+        prev = params.copy()
+        if not active.any():
+            return params
+    raise RuntimeError(f"the bootstrap fits did not converge after {_MAX_ITER} iterations")
 
 
 def _rank_ub(ci_low: NDArray[np.float64], ci_high: NDArray[np.float64]) -> NDArray[np.int64]:

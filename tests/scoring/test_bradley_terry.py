@@ -302,3 +302,39 @@ def test_the_interval_is_the_central_95_percent_of_the_bootstrap():
     # b's 97.5th add up to 2000 exactly, and the other way round.
     assert rows["a"]["ci_low"] + rows["b"]["ci_high"] == pytest.approx(2000.0, abs=1e-6)
     assert rows["a"]["ci_high"] + rows["b"]["ci_low"] == pytest.approx(2000.0, abs=1e-6)
+
+
+def test_the_batched_bootstrap_fit_gives_choix_s_fit_for_every_resample():
+    # The bootstrap fits its resamples together (`_ilsr_batch`); each must be what choix's ILSR gives for that
+    # win matrix alone, from the same starting point: the maximum-likelihood strengths, centred.
+    import choix
+    import numpy as np
+
+    from scoring.bradley_terry import _ilsr_batch, _virtual_ties
+
+    rng = np.random.default_rng(3)
+    n = 6
+    prior = _virtual_ties(n, 0.1)
+    mats = rng.integers(0, 9, size=(7, n, n)).astype(float)
+    mats[:, np.arange(n), np.arange(n)] = 0.0
+    mats += prior
+    start = rng.normal(size=n)
+    got = _ilsr_batch(mats, initial=start)
+    for k in range(len(mats)):
+        want = choix.ilsr_pairwise_dense(mats[k], alpha=0.0, initial_params=start, tol=1e-10)
+        assert np.allclose(got[k], want - want.mean(), atol=1e-6)
+
+
+def test_the_batched_bootstrap_fit_stops_each_resample_on_its_own():
+    # Two copies of an easy matrix and one hard one in a batch: the easy ones converge at once from their
+    # answer, and keep it while the hard one goes on (a resample that stopped is never moved again).
+    import numpy as np
+
+    from scoring.bradley_terry import _ilsr_batch
+
+    easy = np.array([[0.0, 3.0], [1.0, 0.0]])  # 3 wins to 1: strengths differ by log 3
+    hard = np.array([[0.0, 1.0], [40.0, 0.0]])  # 1 win to 40
+    answer = np.array([np.log(3) / 2, -np.log(3) / 2])
+    got = _ilsr_batch(np.stack([easy, hard, easy]), initial=answer)
+    assert np.allclose(got[0], answer) and np.allclose(got[2], answer)
+    assert np.allclose(got[1], [-np.log(40) / 2, np.log(40) / 2], atol=1e-7)
