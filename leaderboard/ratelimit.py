@@ -17,6 +17,42 @@ log = logging.getLogger(__name__)
 def window_hit(key: str, window: int) -> int | None:
     """Add one to the counter `key` (living `window` seconds) and return its new value, or None when the
     cache is unreachable. `incr` is atomic in Redis, so concurrent workers cannot both take the last slot."""
+    return window_hits([key], window)[0]
+
+
+def window_hits(keys: list[str], window: int) -> list[int | None]:
+    """`window_hit` for several counters; on Redis in one round trip (INCR, then EXPIRE NX so the window is
+    set only by the first hit), elsewhere one counter at a time."""
+    if not keys:
+        return []
+    client = _redis_client()
+    if client is None:
+        return [_window_hit_portable(key, window) for key in keys]
+    try:
+        pipe = client.pipeline(transaction=False)
+        for key in keys:
+            full = cache.make_and_validate_key(key)
+            pipe.incr(full)
+            pipe.expire(full, window + 5, nx=True)
+        replies = pipe.execute()
+        return [int(n) for n in replies[::2]]
+    except Exception:  # noqa: BLE001 - any redis error: the caller's fallback applies
+        log.warning("rate-limit counters unavailable: cache unreachable", exc_info=True)
+        return [None] * len(keys)
+
+
+def _redis_client():
+    """The raw client of Django's Redis cache (for a pipeline), or None with another backend."""
+    get_client = getattr(getattr(cache, "_cache", None), "get_client", None)
+    if get_client is None or "redis" not in type(cache).__module__:
+        return None
+    try:
+        return get_client(None, write=True)
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _window_hit_portable(key: str, window: int) -> int | None:
     try:
         cache.add(key, 0, timeout=window + 5)
         try:

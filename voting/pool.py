@@ -1,6 +1,6 @@
 """The vote pool: every run that may be drawn for a blind vote, worked out once and shared by all processes.
 
-Which runs can be drawn (`selectors.eligible_runs`: published, not superseded, counted, started, admitted,
+Which runs can be drawn (`selectors.drawable_runs`: published, not superseded, counted, started, admitted,
 something to show) depends on runs, their evidence and builds, rounds, entries, agents, tasks and benchmarks,
 never on votes. Working it out reads every run of the votable benchmarks, so instead of doing that on every
 vote screen the pool is kept in the shared cache under a *pool version*:
@@ -10,7 +10,7 @@ vote screen the pool is kept in the shared cache under a *pool version*:
 - the pool also expires after POOL_TTL_SECONDS, which bounds what a write that sends no signal (a queryset
   update) can leave behind: at worst a run that became drawable waits that long;
 - a draw never trusts the pool alone: the two runs it picks are checked again against the database
-  (`selectors.eligible_runs` on those two runs) before the matchup is made, and a failed check rebuilds the
+  (`selectors.drawable_runs` on those two runs) before the matchup is made, and a failed check rebuilds the
   pool. A run that stopped being drawable (a round withdrawn, an agent's organization changed) is therefore
   never shown, however old the pool.
 

@@ -67,7 +67,7 @@ def drawable(runs):
         .filter(status__in=checks_rules.COUNTED, rerun__isnull=True)
         .exclude(status=RunStatus.NOT_STARTED)
         .exclude(app_started=False)
-        .select_related("task")
+        .select_related("task__benchmark")
     )
 
 
@@ -78,12 +78,12 @@ def run_is_drawable(run: Run) -> bool:
     return checks_rules.votable(run_input(run), task_input(run.task)) and has_something_to_show(run)
 
 
-def eligible_runs(*, voter, task_ids: list[int], run_ids: list[int] | None = None) -> list[tuple[int, int, int]]:
-    """(run id, task id, agent id) of the runs that may be shown to `voter`, read from the database: runs of
-    published rounds, not superseded by a re-run, that count and whose app started (and, on invent and startup
-    tasks, was admitted: `scoring.checks.votable`) and that have something to show (`has_something_to_show`),
-    never of an agent of the voter's own organization. `run_ids` narrows it to those runs (the check of a
-    draw made from the pool)."""
+def drawable_runs(*, voter, task_ids: list[int], run_ids: list[int] | None = None) -> list[Run]:
+    """The runs that may be shown to `voter`, read from the database: runs of published rounds, not superseded
+    by a re-run, that count and whose app started (and, on invent and startup tasks, was admitted:
+    `scoring.checks.votable`) and that have something to show (`has_something_to_show`), never of an agent of
+    the voter's own organization. `run_ids` narrows it to those runs. Read with what the vote screen shows of
+    them (`with_previews`, the task and its benchmark)."""
     runs = Run.objects.filter(task_id__in=task_ids)
     if run_ids is not None:
         runs = runs.filter(id__in=run_ids)
@@ -91,11 +91,11 @@ def eligible_runs(*, voter, task_ids: list[int], run_ids: list[int] | None = Non
     org_id = _organization_id(voter)
     if org_id is not None:
         runs = runs.exclude(entry__agent__organization_id=org_id)
-    return [(run.id, run.task_id, run.entry.agent_id) for run in runs if run_is_drawable(run)]
+    return [run for run in runs if run_is_drawable(run)]
 
 
 def pool_runs(*, voter, task_ids: list[int], pool: VotePool) -> list[tuple[int, int, int]]:
-    """`eligible_runs` read from the vote pool: (run id, task id, agent id), never of the voter's own
+    """`drawable_runs` read from the vote pool: (run id, task id, agent id), never of the voter's own
     organization."""
     wanted = set(task_ids)
     org_id = _organization_id(voter)
@@ -234,12 +234,22 @@ def preview_origin() -> str:
 
 
 def matchup_sides(matchup: Matchup) -> list[Side]:
-    runs = {r.pk: r for r in with_previews(Run.objects.filter(pk__in=[matchup.run_a_id, matchup.run_b_id]))}
+    if all(_read_with_previews(matchup, field) for field in ("run_a", "run_b")):
+        runs = {matchup.run_a.pk: matchup.run_a, matchup.run_b.pk: matchup.run_b}  # a new draw's: already read
+    else:
+        runs = {r.pk: r for r in with_previews(Run.objects.filter(pk__in=[matchup.run_a_id, matchup.run_b_id]))}
     sides = []
     for letter, alias, run_id in (("A", matchup.alias_a, matchup.run_a_id), ("B", matchup.alias_b, matchup.run_b_id)):
         run = runs[run_id]
         sides.append(Side(letter, alias, run, len(preview_shots(run)), live_kind(run)))
     return sides
+
+
+def _read_with_previews(matchup: Matchup, field: str) -> bool:
+    """Whether the matchup holds that side's run as `with_previews` reads it (its screenshots prefetched)."""
+    if not Matchup._meta.get_field(field).is_cached(matchup):
+        return False
+    return "evidence" in getattr(getattr(matchup, field), "_prefetched_objects_cache", {})
 
 
 def matchup_for_alias(alias: str) -> tuple[Matchup | None, str | None]:

@@ -46,7 +46,7 @@ from django.utils import timezone
 
 from leaderboard.clients import client_address  # noqa: F401 - the voting views' import of it
 from leaderboard.models import Agent
-from leaderboard.ratelimit import window_hit
+from leaderboard.ratelimit import window_hits
 from runs.selectors import user_is_editor
 from scoring.bradley_terry import fit_cells
 from snapshots.stale import snapshots_mark_stale
@@ -54,7 +54,7 @@ from snapshots.stale import snapshots_mark_stale
 from .cells import VOTE_CELL_FIELDS, cell_of, cells_apply, votes_lock
 from .models import Held, Matchup, Outcome, Vote, VoteCell, VoterFlag, Winner
 from .pool import vote_pool
-from .selectors import account_counts_from, day_start, eligible_runs, is_token, pool_runs, scope_tasks
+from .selectors import account_counts_from, day_start, drawable_runs, is_token, pool_runs, scope_tasks
 
 # System randomness for draws and tokens: a voter must not be able to predict the next pair.
 _system_random = secrets.SystemRandom()
@@ -97,12 +97,15 @@ def matchup_draw(*, voter, scope: str = "", now: datetime | None = None, rng: Ra
     """Draw a pair of runs of one task for `voter`, or None when the scope has no two agents to compare.
 
     Rules: only runs of published rounds (completed, not superseded by a re-run) with something to show (an
-    app build, an opaque preview address or a screenshot: `selectors.eligible_runs`); never an agent of the
+    app build, an opaque preview address or a screenshot: `selectors.drawable_runs`); never an agent of the
     voter's own organization; tasks ranked by votes (invent, startup) before to-spec tasks when the scope has
-    both; two different agents; pairs with fewer votes are favoured (weight 1 / (1 + votes on that pair in that
-    task)^2); the pair the voter last saw in that task is not drawn
-    again straight away when there is another. A and B are assigned at random and each agent's run is
-    picked at random among its runs of the task.
+    both; two different agents; pairs with fewer votes are favoured (weight 1 / (1 + counted votes on that pair
+    in that task)^2, read from the vote cells); the pair the voter last saw in that task is not drawn again
+    straight away when there is another. A and B are assigned at random and each agent's run is picked at
+    random among its runs of the task.
+
+    The runs come from the shared vote pool (`voting.pool`); the two picked are checked against the database
+    before the matchup is made.
     """
     rng = rng or _system_random
     now = now or timezone.now()
@@ -116,11 +119,12 @@ def matchup_draw(*, voter, scope: str = "", now: datetime | None = None, rng: Ra
             return None
         task_id, run_a_id, run_b_id = picked
         # The pool may be a moment old: the two runs are checked against the database before they are shown.
-        if len(eligible_runs(voter=voter, task_ids=[task_id], run_ids=[run_a_id, run_b_id])) == 2:
+        checked = {r.id: r for r in drawable_runs(voter=voter, task_ids=[task_id], run_ids=[run_a_id, run_b_id])}
+        if len(checked) == 2:
             break
     else:
         return None
-    return Matchup.objects.create(
+    matchup = Matchup.objects.create(
         key=_token(),
         alias_a=_token(),
         alias_b=_token(),
@@ -132,6 +136,9 @@ def matchup_draw(*, voter, scope: str = "", now: datetime | None = None, rng: Ra
         created_at=now,
         expires_at=now + timedelta(seconds=settings.VOTE_ALIAS_TTL_SECONDS),
     )
+    # The screen shows these runs, their task and its benchmark: already read, so not read again.
+    matchup.run_a, matchup.run_b, matchup.task = checked[run_a_id], checked[run_b_id], checked[run_a_id].task
+    return matchup
 
 
 def _pick(voter, runs_by_task: dict[int, dict[int, list[int]]], pool, rng: Random) -> tuple[int, int, int] | None:
@@ -192,9 +199,11 @@ def rate_limit_hit(
     slot = int(at // window)
     over = False
     cache_down = False
-    for ident in idents:
-        digest = hashlib.sha256(f"{settings.SECRET_KEY}:{ident}".encode()).hexdigest()[:24]
-        count = window_hit(f"vote-rate:{bucket}:{digest}:{slot}", window)
+    keys = [
+        f"vote-rate:{bucket}:{hashlib.sha256(f'{settings.SECRET_KEY}:{ident}'.encode()).hexdigest()[:24]}:{slot}"
+        for ident in idents
+    ]
+    for count in window_hits(keys, window):
         if count is None:
             cache_down = True
             continue
@@ -242,11 +251,11 @@ def vote_record(*, key: str, voter, winner: str, now: datetime | None = None) ->
     with transaction.atomic():
         # Locking the voter's row serialises one voter's concurrent votes, so two requests cannot both pass
         # the daily cap at cap - 1.
-        get_user_model().objects.select_for_update().filter(pk=voter.pk).first()
+        get_user_model().objects.select_for_update().filter(pk=voter.pk).values_list("pk", flat=True).first()
         # Locking the matchup makes a replayed key wait for the first vote and then see used_at set.
         matchup = (
             Matchup.objects.select_for_update(of=("self",))
-            .select_related("run_a__entry", "run_b__entry")
+            .select_related("run_a__entry", "run_b__entry", "task")
             .filter(key=key)
             .first()
         )
@@ -272,7 +281,7 @@ def vote_record(*, key: str, voter, winner: str, now: datetime | None = None) ->
         )
         if standing.counts:
             cells_apply(added=[(vote.task_id, vote.agent_a_id, vote.agent_b_id, vote.winner)])
-            snapshots_mark_stale(rating_task_ids=[matchup.task_id])
+            snapshots_mark_stale(benchmark_ids=[matchup.task.benchmark_id])  # its ratings
     return vote
 
 
