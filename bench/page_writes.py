@@ -20,6 +20,7 @@ show "updating"), the worker refits them, and the refit retires the pages again.
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import signal
@@ -67,6 +68,24 @@ class CeleryWorker:
         """How long each recompute the worker finished took (its INFO log names each one)."""
         found = re.findall(r"recompute_snapshot\[[^\]]+\] succeeded in ([\d.]+)s", self.output())
         return [float(s) for s in found]
+
+    def cpu_seconds(self) -> float:
+        """CPU time (user + system) of the worker and its pool processes so far, from /proc."""
+        assert self.proc is not None
+        pids = [self.proc.pid]
+        try:
+            pids += [int(p) for p in Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children").read_text().split()]
+        except OSError:
+            return 0.0
+        total = 0
+        for i, pid in enumerate(pids):
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            # utime, stime; for the worker itself also cutime, cstime (pool processes that have exited)
+            total += int(fields[11]) + int(fields[12]) + (int(fields[13]) + int(fields[14]) if i == 0 else 0)
+        return total / os.sysconf("SC_CLK_TCK")
 
     def problems(self) -> str:
         lines = [line for line in self.output().splitlines() if "ERROR" in line or "Traceback" in line]
