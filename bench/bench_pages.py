@@ -1,16 +1,29 @@
 """Board pages under load: gunicorn with production settings on PostgreSQL and Redis, wrk on loopback.
 
-    .venv/bin/python bench/bench_pages.py            # 50 connections, 30 s per page
-    .venv/bin/python bench/bench_pages.py --quick    # 5 s per page
-    .venv/bin/python bench/bench_pages.py --only floor,board-large --duration 10
+    .venv/bin/python bench/bench_pages.py                        # the recorded run: 3 repeats, 20 s per page
+    .venv/bin/python bench/bench_pages.py --quick --repeats 1    # a smoke run: 5 s per page, once
+    .venv/bin/python bench/bench_pages.py --no-writes            # the no-write pass only
 
 Set-up (not timed; skipped when already done): a database `leaderboard_bench_pages` (created, migrated), the
 demo data (`load_demo`), a generated large board (100 agents x 30 tasks x 3 trials, `checks` methodology,
-imported as a bundle), `recompute_boards`, `collectstatic` into a temporary STATIC_ROOT, and one voter account
-with a session. Then gunicorn serves `bench.bench_settings` (the site's settings plus a trivial /_floor/ view)
-with PRODUCTION=true (DEBUG off, secure cookies, HSTS) except SECURE_SSL_REDIRECT=false, the Redis cache on
-Redis database 7, and each page gets a wrk run. The floor is measured in the same run, between the pages, so a
-ratio compares like with like on a shared machine.
+imported as a bundle), `recompute_boards`, `collectstatic` into a temporary STATIC_ROOT, one voter account with a
+session (the vote screen's reader) and the writer accounts. Then gunicorn serves `bench.bench_settings` (the
+site's settings plus a trivial /_floor/ view) with PRODUCTION=true (DEBUG off, secure cookies, HSTS) except
+SECURE_SSL_REDIRECT=false, the Redis cache on Redis database 7 (broker 8).
+
+Every run measures every page of `targets()`: the floor first, the pages, the floor again; the floor's mean is
+what ratios are taken against, so a ratio compares like with like on a shared machine. The whole list is
+measured `--repeats` times and each page reports the median req/s, p50 and p99 with their min-max.
+
+Then (unless --no-writes) the same list is measured `--repeats` times again while writes happen: a steady
+`--vote-rate` accepted votes a second on the votable demo benchmark (appbench) over HTTP, and a Celery worker
+refitting its ratings (bench/page_writes.py). The write table gives each page's ratio to the floor measured
+under the same writes, its no-write ratio beside it, and the votes a second achieved during its runs; the last
+line reads off the target: the other benchmarks' boards keep their no-write ratio, the voted board stays at 50%
+of the floor or better.
+
+The output ends with the section to paste into bench/README.md (date, command, machine line, both tables and the
+target line).
 
 bench/bench_votes.py reuses the helpers here (database, server, machine line).
 """
@@ -22,12 +35,14 @@ import os
 import re
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -189,9 +204,10 @@ class Server:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def drain(self, limit: float = 180.0) -> None:
+    def drain(self, limit: float = 180.0, idle: float = 0.2) -> None:
         """Wait until the requests a load run left queued in the backlog are served (a slow page at 50
-        connections leaves up to 50 behind when wrk stops), so the next run starts on an idle server."""
+        connections leaves up to 50 behind when wrk stops), so the next run starts on an idle server: one that
+        answers the floor within `idle` seconds."""
         deadline = time.time() + limit
         while time.time() < deadline:
             started = time.time()
@@ -199,7 +215,7 @@ class Server:
                 urllib.request.urlopen(f"{self.url}/_floor/", timeout=limit).read()
             except OSError:
                 pass
-            if time.time() - started < 0.2:
+            if time.time() - started < idle:
                 return
         print("  (server still busy after the drain limit)")
 
@@ -232,6 +248,20 @@ def machine(env: dict[str, str]) -> str:
     )
 
 
+def ensure_wrk() -> None:
+    """Install wrk (Debian's package) when it is missing: every machine that runs this gets it the same way."""
+    if shutil.which("wrk"):
+        return
+    sudo = [] if os.geteuid() == 0 else ["sudo", "-n"]
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    install = [*sudo, "apt-get", "install", "-y", "-q", "--no-install-recommends", "wrk"]
+    print("wrk is missing: installing it with apt-get", flush=True)
+    if subprocess.run(install, env=env, capture_output=True).returncode:
+        subprocess.run([*sudo, "apt-get", "update", "-q"], env=env, capture_output=True)  # no package lists yet
+        subprocess.run(install, env=env, capture_output=True)
+    shutil.which("wrk") or sys.exit("wrk is missing and `apt-get install -y wrk` did not install it")
+
+
 # --- wrk ------------------------------------------------------------------------------------------------------
 
 
@@ -245,13 +275,7 @@ class WrkResult:
     requests: int
     non_2xx: int
     errors: str
-
-    def row(self, floor_rps: float | None) -> str:
-        ratio = f"{self.rps / floor_rps:.0%}" if floor_rps else "–"
-        return (
-            f"| {self.name} | `{self.url}` | {self.rps:,.0f} | {self.p50_ms:.1f} | {self.p99_ms:.1f} | {ratio} "
-            f"| {self.requests:,} | {self.non_2xx} | {self.errors or '–'} |"
-        )
+    votes_per_s: float | None = None  # accepted votes a second during the run, when writes were happening
 
 
 def _ms(text: str) -> float:
@@ -284,8 +308,16 @@ def wrk(
     )
 
 
+VOTED = "appbench"  # the demo's votable benchmark: the writes go there
+OTHER_BOARDS = ["board-demo", "board-demo-tab-htmx", "board-large", "board-large-tasks"]  # boards of artb, bench-large
+VOTED_BOARD = "board-appbench"
+# "Keep their no-write ratio": under writes, at least this share of it (a shared machine moves figures by a few %).
+OTHER_BOARD_KEEP = 0.9
+
+
 def targets(env: dict[str, str]) -> dict[str, tuple[str, str]]:
-    """name -> (path, what it sends: "" nothing special, "cookie" the voter's session, "htmx" HX-Request)."""
+    """name -> (path, what it sends: "" nothing special, "cookie" the voter's session, "htmx" HX-Request).
+    The floor is first and last."""
     code = (
         "from runs.models import Run\n"
         "from django.urls import reverse\n"
@@ -299,7 +331,7 @@ def targets(env: dict[str, str]) -> dict[str, tuple[str, str]]:
         "home": ("/", ""),
         "board-demo": ("/b/artb/", ""),
         "board-demo-tab-htmx": ("/b/artb/?tab=safety", "htmx"),
-        "board-appbench": ("/b/appbench/", ""),
+        VOTED_BOARD: (f"/b/{VOTED}/", ""),
         "board-large": (f"/b/{LARGE['slug']}/", ""),
         "board-large-tasks": (f"/b/{LARGE['slug']}/?tab=tasks", ""),
         "run": (run_path, ""),
@@ -308,75 +340,302 @@ def targets(env: dict[str, str]) -> dict[str, tuple[str, str]]:
     }
 
 
-def voter_cookie(env: dict[str, str], username: str = "bench-page-voter") -> str:
-    """A session for a three-day-old account with no organization, created in the database directly."""
+def voter_sessions(env: dict[str, str], usernames: list[str]) -> list[str]:
+    """Session keys for accounts three days old (past the new-account delay) with no organization, created in
+    the database directly (created when missing, one process for all)."""
     code = (
         "from datetime import timedelta\n"
         "from django.contrib.auth import get_user_model, SESSION_KEY, BACKEND_SESSION_KEY, HASH_SESSION_KEY\n"
         "from django.contrib.sessions.backends.db import SessionStore\n"
         "from django.utils import timezone\n"
-        f"u, _ = get_user_model().objects.get_or_create(username={username!r},\n"
-        f"                                              defaults={{'email': '{username}@example.org'}})\n"
-        "u.date_joined = timezone.now() - timedelta(days=3); u.set_unusable_password(); u.save()\n"
-        "s = SessionStore(); s[SESSION_KEY] = str(u.pk)\n"
-        "s[BACKEND_SESSION_KEY] = 'django.contrib.auth.backends.ModelBackend'\n"
-        "s[HASH_SESSION_KEY] = u.get_session_auth_hash(); s.create(); print(s.session_key)\n"
+        f"for name in {usernames!r}:\n"
+        "    u, _ = get_user_model().objects.get_or_create(username=name, defaults={'email': name + '@example.org'})\n"
+        "    u.date_joined = timezone.now() - timedelta(days=3); u.set_unusable_password(); u.save()\n"
+        "    s = SessionStore(); s[SESSION_KEY] = str(u.pk)\n"
+        "    s[BACKEND_SESSION_KEY] = 'django.contrib.auth.backends.ModelBackend'\n"
+        "    s[HASH_SESSION_KEY] = u.get_session_auth_hash(); s.create(); print(s.session_key)\n"
     )
-    return f"sessionid={django_eval(env, code)}"
+    keys = django_eval(env, code).split()
+    assert len(keys) == len(usernames)
+    return keys
 
 
-def main() -> None:
+def voter_cookie(env: dict[str, str], username: str = "bench-page-voter") -> str:
+    """The session cookie of one account three days old (the vote screen's reader)."""
+    return f"sessionid={voter_sessions(env, [username])[0]}"
+
+
+# --- one pass over the page list, and the figures -------------------------------------------------------------
+
+
+def measure_pass(server: Server, pages: dict, *, label: str, args: argparse.Namespace, cookie: str, writer=None):
+    """Every page once, in order (floor first and last); with `writer`, the votes it got accepted per second
+    during each page's wrk run."""
+    results: list[WrkResult] = []
+    for name, (path, sends) in pages.items():
+        headers = {"": {}, "cookie": {"Cookie": cookie}, "htmx": {"HX-Request": "true"}}[sends]
+        for _ in range(2 * args.workers):  # warm up: each worker has its imports and connections
+            urllib.request.urlopen(urllib.request.Request(server.url + path, headers=headers), timeout=120).read()
+        started = time.monotonic()
+        result = wrk(name, server.url + path, duration=args.duration, connections=args.connections, headers=headers)
+        if writer is not None:
+            result.votes_per_s = writer.accepted_between(started, time.monotonic()) / (time.monotonic() - started)
+        results.append(result)
+        if writer is None:
+            server.drain()
+        else:  # the writers' own requests queue too: a floor answered within a second is as idle as it gets
+            server.drain(limit=60, idle=1.0)
+        votes = f"  votes/s {result.votes_per_s:5.1f}" if result.votes_per_s is not None else ""
+        print(
+            f"  [{label}] {name:20} {result.rps:8.0f} req/s  p50 {result.p50_ms:7.1f} ms  p99 {result.p99_ms:7.1f} ms"
+            f"  non-2xx {result.non_2xx}{votes}",
+            flush=True,
+        )
+    return results
+
+
+@dataclass
+class Figure:
+    """One page's runs of one phase (every repeat)."""
+
+    name: str
+    url: str
+    runs: list[WrkResult]
+
+    @property
+    def rps(self) -> float:
+        return statistics.median(r.rps for r in self.runs)
+
+    def cell(self, attr: str, digits: int) -> str:
+        values = [getattr(r, attr) for r in self.runs]
+        median = f"{statistics.median(values):,.{digits}f}"
+        if len(values) == 1:
+            return median
+        return f"{median} ({min(values):,.{digits}f}-{max(values):,.{digits}f})"
+
+    @property
+    def non_2xx(self) -> int:
+        return sum(r.non_2xx for r in self.runs)
+
+    @property
+    def errors(self) -> str:
+        return "; ".join(sorted({r.errors for r in self.runs if r.errors})) or "–"
+
+
+def figures(passes: list[list[WrkResult]]) -> dict[str, Figure]:
+    found: dict[str, Figure] = {}
+    for results in passes:
+        for r in results:
+            found.setdefault(r.name, Figure(r.name, r.url, [])).runs.append(r)
+    return found
+
+
+def floor_mean(found: dict[str, Figure]) -> float:
+    """The mean of every floor run of the phase (first and last of each pass)."""
+    runs = [r.rps for name in ("floor", "floor-after") for r in found[name].runs]
+    return sum(runs) / len(runs)
+
+
+PATH_NOTES = {"board-demo-tab-htmx": " (HX-Request)", "vote": " (signed in, one account on 50 connections)"}
+
+
+def table(found: dict[str, Figure], floor: float, calm: dict[str, Figure] | None = None) -> list[str]:
+    """The markdown table of one phase; with `calm` (the no-write figures) the write table's extra columns."""
+    head = "| page | path | req/s | p50 ms | p99 ms | of floor |"
+    rule = "|---|---|---|---|---|---|"
+    if calm is not None:
+        head += " of floor, no writes | votes/s |"
+        rule += "---|---|"
+    lines = [head + " non-2xx | socket errors |", rule + "---|---|"]
+    calm_floor = floor_mean(calm) if calm else 0.0
+    for f in found.values():
+        row = (
+            f"| {f.name} | `{f.url}`{PATH_NOTES.get(f.name, '')} | {f.cell('rps', 0)} | {f.cell('p50_ms', 1)} "
+            f"| {f.cell('p99_ms', 1)} | {f.rps / floor:.0%} |"
+        )
+        if calm is not None:
+            row += f" {calm[f.name].rps / calm_floor:.0%} | {f.cell('votes_per_s', 1)} |"
+        lines.append(row + f" {f.non_2xx} | {f.errors} |")
+    return lines
+
+
+def target_lines(calm: dict[str, Figure], busy: dict[str, Figure], rate: float) -> list[str]:
+    """The issue's target read off the two tables: under writes on appbench, every other benchmark's board keeps
+    its no-write ratio of the floor (within OTHER_BOARD_KEEP of it), and appbench's board reaches 50% of the
+    floor measured under the same writes."""
+    calm_floor, busy_floor = floor_mean(calm), floor_mean(busy)
+    kept = []
+    for name in OTHER_BOARDS:
+        before, after = calm[name].rps / calm_floor, busy[name].rps / busy_floor
+        kept.append((name, before, after, after >= OTHER_BOARD_KEEP * before))
+    voted = busy[VOTED_BOARD].rps / busy_floor
+    votes = [r.votes_per_s for f in busy.values() for r in f.runs if r.votes_per_s is not None]
+    reached = statistics.median(votes) >= 0.9 * rate
+
+    def verdict(ok: bool) -> str:
+        return ("met" if ok else "not met") if reached else "not shown (the vote rate was not reached)"
+
+    others = ", ".join(f"{n} {a:.0%} (no writes {b:.0%})" for n, b, a, _ in kept)
+    return [
+        f"Target under {rate:g} votes/s on {VOTED} (achieved: median {statistics.median(votes):.1f} votes/s over the "
+        f"page runs, {min(votes):.1f}-{max(votes):.1f}{'' if reached else '; **below the rate asked**'}):",
+        f"- other benchmarks' boards keep their no-write ratio (at least {OTHER_BOARD_KEEP:.0%} of it): "
+        f"**{verdict(all(k[3] for k in kept))}**: {others}.",
+        f"- the voted board ({VOTED_BOARD}) at 50% of the floor or better under writes: "
+        f"**{verdict(voted >= 0.5)}**: {voted:.0%} of the floor under writes "
+        f"({busy[VOTED_BOARD].rps:,.0f} / {busy_floor:,.0f} req/s; {busy[VOTED_BOARD].rps / calm_floor:.0%} of the "
+        f"no-write floor; no writes {calm[VOTED_BOARD].rps / calm_floor:.0%}).",
+    ]
+
+
+def write_lines(before: dict, after: dict, writer, worker, seconds: float, cpu: float) -> list[str]:
+    """What the writes did: votes stored and counted, refits, and how often each benchmark's pages were retired."""
+    refits = worker.refit_seconds()
+    scopes = [slug for slug in after if isinstance(after[slug], dict)]
+    names = {"*": "the pages outside any benchmark (home)"}
+    retired = ", ".join(f"{names.get(s, s)} {after[s]['pages'] - before[s]['pages']}" for s in scopes)
+    mean_refit = f", {statistics.mean(refits):.2f} s each on average" if refits else ""
+    lines = [
+        f"Writes over {seconds:.0f} s: {len(writer.accepted)} votes stored (the reveal answered), "
+        f"{after['counted'] - before['counted']} counted and {after['held'] - before['held']} held in the database; "
+        f"{len(refits)} recomputes by the worker{mean_refit}, {cpu:.0f} s of CPU in all ({cpu / seconds:.0%} of one "
+        f"core); {VOTED} ratings snapshot version "
+        f"{before[VOTED].get('version')} -> {after[VOTED].get('version')}, "
+        f"stale at the end: {after[VOTED].get('stale')}.",
+        f"Cached pages retired (content version bumps) during the writes: {retired}.",
+    ]
+    if writer.refused:
+        lines.append("Votes refused: " + "; ".join(f"{n} x {what}" for what, n in writer.refused.most_common(5)) + ".")
+    return lines
+
+
+# --- the run --------------------------------------------------------------------------------------------------
+
+# Every vote comes from 127.0.0.1 and the writers vote for the whole run: the per-address limits and the daily cap
+# would otherwise hold or refuse most of them (bench/bench_votes.py raises the same limits).
+WRITE_LIMITS = {"VOTE_RATE_LIMIT": "1000000", "VOTE_DRAW_RATE_LIMIT": "1000000", "VOTE_DAILY_CAP": "1000000"}
+
+
+def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="5 s per page instead of 30 s")
+    parser.add_argument("--quick", action="store_true", help="5 s per page instead of 20 s")
     parser.add_argument("--duration", type=int, help="seconds per page (overrides --quick)")
+    parser.add_argument("--repeats", type=int, default=3, help="passes over the page list per phase (default 3)")
+    parser.add_argument(
+        "--writes", action=argparse.BooleanOptionalAction, default=True, help="the pass under writes (default on)"
+    )
+    parser.add_argument("--vote-rate", type=float, default=10.0, help="accepted votes a second on appbench")
+    parser.add_argument("--writers", type=int, default=20, help="voter accounts sharing the vote rate")
+    parser.add_argument("--celery-concurrency", type=int, default=1)
     parser.add_argument("--connections", type=int, default=50)
     parser.add_argument("--workers", type=int, default=workers())
     parser.add_argument("--port", type=int, default=8131)
-    parser.add_argument("--only", help="comma-separated page names (default: all)")
     parser.add_argument("--database", default="leaderboard_bench_pages")
     parser.add_argument("--fresh", action="store_true", help="drop and rebuild the bench database first")
     args = parser.parse_args()
-    duration = args.duration or (5 if args.quick else 30)
+    assert args.database.startswith("leaderboard_bench_pages")
+    args.duration = args.duration or (5 if args.quick else 20)
+    return args
 
-    env = bench_env(database=args.database, redis_db=7)
+
+def run_writes(env: dict[str, str], server: Server, pages: dict, args: argparse.Namespace, cookie: str):
+    """The passes under writes: the Celery worker and the voters start first and stop after the last pass."""
+    from bench.page_writes import CeleryWorker, VoteWriter, write_state, writer_sessions
+
+    sessions = writer_sessions(env, args.writers)
+    slugs = [VOTED, "artb", LARGE["slug"]]
+    before = write_state(env, slugs)
+    started = time.monotonic()
+    with CeleryWorker(env, args.celery_concurrency) as worker:
+        with VoteWriter(server.url, sessions, rate=args.vote_rate, scope=VOTED) as writer:
+            time.sleep(5)  # the stream is steady and the first refit is under way before the first page
+            passes = [
+                measure_pass(
+                    server, pages, label=f"writes {i + 1}/{args.repeats}", args=args, cookie=cookie, writer=writer
+                )
+                for i in range(args.repeats)
+            ]
+        seconds, cpu = time.monotonic() - started, worker.cpu_seconds()
+        after = write_state(env, slugs)
+        notes = write_lines(before, after, writer, worker, seconds, cpu)
+        if worker.problems():
+            notes.append("Celery worker errors:\n" + worker.problems())
+    return figures(passes), notes
+
+
+def report(args: argparse.Namespace, header: list[str], calm: dict[str, Figure], busy, notes: list[str]) -> None:
+    lines = [*header, ""]
+    calm_floor = floor_mean(calm)
+    passes = f"{args.repeats} pass{'es' if args.repeats > 1 else ''}"
+    lines += [
+        f"No writes: median of {passes} (min-max), floor = {calm_floor:,.0f} req/s "
+        f"(mean of the {2 * args.repeats} floor runs).",
+        "",
+        *table(calm, calm_floor),
+        "",
+    ]
+    if busy is not None:
+        busy_floor = floor_mean(busy)
+        lines += [
+            f"Under writes ({args.vote_rate:g} votes/s on {VOTED}, Celery worker refitting): median of {passes}, "
+            f"floor under writes = {busy_floor:,.0f} req/s; *of floor* is against that floor, *of floor, no writes* "
+            "is the same page's ratio in the table above.",
+            "",
+            *table(busy, busy_floor, calm),
+            "",
+            *target_lines(calm, busy, args.vote_rate),
+            "",
+            *notes,
+        ]
+    print("\n--- for bench/README.md ---------------------------------------------------------------------\n")
+    print("\n".join(lines))
+
+
+def main() -> None:
+    args = arguments()
+    # A run stopped with SIGTERM (or SIGINT, which a background shell job ignores) still stops its server,
+    # worker and voters on the way out.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("stopped (SIGTERM)"))
+    ensure_wrk()
+    env = bench_env(database=args.database, redis_db=7, extra=WRITE_LIMITS)
     if args.fresh:
         drop_database(args.database)
     flush_redis(7, 8)
     print(f"database {args.database}: {'created' if ensure_database(args.database) else 'exists'}")
     prepare_site(env)
     pages = targets(env)
-    if args.only:
-        pages = {k: v for k, v in pages.items() if k in args.only.split(",")}
     cookie = voter_cookie(env)
-    print(machine(env))
-    print(f"gunicorn {args.workers} sync workers; wrk 2 threads, {args.connections} connections, {duration} s each")
-    results: list[WrkResult] = []
+    began = datetime.now(UTC)
+    line = machine(env)
+    print(line)
+    settings = (
+        f"gunicorn {args.workers} sync workers; wrk 2 threads, {args.connections} connections, {args.duration} s per "
+        f"page; {args.repeats} pass{'es' if args.repeats > 1 else ''} per phase"
+    )
+    print(settings)
     with Server(env, args.port, args.workers) as server:
-        for name, (path, sends) in pages.items():
-            headers = {"": {}, "cookie": {"Cookie": cookie}, "htmx": {"HX-Request": "true"}}[sends]
-            for _ in range(2 * args.workers):  # warm up: each worker has its imports and connections
-                urllib.request.urlopen(urllib.request.Request(server.url + path, headers=headers), timeout=120).read()
-            result = wrk(name, server.url + path, duration=duration, connections=args.connections, headers=headers)
-            results.append(result)
-            server.drain()
-            print(
-                f"  {name:18} {result.rps:8.0f} req/s  p50 {result.p50_ms:7.1f} ms  p99 {result.p99_ms:7.1f} ms"
-                f"  non-2xx {result.non_2xx}",
-                flush=True,
-            )
+        calm = figures(
+            [
+                measure_pass(server, pages, label=f"no writes {i + 1}/{args.repeats}", args=args, cookie=cookie)
+                for i in range(args.repeats)
+            ]
+        )
+        busy, notes = run_writes(env, server, pages, args, cookie) if args.writes else (None, [])
         errors = server.errors()
-    floors = [r.rps for r in results if r.name.startswith("floor")]
-    floor = sum(floors) / len(floors) if floors else None
-    print("\n| page | path | req/s | p50 ms | p99 ms | of floor | requests | non-2xx | socket errors |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for r in results:
-        print(r.row(floor))
-    print(f"\nfloor = mean of the floor runs: {floor:,.0f} req/s" if floor else "")
+    ended = datetime.now(UTC)
+    load_after = Path("/proc/loadavg").read_text().split()[:3]
+    header = [
+        f"### Current figures ({began:%Y-%m-%d})",
+        "",
+        f"`.venv/bin/python bench/bench_pages.py {' '.join(sys.argv[1:])}`".replace(" `", "`"),
+        f"run {began:%Y-%m-%d %H:%M}-{ended:%H:%M} UTC; {settings}.",
+        f"Machine: {line}, after {' '.join(load_after)}.",
+    ]
+    report(args, header, calm, busy, notes)
     if errors.strip():
-        print("gunicorn log:\n" + errors[-3000:])
+        print("\ngunicorn log:\n" + errors[-3000:])
     flush_redis(7, 8)
 
 
 if __name__ == "__main__":
-    shutil.which("wrk") or sys.exit("wrk is missing: apt-get install -y wrk")
     main()
