@@ -5,12 +5,13 @@ with no session cookie (no account, no pending message) sees exactly what every 
 so the rendered page is kept in the cache under its URL and whether htmx asked for a fragment, with the
 *content version* it was made for. A page of one benchmark (a view with a `bench` argument) is made for that
 benchmark's version; every other page (the home page, which shows every benchmark) for the version of the
-pages outside any benchmark; every page also carries the site-wide version. When a benchmark's snapshot
-changes or turns stale, `content_version_bump(benchmarks=[slug])` retires that benchmark's pages and the
-pages outside any benchmark, and no other benchmark's: votes streaming into one benchmark leave the others'
-pages cached. `content_version_bump()` with no argument retires every page. A short timeout bounds how long
-any other edit (an agent renamed in the admin) takes to show. Signed-in visitors are never served from this
-cache.
+pages outside any benchmark; every page also carries the site-wide version. When a benchmark's board
+snapshot changes or turns stale, `content_version_bump(benchmarks=[slug])` retires that benchmark's pages and
+the pages outside any benchmark, and no other benchmark's; when only its ratings do (a vote),
+`outside=False` retires that benchmark's pages alone (the pages outside read no ratings): votes streaming
+into one benchmark leave every other page cached. `content_version_bump()` with no argument retires every
+page. A short timeout bounds how long any other edit (an agent renamed in the admin) takes to show.
+Signed-in visitors are never served from this cache.
 
 A changed page is rendered once for all processes: the first request to miss takes a short render lock in
 the shared cache and renders; the others, meanwhile, serve the page they already had (for at most
@@ -82,20 +83,23 @@ def _incr(key: str) -> None:
         cache.set(key, 2, timeout=None)
 
 
-def content_version_bump(*, benchmarks: Iterable[str] | None = None) -> None:
-    """Retire the cached pages of these benchmarks (by slug) and the pages outside any benchmark; with no
-    argument, every cached page. Called when a snapshot changes or turns stale."""
+def content_version_bump(*, benchmarks: Iterable[str] | None = None, outside: bool = True) -> None:
+    """Retire the cached pages of these benchmarks (by slug) and, unless `outside` is false, the pages outside
+    any benchmark; with no argument, every cached page. Called when a snapshot changes or turns stale: the
+    pages outside any benchmark (the home page, the agent pages) read board snapshots only, so a change of
+    ratings alone passes `outside=False` and leaves them cached."""
+    scopes = [] if benchmarks is None else sorted(set(benchmarks)) + ([OUTSIDE_SCOPE] if outside else [])
     with _local_lock:
         if benchmarks is None:
             _local_versions.clear()
         else:
-            for scope in [*benchmarks, OUTSIDE_SCOPE]:
+            for scope in scopes:
                 _local_versions.pop(scope, None)
     try:
         if benchmarks is None:
             _incr(VERSION_KEY)
             return
-        for scope in sorted(set(benchmarks)) + [OUTSIDE_SCOPE]:
+        for scope in scopes:
             _incr(_scope_key(scope))
     except Exception:  # noqa: BLE001 - a cache that is down holds no pages to retire
         log.warning("could not bump the content version: cache unreachable")

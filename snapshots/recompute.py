@@ -118,8 +118,8 @@ def snapshot_recompute(*, snapshot_id: int) -> bool:
             changed = digest != snap.digest or snap.data is None
             data = compute_round_boards(doc) if changed else snap.data
         if changed or snap.stale:
-            slug = snap.benchmark.slug
-            transaction.on_commit(lambda: content_version_bump(benchmarks=[slug]))
+            slug, outside = snap.benchmark.slug, snap.kind != SnapshotKind.RATINGS
+            transaction.on_commit(lambda: content_version_bump(benchmarks=[slug], outside=outside))
         snap.stale = behind
         if behind:
             transaction.on_commit(lambda: enqueue_recompute([snapshot_id], countdown=RATINGS_DEBOUNCE_SECONDS))

@@ -78,7 +78,8 @@ def snapshots_mark_stale(
         )
 
         def after_commit() -> None:
-            content_version_bump(benchmarks=slugs)  # their cached pages show "updating" from now on
+            # Their cached pages show "updating" from now on; the home and agent pages read board snapshots only.
+            content_version_bump(benchmarks=slugs, outside=bool(turned))
             enqueue_recompute(turned)
             enqueue_recompute(rating_turned, countdown=RATINGS_DEBOUNCE_SECONDS)
 

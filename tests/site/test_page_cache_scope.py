@@ -37,12 +37,29 @@ def test_a_stale_snapshot_of_one_benchmark_leaves_the_other_benchmarks_pages_cac
         bench = Benchmark.objects.get(slug="voted")
         snapshots_mark_stale(benchmark_ids=[bench.id])
     assert not _hit(client, "/b/voted/")  # re-rendered, now saying "updating"
-    assert not _hit(client, "/")  # the home page shows every benchmark
+    assert _hit(client, "/")  # the home page shows boards, not ratings
     assert _hit(client, "/b/quiet/")
     with CaptureQueriesContext(connection) as ctx:
         local_clear()
         client.get("/b/quiet/")
     assert len(ctx.captured_queries) == 0
+
+
+def test_a_board_turning_stale_retires_its_benchmark_s_pages_and_the_home_page(
+    load, client, django_capture_on_commit_callbacks
+):
+    from leaderboard.models import Round
+
+    load(checks_bundle(slug="voted", agents=3))
+    load(checks_bundle(slug="quiet", agents=3))
+    for url in ("/b/voted/", "/b/quiet/", "/"):
+        client.get(url)
+    # What a verdict or an import does: a round's board turns stale.
+    with django_capture_on_commit_callbacks(execute=True), transaction.atomic():
+        snapshots_mark_stale(round_ids=[Round.objects.get(benchmark__slug="voted").id])
+    assert not _hit(client, "/b/voted/")
+    assert not _hit(client, "/")  # the home page shows every benchmark's board
+    assert _hit(client, "/b/quiet/")
 
 
 def test_a_bump_without_benchmarks_retires_every_page(load, client):
