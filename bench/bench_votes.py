@@ -6,11 +6,11 @@
 
 Set-up (not timed): a fresh database `leaderboard_bench_votes` with the demo data (`load_demo`; appbench is
 the votable benchmark), `recompute_boards`, and `--voters` accounts three days old (older than the new-account
-delay) sharing one password. gunicorn serves the site as in bench/bench_pages.py (production settings,
-PostgreSQL, the Redis cache on Redis database 9, broker 10). Every voter signs in through /signin/ (GET for the
-CSRF cookie, POST the form) and keeps its cookies. Then every voter, in its own thread, loops: GET /vote/
-(the matchup: its key is in the vote form), POST /vote/m/<key>/ with `winner` and the CSRF token, until the
-total number of POSTs reaches `--votes`.
+delay), each with a session made in the database (`--http-sign-in` signs each in through /signin/ instead:
+PBKDF2 per voter, minutes for 200 on a loaded machine). gunicorn serves the site as in bench/bench_pages.py
+(production settings, PostgreSQL, the Redis cache on Redis database 9, broker 10). Then every voter, in its own
+thread, loops: GET /vote/ (the matchup: its key is in the vote form; the first one also sets the CSRF cookie),
+POST /vote/m/<key>/ with `winner` and the CSRF token, until the total number of POSTs reaches `--votes`.
 
 Voters all come from 127.0.0.1, so the per-address limits would reject nearly every vote: the run raises
 ACCOUNT_RATE_LIMIT (sign-ins per address) and, by default, VOTE_RATE_LIMIT and VOTE_DRAW_RATE_LIMIT
@@ -66,6 +66,7 @@ from bench.bench_pages import (  # noqa: E402
     flush_redis,
     machine,
     prepare_site,
+    voter_sessions,
     workers,
 )
 
@@ -97,9 +98,11 @@ class Voter:
             headers={"Referer": self.base + "/vote/", **({"Cookie": cookie} if cookie else {}), **(headers or {})},
         )
         try:
-            resp = self.opener.open(req, timeout=60)
+            resp = self.opener.open(req, timeout=600)
         except urllib.error.HTTPError as e:
             resp = e
+        except OSError as e:  # a client-side timeout or reset: counted as a rejection, not a crash
+            return 0, f"<p>no answer: {e}</p>"
         with resp:
             for header in resp.headers.get_all("Set-Cookie") or []:
                 name, _, value = header.split(";", 1)[0].partition("=")
@@ -324,6 +327,7 @@ def run_once(args, label: str, root: Path, database: str) -> dict:
     flush_redis(9, 10)
     prepare_site(env, large=False)
     names = create_voters(env, args.voters)
+    sessions = [] if args.http_sign_in else voter_sessions(env, names)
     before = int(django_eval(env, "from voting.models import Vote; print(Vote.objects.count())"))
     print(f"\n== {label}: {root}")
     print(machine(env))
@@ -334,10 +338,14 @@ def run_once(args, label: str, root: Path, database: str) -> dict:
     )
     with Worker(env, root) as worker, Server(env, args.port, args.workers) as server:
         voters = [Voter(server.url, name) for name in names]
-        started = time.perf_counter()
-        with ThreadPoolExecutor(max_workers=min(args.voters, 50)) as pool:
-            list(pool.map(lambda v: v.sign_in(), voters))
-        print(f"signed in {len(voters)} voters over HTTP in {time.perf_counter() - started:.1f} s (not timed below)")
+        if args.http_sign_in:
+            started = time.perf_counter()
+            with ThreadPoolExecutor(max_workers=min(args.voters, 50)) as pool:
+                list(pool.map(lambda v: v.sign_in(), voters))
+            print(f"signed in {len(voters)} voters over HTTP in {time.perf_counter() - started:.1f} s (not timed)")
+        else:
+            for voter, key in zip(voters, sessions, strict=True):
+                voter.cookies["sessionid"] = key  # the CSRF cookie comes with the first vote screen
         tally = Tally(args.votes)
         assert server.proc is not None and worker.proc is not None
         server_cpu0, worker_cpu0 = tree_cpu(server.proc.pid), tree_cpu(worker.proc.pid)
@@ -432,6 +440,9 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8141)
     parser.add_argument("--keep-rate-limit", action="store_true", help="keep the default vote rate limits")
     parser.add_argument("--database", default="leaderboard_bench_votes")
+    parser.add_argument(
+        "--http-sign-in", action="store_true", help="sign every voter in over HTTP (default: sessions made directly)"
+    )
     parser.add_argument("--compare", metavar="REV", help="first run the code of commit REV (before), then this one")
     args = parser.parse_args()
 
