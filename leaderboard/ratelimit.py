@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import logging
 
-from django.core.cache import cache
+from django.core.cache import DEFAULT_CACHE_ALIAS, cache, caches
+from django.core.cache.backends.redis import RedisCache
 
 log = logging.getLogger(__name__)
 
@@ -43,11 +44,11 @@ def window_hits(keys: list[str], window: int) -> list[int | None]:
 
 def _redis_client():
     """The raw client of Django's Redis cache (for a pipeline), or None with another backend."""
-    get_client = getattr(getattr(cache, "_cache", None), "get_client", None)
-    if get_client is None or "redis" not in type(cache).__module__:
+    backend = caches[DEFAULT_CACHE_ALIAS]
+    if not isinstance(backend, RedisCache):
         return None
     try:
-        return get_client(None, write=True)
+        return backend._cache.get_client(None, write=True)
     except Exception:  # noqa: BLE001
         return None
 
