@@ -231,7 +231,7 @@ def main() -> None:
     child("setup")
     loaded = 0
     print(
-        "votes       load s  cells s  refresh s  refresh MiB  download s  download MiB  file MiB  "
+        "votes       load s  cells s  refresh s  read s  refresh MiB  download s  download MiB  file MiB  "
         "recount s  recount MiB  recount = site"
     )
     for size in [int(s) for s in args.sizes.split(",")]:
