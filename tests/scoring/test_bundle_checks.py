@@ -209,3 +209,40 @@ def test_a_run_task_that_is_not_a_string_is_reported_not_raised():
     }
     problems = validate_bundle(doc)
     assert any(p.startswith("runs[0].task:") for p in problems)
+
+
+def test_an_app_build_is_a_folder_inside_the_bundles_folder_and_at_most_one_per_run():
+    def run(*evidence):
+        return {"id": "x", "round": "r", "agent": "a", "task": "t", "status": "completed", "evidence": list(evidence)}
+
+    def problems(*runs):
+        doc = {
+            "benchmark": {"slug": "b", "name": "B", "methodology": "checks"},
+            "agents": [{"slug": "a", "name": "A"}],
+            "tasks": [{"key": "t", "title": "T", "version": "1.0", "kind": "to-spec"}],
+            "rounds": [{"key": "r", "status": "draft", "entries": [{"agent": "a"}], "tasks": ["t"]}],
+            "runs": [{**r, "id": str(i)} for i, r in enumerate(runs)],
+        }
+        return validate_bundle(doc)
+
+    # An app build needs no url (it is a folder, not a link), beside other evidence that does.
+    assert problems(run({"kind": "app", "path": "apps/run-1"}, {"kind": "log", "url": "https://example.com/l"})) == []
+    bad = ["/apps/run-1", "apps\\run-1", "c:apps", "apps/../../etc", "..", "apps//run-1", "apps/run-1/", ""]
+    assert problems(*(run({"kind": "app", "path": p}) for p in bad)) == [
+        "runs[0].evidence[0].path: '/apps/run-1' must be a relative folder inside the bundle's folder, without '..'",
+        "runs[1].evidence[0].path: 'apps\\\\run-1' must be a relative folder inside the bundle's folder, without '..'",
+        "runs[2].evidence[0].path: 'c:apps' must be a relative folder inside the bundle's folder, without '..'",
+        "runs[3].evidence[0].path: 'apps/../../etc' must be a relative folder inside the bundle's folder, without '..'",
+        "runs[4].evidence[0].path: '..' must be a relative folder inside the bundle's folder, without '..'",
+        "runs[5].evidence[0].path: 'apps//run-1' must be a relative folder inside the bundle's folder, without '..'",
+        "runs[6].evidence[0].path: 'apps/run-1/' must be a relative folder inside the bundle's folder, without '..'",
+        "runs[7].evidence[0].path: must not be empty",
+    ]
+    assert problems(run({"kind": "app"}), run({"kind": "app", "path": "a" * 501})) == [
+        "runs[0].evidence[0].path: is required",
+        "runs[1].evidence[0].path: is longer than 500 characters",
+    ]
+    assert problems(run({"kind": "app", "path": "a" * 500})) == []
+    assert problems(run({"kind": "app", "path": "apps/one"}, {"kind": "app", "path": "apps/two"})) == [
+        "runs[0].evidence: at most one app build per run"
+    ]
