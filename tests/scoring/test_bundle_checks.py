@@ -246,3 +246,42 @@ def test_an_app_build_is_a_folder_inside_the_bundles_folder_and_at_most_one_per_
     assert problems(run({"kind": "app", "path": "apps/one"}, {"kind": "app", "path": "apps/two"})) == [
         "runs[0].evidence: at most one app build per run"
     ]
+
+
+def test_a_number_is_a_finite_int_or_float_never_a_boolean_or_text():
+    from scoring.bundle import BundleError, check_bundle
+
+    doc = {
+        "benchmark": {"slug": "b", "name": "B", "methodology": "scored"},
+        "agents": [{"slug": "a", "name": "A"}],
+        "tasks": [{"key": "t", "title": "T", "version": "1.0", "kind": "core"}],
+        "rounds": [{"key": "r", "status": "draft", "entries": [{"agent": "a"}], "tasks": ["t"]}],
+        "runs": [
+            {
+                "id": "x",
+                "round": "r",
+                "agent": "a",
+                "task": "t",
+                "status": "completed",
+                "cost_usd": True,
+                "wall_seconds": float("inf"),
+                "score": "high",
+                "judge_scores": [True, 5, float("nan")],
+            }
+        ],
+    }
+    expected = [
+        "runs[0].cost_usd: must be a number or null, got True",
+        "runs[0].wall_seconds: must be a number or null, got inf",
+        "runs[0].score: must be a number or null, got 'high'",
+        "runs[0].judge_scores[0]: True is not a score from 1 to 10",
+        "runs[0].judge_scores[2]: nan is not a score from 1 to 10",
+    ]
+    assert validate_bundle(doc) == expected
+    # Refused as a whole, its message one problem a line.
+    try:
+        check_bundle(doc)
+    except BundleError as exc:
+        assert exc.problems == expected and str(exc) == "\n".join(expected)
+    else:
+        raise AssertionError("the bundle was accepted")
