@@ -3,6 +3,8 @@
 These pin the wording and the order of the problems: an importer reads them, and a change of wording or order
 would be a change a user notices."""
 
+import pytest
+
 from scoring.bundle_checks import validate_bundle
 
 
@@ -279,9 +281,6 @@ def test_a_number_is_a_finite_int_or_float_never_a_boolean_or_text():
     ]
     assert validate_bundle(doc) == expected
     # Refused as a whole, its message one problem a line.
-    try:
+    with pytest.raises(BundleError) as exc:
         check_bundle(doc)
-    except BundleError as exc:
-        assert exc.problems == expected and str(exc) == "\n".join(expected)
-    else:
-        raise AssertionError("the bundle was accepted")
+    assert exc.value.problems == expected and str(exc.value) == "\n".join(expected)
