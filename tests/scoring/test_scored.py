@@ -422,3 +422,29 @@ def test_the_interval_resamples_each_agents_best_trial_and_a_task_without_a_scor
         ("b", "code-001"): ([0.0], False),
         ("b", "research-001"): ([0.5], True),
     }
+
+
+def test_the_board_counts_agents_missing_each_axis_wholly_or_on_some_runs():
+    # "surface 'n agents missing data on axis X'". full: cost and time on both runs. part: cost on 1 of 2
+    # runs (partial cost), time on both. none: no cost, time on 1 of 2 (partial latency). zero: neither.
+    # missing cost: part, none, zero = 3 (1 of them partial); missing latency: none, zero = 2 (1 partial).
+    def two(agent, costs, times):
+        return [
+            make_run(agent, "code-001", trial=t, tests_passed=1, tests_total=1, cost_usd=c, wall_seconds=s)
+            for t, c, s in zip((1, 2), costs, times, strict=True)
+        ]
+
+    runs = [
+        *two("full", (0.1, 0.2), (10.0, 20.0)),
+        *two("part", (0.1, None), (10.0, 20.0)),
+        *two("none", (None, None), (10.0, None)),
+        make_run("zero", "code-001", tests_passed=1, tests_total=1),
+    ]
+    assert board([AUTO], runs)["meta"] == {
+        "agents": 4,
+        "missing_cost": 3,
+        "missing_latency": 2,
+        "partial_cost": 1,
+        "partial_latency": 1,
+        "pass_threshold": 0.8,
+    }

@@ -196,3 +196,14 @@ def test_it_counts_unsupported_and_violation_labels_as_fails():
     assert (row["passes"], row["partials"], row["fails"], row["points"]) == (1, 0, 2, 2)
     assert row["pass_rate"] == 1 / 3
     assert [row["tasks"][k]["outcome"] for k in ("trip", "inbox", "research")] == ["pass", "fail", "fail"]
+
+
+def test_a_week_without_tasks_has_no_pass_rate_and_lists_its_agents_by_name():
+    # "pass rate = passes / the number of tasks that week": with no task the rate is unknown, not 0; the order
+    # falls through to the last tie-break, the name.
+    r = make_round("weekly", [], [], agents=[make_agent("zed", name="Zed"), make_agent("aider", name="aider")])
+    rows = compute_weekly_boards(r)["overall"]
+    assert [(x["agent"], x["rank"], x["pass_rate"], x["seconds"], x["cost_usd"]) for x in rows] == [
+        ("aider", 1, None, None, None),
+        ("zed", 2, None, None, None),
+    ]
