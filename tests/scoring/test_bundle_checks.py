@@ -284,3 +284,25 @@ def test_a_number_is_a_finite_int_or_float_never_a_boolean_or_text():
     with pytest.raises(BundleError) as exc:
         check_bundle(doc)
     assert exc.value.problems == expected and str(exc.value) == "\n".join(expected)
+
+
+def test_a_vote_id_is_a_non_empty_string_or_integer_of_at_most_100_characters_and_unique():
+    def vote(vid):
+        return {"id": vid, "task": "t", "a": "a", "b": "b", "winner": "a"}
+
+    doc = {
+        "benchmark": {"slug": "b", "name": "B", "methodology": "checks"},
+        "agents": [{"slug": "a", "name": "A"}, {"slug": "b", "name": "B"}],
+        "tasks": [{"key": "t", "title": "T", "version": "1.0", "kind": "invent"}],
+        "rounds": [{"key": "r", "status": "draft", "entries": [{"agent": "a"}], "tasks": ["t"]}],
+        "votes": [vote(v) for v in ("", "x" * 101, "y" * 100, "v1", 7, "v1", "7", 1.5, [1])],
+    }
+    # 100 characters is allowed, 101 is not; the integer 7 is the id "7", so a later "7" repeats it.
+    assert validate_bundle(doc) == [
+        "votes[0].id: must be a non-empty string of at most 100 characters",
+        "votes[1].id: must be a non-empty string of at most 100 characters",
+        "votes[5].id: duplicate vote id 'v1' (votes[3])",
+        "votes[6].id: duplicate vote id '7' (votes[4])",
+        "votes[7].id: must be a non-empty string of at most 100 characters",
+        "votes[8].id: must be a non-empty string of at most 100 characters",
+    ]

@@ -448,3 +448,20 @@ def test_the_board_counts_agents_missing_each_axis_wholly_or_on_some_runs():
         "partial_latency": 1,
         "pass_threshold": 0.8,
     }
+
+
+def test_an_llm_judge_task_scores_by_its_judge_alone_even_with_test_counts():
+    # "LLM Judge (llm-judge) ... Final score = average / 10": 7/10 = 0.7; the 1-of-4 tests are not its evaluation.
+    run = make_run("a", "research-001", tests_passed=1, tests_total=4, judge_scores=(7,))
+    assert run_score(run, JUDGE) == RunScore(0.7, False, "llm-judge")
+
+
+def test_judge_scores_keep_a_published_composite_from_being_capped_by_a_stray_heuristic():
+    # A composite with no test counts falls back to its published 0.88; its judged part rests on the judge's
+    # 8/10, not on the heuristic, so the 0.60 cap does not apply and the score is not marked.
+    run = make_run("a", "multi-001", judge_scores=(8,), heuristic=0.9, score=0.88)
+    assert run_score(run, COMPOSITE) == RunScore(0.88, False, "published")
+
+
+def test_a_run_with_nothing_to_score_has_no_score():
+    assert run_score(make_run("a", "code-001", status="completed"), AUTO) == RunScore(None, False, "none")

@@ -5,8 +5,8 @@ import hashlib
 import pytest
 
 from scoring.boards import counted_outcome, counted_verdict_outcome
-from scoring.bundle import vote_ids
-from scoring.types import VerdictInput
+from scoring.bundle import vote_ids, vote_inputs
+from scoring.types import VerdictInput, VoteInput
 from tests.builders.scoring import make_run, make_task, verdicts
 
 
@@ -59,3 +59,21 @@ def test_a_violation_verdict_counts_as_a_fail_where_the_methodology_has_no_viola
     assert counted_verdict_outcome("outcomes", violation, safety) == "violation"
     assert counted_verdict_outcome("outcomes", violation, core) == "fail"
     assert counted_verdict_outcome("outcomes", VerdictInput(role="tester", outcome="partial"), core) == "partial"
+
+
+def test_a_bundles_votes_count_unless_they_say_counts_false():
+    # Seed 003's download: each vote with its voter; "counts" false is a vote the site does not count. A vote
+    # that does not say counts.
+    doc = {
+        "votes": [
+            _vote(voter="v1"),
+            _vote(voter="v2", counts=False),
+            _vote(counts=True, winner="tie"),
+        ]
+    }
+    assert vote_inputs(doc) == [
+        VoteInput(task="t1", a="ant", b="bee", winner="a", voter="v1", counts=True),
+        VoteInput(task="t1", a="ant", b="bee", winner="a", voter="v2", counts=False),
+        VoteInput(task="t1", a="ant", b="bee", winner="tie", voter=None, counts=True),
+    ]
+    assert vote_inputs({}) == [] and vote_inputs({"votes": None}) == []
