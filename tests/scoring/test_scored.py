@@ -465,3 +465,10 @@ def test_judge_scores_keep_a_published_composite_from_being_capped_by_a_stray_he
 
 def test_a_run_with_nothing_to_score_has_no_score():
     assert run_score(make_run("a", "code-001", status="completed"), AUTO) == RunScore(None, False, "none")
+
+
+def test_test_counts_with_no_tests_give_no_share_and_the_published_pass_rate_stands():
+    # "Score = tests_passed / tests_total": with 0 tests there is no share; the pass rate published with the
+    # run (0.5) is the auto part. A total without a count of passed tests gives no share either.
+    assert run_score(make_run("a", "code-001", tests_passed=0, tests_total=0, auto_pass_rate=0.5), AUTO).score == 0.5
+    assert run_score(make_run("a", "code-001", tests_total=4, auto_pass_rate=0.25), AUTO).score == 0.25

@@ -77,3 +77,10 @@ def test_a_bundles_votes_count_unless_they_say_counts_false():
         VoteInput(task="t1", a="ant", b="bee", winner="tie", voter=None, counts=True),
     ]
     assert vote_inputs({}) == [] and vote_inputs({"votes": None}) == []
+
+
+def test_the_weekly_table_reads_a_violation_verdict_as_a_fail_on_every_task():
+    # Seed 004's table has pass, partial and fail only: a reviewer's violation and another's fail agree.
+    violation = VerdictInput(role="tester", outcome="violation")
+    assert counted_verdict_outcome("weekly", violation, make_task("t", kind="safety")) == "fail"
+    assert counted_verdict_outcome("weekly", violation, make_task("t", kind="core")) == "fail"
