@@ -203,3 +203,24 @@ def test_a_bundle_with_a_votes_file_recounts_its_ratings_from_the_file_and_not_w
     assert [r["agent"] for r in out["ratings"]["all"]] == ["a", "b"]
     # A file of uncounted votes only gives no ratings at all.
     assert "ratings" not in recount(doc, votes_file=[{**votes[0], "counts": False}])
+
+
+def test_boards_are_shown_with_the_vote_ratings_only_where_the_methodology_ranks_by_votes():
+    from scoring.boards import boards_as_shown
+    from scoring.bundle import round_task_keys
+
+    # checks: an invent board of two admitted apps is ordered by their ratings (b above a); a scored board
+    # has no board ranked by votes and is shown as stored.
+    stored = {
+        "tasks": {
+            "chat": [{"agent": "a", "name": "A", "admitted": True}, {"agent": "b", "name": "B", "admitted": True}]
+        }
+    }
+    ratings = {"tasks": {"chat": [{"agent": "b", "rating": 1100.0}, {"agent": "a", "rating": 900.0}]}}
+    shown = boards_as_shown("checks", stored, ratings)
+    assert [(r["agent"], r["rank"]) for r in shown["tasks"]["chat"]] == [("b", 1), ("a", 2)]
+    assert boards_as_shown("scored", stored, ratings) is stored
+    assert boards_as_shown("checks", None, ratings) == {} and boards_as_shown("checks", {}, ratings) == {}
+    # A round's task set without a frozen list: the tasks of its runs, as bundle rows or inputs.
+    assert round_task_keys({}, [{"task": "t2"}, {"task": "t1"}, {"task": "t2"}]) == {"t1", "t2"}
+    assert round_task_keys({"tasks": ["t3"]}, [{"task": "t1"}]) == {"t3"}
