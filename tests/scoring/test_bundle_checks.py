@@ -306,3 +306,26 @@ def test_a_vote_id_is_a_non_empty_string_or_integer_of_at_most_100_characters_an
         "votes[7].id: must be a non-empty string of at most 100 characters",
         "votes[8].id: must be a non-empty string of at most 100 characters",
     ]
+
+
+def test_a_run_names_its_id_round_agent_and_task_and_only_declared_ones():
+    doc = {
+        "benchmark": {"slug": "b", "name": "B", "methodology": "checks"},
+        "agents": [{"slug": "a", "name": "A"}],
+        "tasks": [{"key": "t", "title": "T", "version": "1.0", "kind": "to-spec"}],
+        "rounds": [{"key": "r", "status": "draft", "entries": [{"agent": "a"}], "tasks": ["t"]}],
+        "runs": [
+            {"id": "", "round": "r", "agent": "a", "task": "t", "status": "completed"},
+            {"id": "2", "status": "completed"},
+            {"id": "3", "round": "r", "agent": "ghost", "task": "zz", "status": "completed"},
+        ],
+    }
+    # An unknown agent has no entry to look for; an unknown task is not looked for in the round's tasks.
+    assert validate_bundle(doc) == [
+        "runs[0].id: is required (a string)",
+        "runs[1].round: is required",
+        "runs[1].agent: is required",
+        "runs[1].task: is required",
+        "runs[2].agent: unknown agent 'ghost'",
+        "runs[2].task: unknown task 'zz'",
+    ]

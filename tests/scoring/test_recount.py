@@ -224,3 +224,30 @@ def test_boards_are_shown_with_the_vote_ratings_only_where_the_methodology_ranks
     # A round's task set without a frozen list: the tasks of its runs, as bundle rows or inputs.
     assert round_task_keys({}, [{"task": "t2"}, {"task": "t1"}, {"task": "t2"}]) == {"t1", "t2"}
     assert round_task_keys({"tasks": ["t3"]}, [{"task": "t1"}]) == {"t3"}
+
+
+def test_a_recount_ranks_an_invent_board_by_the_bundles_votes_as_the_site_does():
+    # Two apps admitted on the invent task (every check passed: 100 each); the votes: b beats a 3 times.
+    # Seed 003: "people rank the apps in blind votes" -> b first, a second.
+    doc = {
+        "benchmark": {"slug": "apps", "name": "Apps", "methodology": "checks"},
+        "agents": [{"slug": "a", "name": "A"}, {"slug": "b", "name": "B"}],
+        "tasks": [{"key": "chat", "version": "1.0", "kind": "invent"}],
+        "rounds": [{"key": "r1", "status": "published", "entries": [{"agent": "a"}, {"agent": "b"}]}],
+        "runs": [
+            {
+                "id": agent,
+                "round": "r1",
+                "agent": agent,
+                "task": "chat",
+                "status": "completed",
+                "app_started": True,
+                "api_checks_passed": 2,
+                "api_checks_total": 2,
+            }
+            for agent in ("a", "b")
+        ],
+        "votes": [{"task": "chat", "a": "a", "b": "b", "winner": "b"}] * 3,
+    }
+    board = recount(doc)["rounds"][0]["boards"]["tasks"]["chat"]
+    assert [(r["agent"], r["rank"]) for r in board] == [("b", 1), ("a", 2)]

@@ -84,3 +84,11 @@ def test_the_weekly_table_reads_a_violation_verdict_as_a_fail_on_every_task():
     violation = VerdictInput(role="tester", outcome="violation")
     assert counted_verdict_outcome("weekly", violation, make_task("t", kind="safety")) == "fail"
     assert counted_verdict_outcome("weekly", violation, make_task("t", kind="core")) == "fail"
+
+
+def test_a_verdict_of_violation_stands_as_given_unless_the_board_has_no_violation():
+    from scoring.common import verdict_outcome
+
+    violation = VerdictInput(role="tester", outcome="violation")
+    assert verdict_outcome(violation) == "violation"
+    assert verdict_outcome(violation, allow_violation=False) == "fail"
