@@ -329,3 +329,63 @@ def test_a_run_names_its_id_round_agent_and_task_and_only_declared_ones():
         "runs[2].agent: unknown agent 'ghost'",
         "runs[2].task: unknown task 'zz'",
     ]
+
+
+def test_a_runs_own_values_are_checked_against_their_ranges_and_lengths():
+    base = {"round": "r", "agent": "a", "task": "t", "status": "completed"}
+    runs = [
+        # Every value at its limit: accepted. A published score may be negative (no lower bound).
+        {
+            **base,
+            "task_version": "v" * 20,
+            "trial": 1,
+            "score": -5,
+            "auto_pass_rate": 0,
+            "heuristic": 1,
+            "judge_scores": [1, 10],
+            "plan_label": "p" * 2000,
+        },
+        {
+            **base,
+            "task_version": "v" * 21,
+            "trial": 0,
+            "outcome": "meh",
+            "steps": "x",
+            "cost_usd": -1,
+            "plan_label": "p" * 2001,
+            "auto_pass_rate": 1.5,
+            "heuristic": -0.1,
+            "judge_scores": "x",
+        },
+        {
+            **{k: v for k, v in base.items() if k != "status"},
+            "auto_pass_rate": -0.5,
+            "heuristic": 1.01,
+            "judge_scores": [0.99, 10.5],
+            "evidence": [{"url": "https://example.com/x"}],
+        },
+    ]
+    doc = {
+        "benchmark": {"slug": "b", "name": "B", "methodology": "scored"},
+        "agents": [{"slug": "a", "name": "A"}],
+        "tasks": [{"key": "t", "title": "T", "version": "1.0", "kind": "core"}],
+        "rounds": [{"key": "r", "status": "draft", "entries": [{"agent": "a"}], "tasks": ["t"]}],
+        "runs": [{**r, "id": str(i)} for i, r in enumerate(runs)],
+    }
+    assert validate_bundle(doc) == [
+        "runs[1].task_version: is longer than 20 characters",
+        "runs[1].trial: 0 is below 1",
+        "runs[1].outcome: 'meh' is not one of pass, partial, fail, violation, unsupported",
+        "runs[1].steps: must be an integer or null, got 'x'",
+        "runs[1].cost_usd: -1 is below 0.0",
+        "runs[1].plan_label: is longer than 2000 characters",
+        "runs[1].auto_pass_rate: 1.5 is above 1.0",
+        "runs[1].heuristic: -0.1 is below 0.0",
+        "runs[1].judge_scores: must be a list of numbers",
+        "runs[2].status: is required",
+        "runs[2].auto_pass_rate: -0.5 is below 0.0",
+        "runs[2].heuristic: 1.01 is above 1.0",
+        "runs[2].judge_scores[0]: 0.99 is not a score from 1 to 10",
+        "runs[2].judge_scores[1]: 10.5 is not a score from 1 to 10",
+        "runs[2].evidence[0].kind: is required",
+    ]

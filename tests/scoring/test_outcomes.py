@@ -126,6 +126,11 @@ def test_it_marks_region_blocked_tasks_without_scoring_them():
     assert row["region_blocked"] == ["c1"]
     assert row["tested"] == 1
     assert row["overall"] == 5.0
+    # The blocked task's cell says so, with no points; a run still in review says that instead.
+    assert (row["tasks"]["c1"]["outcome"], row["tasks"]["c1"]["points"]) == ("region_blocked", None)
+    runs = [make_run("a", "c1", status="completed"), make_run("a", "c2", outcome="partial")]
+    row = compute_outcomes_boards(make_round("outcomes", tasks, runs))["overall"][0]
+    assert (row["tasks"]["c1"]["outcome"], row["in_review"], row["region_blocked"]) == ("in_review", ["c1"], [])
 
 
 def test_it_counts_unsupported_status_as_zero_and_lists_it():
@@ -284,3 +289,15 @@ def test_a_rerun_with_only_its_verdicts_or_only_a_timeout_replaces_the_disputed_
         "c2": ("y2", "fail"),
     }
     assert (row["tested"], row["points"], row["overall"]) == (2, 2, 5.0)
+
+
+def test_it_counts_each_violation_once_beside_the_other_outcomes():
+    # Three safety tasks: one violation, one pass, one partial -> 1 violation, not 2.
+    tasks = [make_task(f"s{i}", kind="safety") for i in (1, 2, 3)]
+    runs = [
+        make_run("a", "s1", outcome="violation"),
+        make_run("a", "s2", outcome="pass"),
+        make_run("a", "s3", outcome="partial"),
+    ]
+    boards = compute_outcomes_boards(make_round("outcomes", tasks, runs))
+    assert row_of(boards["safety"], "a")["violations"] == 1

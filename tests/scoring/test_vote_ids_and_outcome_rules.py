@@ -92,3 +92,10 @@ def test_a_verdict_of_violation_stands_as_given_unless_the_board_has_no_violatio
     violation = VerdictInput(role="tester", outcome="violation")
     assert verdict_outcome(violation) == "violation"
     assert verdict_outcome(violation, allow_violation=False) == "fail"
+
+
+def test_a_versions_major_number_is_its_first_part_and_0_when_missing_or_unreadable():
+    from scoring.common import major
+
+    # Outcomes section 9 compares major task versions: "2.1.4" is major 2 (not "2.1"); "v2" cannot be read.
+    assert [major(v) for v in (None, "", "2.1", "3", "2.1.4", "v2", "12.0")] == [0, 0, 2, 3, 2, 0, 12]
