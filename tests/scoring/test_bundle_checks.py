@@ -389,3 +389,46 @@ def test_a_runs_own_values_are_checked_against_their_ranges_and_lengths():
         "runs[2].judge_scores[1]: 10.5 is not a score from 1 to 10",
         "runs[2].evidence[0].kind: is required",
     ]
+
+
+def test_a_verdict_has_a_known_role_an_outcome_or_matched_outcomes_and_a_bounded_note():
+    from scoring.bundle_checker import MAX_TEXT
+
+    base = {"round": "r", "agent": "a", "task": "t", "status": "completed"}
+    runs = [
+        # A note of the longest allowed length, and matched outcomes instead of one outcome: accepted.
+        {
+            **base,
+            "verdicts": [
+                {"role": "tester", "outcome": "pass", "note": "n" * MAX_TEXT},
+                {"role": "second", "matched": ["fail", "partial"]},
+            ],
+        },
+        {
+            **base,
+            "verdicts": [
+                {"outcome": "pass"},
+                {"role": "boss", "outcome": "pass"},
+                {"role": "tester", "outcome": "great"},
+                {"role": "second", "matched": "fail"},
+                {"role": "third", "matched": ["fail", "meh"], "note": "n" * (MAX_TEXT + 1)},
+            ],
+        },
+    ]
+    doc = {
+        "benchmark": {"slug": "b", "name": "B", "methodology": "outcomes"},
+        "agents": [{"slug": "a", "name": "A"}],
+        "tasks": [{"key": "t", "title": "T", "version": "1.0", "kind": "core"}],
+        "rounds": [{"key": "r", "status": "draft", "entries": [{"agent": "a"}], "tasks": ["t"]}],
+        "runs": [{**r, "id": str(i)} for i, r in enumerate(runs)],
+    }
+    # An unknown outcome is no outcome: the verdict then has none. A text where a list belongs is refused.
+    assert validate_bundle(doc) == [
+        "runs[1].verdicts[0].role: is required",
+        "runs[1].verdicts[1].role: 'boss' is not one of tester, second, third",
+        "runs[1].verdicts[2].outcome: 'great' is not one of pass, partial, fail, violation, unsupported",
+        "runs[1].verdicts[2]: needs an outcome or matched outcomes",
+        "runs[1].verdicts[3].matched: must be a list of outcomes",
+        "runs[1].verdicts[4].matched: 'meh' is not one of pass, partial, fail, violation, unsupported",
+        "runs[1].verdicts[4].note: is longer than 100000 characters",
+    ]
