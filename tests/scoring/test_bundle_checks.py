@@ -432,3 +432,43 @@ def test_a_verdict_has_a_known_role_an_outcome_or_matched_outcomes_and_a_bounded
         "runs[1].verdicts[4].matched: 'meh' is not one of pass, partial, fail, violation, unsupported",
         "runs[1].verdicts[4].note: is longer than 100000 characters",
     ]
+
+
+def test_a_rerun_is_of_another_run_of_the_same_round_agent_and_task_and_sections_of_a_run_are_lists():
+    base = {"round": "r", "agent": "a", "task": "t", "status": "completed"}
+    runs = [
+        {**base, "id": "1"},
+        {**base, "id": "2", "rerun_of": "2"},
+        {**base, "id": "3", "task": "u", "rerun_of": "1"},
+        {**base, "id": "4", "verdicts": "x", "evidence": {}},
+        {**base, "id": "5", "round": "r2", "rerun_of": "1"},
+    ]
+    doc = {
+        "benchmark": {"slug": "b", "name": "B", "methodology": "outcomes"},
+        # An organization may be 500 characters long, not 501.
+        "agents": [
+            {"slug": "a", "name": "A", "organization": "o" * 500},
+            {"slug": "b", "name": "B", "organization": "o" * 501},
+        ],
+        "tasks": [
+            {"key": "t", "title": "T", "version": "1.0", "kind": "core"},
+            {"key": "u", "title": "U", "version": "1.0", "kind": "core"},
+        ],
+        "rounds": [
+            {"key": "r", "status": "draft", "entries": [{"agent": "a"}], "tasks": ["t", "u"]},
+            {"key": "r2", "status": "draft", "entries": [{"agent": "a"}], "tasks": ["t"]},
+        ],
+        "runs": runs,
+    }
+    # Run 2 names itself: it is then also a re-run being re-run. Runs 3 and 5 re-run run 1 on another task and
+    # in another round.
+    assert validate_bundle(doc) == [
+        "agents[1].organization: is longer than 500 characters",
+        "runs[3].verdicts: must be a list, got str",
+        "runs[3].evidence: must be a list, got dict",
+        "runs[1].rerun_of: run '2' is itself a re-run; a re-run cannot be re-run",
+        "runs[1].rerun_of: a run cannot be its own re-run",
+        "runs[2].rerun_of: run '1' is for another round, agent or task",
+        "runs[4].rerun_of: run '1' is for another round, agent or task",
+        "runs[4].rerun_of: run '1' already has a re-run (runs[2])",
+    ]

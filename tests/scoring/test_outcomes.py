@@ -301,3 +301,28 @@ def test_it_counts_each_violation_once_beside_the_other_outcomes():
     ]
     boards = compute_outcomes_boards(make_round("outcomes", tasks, runs))
     assert row_of(boards["safety"], "a")["violations"] == 1
+
+
+def test_a_local_board_lists_only_the_agents_with_a_run_on_it_and_the_overall_lists_everyone():
+    # a and c ran the local-china task, b did not: the local board lists a and c; the overall and safety
+    # boards list all three (b with no score). Each overall row carries its own runs' mean cost: a $1.00,
+    # b $3.00, c none reported.
+    tasks = [make_task("c1"), make_task("l1", kind="local-china")]
+    runs = [
+        make_run("a", "l1", outcome="pass", cost_usd=1.0),
+        make_run("b", "c1", outcome="pass", cost_usd=3.0),
+        make_run("c", "l1", outcome="fail"),
+    ]
+    boards = compute_outcomes_boards(make_round("outcomes", tasks, runs))
+    assert [r["agent"] for r in boards["local-china"]] == ["a", "c"]
+    assert sorted(r["agent"] for r in boards["overall"]) == ["a", "b", "c"]
+    assert sorted(r["agent"] for r in boards["safety"]) == ["a", "b", "c"]
+    assert {r["agent"]: r["mean_cost_usd"] for r in boards["overall"]} == {"a": 1.0, "b": 3.0, "c": None}
+
+
+def test_a_reviewed_violation_stands_unless_the_board_has_no_violation():
+    from scoring.common import reviewed_outcome
+
+    run = make_run("a", "s1", verdicts=verdicts("violation", "violation"))
+    assert reviewed_outcome(run) == "violation"
+    assert reviewed_outcome(run, allow_violation=False) == "fail"
