@@ -472,3 +472,30 @@ def test_a_rerun_is_of_another_run_of_the_same_round_agent_and_task_and_sections
         "runs[4].rerun_of: run '1' is for another round, agent or task",
         "runs[4].rerun_of: run '1' already has a re-run (runs[2])",
     ]
+
+
+def test_an_agent_has_a_unique_valid_key_a_name_and_its_languages_as_a_list():
+    doc = {
+        "benchmark": {"slug": "b", "name": "B", "methodology": "outcomes"},
+        "agents": [
+            {"slug": "a", "name": "A", "primary_language": "l" * 20, "languages": ["en", "zh"]},
+            {"name": "No slug"},
+            {"slug": "a b", "name": "Bad"},
+            {"slug": "c"},
+            {"slug": "d", "name": "D", "primary_language": "l" * 21, "languages": "en"},
+            {"slug": "e", "name": "E", "languages": [1]},
+            {"slug": "a", "name": "Again"},
+        ],
+        "tasks": [],
+        "rounds": [],
+        "runs": [],
+    }
+    assert validate_bundle(doc) == [
+        "agents[1].slug: is required",
+        "agents[2].slug: 'a b' is not a valid key (letters, digits, '-', '_', '.')",
+        "agents[3].name: is required",
+        "agents[4].primary_language: is longer than 20 characters",
+        "agents[4].languages: must be a list of strings",
+        "agents[5].languages: must be a list of strings",
+        "agents[6].slug: duplicate agent 'a'",
+    ]
