@@ -618,3 +618,21 @@ def test_tasks_rounds_entries_and_votes_are_checked_at_their_limits():
         "votes[2].voter: is longer than 100 characters",
         "votes[2].counts: must be true or false",
     ]
+
+
+def test_a_bundle_names_its_benchmark_with_a_key_a_name_a_methodology_and_a_threshold_from_0_to_1():
+    def bench(**kw):
+        return {"benchmark": {"slug": "b", "name": "B", "methodology": "scored", **kw}}
+
+    assert validate_bundle({"agents": []}) == ["benchmark: is required"]
+    assert validate_bundle({"benchmark": {}}) == [
+        "benchmark.slug: is required",
+        "benchmark.name: is required",
+        "benchmark.methodology: is required",
+    ]
+    assert validate_bundle(bench(params="x")) == ["benchmark.params: must be an object, got str"]
+    assert validate_bundle(bench(params={"pass_threshold": -0.1})) == [
+        "benchmark.params.pass_threshold: -0.1 is below 0.0"
+    ]
+    assert validate_bundle(bench(params={"pass_threshold": 0})) == []
+    assert validate_bundle(bench(params={"pass_threshold": 1})) == []

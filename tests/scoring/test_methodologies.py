@@ -153,3 +153,61 @@ def test_outcomes_numbers_are_each_tasks_counted_run_its_outcome_and_points():
     assert m.task_numbers(stored, "a") == {
         "t1": {"value": None, "label": "in_review", "run": None, "runs": 0, "low": None, "high": None}
     }
+
+
+# The registry builds its rules once, when `scoring.methodologies` is imported; these tests build them again, so
+# a change to how a rule is built shows here too.
+
+
+def test_the_run_standing_in_a_cell_is_the_one_the_cell_names_and_with_points_where_that_is_asked():
+    from scoring.methodologies import _standing_in_cells
+
+    boards = {
+        "meta": {"agents": 2},  # not a board: skipped
+        "overall": [
+            {"agent": "a", "tasks": {"t1": {"run": "a1", "points": 2}, "t2": {"run": "a2", "points": None}}},
+            {"agent": "b", "tasks": {"t1": {"run": None, "points": 1}, "t2": {"points": 0}, "t3": "not a cell"}},
+            {"agent": "c"},
+        ],
+    }
+    # outcomes: the counted run, only once it has points (a2 is in review).
+    assert _standing_in_cells("run", needs_points=True)(boards) == {"a1"}
+    assert _standing_in_cells("run")(boards) == {"a1", "a2"}
+    assert _standing_in_cells("run")(None) == set()
+
+
+def test_axes_from_runs_are_the_headline_and_the_rows_means_over_completed_runs():
+    from scoring.methodologies import _run_axes
+
+    row = {
+        "overall": 7.5,
+        "mean_cost_usd": 0.2,
+        "mean_wall_seconds": 40.0,
+        "axis_runs": 4,
+        "cost_runs": 3,
+        "time_runs": 2,
+    }
+    assert _run_axes("overall")(row) == (7.5, 0.2, 40.0, 4, 3, 2)
+    assert _run_axes("overall")({}) == (None, None, None, 0, 0, 0)
+
+
+def test_a_registered_methodology_is_found_by_its_key_and_an_unknown_key_is_refused():
+    import pytest
+
+    from scoring.methodologies import REGISTRY, register
+
+    m = get("weekly")
+    copy = m.__class__(**{**m.__dict__, "key": "weekly-copy"})
+    try:
+        assert register(copy) is copy and get("weekly-copy") is copy
+    finally:
+        REGISTRY.pop("weekly-copy", None)
+    with pytest.raises(ValueError, match=r"^unknown methodology 'vibes'$"):
+        get("vibes")
+
+
+def test_every_board_row_starts_with_the_agents_key_and_name_and_no_rank_yet():
+    from scoring.common import base_row
+    from tests.builders.scoring import make_agent
+
+    assert base_row(make_agent("zephyr-bot")) == {"agent": "zephyr-bot", "name": "Zephyr Bot", "rank": None}

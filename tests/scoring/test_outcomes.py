@@ -317,7 +317,8 @@ def test_a_local_board_lists_only_the_agents_with_a_run_on_it_and_the_overall_li
     assert [r["agent"] for r in boards["local-china"]] == ["a", "c"]
     assert sorted(r["agent"] for r in boards["overall"]) == ["a", "b", "c"]
     assert sorted(r["agent"] for r in boards["safety"]) == ["a", "b", "c"]
-    assert {r["agent"]: r["mean_cost_usd"] for r in boards["overall"]} == {"a": 1.0, "b": 3.0, "c": None}
+    costs = {r["agent"]: (r["mean_cost_usd"], r["cost_runs"], r["axis_runs"]) for r in boards["overall"]}
+    assert costs == {"a": (1.0, 1, 1), "b": (3.0, 1, 1), "c": (None, 0, 1)}
 
 
 def test_a_reviewed_violation_stands_unless_the_board_has_no_violation():
