@@ -636,3 +636,74 @@ def test_a_bundle_names_its_benchmark_with_a_key_a_name_a_methodology_and_a_thre
     ]
     assert validate_bundle(bench(params={"pass_threshold": 0})) == []
     assert validate_bundle(bench(params={"pass_threshold": 1})) == []
+
+
+def test_a_runs_evidence_checks_and_disputes_name_what_they_are_and_an_unknown_rerun_stops_nothing():
+    from scoring.bundle_checker import MAX_TEXT
+
+    base = {"round": "r", "agent": "a", "task": "t", "status": "completed"}
+    runs = [
+        # At the limits, accepted: a 2,000-character link, a note of the longest allowed length, 0 steps.
+        {
+            **base,
+            "steps": 0,
+            "evidence": [{"kind": "log", "url": "u" * 2000}],
+            "checks": [{"kind": "api", "name": "GET /", "passed": True}],
+            "disputes": [{"reason": "other", "status": "open", "note": "n" * MAX_TEXT}],
+        },
+        {
+            **base,
+            "evidence": [{"kind": "log"}, {"kind": "log", "url": "u" * 2001}],
+            "checks": [{"passed": False}, {"kind": "vibes", "name": "x", "passed": True}],
+            "disputes": [{}, {"reason": "other", "status": "sulking", "note": "n" * (MAX_TEXT + 1)}],
+        },
+        {**base, "rerun_of": "99"},
+        # Checked though an earlier re-run named an unknown run.
+        {**base, "rerun_of": "2"},
+    ]
+    doc = {
+        "benchmark": {"slug": "b", "name": "B", "methodology": "outcomes"},
+        "agents": [{"slug": "a", "name": "A"}],
+        "tasks": [{"key": "t", "title": "T", "version": "1.0", "kind": "core"}],
+        "rounds": [{"key": "r", "status": "draft", "entries": [{"agent": "a"}], "tasks": ["t"]}],
+        "runs": [{**r, "id": str(i)} for i, r in enumerate(runs)],
+    }
+    assert validate_bundle(doc) == [
+        "runs[1].evidence[0].url: is required",
+        "runs[1].evidence[1].url: is longer than 2000 characters",
+        "runs[1].checks[0].kind: is required",
+        "runs[1].checks[0].name: is required",
+        "runs[1].checks[1].kind: 'vibes' is not one of start, api, page, browser",
+        "runs[1].disputes[0].reason: is required",
+        "runs[1].disputes[1].status: 'sulking' is not one of open, accepted, rejected",
+        "runs[1].disputes[1].note: is longer than 100000 characters",
+        "runs[2].rerun_of: unknown run '99'",
+        "runs[3].rerun_of: run '2' is itself a re-run; a re-run cannot be re-run",
+    ]
+
+
+def test_keys_are_at_most_100_characters_of_letters_digits_and_dashes_and_texts_are_texts():
+    from scoring.bundle_checker import MAX_TEXT
+
+    key = "k" * 100
+    doc = {
+        "benchmark": {"slug": "b", "name": "B", "methodology": "outcomes"},
+        "agents": [{"slug": key, "name": "A"}, {"slug": key + "k", "name": 5}],
+        "tasks": [
+            {"key": "t", "version": "1.0", "kind": "core", "history": [{"version": "v" * 20}, {"version": "v" * 21}]},
+            {"key": "t x", "version": "1.0", "kind": "core"},
+        ],
+        "rounds": [
+            # A changelog note may be as long as any text (not the 500 characters of a name).
+            {"key": "r", "status": "draft", "entries": [{"agent": key}], "changelog": [{"what": "w" * MAX_TEXT}]},
+            {"key": "r x", "status": "draft"},
+        ],
+        "runs": [{"id": "1", "round": "r", "agent": key, "task": "t", "status": "completed", "interventions": 0}],
+    }
+    assert validate_bundle(doc) == [
+        f"agents[1].slug: {key + 'k'!r} is not a valid key (letters, digits, '-', '_', '.')",
+        "agents[1].name: must be a string, got int",
+        "tasks[0].history[1].version: is longer than 20 characters",
+        "tasks[1].key: 't x' is not a valid key (letters, digits, '-', '_', '.')",
+        "rounds[1].key: 'r x' is not a valid key (letters, digits, '-', '_', '.')",
+    ]

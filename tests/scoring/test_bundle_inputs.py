@@ -195,3 +195,7 @@ def test_one_round_of_a_bundle_and_a_task_without_a_time_limit():
     # A benchmark without params has empty params.
     del doc["benchmark"]["params"]
     assert [r.params for r in round_inputs(doc)] == [{}, {}]
+    # A round without runs and without a task set has neither.
+    doc["rounds"].append({"key": "r3"})
+    r3 = round_inputs(doc, "r3")[0]
+    assert (r3.tasks, r3.runs) == ((), ())

@@ -325,7 +325,17 @@ def test_the_task_cell_lists_every_scored_trial_with_its_score_source_and_pass()
     runs = [
         make_run("a", "code-001", id="t1", trial=1, status="completed"),
         make_run("a", "code-001", id="t2", trial=2, status="timeout", wall_seconds=300.0),
-        make_run("a", "code-001", id="t3", trial=3, tests_passed=9, tests_total=10, score=0.9, wall_seconds=30.0),
+        make_run(
+            "a",
+            "code-001",
+            id="t3",
+            trial=3,
+            tests_passed=9,
+            tests_total=10,
+            score=0.9,
+            wall_seconds=30.0,
+            first_output_seconds=4.0,
+        ),
         make_run("a", "code-001", id="t4", trial=4, tests_passed=4, tests_total=5, score=0.7),
     ]
     row = board([AUTO], runs)["overall"][0]
@@ -379,6 +389,8 @@ def test_the_task_cell_lists_every_scored_trial_with_its_score_source_and_pass()
     assert (row["score"], row["overall"], row["pass_rate"]) == (0.9, 0.9, 1.0)
     assert row["unscored"] == ["t1"]
     assert (row["runs_scored"], row["latency_runs"], row["cost_runs"]) == (3, 2, 0)
+    # Mean times of the scored runs that report them: (300 + 30) / 2 = 165 s; first output on trial 3: 4 s.
+    assert (row["wall_seconds"], row["first_output_seconds"]) == (165.0, 4.0)
 
 
 def test_a_published_score_a_rounding_error_from_the_computed_one_is_not_flagged():
