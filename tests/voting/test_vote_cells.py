@@ -282,3 +282,16 @@ def test_a_vote_moved_to_another_benchmarks_task_refits_the_ratings_of_both(worl
     # The vote left the first benchmark's ratings and joined the other's: both are refit.
     stale = dict(BoardSnapshot.objects.filter(kind=SnapshotKind.RATINGS).values_list("benchmark__slug", "stale"))
     assert stale == {"appbench-t": True, "other-bench": True}
+
+
+def test_a_vote_two_editors_delete_at_once_is_gone_once_without_an_error(world):
+    from django.contrib.auth.models import Group
+
+    editor = make_user("twice@example.com")
+    editor.groups.add(Group.objects.get(name="Editors"))
+    vote = cast(make_user("gone@example.com"), _run(world, "zephyrbot"), _run(world, "marlinide"), "a")
+    first, second = Vote.objects.get(pk=vote.pk), Vote.objects.get(pk=vote.pk)
+    vote_change(vote=first, by=editor, delete=True)
+    vote_change(vote=second, by=editor, delete=True)  # the row is already gone: nothing to uncount twice
+    assert not Vote.objects.filter(pk=vote.pk).exists() and _cells(world) == {}
+    assert BoardSnapshot.objects.get(benchmark=world.benchmark, kind=SnapshotKind.RATINGS).stale
