@@ -143,4 +143,5 @@ def test_another_voters_key_and_an_unknown_key_get_the_same_answer(voter, world)
             400,
             "This pair was not issued to you. Load a new pair to vote.",
         )
+        assert str(refused.value) == refused.value.message
     assert not Vote.objects.exists()
