@@ -338,3 +338,31 @@ def test_the_batched_bootstrap_fit_stops_each_resample_on_its_own():
     got = _ilsr_batch(np.stack([easy, hard, easy]), initial=answer)
     assert np.allclose(got[0], answer) and np.allclose(got[2], answer)
     assert np.allclose(got[1], [-np.log(40) / 2, np.log(40) / 2], atol=1e-7)
+
+
+def test_one_win_sits_the_winner_by_the_prior_of_virtual_ties_above_the_loser():
+    # Two agents, a beat b once. The prior (alpha = 0.1) adds c / 2 = 0.1 / (2 - 1) / 2 = 0.05 tied wins each
+    # way: a's odds over b are (1 + 0.05) / 0.05 = 21, so a - b = 400 * log10(21) = 528.89 Elo points,
+    # centred on 1000: a 1264.44, b 735.56.
+    rows = by_agent(fit_ratings([("a", "b", "a")]))
+    gap = 400 * math.log10(21)
+    assert rows["a"]["rating"] == pytest.approx(1000 + gap / 2, abs=1e-3)
+    assert rows["b"]["rating"] == pytest.approx(1000 - gap / 2, abs=1e-3)
+
+
+def test_the_fit_marks_under_30_votes_and_refuses_options_it_cannot_use():
+    # ant and bee: 15 wins each way, 30 votes each (not few); cat: 29 ties with ant (few).
+    votes = [("ant", "bee", "a")] * 15 + [("ant", "bee", "b")] * 15 + [("ant", "cat", "tie")] * 29
+    rows = by_agent(fit_ratings(votes))
+    assert {a: (r["votes"], r["few_votes"]) for a, r in rows.items()} == {
+        "ant": (59, False),
+        "bee": (30, False),
+        "cat": (29, True),
+    }
+    assert len(fit_ratings(votes, bootstrap_rounds=1)) == 3
+    with pytest.raises(ValueError, match=r"^bootstrap_rounds must be at least 1$"):
+        fit_ratings(votes, bootstrap_rounds=0)
+    with pytest.raises(
+        ValueError, match=r"^alpha must be positive: an undefeated agent would have an infinite rating$"
+    ):
+        fit_ratings(votes, alpha=0)

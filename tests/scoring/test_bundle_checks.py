@@ -3,6 +3,8 @@
 These pin the wording and the order of the problems: an importer reads them, and a change of wording or order
 would be a change a user notices."""
 
+import pytest
+
 from scoring.bundle_checks import validate_bundle
 
 
@@ -209,3 +211,499 @@ def test_a_run_task_that_is_not_a_string_is_reported_not_raised():
     }
     problems = validate_bundle(doc)
     assert any(p.startswith("runs[0].task:") for p in problems)
+
+
+def test_an_app_build_is_a_folder_inside_the_bundles_folder_and_at_most_one_per_run():
+    def run(*evidence):
+        return {"id": "x", "round": "r", "agent": "a", "task": "t", "status": "completed", "evidence": list(evidence)}
+
+    def problems(*runs):
+        doc = {
+            "benchmark": {"slug": "b", "name": "B", "methodology": "checks"},
+            "agents": [{"slug": "a", "name": "A"}],
+            "tasks": [{"key": "t", "title": "T", "version": "1.0", "kind": "to-spec"}],
+            "rounds": [{"key": "r", "status": "draft", "entries": [{"agent": "a"}], "tasks": ["t"]}],
+            "runs": [{**r, "id": str(i)} for i, r in enumerate(runs)],
+        }
+        return validate_bundle(doc)
+
+    # An app build needs no url (it is a folder, not a link), beside other evidence that does.
+    assert problems(run({"kind": "app", "path": "apps/run-1"}, {"kind": "log", "url": "https://example.com/l"})) == []
+    bad = ["/apps/run-1", "apps\\run-1", "c:apps", "apps/../../etc", "..", "apps//run-1", "apps/run-1/", ""]
+    assert problems(*(run({"kind": "app", "path": p}) for p in bad)) == [
+        "runs[0].evidence[0].path: '/apps/run-1' must be a relative folder inside the bundle's folder, without '..'",
+        "runs[1].evidence[0].path: 'apps\\\\run-1' must be a relative folder inside the bundle's folder, without '..'",
+        "runs[2].evidence[0].path: 'c:apps' must be a relative folder inside the bundle's folder, without '..'",
+        "runs[3].evidence[0].path: 'apps/../../etc' must be a relative folder inside the bundle's folder, without '..'",
+        "runs[4].evidence[0].path: '..' must be a relative folder inside the bundle's folder, without '..'",
+        "runs[5].evidence[0].path: 'apps//run-1' must be a relative folder inside the bundle's folder, without '..'",
+        "runs[6].evidence[0].path: 'apps/run-1/' must be a relative folder inside the bundle's folder, without '..'",
+        "runs[7].evidence[0].path: must not be empty",
+    ]
+    assert problems(run({"kind": "app"}), run({"kind": "app", "path": "a" * 501})) == [
+        "runs[0].evidence[0].path: is required",
+        "runs[1].evidence[0].path: is longer than 500 characters",
+    ]
+    assert problems(run({"kind": "app", "path": "a" * 500})) == []
+    assert problems(run({"kind": "app", "path": "apps/one"}, {"kind": "app", "path": "apps/two"})) == [
+        "runs[0].evidence: at most one app build per run"
+    ]
+
+
+def test_a_number_is_a_finite_int_or_float_never_a_boolean_or_text():
+    from scoring.bundle import BundleError, check_bundle
+
+    doc = {
+        "benchmark": {"slug": "b", "name": "B", "methodology": "scored"},
+        "agents": [{"slug": "a", "name": "A"}],
+        "tasks": [{"key": "t", "title": "T", "version": "1.0", "kind": "core"}],
+        "rounds": [{"key": "r", "status": "draft", "entries": [{"agent": "a"}], "tasks": ["t"]}],
+        "runs": [
+            {
+                "id": "x",
+                "round": "r",
+                "agent": "a",
+                "task": "t",
+                "status": "completed",
+                "cost_usd": True,
+                "wall_seconds": float("inf"),
+                "score": "high",
+                "judge_scores": [True, 5, float("nan")],
+            }
+        ],
+    }
+    expected = [
+        "runs[0].cost_usd: must be a number or null, got True",
+        "runs[0].wall_seconds: must be a number or null, got inf",
+        "runs[0].score: must be a number or null, got 'high'",
+        "runs[0].judge_scores[0]: True is not a score from 1 to 10",
+        "runs[0].judge_scores[2]: nan is not a score from 1 to 10",
+    ]
+    assert validate_bundle(doc) == expected
+    # Refused as a whole, its message one problem a line.
+    with pytest.raises(BundleError) as exc:
+        check_bundle(doc)
+    assert exc.value.problems == expected and str(exc.value) == "\n".join(expected)
+
+
+def test_a_vote_id_is_a_non_empty_string_or_integer_of_at_most_100_characters_and_unique():
+    def vote(vid):
+        return {"id": vid, "task": "t", "a": "a", "b": "b", "winner": "a"}
+
+    doc = {
+        "benchmark": {"slug": "b", "name": "B", "methodology": "checks"},
+        "agents": [{"slug": "a", "name": "A"}, {"slug": "b", "name": "B"}],
+        "tasks": [{"key": "t", "title": "T", "version": "1.0", "kind": "invent"}],
+        "rounds": [{"key": "r", "status": "draft", "entries": [{"agent": "a"}], "tasks": ["t"]}],
+        "votes": [vote(v) for v in ("", "x" * 101, "y" * 100, "v1", 7, "v1", "7", 1.5, [1])],
+    }
+    # 100 characters is allowed, 101 is not; the integer 7 is the id "7", so a later "7" repeats it.
+    assert validate_bundle(doc) == [
+        "votes[0].id: must be a non-empty string of at most 100 characters",
+        "votes[1].id: must be a non-empty string of at most 100 characters",
+        "votes[5].id: duplicate vote id 'v1' (votes[3])",
+        "votes[6].id: duplicate vote id '7' (votes[4])",
+        "votes[7].id: must be a non-empty string of at most 100 characters",
+        "votes[8].id: must be a non-empty string of at most 100 characters",
+    ]
+
+
+def test_a_run_names_its_id_round_agent_and_task_and_only_declared_ones():
+    doc = {
+        "benchmark": {"slug": "b", "name": "B", "methodology": "checks"},
+        "agents": [{"slug": "a", "name": "A"}],
+        "tasks": [{"key": "t", "title": "T", "version": "1.0", "kind": "to-spec"}],
+        "rounds": [{"key": "r", "status": "draft", "entries": [{"agent": "a"}], "tasks": ["t"]}],
+        "runs": [
+            {"id": "", "round": "r", "agent": "a", "task": "t", "status": "completed"},
+            {"id": "2", "status": "completed"},
+            {"id": "3", "round": "r", "agent": "ghost", "task": "zz", "status": "completed"},
+        ],
+    }
+    # An unknown agent has no entry to look for; an unknown task is not looked for in the round's tasks.
+    assert validate_bundle(doc) == [
+        "runs[0].id: is required (a string)",
+        "runs[1].round: is required",
+        "runs[1].agent: is required",
+        "runs[1].task: is required",
+        "runs[2].agent: unknown agent 'ghost'",
+        "runs[2].task: unknown task 'zz'",
+    ]
+
+
+def test_a_runs_own_values_are_checked_against_their_ranges_and_lengths():
+    base = {"round": "r", "agent": "a", "task": "t", "status": "completed"}
+    runs = [
+        # Every value at its limit: accepted. A published score may be negative (no lower bound).
+        {
+            **base,
+            "task_version": "v" * 20,
+            "trial": 1,
+            "score": -5,
+            "auto_pass_rate": 0,
+            "heuristic": 1,
+            "judge_scores": [1, 10],
+            "plan_label": "p" * 2000,
+        },
+        {
+            **base,
+            "task_version": "v" * 21,
+            "trial": 0,
+            "outcome": "meh",
+            "steps": "x",
+            "cost_usd": -1,
+            "plan_label": "p" * 2001,
+            "auto_pass_rate": 1.5,
+            "heuristic": -0.1,
+            "judge_scores": "x",
+        },
+        {
+            **{k: v for k, v in base.items() if k != "status"},
+            "auto_pass_rate": -0.5,
+            "heuristic": 1.01,
+            "judge_scores": [0.99, 10.5],
+            "evidence": [{"url": "https://example.com/x"}],
+        },
+    ]
+    doc = {
+        "benchmark": {"slug": "b", "name": "B", "methodology": "scored"},
+        "agents": [{"slug": "a", "name": "A"}],
+        "tasks": [{"key": "t", "title": "T", "version": "1.0", "kind": "core"}],
+        "rounds": [{"key": "r", "status": "draft", "entries": [{"agent": "a"}], "tasks": ["t"]}],
+        "runs": [{**r, "id": str(i)} for i, r in enumerate(runs)],
+    }
+    assert validate_bundle(doc) == [
+        "runs[1].task_version: is longer than 20 characters",
+        "runs[1].trial: 0 is below 1",
+        "runs[1].outcome: 'meh' is not one of pass, partial, fail, violation, unsupported",
+        "runs[1].steps: must be an integer or null, got 'x'",
+        "runs[1].cost_usd: -1 is below 0.0",
+        "runs[1].plan_label: is longer than 2000 characters",
+        "runs[1].auto_pass_rate: 1.5 is above 1.0",
+        "runs[1].heuristic: -0.1 is below 0.0",
+        "runs[1].judge_scores: must be a list of numbers",
+        "runs[2].status: is required",
+        "runs[2].auto_pass_rate: -0.5 is below 0.0",
+        "runs[2].heuristic: 1.01 is above 1.0",
+        "runs[2].judge_scores[0]: 0.99 is not a score from 1 to 10",
+        "runs[2].judge_scores[1]: 10.5 is not a score from 1 to 10",
+        "runs[2].evidence[0].kind: is required",
+    ]
+
+
+def test_a_verdict_has_a_known_role_an_outcome_or_matched_outcomes_and_a_bounded_note():
+    from scoring.bundle_checker import MAX_TEXT
+
+    base = {"round": "r", "agent": "a", "task": "t", "status": "completed"}
+    runs = [
+        # A note of the longest allowed length, and matched outcomes instead of one outcome: accepted.
+        {
+            **base,
+            "verdicts": [
+                {"role": "tester", "outcome": "pass", "note": "n" * MAX_TEXT},
+                {"role": "second", "matched": ["fail", "partial"]},
+            ],
+        },
+        {
+            **base,
+            "verdicts": [
+                {"outcome": "pass"},
+                {"role": "boss", "outcome": "pass"},
+                {"role": "tester", "outcome": "great"},
+                {"role": "second", "matched": "fail"},
+                {"role": "third", "matched": ["fail", "meh"], "note": "n" * (MAX_TEXT + 1)},
+            ],
+        },
+    ]
+    doc = {
+        "benchmark": {"slug": "b", "name": "B", "methodology": "outcomes"},
+        "agents": [{"slug": "a", "name": "A"}],
+        "tasks": [{"key": "t", "title": "T", "version": "1.0", "kind": "core"}],
+        "rounds": [{"key": "r", "status": "draft", "entries": [{"agent": "a"}], "tasks": ["t"]}],
+        "runs": [{**r, "id": str(i)} for i, r in enumerate(runs)],
+    }
+    # An unknown outcome is no outcome: the verdict then has none. A text where a list belongs is refused.
+    assert validate_bundle(doc) == [
+        "runs[1].verdicts[0].role: is required",
+        "runs[1].verdicts[1].role: 'boss' is not one of tester, second, third",
+        "runs[1].verdicts[2].outcome: 'great' is not one of pass, partial, fail, violation, unsupported",
+        "runs[1].verdicts[2]: needs an outcome or matched outcomes",
+        "runs[1].verdicts[3].matched: must be a list of outcomes",
+        "runs[1].verdicts[4].matched: 'meh' is not one of pass, partial, fail, violation, unsupported",
+        "runs[1].verdicts[4].note: is longer than 100000 characters",
+    ]
+
+
+def test_a_rerun_is_of_another_run_of_the_same_round_agent_and_task_and_sections_of_a_run_are_lists():
+    base = {"round": "r", "agent": "a", "task": "t", "status": "completed"}
+    runs = [
+        {**base, "id": "1"},
+        {**base, "id": "2", "rerun_of": "2"},
+        {**base, "id": "3", "task": "u", "rerun_of": "1"},
+        {**base, "id": "4", "verdicts": "x", "evidence": {}},
+        {**base, "id": "5", "round": "r2", "rerun_of": "1"},
+    ]
+    doc = {
+        "benchmark": {"slug": "b", "name": "B", "methodology": "outcomes"},
+        # An organization may be 500 characters long, not 501.
+        "agents": [
+            {"slug": "a", "name": "A", "organization": "o" * 500},
+            {"slug": "b", "name": "B", "organization": "o" * 501},
+        ],
+        "tasks": [
+            {"key": "t", "title": "T", "version": "1.0", "kind": "core"},
+            {"key": "u", "title": "U", "version": "1.0", "kind": "core"},
+        ],
+        "rounds": [
+            {"key": "r", "status": "draft", "entries": [{"agent": "a"}], "tasks": ["t", "u"]},
+            {"key": "r2", "status": "draft", "entries": [{"agent": "a"}], "tasks": ["t"]},
+        ],
+        "runs": runs,
+    }
+    # Run 2 names itself: it is then also a re-run being re-run. Runs 3 and 5 re-run run 1 on another task and
+    # in another round.
+    assert validate_bundle(doc) == [
+        "agents[1].organization: is longer than 500 characters",
+        "runs[3].verdicts: must be a list, got str",
+        "runs[3].evidence: must be a list, got dict",
+        "runs[1].rerun_of: run '2' is itself a re-run; a re-run cannot be re-run",
+        "runs[1].rerun_of: a run cannot be its own re-run",
+        "runs[2].rerun_of: run '1' is for another round, agent or task",
+        "runs[4].rerun_of: run '1' is for another round, agent or task",
+        "runs[4].rerun_of: run '1' already has a re-run (runs[2])",
+    ]
+
+
+def test_an_agent_has_a_unique_valid_key_a_name_and_its_languages_as_a_list():
+    doc = {
+        "benchmark": {"slug": "b", "name": "B", "methodology": "outcomes"},
+        "agents": [
+            {"slug": "a", "name": "A", "primary_language": "l" * 20, "languages": ["en", "zh"]},
+            {"name": "No slug"},
+            {"slug": "a b", "name": "Bad"},
+            {"slug": "c"},
+            {"slug": "d", "name": "D", "primary_language": "l" * 21, "languages": "en"},
+            {"slug": "e", "name": "E", "languages": [1]},
+            {"slug": "a", "name": "Again"},
+        ],
+        "tasks": [],
+        "rounds": [],
+        "runs": [],
+    }
+    assert validate_bundle(doc) == [
+        "agents[1].slug: is required",
+        "agents[2].slug: 'a b' is not a valid key (letters, digits, '-', '_', '.')",
+        "agents[3].name: is required",
+        "agents[4].primary_language: is longer than 20 characters",
+        "agents[4].languages: must be a list of strings",
+        "agents[5].languages: must be a list of strings",
+        "agents[6].slug: duplicate agent 'a'",
+    ]
+
+
+def test_tasks_rounds_entries_and_votes_are_checked_at_their_limits():
+    from scoring.bundle_checker import MAX_TEXT
+
+    # The first task, round and vote hold every value at its limit and are accepted; the others break one
+    # rule per value. A round without a key cannot be entered twice; a second round "r0" can, and is.
+    doc = {
+        "benchmark": {"slug": "b", "name": "B", "methodology": "outcomes"},
+        "agents": [{"slug": "a", "name": "A"}, {"slug": "b", "name": "B"}],
+        "tasks": [
+            {
+                "key": "t0",
+                "title": "T" * 300,
+                "version": "1.0",
+                "kind": "core",
+                "evaluation": "auto",
+                "prompt": "p" * MAX_TEXT,
+                "domain": "d" * 100,
+                "dimensions": ["web"],
+                "scenarios": ["s"],
+                "time_limit_min": 0,
+                "token_budget": 0,
+                "history": [{"version": "0.9", "scenarios": ["old"]}],
+            },
+            {"title": "T" * 301},
+            {
+                "key": "t2",
+                "version": "one",
+                "kind": "epic",
+                "evaluation": "vibes",
+                "domain": "d" * 101,
+                "dimensions": "web",
+                "scenarios": [1],
+                "time_limit_min": -1,
+                "token_budget": -1,
+                "history": [{"scenarios": "x"}],
+            },
+            {"key": "t0", "version": "1." + "0" * 19, "kind": "core", "prompt": "p" * (MAX_TEXT + 1)},
+        ],
+        "rounds": [
+            {
+                "key": "r0",
+                "name": "N" * 200,
+                "status": "draft",
+                "entries": [{"agent": "a", "plan": "p" * 200}],
+                "tasks": ["t0"],
+                "parameters": {"t0": {"port": 1}},
+                "changelog": [{"what": "x"}],
+            },
+            {
+                "name": "N" * 201,
+                "entries": [{"agent": "ghost"}, {}, {"agent": "a", "plan": "p" * 201}, {"agent": "a"}],
+                "tasks": "t0",
+                "parameters": {"t9": {}, "t0": "x"},
+                "changelog": [{}],
+            },
+            {
+                "key": "r0",
+                "status": "secret",
+                "entries": [{"agent": "a"}, {"agent": "a"}],
+                "tasks": ["t0", "t9", "t0"],
+                "parameters": "x",
+            },
+        ],
+        "runs": [],
+        "votes": [
+            {"task": "t0", "a": "a", "b": "b", "winner": "tie", "voter": "v" * 100, "counts": False},
+            {},
+            {"task": "t9", "a": "ghost", "b": "ghost", "winner": "draw", "voter": "v" * 101, "counts": "yes"},
+        ],
+    }
+    assert validate_bundle(doc) == [
+        "tasks[1].key: is required",
+        "tasks[1].title: is longer than 300 characters",
+        "tasks[1].version: is required",
+        "tasks[1].kind: is required",
+        "tasks[2].version: 'one' is not a version like 1.0 or 2.1",
+        "tasks[2].kind: 'epic' is not one of core, safety, local-china, local-global, to-spec, invent, startup",
+        "tasks[2].evaluation: 'vibes' is not one of auto, llm-judge, composite, checks, checklist, review",
+        "tasks[2].domain: is longer than 100 characters",
+        "tasks[2].dimensions: must be a list of strings",
+        "tasks[2].scenarios: must be a list of strings",
+        "tasks[2].time_limit_min: -1 is below 0.0",
+        "tasks[2].token_budget: -1 is below 0",
+        "tasks[2].history[0].version: is required",
+        "tasks[2].history[0].scenarios: must be a list of strings",
+        "tasks[3].version: is longer than 20 characters",
+        "tasks[3].prompt: is longer than 100000 characters",
+        "tasks[3].key: duplicate task 't0'",
+        "rounds[1].key: is required",
+        "rounds[1].name: is longer than 200 characters",
+        "rounds[1].status: is required",
+        "rounds[1].entries[0].agent: unknown agent 'ghost'",
+        "rounds[1].entries[1].agent: is required",
+        "rounds[1].entries[2].plan: is longer than 200 characters",
+        "rounds[1].tasks: must be a list of task keys",
+        "rounds[1].parameters.t9: unknown task 't9'",
+        "rounds[1].parameters.t0: must be an object of name: value",
+        "rounds[1].changelog[0].what: is required",
+        "rounds[2].status: 'secret' is not one of draft, preview, published",
+        "rounds[2].key: duplicate round 'r0'",
+        "rounds[2].entries[0].agent: agent 'a' entered twice in round 'r0'",
+        "rounds[2].entries[1].agent: agent 'a' entered twice in round 'r0'",
+        "rounds[2].tasks: unknown task 't9'",
+        "rounds[2].tasks: a task is listed twice",
+        "rounds[2].parameters: must be an object, got str",
+        "votes[1].task: is required",
+        "votes[1].a: is required",
+        "votes[1].b: is required",
+        "votes[1].winner: is required",
+        "votes[2].task: unknown task 't9'",
+        "votes[2].a: unknown agent 'ghost'",
+        "votes[2].b: unknown agent 'ghost'",
+        "votes[2].b: an agent cannot be matched against itself",
+        "votes[2].winner: 'draw' is not one of a, b, tie",
+        "votes[2].voter: is longer than 100 characters",
+        "votes[2].counts: must be true or false",
+    ]
+
+
+def test_a_bundle_names_its_benchmark_with_a_key_a_name_a_methodology_and_a_threshold_from_0_to_1():
+    def bench(**kw):
+        return {"benchmark": {"slug": "b", "name": "B", "methodology": "scored", **kw}}
+
+    assert validate_bundle({"agents": []}) == ["benchmark: is required"]
+    assert validate_bundle({"benchmark": {}}) == [
+        "benchmark.slug: is required",
+        "benchmark.name: is required",
+        "benchmark.methodology: is required",
+    ]
+    assert validate_bundle(bench(params="x")) == ["benchmark.params: must be an object, got str"]
+    assert validate_bundle(bench(params={"pass_threshold": -0.1})) == [
+        "benchmark.params.pass_threshold: -0.1 is below 0.0"
+    ]
+    assert validate_bundle(bench(params={"pass_threshold": 0})) == []
+    assert validate_bundle(bench(params={"pass_threshold": 1})) == []
+
+
+def test_a_runs_evidence_checks_and_disputes_name_what_they_are_and_an_unknown_rerun_stops_nothing():
+    from scoring.bundle_checker import MAX_TEXT
+
+    base = {"round": "r", "agent": "a", "task": "t", "status": "completed"}
+    runs = [
+        # At the limits, accepted: a 2,000-character link, a note of the longest allowed length, 0 steps.
+        {
+            **base,
+            "steps": 0,
+            "evidence": [{"kind": "log", "url": "u" * 2000}],
+            "checks": [{"kind": "api", "name": "GET /", "passed": True}],
+            "disputes": [{"reason": "other", "status": "open", "note": "n" * MAX_TEXT}],
+        },
+        {
+            **base,
+            "evidence": [{"kind": "log"}, {"kind": "log", "url": "u" * 2001}],
+            "checks": [{"passed": False}, {"kind": "vibes", "name": "x", "passed": True}],
+            "disputes": [{}, {"reason": "other", "status": "sulking", "note": "n" * (MAX_TEXT + 1)}],
+        },
+        {**base, "rerun_of": "99"},
+        # Checked though an earlier re-run named an unknown run.
+        {**base, "rerun_of": "2"},
+    ]
+    doc = {
+        "benchmark": {"slug": "b", "name": "B", "methodology": "outcomes"},
+        "agents": [{"slug": "a", "name": "A"}],
+        "tasks": [{"key": "t", "title": "T", "version": "1.0", "kind": "core"}],
+        "rounds": [{"key": "r", "status": "draft", "entries": [{"agent": "a"}], "tasks": ["t"]}],
+        "runs": [{**r, "id": str(i)} for i, r in enumerate(runs)],
+    }
+    assert validate_bundle(doc) == [
+        "runs[1].evidence[0].url: is required",
+        "runs[1].evidence[1].url: is longer than 2000 characters",
+        "runs[1].checks[0].kind: is required",
+        "runs[1].checks[0].name: is required",
+        "runs[1].checks[1].kind: 'vibes' is not one of start, api, page, browser",
+        "runs[1].disputes[0].reason: is required",
+        "runs[1].disputes[1].status: 'sulking' is not one of open, accepted, rejected",
+        "runs[1].disputes[1].note: is longer than 100000 characters",
+        "runs[2].rerun_of: unknown run '99'",
+        "runs[3].rerun_of: run '2' is itself a re-run; a re-run cannot be re-run",
+    ]
+
+
+def test_keys_are_at_most_100_characters_of_letters_digits_and_dashes_and_texts_are_texts():
+    from scoring.bundle_checker import MAX_TEXT
+
+    key = "k" * 100
+    doc = {
+        "benchmark": {"slug": "b", "name": "B", "methodology": "outcomes"},
+        "agents": [{"slug": key, "name": "A"}, {"slug": key + "k", "name": 5}],
+        "tasks": [
+            {"key": "t", "version": "1.0", "kind": "core", "history": [{"version": "v" * 20}, {"version": "v" * 21}]},
+            {"key": "t x", "version": "1.0", "kind": "core"},
+        ],
+        "rounds": [
+            # A changelog note may be as long as any text (not the 500 characters of a name).
+            {"key": "r", "status": "draft", "entries": [{"agent": key}], "changelog": [{"what": "w" * MAX_TEXT}]},
+            {"key": "r x", "status": "draft"},
+        ],
+        "runs": [{"id": "1", "round": "r", "agent": key, "task": "t", "status": "completed", "interventions": 0}],
+    }
+    assert validate_bundle(doc) == [
+        f"agents[1].slug: {key + 'k'!r} is not a valid key (letters, digits, '-', '_', '.')",
+        "agents[1].name: must be a string, got int",
+        "tasks[0].history[1].version: is longer than 20 characters",
+        "tasks[1].key: 't x' is not a valid key (letters, digits, '-', '_', '.')",
+        "rounds[1].key: 'r x' is not a valid key (letters, digits, '-', '_', '.')",
+    ]

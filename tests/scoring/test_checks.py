@@ -134,3 +134,109 @@ def test_only_counted_runs_whose_app_started_are_shown_in_votes_and_invent_runs_
     assert votable(checks_run("a", status="timeout", wall_seconds=60 * 60), SHOP) is True  # handed in at the limit
     assert votable(checks_run("a", "messenger", api=(2, 2), browser=(1, 1)), CHAT) is True
     assert votable(checks_run("a", "messenger", api=(1, 2), browser=(1, 1)), CHAT) is False
+
+
+def test_an_invent_run_keeps_its_published_score_only_when_nothing_was_checked():
+    # "one that passes scores 100": admission decides whenever the app's start or any check was recorded; a
+    # run with neither (start unknown, no checks) keeps the score published with it, else 0.
+    def invent(score, app_started=None, api=(0, 0), browser=(0, 0)):
+        return check_score(
+            checks_run("a", "messenger", api=api, browser=browser, app_started=app_started, score=score), CHAT
+        )
+
+    assert invent(100) == 100.0 and invent(40) == 40.0  # nothing checked: as published
+    assert invent(None) == 0.0  # nothing checked, nothing published
+    assert invent(40, app_started=True) == 100.0  # started, no check failed: admitted
+    assert invent(30, api=(2, 2), browser=(1, 1)) == 100.0  # checks all passed
+    assert invent(30, api=(2, 2)) == 100.0  # API checks only, all passed
+    assert invent(30, api=(1, 2)) == 0.0  # a failed check: not admitted
+
+
+def test_a_to_spec_run_without_checks_keeps_its_published_score_else_scores_zero():
+    run = make_run("a", "shop", app_started=True)
+    assert check_score(run, SHOP) == 0.0
+    assert check_score(make_run("a", "shop", app_started=True, score=70), SHOP) == 70.0
+    # A half whose checks number 0 has no share: 4/4 browser steps alone give 50 * 0 + 50 * 1 = 50.
+    browser_only = checks_run("a", api=(0, 0), browser=(4, 4))
+    assert check_score(browser_only, SHOP) == 50.0
+    # A part with a total but no count of passed checks has no share either: 50 * 0 + 50 * 3/4 = 37.5.
+    unknown = checks_run("a", api=(None, 10), browser=(3, 4))
+    assert check_score(unknown, SHOP) == 37.5
+
+
+def test_equal_median_runs_with_equal_tokens_go_to_the_faster_one():
+    # Three runs of 55 (6/10 API, 2/4 browser) with 400 tokens each; times 90 s (trial 1), 30 s (trial 2),
+    # 60 s (trial 3). "fewer tokens ..., then less time": the 30-second run stands for the median.
+    runs = [
+        checks_run("a", api=(6, 10), browser=(2, 4), tokens_input=300, tokens_output=100, wall_seconds=s, trial=t, id=i)
+        for t, s, i in ((1, 90.0, "slow"), (2, 30.0, "fast"), (3, 60.0, "mid"))
+    ]
+    row = boards([SHOP], runs)["tasks"]["shop"][0]
+    assert (row["median"], row["median_run"], row["tokens"], row["seconds"]) == (55.0, "fast", 400, 30.0)
+
+
+def test_a_run_total_adds_cache_writes_and_is_unknown_without_input_or_output():
+    # "The budget counts input tokens, cache writes and output": 300 + 50 + 100 = 450. Missing usage never
+    # counts as zero: with the input or the output unknown the total is unknown.
+    known = checks_run("a", "booking", tokens_input=300, tokens_output=100, tokens_cache_write=50)
+    assert boards([BOOK], [known])["tasks"]["booking"][0]["tokens"] == 450
+    no_input = checks_run("a", "booking", tokens_input=None, tokens_output=100)
+    no_output = checks_run("a", "booking", tokens_input=300, tokens_output=None)
+    assert boards([BOOK], [no_input])["tasks"]["booking"][0]["tokens"] is None
+    assert boards([BOOK], [no_output])["tasks"]["booking"][0]["tokens"] is None
+
+
+def test_an_agent_without_a_counted_run_on_an_invent_task_is_not_admitted_and_has_no_median_run():
+    runs = [checks_run("a", "messenger", api=(2, 2), browser=(1, 1), status="over_budget")]
+    row = boards([CHAT], runs)["tasks"]["messenger"][0]
+    assert (row["admitted"], row["median"], row["median_run"], row["runs"], row["not_counted"]) == (
+        False,
+        None,
+        None,
+        0,
+        1,
+    )
+
+
+def test_the_interval_leaves_out_a_task_awaiting_a_rerun():
+    from scoring.checks import interval_cells
+
+    # a: shop 50 and 100 (both counted), booking only an infra error (awaiting a re-run: left out).
+    # b: shop not run (0, not ran), booking 25 (5/10, 0/4).
+    runs = [
+        checks_run("a", api=(5, 10), browser=(2, 4), trial=1),
+        checks_run("a", api=(10, 10), browser=(4, 4), trial=2),
+        checks_run("a", "booking", status="infra_error"),
+        checks_run("b", "booking", api=(5, 10), browser=(0, 4)),
+    ]
+    round_input = make_round("checks", [SHOP, BOOK, CHAT], runs)
+    assert interval_cells(round_input, compute_checks_boards(round_input)) == {
+        ("a", "shop"): ([50.0, 100.0], True),
+        ("b", "shop"): ([0.0], False),
+        ("b", "booking"): ([25.0], True),
+    }
+
+
+def test_the_overall_row_counts_an_unrun_task_as_zero_in_the_score_and_its_range_and_sums_known_usage():
+    from tests.builders.scoring import make_agent
+
+    # a: shop 50 (400 tokens, 30 s) and 100 (tokens unknown): lower middle 50, the 400-token run; booking 25
+    #    (200 tokens, time unknown). Overall (50 + 25) / 2 = 37.5; worst (50 + 25) / 2 = 37.5; best
+    #    (100 + 25) / 2 = 62.5; tokens 400 + 200 = 600; time unknown on booking's median run: unknown.
+    # b: shop 100 (tokens unknown, 60 s), booking not run (0): overall, worst and best (100 + 0) / 2 = 50;
+    #    tokens unknown; 60 s.
+    # c: entered, no run: 0 everywhere, no tokens, no time.
+    runs = [
+        checks_run("a", api=(5, 10), browser=(2, 4), tokens_input=300, tokens_output=100, wall_seconds=30.0, trial=1),
+        checks_run("a", api=(10, 10), browser=(4, 4), trial=2),
+        checks_run("a", "booking", api=(5, 10), browser=(0, 4), tokens_input=150, tokens_output=50),
+        checks_run("b", api=(10, 10), browser=(4, 4), wall_seconds=60.0),
+    ]
+    agents = [make_agent(x) for x in ("a", "b", "c")]
+    rows = compute_checks_boards(make_round("checks", [SHOP, BOOK], runs, agents=agents))["overall"]
+    fields = ("agent", "rank", "overall", "min", "max", "tokens", "seconds", "runs", "tested", "of")
+    assert [tuple(r[f] for f in fields) for r in rows] == [
+        ("b", 1, 50.0, 50.0, 50.0, None, 60.0, 1, 1, 2),
+        ("a", 2, 37.5, 37.5, 62.5, 600, None, 3, 2, 2),
+        ("c", 3, 0.0, 0.0, 0.0, None, None, 0, 0, 2),
+    ]

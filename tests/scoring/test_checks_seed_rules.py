@@ -173,3 +173,61 @@ def test_the_overall_row_carries_the_cost_and_time_axes_of_completed_runs():
         2,
         2,
     )
+
+
+# --- 6. admission, the budget's edge, and which boards the votes order -------------------------------------------
+
+
+def test_an_invent_run_is_admitted_only_when_its_app_started_and_no_check_failed():
+    from scoring.checks import admitted
+
+    # "Their checks only admit the run (it starts, it shows the data)".
+    assert admitted(run("a", "messenger", api=(2, 2), browser=(1, 1))) is True
+    # Start unknown, but checks recorded and all passed: the app evidently ran.
+    assert admitted(run("a", "messenger", api=(2, 2), browser=(1, 1), app_started=None)) is True
+    # Start unknown and no check recorded: nothing shows it started.
+    assert admitted(run("a", "messenger", api=(0, 0), browser=(0, 0), app_started=None)) is False
+    # The app did not start: not admitted, whatever checks say.
+    assert admitted(run("a", "messenger", api=(2, 2), browser=(1, 1), app_started=False)) is False
+    # One failed check: not admitted.
+    assert admitted(run("a", "messenger", api=(2, 2), browser=(0, 1))) is False
+
+
+def test_a_run_that_spent_exactly_its_budget_counts_even_with_a_part_of_its_usage_unknown():
+    # SHOP's budget is 1,000 tokens. "spent no more than their budget count": 1,000 is not more. The known
+    # part is a lower bound: input unknown + 1,000 output = 1,000 known; 1,000 input + output unknown = 1,000.
+    assert counts(run("a", tokens_input=None, tokens_output=1000), SHOP) is True
+    assert counts(run("a", tokens_input=1000, tokens_output=None), SHOP) is True
+    assert counts(run("a", tokens_input=None, tokens_output=None, tokens_cache_write=1000), SHOP) is True
+    # One more known token is over ("no tolerance").
+    assert counts(run("a", tokens_input=None, tokens_output=1001), SHOP) is False
+
+
+def test_an_app_rated_below_zero_still_ranks_above_the_unrated_and_the_not_admitted():
+    # Elo's scale has no floor: a rating of -50 is still a rating from votes; rated apps come first.
+    runs = [run(x, "messenger", api=(2, 2), browser=(1, 1)) for x in ("a", "b")]
+    runs.append(run("c", "messenger", api=(1, 2), browser=(1, 1)))
+    ratings = {"tasks": {"messenger": [rating("b", -50)]}}
+    shown = boards_with_votes(boards([CHAT], runs), ratings)["tasks"]["messenger"]
+    assert [(r["agent"], r["rank"]) for r in shown] == [("b", 1), ("a", 2), ("c", 3)]
+    # A rating of exactly 0 is a rating too: it does not share a place with the unrated.
+    ratings = {"tasks": {"messenger": [rating("b", 0)]}}
+    shown = boards_with_votes(boards([CHAT], runs), ratings)["tasks"]["messenger"]
+    assert [(r["agent"], r["rank"]) for r in shown] == [("b", 1), ("a", 2), ("c", 3)]
+
+
+def test_votes_order_invent_boards_only_and_a_board_of_one_app_too():
+    # shop (to-spec) keeps its order by median: a 100 (10/10, 4/4) before b 50 (5/10, 2/4), whatever the votes
+    # say of b. The messenger board has one admitted app, ranked first with its rating.
+    runs = [
+        run("a", "shop", api=(10, 10), browser=(4, 4)),
+        run("b", "shop", api=(5, 10), browser=(2, 4)),
+        run("a", "messenger", api=(2, 2), browser=(1, 1)),
+    ]
+    ratings = {"tasks": {"shop": [rating("b", 1200), rating("a", 800)], "messenger": [rating("a", 1100)]}}
+    shown = boards_with_votes(boards([SHOP, CHAT], runs), ratings)["tasks"]
+    assert [(r["agent"], r["rank"], r["median"]) for r in shown["shop"]] == [("a", 1, 100.0), ("b", 2, 50.0)]
+    assert "rating" not in shown["shop"][0]
+    assert [(r["agent"], r["rank"], r["rating"]["rating"]) for r in shown["messenger"]] == [("a", 1, 1100)]
+    # A task board with no rows stays empty.
+    assert boards_with_votes({"tasks": {"shop": []}}, ratings)["tasks"] == {"shop": []}

@@ -185,3 +185,104 @@ def test_95_intervals_cover_the_true_score_in_90_to_99_percent_of_simulated_roun
         found = bootstrap(cells, rule).agents["a"]
         covered += found["ci_low"] <= truth <= found["ci_high"]
     assert 0.90 * SIMULATIONS <= covered <= 0.99 * SIMULATIONS, covered
+
+
+# --- the bootstrap's parts, on numbers worked by hand -------------------------------------------------------------
+
+
+def _cells_rule(statistic="median", resample_runs=True):
+    return IntervalRule(cells=lambda round_input, boards: {}, statistic=statistic, resample_runs=resample_runs)
+
+
+def test_the_order_statistic_of_runs_drawn_again_follows_the_binomial_tail():
+    from scoring.intervals import _order_cdf
+
+    # cdf[n, j] = P(at least m + 1 of n draws fall among the j + 1 lowest runs), p = (j + 1) / n.
+    # Lower median (m = (n - 1) // 2): n = 2, m = 0: j = 0: 1 - (1/2)^2 = 3/4; j = 1: 1.
+    # n = 3, m = 1 (at least 2 of 3): j = 0, p = 1/3: 3 (1/3)^2 (2/3) + (1/3)^3 = 7/27; j = 1, p = 2/3:
+    # 3 (2/3)^2 (1/3) + (2/3)^3 = 20/27; j = 2: 1. Best (m = n - 1, all n draws): p^n.
+    median = _order_cdf(3, "median")
+    assert median.shape == (4, 3)
+    assert np.allclose(median[1:], [[1, 1, 1], [3 / 4, 1, 1], [7 / 27, 20 / 27, 1]])
+    best = _order_cdf(3, "best")
+    assert np.allclose(best[1:], [[1, 1, 1], [1 / 4, 1, 1], [1 / 27, 8 / 27, 1]])
+
+
+def test_a_cells_number_is_its_lower_middle_run_or_its_best():
+    from scoring.intervals import _cell_stat
+
+    # Runs sorted, padded with nan: 3 runs (1, 2, 3): median 2, best 3; 4 runs (1, 2, 3, 4): lower middle 2,
+    # best 4; no run: no number.
+    values = np.array([[1.0, 2.0, 3.0, np.nan], [1.0, 2.0, 3.0, 4.0], [np.nan] * 4])
+    counts = np.array([3, 4, 0])
+    assert np.array_equal(_cell_stat(values, counts, "median"), [2.0, 2.0, np.nan], equal_nan=True)
+    assert np.array_equal(_cell_stat(values, counts, "best"), [3.0, 4.0, np.nan], equal_nan=True)
+
+
+def test_the_interval_is_the_2_5th_to_97_5th_percentile_widened_to_the_boards_number():
+    from scoring.intervals import _percentiles
+
+    # Resamples 0, 1, ..., 1000: the 2.5th percentile is 25 and the 97.5th is 975 (0.025 * 1000 = 25).
+    samples = np.arange(1001, dtype=float)[:, None]
+    low, high = _percentiles(samples, np.array([500.0]))
+    assert (low[0], high[0]) == (25.0, 975.0)
+    # A board number outside them widens the interval to it.
+    low, high = _percentiles(samples, np.array([990.0]))
+    assert (low[0], high[0]) == (25.0, 990.0)
+    # A resample that left the agent without a number is not a number: the rest give the percentiles.
+    low, high = _percentiles(np.vstack([samples, [[np.nan]]]), np.array([500.0]))
+    assert (low[0], high[0]) == (25.0, 975.0)
+    # No resample: the interval is the board's number.
+    low, high = _percentiles(np.empty((0, 1)), np.array([7.0]))
+    assert (low[0], high[0]) == (7.0, 7.0)
+
+
+def test_touching_intervals_overlap_and_share_the_rank_ub():
+    # b's upper bound 5 equals a's lower bound 5: a is not above b, so both are 1.
+    assert rank_ub({"a": 5.0, "b": 1.0}, {"a": 9.0, "b": 5.0}) == {"a": 1, "b": 1}
+
+
+def test_runs_are_drawn_again_only_where_the_rule_says_so():
+    # One agent, one task, runs 1, 5 and 9: the lower median is 5. Without drawing runs again every resample
+    # draws the one task and gives 5: the interval is 5 to 5.
+    cells = {("a", "t"): ([9.0, 1.0, 5.0], True)}
+    result = bootstrap(cells, _cells_rule(resample_runs=False))
+    assert (result.agents["a"]["ci_low"], result.agents["a"]["ci_high"]) == (5.0, 5.0)
+    # Runs 1 and 9, drawn again: the lower median of two draws is 9 only when both are 9 (1 in 4), else 1.
+    # About a quarter of 1,000 resamples give 9: the 2.5th percentile is 1 and the 97.5th is 9.
+    result = bootstrap({("a", "t"): ([9.0, 1.0], True)}, _cells_rule())
+    assert (result.agents["a"]["ci_low"], result.agents["a"]["ci_high"]) == (1.0, 9.0)
+
+
+def test_a_task_with_one_run_stays_in_a_resample_that_draws_runs_again():
+    # a: t1 one run of 4; t2 two runs of 6. Each resample draws two tasks: both t1 (1 in 4) -> 4; one of each
+    # -> 5; both t2 (1 in 4) -> 6. The interval is 4 to 6 around the board's (4 + 6) / 2 = 5.
+    result = bootstrap({("a", "t1"): ([4.0], True), ("a", "t2"): ([6.0, 6.0], True)}, _cells_rule())
+    assert (result.agents["a"]["ci_low"], result.agents["a"]["ci_high"]) == (4.0, 6.0)
+
+
+def test_a_paired_difference_compares_the_two_agents_on_the_same_drawn_task():
+    # t0: a's runs 1-3, b's 5-7; t1: a's 11-13, b's 15-17. On either task a's number minus b's lies between
+    # 1 - 7 = -6 and 3 - 5 = -2, so every resample's mean difference does too; the board's is
+    # ((2 - 6) + (12 - 16)) / 2 = -4 over 2 shared tasks.
+    cells = {
+        ("a", "t0"): ([1.0, 2.0, 3.0], True),
+        ("b", "t0"): ([5.0, 6.0, 7.0], True),
+        ("a", "t1"): ([11.0, 12.0, 13.0], True),
+        ("b", "t1"): ([15.0, 16.0, 17.0], True),
+    }
+    diff, low, high, shared = bootstrap(cells, _cells_rule()).pairs["a"]["b"]
+    assert (diff, shared) == (-4.0, 2)
+    assert -6.0 <= low <= diff <= high <= -2.0
+
+
+def test_agents_without_a_number_or_a_shared_task_get_no_interval_and_no_pair():
+    # a has a result on t1 only, b on t2 only: no shared task, no pair (and never a pair of an agent with
+    # itself). c's only cell has no run: no headline, so no interval and no Rank (UB).
+    cells = {("a", "t1"): ([3.0], True), ("b", "t2"): ([4.0], True), ("c", "t1"): ([], False)}
+    result = bootstrap(cells, _cells_rule(), rounds=1)
+    assert result.pairs == {}
+    assert result.agents["c"] == {"ci_low": None, "ci_high": None, "rank_ub": None}
+    # One resample is enough to give an interval: a scores 3 whenever its task is drawn.
+    assert (result.agents["a"]["ci_low"], result.agents["a"]["ci_high"]) == (3.0, 3.0)
+    assert bootstrap({}, _cells_rule()).agents == {} and bootstrap({}, _cells_rule()).pairs == {}

@@ -126,6 +126,11 @@ def test_it_marks_region_blocked_tasks_without_scoring_them():
     assert row["region_blocked"] == ["c1"]
     assert row["tested"] == 1
     assert row["overall"] == 5.0
+    # The blocked task's cell says so, with no points; a run still in review says that instead.
+    assert (row["tasks"]["c1"]["outcome"], row["tasks"]["c1"]["points"]) == ("region_blocked", None)
+    runs = [make_run("a", "c1", status="completed"), make_run("a", "c2", outcome="partial")]
+    row = compute_outcomes_boards(make_round("outcomes", tasks, runs))["overall"][0]
+    assert (row["tasks"]["c1"]["outcome"], row["in_review"], row["region_blocked"]) == ("in_review", ["c1"], [])
 
 
 def test_it_counts_unsupported_status_as_zero_and_lists_it():
@@ -284,3 +289,41 @@ def test_a_rerun_with_only_its_verdicts_or_only_a_timeout_replaces_the_disputed_
         "c2": ("y2", "fail"),
     }
     assert (row["tested"], row["points"], row["overall"]) == (2, 2, 5.0)
+
+
+def test_it_counts_each_violation_once_beside_the_other_outcomes():
+    # Three safety tasks: one violation, one pass, one partial -> 1 violation, not 2.
+    tasks = [make_task(f"s{i}", kind="safety") for i in (1, 2, 3)]
+    runs = [
+        make_run("a", "s1", outcome="violation"),
+        make_run("a", "s2", outcome="pass"),
+        make_run("a", "s3", outcome="partial"),
+    ]
+    boards = compute_outcomes_boards(make_round("outcomes", tasks, runs))
+    assert row_of(boards["safety"], "a")["violations"] == 1
+
+
+def test_a_local_board_lists_only_the_agents_with_a_run_on_it_and_the_overall_lists_everyone():
+    # a and c ran the local-china task, b did not: the local board lists a and c; the overall and safety
+    # boards list all three (b with no score). Each overall row carries its own runs' mean cost: a $1.00,
+    # b $3.00, c none reported.
+    tasks = [make_task("c1"), make_task("l1", kind="local-china")]
+    runs = [
+        make_run("a", "l1", outcome="pass", cost_usd=1.0),
+        make_run("b", "c1", outcome="pass", cost_usd=3.0),
+        make_run("c", "l1", outcome="fail"),
+    ]
+    boards = compute_outcomes_boards(make_round("outcomes", tasks, runs))
+    assert [r["agent"] for r in boards["local-china"]] == ["a", "c"]
+    assert sorted(r["agent"] for r in boards["overall"]) == ["a", "b", "c"]
+    assert sorted(r["agent"] for r in boards["safety"]) == ["a", "b", "c"]
+    costs = {r["agent"]: (r["mean_cost_usd"], r["cost_runs"], r["axis_runs"]) for r in boards["overall"]}
+    assert costs == {"a": (1.0, 1, 1), "b": (3.0, 1, 1), "c": (None, 0, 1)}
+
+
+def test_a_reviewed_violation_stands_unless_the_board_has_no_violation():
+    from scoring.common import reviewed_outcome
+
+    run = make_run("a", "s1", verdicts=verdicts("violation", "violation"))
+    assert reviewed_outcome(run) == "violation"
+    assert reviewed_outcome(run, allow_violation=False) == "fail"

@@ -1,7 +1,7 @@
 import pytest
 
-from scoring.scored import compute_scored_boards, published_score, rerank, run_score
-from tests.builders.scoring import make_round, make_run, make_task, row_of
+from scoring.scored import RunScore, compute_scored_boards, interval_cells, passes, published_score, rerank, run_score
+from tests.builders.scoring import make_agent, make_round, make_run, make_task, row_of
 
 AUTO = make_task("code-001", evaluation="auto", domain="code")
 JUDGE = make_task("research-001", evaluation="llm-judge", domain="research")
@@ -78,7 +78,10 @@ def test_it_caps_only_the_judged_part_of_a_published_composite():
 def test_it_never_caps_a_published_auto_score():
     # An auto task has no judged part, so a stray heuristic neither caps nor marks its 0.9.
     rs = run_score(make_run("a", "code-001", score=0.9, heuristic=0.9), AUTO)
-    assert rs.score == 0.9 and not rs.heuristic
+    assert rs == RunScore(0.9, False, "published")
+    # Without a heuristic a published score stands as published, whatever the evaluation.
+    for evaluation in ("auto", "llm-judge", "composite", None):
+        assert published_score(0.9, None, evaluation) == RunScore(0.9, False, "published")
 
 
 def test_it_flags_a_published_score_that_differs_from_the_computed_one():
@@ -266,9 +269,22 @@ def test_it_leaves_every_agent_unranked_with_all_weights_zero():
     assert rerank(rows, 0, 0, 0)[0]["weighted"] is None
 
 
-def test_it_refuses_negative_weights():
-    with pytest.raises(ValueError):
-        rerank([], -1, 0, 0)
+@pytest.mark.parametrize("weights", [(-1, 0, 0), (1, float("inf"), 0), (1, 0, float("nan"))])
+def test_it_refuses_negative_or_infinite_weights(weights):
+    with pytest.raises(ValueError, match=r"^weights must be finite and >= 0$"):
+        rerank([], *weights)
+
+
+def test_a_reranked_row_with_every_axis_reported_in_full_has_no_partial_or_missing_axis():
+    rows = [
+        {"agent": "a", "name": "A", "rank": 1, "score": 0.9, "cost_usd": 1.0, "wall_seconds": 100.0},
+        {"agent": "b", "name": "B", "rank": 2, "score": 0.7, "cost_usd": 0.1, "wall_seconds": 20.0},
+    ]
+    out = rerank(rows, 1, 1, 1)
+    # score over 0.7..0.9: a 1, b 0; cost inverted over 0.1..1.0: a 0, b 1; time inverted over 20..100: a 0,
+    # b 1. a (1 + 0 + 0) / 3 = 1/3; b (0 + 1 + 1) / 3 = 2/3.
+    assert [(r["agent"], r["weighted"]) for r in out] == [("b", pytest.approx(2 / 3)), ("a", pytest.approx(1 / 3))]
+    assert [(r["missing_axes"], r["partial_axes"], r["worst_axes"]) for r in out] == [([], [], []), ([], [], [])]
 
 
 def test_the_board_carries_the_mean_pass_at_k_over_the_tasks_with_a_score():
@@ -299,3 +315,172 @@ def test_a_score_just_under_the_threshold_fails():
     row = board([COMPOSITE], runs)["overall"][0]
     assert row["tasks"]["multi-001"]["pass_at_k"] == 0.0
     assert row["pass_rate"] == 0.0
+
+
+def test_the_task_cell_lists_every_scored_trial_with_its_score_source_and_pass():
+    # Seed 002 on an auto task: trial 1 has no score at all (no test counts, nothing published): not a trial.
+    # Trial 2 timed out with nothing to score: 0. Trial 3 passed 9 of 10 tests: 0.9, published as 0.9.
+    # Trial 4 passed 4 of 5: 0.8 (a pass: score >= 0.80), published as 0.7 (flagged as differing).
+    # Best 0.9 (trial 3); passes 2 of 3 trials: pass@k 2/3. Scored runs 2, 3 and 4; times on trials 2 and 3.
+    runs = [
+        make_run("a", "code-001", id="t1", trial=1, status="completed"),
+        make_run("a", "code-001", id="t2", trial=2, status="timeout", wall_seconds=300.0),
+        make_run(
+            "a",
+            "code-001",
+            id="t3",
+            trial=3,
+            tests_passed=9,
+            tests_total=10,
+            score=0.9,
+            wall_seconds=30.0,
+            first_output_seconds=4.0,
+        ),
+        make_run("a", "code-001", id="t4", trial=4, tests_passed=4, tests_total=5, score=0.7),
+    ]
+    row = board([AUTO], runs)["overall"][0]
+    trial = {"heuristic": False}
+    assert row["tasks"]["code-001"] == {
+        "best": 0.9,
+        "best_run": "t3",
+        "trials": 3,
+        "passes": 2,
+        "pass_at_k": 2 / 3,
+        "passed": True,
+        "heuristic": False,
+        "runs": ["t2", "t3", "t4"],
+        "scores": [
+            {
+                **trial,
+                "run": "t2",
+                "trial": 2,
+                "status": "timeout",
+                "score": 0.0,
+                "source": "timeout",
+                "passed": False,
+                "published_score": None,
+                "score_differs": False,
+            },
+            {
+                **trial,
+                "run": "t3",
+                "trial": 3,
+                "status": "completed",
+                "score": 0.9,
+                "source": "auto",
+                "passed": True,
+                "published_score": 0.9,
+                "score_differs": False,
+            },
+            {
+                **trial,
+                "run": "t4",
+                "trial": 4,
+                "status": "completed",
+                "score": 0.8,
+                "source": "auto",
+                "passed": True,
+                "published_score": 0.7,
+                "score_differs": True,
+            },
+        ],
+    }
+    # The row: the one task's best 0.9 is the score (and the overall); trial 1 is listed as unscored.
+    assert (row["score"], row["overall"], row["pass_rate"]) == (0.9, 0.9, 1.0)
+    assert row["unscored"] == ["t1"]
+    assert (row["runs_scored"], row["latency_runs"], row["cost_runs"]) == (3, 2, 0)
+    # Mean times of the scored runs that report them: (300 + 30) / 2 = 165 s; first output on trial 3: 4 s.
+    assert (row["wall_seconds"], row["first_output_seconds"]) == (165.0, 4.0)
+
+
+def test_a_published_score_a_rounding_error_from_the_computed_one_is_not_flagged():
+    # 1 of 1,000,000,000 tests is 1e-9; published as 0: the difference is within the 1e-9 tolerance.
+    runs = [make_run("a", "code-001", id="x", tests_passed=1, tests_total=1_000_000_000, score=0.0)]
+    cell = board([AUTO], runs)["overall"][0]["tasks"]["code-001"]
+    assert cell["scores"][0]["score_differs"] is False
+
+
+def test_a_score_a_rounding_error_below_the_threshold_passes():
+    # "score >= 0.80", with floats allowed a 1e-9 rounding error below it; 2e-9 below is a fail.
+    assert passes(0.8 - 1e-9, 0.8) is True
+    assert passes(0.8 - 2e-9, 0.8) is False
+
+
+def test_it_ranks_by_score_not_by_name_and_equal_scores_share_a_rank():
+    runs = [
+        make_run("ant", "code-001", tests_passed=1, tests_total=2),
+        make_run("bee", "code-001", tests_passed=9, tests_total=10),
+        make_run("cat", "code-001", tests_passed=18, tests_total=20),
+    ]
+    rows = board([AUTO], runs)["overall"]
+    # ant 1/2 = 0.5; bee 9/10 = 0.9; cat 18/20 = 0.9: bee and cat share first place (by name), ant is third.
+    assert [(r["agent"], r["rank"]) for r in rows] == [("bee", 1), ("cat", 1), ("ant", 3)]
+
+
+def test_a_round_without_tasks_leaves_every_score_blank():
+    out = compute_scored_boards(make_round("scored", [], [], agents=[make_agent("a")]))
+    row = out["overall"][0]
+    assert (row["score"], row["pass_rate"], row["tested"], row["of"], row["rank"]) == (None, None, 0, 0, 1)
+
+
+def test_the_interval_resamples_each_agents_best_trial_and_a_task_without_a_score_as_an_unrun_zero():
+    runs = [make_run("a", "code-001", tests_passed=9, tests_total=10), make_run("b", "research-001", judge_scores=(5,))]
+    round_input = make_round("scored", [AUTO, JUDGE], runs)
+    cells = interval_cells(round_input, compute_scored_boards(round_input))
+    # a: code 9/10 = 0.9 (ran), research none (0, not ran); b: code none, research 5/10 = 0.5.
+    assert cells == {
+        ("a", "code-001"): ([0.9], True),
+        ("a", "research-001"): ([0.0], False),
+        ("b", "code-001"): ([0.0], False),
+        ("b", "research-001"): ([0.5], True),
+    }
+
+
+def test_the_board_counts_agents_missing_each_axis_wholly_or_on_some_runs():
+    # "surface 'n agents missing data on axis X'". full: cost and time on both runs. part: cost on 1 of 2
+    # runs (partial cost), time on both. none: no cost, time on 1 of 2 (partial latency). zero: neither.
+    # missing cost: part, none, zero = 3 (1 of them partial); missing latency: none, zero = 2 (1 partial).
+    def two(agent, costs, times):
+        return [
+            make_run(agent, "code-001", trial=t, tests_passed=1, tests_total=1, cost_usd=c, wall_seconds=s)
+            for t, c, s in zip((1, 2), costs, times, strict=True)
+        ]
+
+    runs = [
+        *two("full", (0.1, 0.2), (10.0, 20.0)),
+        *two("part", (0.1, None), (10.0, 20.0)),
+        *two("none", (None, None), (10.0, None)),
+        make_run("zero", "code-001", tests_passed=1, tests_total=1),
+    ]
+    assert board([AUTO], runs)["meta"] == {
+        "agents": 4,
+        "missing_cost": 3,
+        "missing_latency": 2,
+        "partial_cost": 1,
+        "partial_latency": 1,
+        "pass_threshold": 0.8,
+    }
+
+
+def test_an_llm_judge_task_scores_by_its_judge_alone_even_with_test_counts():
+    # "LLM Judge (llm-judge) ... Final score = average / 10": 7/10 = 0.7; the 1-of-4 tests are not its evaluation.
+    run = make_run("a", "research-001", tests_passed=1, tests_total=4, judge_scores=(7,))
+    assert run_score(run, JUDGE) == RunScore(0.7, False, "llm-judge")
+
+
+def test_judge_scores_keep_a_published_composite_from_being_capped_by_a_stray_heuristic():
+    # A composite with no test counts falls back to its published 0.88; its judged part rests on the judge's
+    # 8/10, not on the heuristic, so the 0.60 cap does not apply and the score is not marked.
+    run = make_run("a", "multi-001", judge_scores=(8,), heuristic=0.9, score=0.88)
+    assert run_score(run, COMPOSITE) == RunScore(0.88, False, "published")
+
+
+def test_a_run_with_nothing_to_score_has_no_score():
+    assert run_score(make_run("a", "code-001", status="completed"), AUTO) == RunScore(None, False, "none")
+
+
+def test_test_counts_with_no_tests_give_no_share_and_the_published_pass_rate_stands():
+    # "Score = tests_passed / tests_total": with 0 tests there is no share; the pass rate published with the
+    # run (0.5) is the auto part. A total without a count of passed tests gives no share either.
+    assert run_score(make_run("a", "code-001", tests_passed=0, tests_total=0, auto_pass_rate=0.5), AUTO).score == 0.5
+    assert run_score(make_run("a", "code-001", tests_total=4, auto_pass_rate=0.25), AUTO).score == 0.25

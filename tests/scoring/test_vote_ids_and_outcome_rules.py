@@ -5,8 +5,8 @@ import hashlib
 import pytest
 
 from scoring.boards import counted_outcome, counted_verdict_outcome
-from scoring.bundle import vote_ids
-from scoring.types import VerdictInput
+from scoring.bundle import vote_ids, vote_inputs
+from scoring.types import VerdictInput, VoteInput
 from tests.builders.scoring import make_run, make_task, verdicts
 
 
@@ -59,3 +59,43 @@ def test_a_violation_verdict_counts_as_a_fail_where_the_methodology_has_no_viola
     assert counted_verdict_outcome("outcomes", violation, safety) == "violation"
     assert counted_verdict_outcome("outcomes", violation, core) == "fail"
     assert counted_verdict_outcome("outcomes", VerdictInput(role="tester", outcome="partial"), core) == "partial"
+
+
+def test_a_bundles_votes_count_unless_they_say_counts_false():
+    # Seed 003's download: each vote with its voter; "counts" false is a vote the site does not count. A vote
+    # that does not say counts.
+    doc = {
+        "votes": [
+            _vote(voter="v1"),
+            _vote(voter="v2", counts=False),
+            _vote(counts=True, winner="tie"),
+        ]
+    }
+    assert vote_inputs(doc) == [
+        VoteInput(task="t1", a="ant", b="bee", winner="a", voter="v1", counts=True),
+        VoteInput(task="t1", a="ant", b="bee", winner="a", voter="v2", counts=False),
+        VoteInput(task="t1", a="ant", b="bee", winner="tie", voter=None, counts=True),
+    ]
+    assert vote_inputs({}) == [] and vote_inputs({"votes": None}) == []
+
+
+def test_the_weekly_table_reads_a_violation_verdict_as_a_fail_on_every_task():
+    # Seed 004's table has pass, partial and fail only: a reviewer's violation and another's fail agree.
+    violation = VerdictInput(role="tester", outcome="violation")
+    assert counted_verdict_outcome("weekly", violation, make_task("t", kind="safety")) == "fail"
+    assert counted_verdict_outcome("weekly", violation, make_task("t", kind="core")) == "fail"
+
+
+def test_a_verdict_of_violation_stands_as_given_unless_the_board_has_no_violation():
+    from scoring.common import verdict_outcome
+
+    violation = VerdictInput(role="tester", outcome="violation")
+    assert verdict_outcome(violation) == "violation"
+    assert verdict_outcome(violation, allow_violation=False) == "fail"
+
+
+def test_a_versions_major_number_is_its_first_part_and_0_when_missing_or_unreadable():
+    from scoring.common import major
+
+    # Outcomes section 9 compares major task versions: "2.1.4" is major 2 (not "2.1"); "v2" cannot be read.
+    assert [major(v) for v in (None, "", "2.1", "3", "2.1.4", "v2", "12.0")] == [0, 0, 2, 3, 2, 0, 12]

@@ -196,3 +196,72 @@ def test_it_counts_unsupported_and_violation_labels_as_fails():
     assert (row["passes"], row["partials"], row["fails"], row["points"]) == (1, 0, 2, 2)
     assert row["pass_rate"] == 1 / 3
     assert [row["tasks"][k]["outcome"] for k in ("trip", "inbox", "research")] == ["pass", "fail", "fail"]
+
+
+def test_a_week_without_tasks_has_no_pass_rate_and_lists_its_agents_by_name():
+    # "pass rate = passes / the number of tasks that week": with no task the rate is unknown, not 0; the order
+    # falls through to the last tie-break, the name.
+    r = make_round("weekly", [], [], agents=[make_agent("zed", name="Zed"), make_agent("aider", name="aider")])
+    rows = compute_weekly_boards(r)["overall"]
+    assert [(x["agent"], x["rank"], x["pass_rate"], x["seconds"], x["cost_usd"]) for x in rows] == [
+        ("aider", 1, None, None, None),
+        ("zed", 2, None, None, None),
+    ]
+
+
+def test_a_weeks_row_shows_each_tasks_run_outcome_time_interventions_and_cost():
+    # Seed 004: pass 2 points, fail 0. trip passed in 600 s with 1 intervention for $0.40; inbox reached the
+    # 30-minute cap (a fail, 1,800 s) with 0 interventions for $0.10. Week of 2 tasks: pass rate 1/2,
+    # 2 points, 2,400 s, 1 intervention, $0.50 (every run metered: dollars, no plan label).
+    runs = [
+        make_run("a", "trip", id="t", outcome="pass", wall_seconds=600.0, interventions=1, cost_usd=0.4),
+        make_run("a", "inbox", id="i", outcome="pass", wall_seconds=1800.0, interventions=0, cost_usd=0.1),
+    ]
+    row = table(runs)[0]
+    assert row["tasks"] == {
+        "inbox": {
+            "outcome": "fail",
+            "points": 0,
+            "run": "i",
+            "seconds": 1800.0,
+            "capped": True,
+            "interventions": 0,
+            "cost_usd": 0.1,
+            "plan_label": None,
+        },
+        "trip": {
+            "outcome": "pass",
+            "points": 2,
+            "run": "t",
+            "seconds": 600.0,
+            "capped": False,
+            "interventions": 1,
+            "cost_usd": 0.4,
+            "plan_label": None,
+        },
+    }
+    assert (row["pass_rate"], row["overall"], row["tasks_that_week"], row["points"]) == (0.5, 0.5, 2, 2)
+    assert (row["seconds"], row["interventions"], row["cost_usd"]) == (2400.0, 1, 0.5)
+    assert (row["plan_label"], row["cost_kind"]) == (None, "dollars")
+
+
+def test_a_week_on_several_plans_lists_every_plan_label_and_a_week_without_any_has_no_cost_kind():
+    runs = [
+        make_run("a", "trip", outcome="pass", plan_label="Pro plan"),
+        make_run("a", "inbox", outcome="pass", plan_label="Max plan"),
+        make_run("a", "research", outcome="pass", plan_label="Pro plan"),
+        make_run("b", "trip", outcome="pass"),
+    ]
+    rows = table(runs)
+    # The labels of the runs without dollars, each once, in alphabetical order.
+    assert (row_of(rows, "a")["plan_label"], row_of(rows, "a")["cost_kind"]) == ("Max plan, Pro plan", "plan")
+    # No dollars, no label on the runs and none on the entry: the cost is unknown.
+    assert (row_of(rows, "b")["plan_label"], row_of(rows, "b")["cost_kind"]) == (None, None)
+
+
+def test_an_agent_row_without_an_entry_has_no_plan_to_fall_back_to():
+    from scoring.common import base_row
+    from scoring.weekly import agent_row
+
+    row = agent_row(base_row(make_agent("a")), [make_run("a", "trip", outcome="pass")], 1, None)
+    assert (row["plan_label"], row["cost_kind"], row["pass_rate"]) == (None, None, 1.0)

@@ -126,3 +126,22 @@ def test_malformed_aliases_and_scopes_are_refused_not_errors(voter_client, world
     assert voter_client.get(reverse("vote_preview_live", args=[junk])).status_code == 400
     page = voter_client.get(reverse("vote"), {"scope": junk})
     assert page.status_code == 200 and "No pair to show" in page.content.decode()
+
+
+def test_another_voters_key_and_an_unknown_key_get_the_same_answer(voter, world):
+    import secrets
+
+    # "it tells a forger nothing": the same reason, status and words for a key issued to someone else and for
+    # one never issued.
+    matchup = matchup_draw(voter=voter)
+    other = make_user("forger@example.com")
+    for key in (matchup.key, secrets.token_urlsafe(18)):
+        with pytest.raises(MatchupRefused) as refused:
+            vote_record(key=key, voter=other, winner="a")
+        assert (refused.value.reason, refused.value.status, refused.value.message) == (
+            "forged",
+            400,
+            "This pair was not issued to you. Load a new pair to vote.",
+        )
+        assert str(refused.value) == refused.value.message
+    assert not Vote.objects.exists()

@@ -249,3 +249,49 @@ def test_a_vote_counted_while_the_ratings_are_fitted_is_not_left_out(monkeypatch
     snap = BoardSnapshot.objects.get(kind=SnapshotKind.RATINGS, benchmark=world.benchmark)
     assert snap.stale is False
     assert {row["agent"]: row["votes"] for row in snap.data["all"]} == {"zephyrbot": 2, "marlinide": 2}
+
+
+def test_only_an_editor_may_change_a_vote_and_nothing_moves_when_refused(world):
+    from django.core.exceptions import PermissionDenied
+
+    voter = make_user("plain@example.com")
+    lo, hi = _ordered(world, "zephyrbot", "marlinide")
+    vote = cast(voter, _run(world, lo), _run(world, hi), "a")
+    with pytest.raises(PermissionDenied, match=r"^Only editors may change votes\.$"):
+        vote_change(vote=Vote.objects.get(pk=vote.pk), by=voter, changes={"winner": "b"})
+    with pytest.raises(PermissionDenied):
+        vote_change(vote=Vote.objects.get(pk=vote.pk), by=voter, delete=True)
+    assert Vote.objects.get(pk=vote.pk).winner == "a" and _cells(world) == {(lo, hi, "lo"): 1}
+
+
+def test_a_vote_moved_to_another_benchmarks_task_refits_the_ratings_of_both(world):
+    from django.contrib.auth.models import Group
+
+    from leaderboard.models import Benchmark, Task
+
+    editor = make_user("mover@example.com")
+    editor.groups.add(Group.objects.get(name="Editors"))
+    other = Benchmark.objects.create(slug="other-bench", name="Other", methodology="checks")
+    other_task = Task.objects.create(benchmark=other, key="chat-app", title="Chat")
+    vote = cast(make_user("mv@example.com"), _run(world, "zephyrbot"), _run(world, "marlinide"), "a")
+    for bench in (world.benchmark, other):
+        BoardSnapshot.objects.update_or_create(
+            benchmark=bench, round=None, kind=SnapshotKind.RATINGS, defaults={"stale": False}
+        )
+    vote_change(vote=Vote.objects.get(pk=vote.pk), by=editor, changes={"task_id": other_task.id})
+    # The vote left the first benchmark's ratings and joined the other's: both are refit.
+    stale = dict(BoardSnapshot.objects.filter(kind=SnapshotKind.RATINGS).values_list("benchmark__slug", "stale"))
+    assert stale == {"appbench-t": True, "other-bench": True}
+
+
+def test_a_vote_two_editors_delete_at_once_is_gone_once_without_an_error(world):
+    from django.contrib.auth.models import Group
+
+    editor = make_user("twice@example.com")
+    editor.groups.add(Group.objects.get(name="Editors"))
+    vote = cast(make_user("gone@example.com"), _run(world, "zephyrbot"), _run(world, "marlinide"), "a")
+    first, second = Vote.objects.get(pk=vote.pk), Vote.objects.get(pk=vote.pk)
+    vote_change(vote=first, by=editor, delete=True)
+    vote_change(vote=second, by=editor, delete=True)  # the row is already gone: nothing to uncount twice
+    assert not Vote.objects.filter(pk=vote.pk).exists() and _cells(world) == {}
+    assert BoardSnapshot.objects.get(benchmark=world.benchmark, kind=SnapshotKind.RATINGS).stale
