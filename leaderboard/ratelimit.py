@@ -8,11 +8,18 @@ into server errors: the database, not the cache, is the source of truth.
 from __future__ import annotations
 
 import logging
+import time
 
 from django.core.cache import DEFAULT_CACHE_ALIAS, cache, caches
 from django.core.cache.backends.redis import RedisCache
 
 log = logging.getLogger(__name__)
+
+
+def clock() -> float:
+    """The time fixed windows are counted in (seconds since the epoch). Every rate limit reads it here, so a
+    test can pin it away from a window's edge (tests/conftest.py) instead of racing one."""
+    return time.time()
 
 
 def window_hit(key: str, window: int) -> int | None:

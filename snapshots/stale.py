@@ -65,13 +65,26 @@ def snapshots_mark_stale(
         elif BoardSnapshot.objects.filter(pk=snap.pk, stale=False).update(stale=True, stale_since=now):
             turned.append(snap.id)
     for bench_id in bench_ids:
-        snap, created = BoardSnapshot.objects.get_or_create(
-            benchmark_id=bench_id, round=None, kind=SnapshotKind.RATINGS, defaults={"stale": True, "stale_since": now}
+        # Its id and flag only (a ratings snapshot's data can be large); already stale, as it is through a vote
+        # storm, it costs this one small read.
+        ratings = dict(
+            BoardSnapshot.objects.filter(benchmark_id=bench_id, round=None, kind=SnapshotKind.RATINGS).values_list(
+                "id", "stale"
+            )[:1]
         )
-        if created:
-            rating_turned.append(snap.id)
-        elif BoardSnapshot.objects.filter(pk=snap.pk, stale=False).update(stale=True, stale_since=now):
-            rating_turned.append(snap.id)
+        if not ratings:
+            snap, created = BoardSnapshot.objects.get_or_create(
+                benchmark_id=bench_id,
+                round=None,
+                kind=SnapshotKind.RATINGS,
+                defaults={"stale": True, "stale_since": now},
+            )
+            if created or BoardSnapshot.objects.filter(pk=snap.pk, stale=False).update(stale=True, stale_since=now):
+                rating_turned.append(snap.id)
+            continue
+        [(snap_id, stale)] = ratings.items()
+        if not stale and BoardSnapshot.objects.filter(pk=snap_id, stale=False).update(stale=True, stale_since=now):
+            rating_turned.append(snap_id)
     if turned or rating_turned:
         slugs = list(
             Benchmark.objects.filter(snapshots__id__in=turned + rating_turned).distinct().values_list("slug", flat=True)

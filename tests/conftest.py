@@ -16,6 +16,21 @@ celery_app.conf.task_eager_propagates = True
 
 
 @pytest.fixture(autouse=True)
+def _rate_limit_clock(monkeypatch):
+    """Rate-limit windows are counted on a clock that starts each test at the start of today (UTC), so at the
+    start of every window (a minute, ten minutes, an hour, a day), and then runs at the real pace: no test
+    races a window's edge (it would need a minute to reach one). It stays within the day, so the database
+    fallback (votes cast in the last window) still sees the test's votes."""
+    import time
+
+    from leaderboard import ratelimit
+
+    started, now = time.monotonic(), time.time()
+    start = now - now % 86_400
+    monkeypatch.setattr(ratelimit, "clock", lambda: start + (time.monotonic() - started))
+
+
+@pytest.fixture(autouse=True)
 def _fresh_cache():
     cache_clear_own()
     yield

@@ -1,18 +1,24 @@
 """The vote pool: every run that may be drawn for a blind vote, worked out once and shared by all processes.
 
-Which runs can be drawn (`selectors.drawable_runs`: published, not superseded, counted, started, admitted,
-something to show) depends on runs, their evidence and builds, rounds, entries, agents, tasks and benchmarks,
-never on votes. Working it out reads every run of the votable benchmarks, so instead of doing that on every
-vote screen the pool is kept in the shared cache under a *pool version*:
+Which runs can be drawn (`selectors.drawable` and `selectors.run_is_drawable`: published, not superseded,
+counted, started, admitted, something to show) depends on runs, their evidence and builds, rounds, entries,
+agents, tasks (and their versions) and benchmarks, never on votes. Working it out reads every run of the
+votable benchmarks, so instead of doing that on every vote screen the pool is kept in the shared cache under
+a *pool version*:
 
 - any save or delete of one of those models (`voting.apps`), and a bundle import, retires the version at once
   and again when its transaction commits (`vote_pool_changed`);
 - the pool also expires after POOL_TTL_SECONDS, which bounds what a write that sends no signal (a queryset
   update) can leave behind: at worst a run that became drawable waits that long;
-- a draw never trusts the pool alone: the two runs it picks are checked again against the database
-  (`selectors.drawable_runs` on those two runs) before the matchup is made, and a failed check rebuilds the
-  pool. A run that stopped being drawable (a round withdrawn, an agent's organization changed) is therefore
+- a draw never trusts the pool alone: the two runs it picks are checked again against the database rules a
+  write without a signal can change (`selectors.drawable_run_ids`: published round, not superseded, counted,
+  started, not the voter's organization) before the matchup is made, and a failed check rebuilds the pool. A
+  run that stopped being drawable that way (a round withdrawn, an agent's organization changed) is therefore
   never shown, however old the pool.
+
+The pool also holds what the vote screen shows before the vote: each run's kind of live app and number of
+screenshots, and each task's benchmark name, title, prompt and scenarios (current version). A vote screen
+reads no run, evidence, task or version row.
 
 Each process keeps the pool it last read and uses it while the shared version is unchanged: a vote screen
 then costs one small cache read for the pool. The version is a random token, so a cache that was emptied can
@@ -25,11 +31,13 @@ import logging
 import secrets
 import threading
 from dataclasses import dataclass
+from functools import cached_property
 
 from django.core.cache import cache
 from django.db import transaction
+from django.db.models import F
 
-from leaderboard.models import Task
+from leaderboard.models import Task, TaskVersion
 from scoring.checks import ADMISSION_KINDS
 
 log = logging.getLogger(__name__)
@@ -46,6 +54,9 @@ class PoolTask:
     key: str
     title: str
     ranked_by_votes: bool  # an invent or startup task: drawn before to-spec tasks
+    benchmark_name: str
+    prompt: str  # of the task's current version, shown above both apps
+    scenarios: tuple[str, ...]  # of the task's current version: what to try in both apps
 
 
 @dataclass(frozen=True)
@@ -62,6 +73,8 @@ class PoolRun:
     task_id: int
     agent_id: int
     organization_id: int | None
+    live: str  # what the side's frame shows (`selectors.live_kind`)
+    shots: int  # how many screenshots can be shown blind (`selectors.preview_shots`)
 
 
 @dataclass(frozen=True)
@@ -76,18 +89,35 @@ class VotePool:
                     return task
         return None
 
+    def run(self, run_id: int) -> PoolRun | None:
+        return self._runs_by_id.get(run_id)
+
+    @cached_property
+    def _runs_by_id(self) -> dict[int, PoolRun]:
+        return {run.id: run for run in self.runs}
+
 
 def pool_build() -> VotePool:
     """Work the pool out from the database (every run of the votable benchmarks is read)."""
     from runs.models import Run
 
-    from .selectors import drawable, run_is_drawable, votable_benchmarks, with_previews
+    from .selectors import drawable, live_kind, preview_shots, run_is_drawable, votable_benchmarks, with_previews
 
     benchmarks = []
     for bench in votable_benchmarks():
+        bench_tasks = list(Task.objects.filter(benchmark=bench))  # the tasks' own order
+        current = {v.task_id: v for v in TaskVersion.objects.filter(task__benchmark=bench, version=F("task__version"))}
         tasks = tuple(
-            PoolTask(t.id, t.key, t.title or t.key, t.kind in ADMISSION_KINDS)
-            for t in Task.objects.filter(benchmark=bench)  # the tasks' own order
+            PoolTask(
+                t.id,
+                t.key,
+                t.title or t.key,
+                t.kind in ADMISSION_KINDS,
+                bench.name,
+                current[t.id].prompt if t.id in current else "",
+                tuple(current[t.id].scenarios or ()) if t.id in current else (),
+            )
+            for t in bench_tasks
         )
         benchmarks.append(PoolBenchmark(bench.id, bench.slug, bench.name, tasks))
     task_ids = [t.id for b in benchmarks for t in b.tasks]
@@ -95,7 +125,14 @@ def pool_build() -> VotePool:
     return VotePool(
         benchmarks=tuple(benchmarks),
         runs=tuple(
-            PoolRun(run.id, run.task_id, run.entry.agent_id, run.entry.agent.organization_id)
+            PoolRun(
+                run.id,
+                run.task_id,
+                run.entry.agent_id,
+                run.entry.agent.organization_id,
+                live_kind(run),
+                len(preview_shots(run)),
+            )
             for run in runs
             if run_is_drawable(run)
         ),

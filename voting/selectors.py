@@ -15,7 +15,8 @@ from leaderboard.models import Benchmark, task_input
 from runs.models import AppBuild, Evidence, EvidenceKind, Run, RunStatus, run_input
 from scoring import checks as checks_rules
 
-from .models import Held, Matchup, Vote, VoterFlag
+from . import queries
+from .models import Matchup
 from .pool import VotePool, vote_pool
 
 # Matchup tokens are secrets.token_urlsafe; scopes are benchmark slugs and task keys (leaderboard key_validator).
@@ -78,25 +79,22 @@ def run_is_drawable(run: Run) -> bool:
     return checks_rules.votable(run_input(run), task_input(run.task)) and has_something_to_show(run)
 
 
-def drawable_runs(*, voter, task_ids: list[int], run_ids: list[int] | None = None) -> list[Run]:
-    """The runs that may be shown to `voter`, read from the database: runs of published rounds, not superseded
-    by a re-run, that count and whose app started (and, on invent and startup tasks, was admitted:
-    `scoring.checks.votable`) and that have something to show (`has_something_to_show`), never of an agent of
-    the voter's own organization. `run_ids` narrows it to those runs. Read with what the vote screen shows of
-    them (`with_previews`, the task and its benchmark)."""
-    runs = Run.objects.filter(task_id__in=task_ids)
-    if run_ids is not None:
-        runs = runs.filter(id__in=run_ids)
-    runs = with_previews(drawable(runs))
+def drawable_run_ids(*, voter, task_id: int, run_ids: list[int]) -> set[int]:
+    """Which of `run_ids` (runs of one task) pass the database part of the draw rules (`drawable`) and are not
+    of an agent of the voter's own organization: one small query. A draw checks the two runs it picked from
+    the vote pool with it, since these are the rules a write without a signal (a queryset update of a round,
+    a run or an agent) can change; the rest (admission, something to show) is kept in the pool, which every
+    save of a run, its evidence or its build retires."""
+    runs = drawable(Run.objects.filter(task_id=task_id, id__in=run_ids))
     org_id = _organization_id(voter)
     if org_id is not None:
         runs = runs.exclude(entry__agent__organization_id=org_id)
-    return [run for run in runs if run_is_drawable(run)]
+    return set(runs.order_by().values_list("id", flat=True))  # no ordering: a run's ordering joins four tables
 
 
 def pool_runs(*, voter, task_ids: list[int], pool: VotePool) -> list[tuple[int, int, int]]:
-    """`drawable_runs` read from the vote pool: (run id, task id, agent id), never of the voter's own
-    organization."""
+    """The runs that may be shown to `voter`, read from the vote pool: (run id, task id, agent id) of the runs
+    that pass the draw rules (`drawable` and `run_is_drawable`), never of the voter's own organization."""
     wanted = set(task_ids)
     org_id = _organization_id(voter)
     return [
@@ -112,9 +110,9 @@ class ScopeChoice:
     label: str
 
 
-def vote_scopes(*, voter) -> list[tuple[str, list[ScopeChoice]]]:
+def vote_scopes(*, voter, pool: VotePool | None = None) -> list[tuple[str, list[ScopeChoice]]]:
     """The scope select: per votable benchmark, "any task" and each task with two agents to compare."""
-    pool = vote_pool()
+    pool = pool or vote_pool()
     agents: dict[int, set[int]] = {}
     all_tasks = [t.id for b in pool.benchmarks for t in b.tasks]
     for _, task_id, agent_id in pool_runs(voter=voter, task_ids=all_tasks, pool=pool):
@@ -135,8 +133,9 @@ def vote_scopes(*, voter) -> list[tuple[str, list[ScopeChoice]]]:
 
 def matchup_open(*, voter, scope: str, now: datetime | None = None) -> Matchup | None:
     """The voter's latest unused, unexpired matchup for this scope (reloading the page shows the same pair,
-    so a voter cannot reroll until a pair they like comes up)."""
-    return Matchup.objects.open(now=now).filter(voter=voter, scope=scope).select_related("task__benchmark").first()
+    so a voter cannot reroll until a pair they like comes up). Its task is not read: the screen takes it from
+    the vote pool (`screen_task`)."""
+    return queries.matchup_open(voter_id=voter.pk, scope=scope, now=now or timezone.now())
 
 
 # --- previews -----------------------------------------------------------------------------------------------
@@ -215,7 +214,7 @@ def with_previews(runs):
 class Side:
     letter: str
     alias: str
-    run: Run
+    run: Run | None  # read only to reveal the names (`matchup_sides(reveal=True)`)
     shot_count: int
     live: str  # live_kind(run)
 
@@ -233,23 +232,50 @@ def preview_origin() -> str:
     return settings.PREVIEW_ORIGIN
 
 
-def matchup_sides(matchup: Matchup) -> list[Side]:
-    if all(_read_with_previews(matchup, field) for field in ("run_a", "run_b")):
-        runs = {matchup.run_a.pk: matchup.run_a, matchup.run_b.pk: matchup.run_b}  # a new draw's: already read
-    else:
+def matchup_sides(matchup: Matchup, *, reveal: bool = False, pool: VotePool | None = None) -> list[Side]:
+    """The two sides of the screen. Before the vote they come from the vote pool (what each frame shows and
+    how many screenshots; no run is read); after it (`reveal`, when the names are shown), or for a run that
+    has left the pool, the runs are read with `with_previews`."""
+    pool = pool or vote_pool()
+    pooled = {run_id: pool.run(run_id) for run_id in (matchup.run_a_id, matchup.run_b_id)}
+    runs: dict[int, Run] = {}
+    if reveal or not all(pooled.values()):
         runs = {r.pk: r for r in with_previews(Run.objects.filter(pk__in=[matchup.run_a_id, matchup.run_b_id]))}
     sides = []
     for letter, alias, run_id in (("A", matchup.alias_a, matchup.run_a_id), ("B", matchup.alias_b, matchup.run_b_id)):
-        run = runs[run_id]
-        sides.append(Side(letter, alias, run, len(preview_shots(run)), live_kind(run)))
+        if run_id in runs:
+            run = runs[run_id]
+            sides.append(Side(letter, alias, run, len(preview_shots(run)), live_kind(run)))
+        else:
+            pooled_run = pooled[run_id]
+            assert pooled_run is not None
+            sides.append(Side(letter, alias, None, pooled_run.shots, pooled_run.live))
     return sides
 
 
-def _read_with_previews(matchup: Matchup, field: str) -> bool:
-    """Whether the matchup holds that side's run as `with_previews` reads it (its screenshots prefetched)."""
-    if not Matchup._meta.get_field(field).is_cached(matchup):
-        return False
-    return "evidence" in getattr(getattr(matchup, field), "_prefetched_objects_cache", {})
+@dataclass(frozen=True)
+class ScreenTask:
+    """What the vote screen shows of the task: its benchmark, title, prompt and scenarios (current version)."""
+
+    benchmark_name: str
+    title: str
+    prompt: str
+    scenarios: tuple[str, ...]
+
+
+def screen_task(matchup: Matchup, *, pool: VotePool | None = None) -> ScreenTask:
+    """The matchup's task as the screen shows it: from the vote pool, or read when the task has left it."""
+    pooled = (pool or vote_pool()).task(matchup.task_id)
+    if pooled is not None:
+        return ScreenTask(pooled.benchmark_name, pooled.title, pooled.prompt, pooled.scenarios)
+    task = matchup.task
+    version = task.current_version
+    return ScreenTask(
+        task.benchmark.name,
+        task.title or task.key,
+        version.prompt if version else "",
+        tuple(version.scenarios or ()) if version else (),
+    )
 
 
 def matchup_for_alias(alias: str) -> tuple[Matchup | None, str | None]:
@@ -303,10 +329,10 @@ class VoterStatus:
 def voter_status(*, voter, now: datetime | None = None) -> VoterStatus:
     now = now or timezone.now()
     counts_from = account_counts_from(voter)
-    today = Vote.objects.filter(voter=voter, cast_at__gte=day_start(now)).exclude(held=Held.DAILY_CAP).count()
+    today, flagged = queries.voter_day(voter_id=voter.pk, since=day_start(now))
     return VoterStatus(
         counts_from=counts_from if counts_from > now else None,
-        flagged=VoterFlag.objects.active().filter(voter=voter).exists(),
+        flagged=flagged,
         counted_today=today,
         daily_cap=settings.VOTE_DAILY_CAP,
     )

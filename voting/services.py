@@ -31,19 +31,20 @@ from __future__ import annotations
 import hashlib
 import math
 import secrets
-import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from random import Random
+from typing import Protocol
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, Q
 from django.utils import timezone
 
+from leaderboard import ratelimit
 from leaderboard.clients import client_address  # noqa: F401 - the voting views' import of it
 from leaderboard.models import Agent
 from leaderboard.ratelimit import window_hits
@@ -51,10 +52,11 @@ from runs.selectors import user_is_editor
 from scoring.bradley_terry import fit_cells
 from snapshots.stale import snapshots_mark_stale
 
+from . import queries
 from .cells import VOTE_CELL_FIELDS, cell_of, cells_apply, votes_lock
 from .models import Held, Matchup, Outcome, Vote, VoteCell, VoterFlag, Winner
-from .pool import vote_pool
-from .selectors import account_counts_from, day_start, drawable_runs, is_token, pool_runs, scope_tasks
+from .pool import VotePool, vote_pool
+from .selectors import account_counts_from, day_start, drawable_run_ids, is_token, pool_runs, scope_tasks
 
 # System randomness for draws and tokens: a voter must not be able to predict the next pair.
 _system_random = secrets.SystemRandom()
@@ -75,7 +77,16 @@ def _refuse_forged() -> MatchupRefused:
     return MatchupRefused("forged", 400, "This pair was not issued to you. Load a new pair to vote.")
 
 
-def matchup_check(matchup: Matchup | None, *, voter_id: int, now: datetime, for_vote: bool) -> Matchup:
+class _Usable(Protocol):
+    @property
+    def voter_id(self) -> int: ...
+    @property
+    def used_at(self) -> datetime | None: ...
+    @property
+    def expires_at(self) -> datetime: ...
+
+
+def matchup_check[U: _Usable](matchup: U | None, *, voter_id: int, now: datetime, for_vote: bool) -> U:
     """Raise MatchupRefused unless this voter may use the matchup now (to vote: only once)."""
     if matchup is None or matchup.voter_id != voter_id:
         raise _refuse_forged()
@@ -93,7 +104,9 @@ def _token() -> str:
     return secrets.token_urlsafe(18)
 
 
-def matchup_draw(*, voter, scope: str = "", now: datetime | None = None, rng: Random | None = None) -> Matchup | None:
+def matchup_draw(
+    *, voter, scope: str = "", now: datetime | None = None, rng: Random | None = None, pool: VotePool | None = None
+) -> Matchup | None:
     """Draw a pair of runs of one task for `voter`, or None when the scope has no two agents to compare.
 
     Rules: only runs of published rounds (completed, not superseded by a re-run) with something to show (an
@@ -105,12 +118,13 @@ def matchup_draw(*, voter, scope: str = "", now: datetime | None = None, rng: Ra
     random among its runs of the task.
 
     The runs come from the shared vote pool (`voting.pool`); the two picked are checked against the database
-    before the matchup is made.
+    (`selectors.drawable_run_ids`) before the matchup is made, and a failed check draws again from a pool
+    worked out afresh.
     """
     rng = rng or _system_random
     now = now or timezone.now()
     for attempt in range(2):
-        pool = vote_pool(fresh=attempt > 0)
+        pool = vote_pool(fresh=True) if attempt else (pool or vote_pool())
         runs_by_task: dict[int, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
         for run_id, task_id, agent_id in pool_runs(voter=voter, task_ids=scope_tasks(scope, pool), pool=pool):
             runs_by_task[task_id][agent_id].append(run_id)
@@ -119,8 +133,7 @@ def matchup_draw(*, voter, scope: str = "", now: datetime | None = None, rng: Ra
             return None
         task_id, run_a_id, run_b_id = picked
         # The pool may be a moment old: the two runs are checked against the database before they are shown.
-        checked = {r.id: r for r in drawable_runs(voter=voter, task_ids=[task_id], run_ids=[run_a_id, run_b_id])}
-        if len(checked) == 2:
+        if len(drawable_run_ids(voter=voter, task_id=task_id, run_ids=[run_a_id, run_b_id])) == 2:
             break
     else:
         return None
@@ -136,8 +149,6 @@ def matchup_draw(*, voter, scope: str = "", now: datetime | None = None, rng: Ra
         created_at=now,
         expires_at=now + timedelta(seconds=settings.VOTE_ALIAS_TTL_SECONDS),
     )
-    # The screen shows these runs, their task and its benchmark: already read, so not read again.
-    matchup.run_a, matchup.run_b, matchup.task = checked[run_a_id], checked[run_b_id], checked[run_a_id].task
     return matchup
 
 
@@ -154,27 +165,15 @@ def _pick(voter, runs_by_task: dict[int, dict[int, list[int]]], pool, rng: Rando
     if not candidates:
         return None
     # Votes on each pair, from the vote cells (the counted votes, whichever agent was shown as A).
-    seen: dict[tuple[int, int, int], int] = defaultdict(int)
-    for task_id, lo, hi, n in (
-        VoteCell.objects.filter(task_id__in={c[0] for c in candidates})
-        .values_list("task_id", "agent_lo_id", "agent_hi_id")
-        .annotate(n=Sum("n"))
-        .order_by()
-    ):
-        seen[(task_id, lo, hi)] += n
-    last = (
-        Matchup.objects.filter(voter=voter)
-        .order_by("-created_at", "-id")
-        .values_list("task_id", "run_a_id", "run_b_id")
-        .first()
-    )
+    seen = queries.pair_votes(task_ids=sorted({c[0] for c in candidates}))
+    last = queries.last_pair(voter_id=voter.pk)
     if last is not None and len(candidates) > 1:
         agent_of = {
             run_id: agent_id for agents in runs_by_task.values() for agent_id, runs in agents.items() for run_id in runs
         }
         pair = sorted([agent_of.get(last[1], -1), agent_of.get(last[2], -1)])
         candidates = [c for c in candidates if c != (last[0], pair[0], pair[1])]
-    weights = [1.0 / (1 + seen[c]) ** 2 for c in candidates]
+    weights = [1.0 / (1 + seen.get(c, 0)) ** 2 for c in candidates]
     task_id, a, b = rng.choices(candidates, weights=weights, k=1)[0]
     if rng.random() < 0.5:
         a, b = b, a
@@ -195,7 +194,7 @@ def rate_limit_hit(
     documentation states. Counters live in the Django cache (Redis in production, shared by all workers).
     When the cache is down, votes are still limited per account from the database (the votes the account
     cast in the last window); the per-address limit needs the cache and is skipped until it is back."""
-    at = time.time() if at is None else at
+    at = ratelimit.clock() if at is None else at
     slot = int(at // window)
     over = False
     cache_down = False
@@ -230,9 +229,9 @@ class Standing:
 def vote_standing(*, voter, now: datetime) -> Standing:
     """Whether a vote cast now by `voter` counts, and if not why (the rules in the module docstring)."""
     counts_from = account_counts_from(voter)
-    if VoterFlag.objects.active().filter(voter=voter).exists():
+    today, flagged = queries.voter_day(voter_id=voter.pk, since=day_start(now))
+    if flagged:
         return Standing(Held.FLAGGED, counts_from if counts_from > now else None)
-    today = Vote.objects.filter(voter=voter, cast_at__gte=day_start(now)).exclude(held=Held.DAILY_CAP).count()
     if today >= settings.VOTE_DAILY_CAP:
         return Standing(Held.DAILY_CAP, None)
     if counts_from > now:
@@ -253,35 +252,30 @@ def vote_record(*, key: str, voter, winner: str, now: datetime | None = None) ->
         # the daily cap at cap - 1.
         get_user_model().objects.select_for_update().filter(pk=voter.pk).values_list("pk", flat=True).first()
         # Locking the matchup makes a replayed key wait for the first vote and then see used_at set.
-        matchup = (
-            Matchup.objects.select_for_update(of=("self",))
-            .select_related("run_a__entry", "run_b__entry", "task")
-            .filter(key=key)
-            .first()
-        )
-        matchup_check(matchup, voter_id=voter.pk, now=now, for_vote=True)
-        assert matchup is not None
+        target = queries.claim_target(key=key)
+        matchup_check(target, voter_id=voter.pk, now=now, for_vote=True)
+        assert target is not None
         # The conditional update is the claim: only one request can turn used_at from NULL.
-        if Matchup.objects.filter(pk=matchup.pk, used_at__isnull=True).update(used_at=now) != 1:
+        if Matchup.objects.filter(pk=target.pk, used_at__isnull=True).update(used_at=now) != 1:
             raise MatchupRefused("used", 410, "You already voted on this pair. Each pair takes one vote.")
         standing = vote_standing(voter=voter, now=now)
         vote = Vote.objects.create(
-            task_id=matchup.task_id,
-            agent_a_id=matchup.run_a.entry.agent_id,
-            agent_b_id=matchup.run_b.entry.agent_id,
-            run_a_id=matchup.run_a_id,
-            run_b_id=matchup.run_b_id,
+            task_id=target.task_id,
+            agent_a_id=target.agent_a_id,
+            agent_b_id=target.agent_b_id,
+            run_a_id=target.run_a_id,
+            run_b_id=target.run_b_id,
             winner=winner,
             voter=voter,
             cast_at=now,
             counts=standing.counts,
             held=standing.held,
             counts_from=standing.counts_from,
-            matchup=matchup,
+            matchup_id=target.pk,
         )
         if standing.counts:
             cells_apply(added=[(vote.task_id, vote.agent_a_id, vote.agent_b_id, vote.winner)])
-            snapshots_mark_stale(benchmark_ids=[matchup.task.benchmark_id])  # its ratings
+            snapshots_mark_stale(benchmark_ids=[target.benchmark_id])  # its ratings
     return vote
 
 

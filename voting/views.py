@@ -26,6 +26,7 @@ from runs.services.app_builds import app_build_file
 
 from .app_serving import APP_CSP, app_file_response
 from .models import Winner
+from .pool import VotePool, vote_pool
 from .selectors import (
     app_build_of,
     matchup_by_key,
@@ -35,6 +36,7 @@ from .selectors import (
     preview_origin,
     preview_shots,
     scope_is_valid,
+    screen_task,
     url_is_opaque,
     vote_scopes,
     voter_status,
@@ -86,15 +88,16 @@ def _refused(request: HttpRequest, refusal: MatchupRefused) -> HttpResponse:
     return render(request, template, {"refusal": refusal}, status=refusal.status)
 
 
-def _stage(request: HttpRequest, context: dict, status: int = 200) -> HttpResponse:
+def _stage(request: HttpRequest, context: dict, status: int = 200, pool: VotePool | None = None) -> HttpResponse:
+    pool = pool or vote_pool()
     context.setdefault("voter", voter_status(voter=request.user))
     if matchup := context.get("matchup"):
-        context["version"] = matchup.task.current_version
+        context["task"] = screen_task(matchup, pool=pool)
         context["preview_origin"] = preview_origin()
     if request.htmx:
         response = render(request, "voting/vote.html#stage", context, status=status)
     else:
-        context["scopes"] = vote_scopes(voter=request.user)
+        context["scopes"] = vote_scopes(voter=request.user, pool=pool)
         response = render(request, "voting/vote.html", context, status=status)
     return response
 
@@ -104,16 +107,18 @@ def _stage(request: HttpRequest, context: dict, status: int = 200) -> HttpRespon
 @csp_override(VOTE_CSP)
 def vote(request: HttpRequest) -> HttpResponse:
     scope = request.GET.get("scope", "").strip()
+    pool = vote_pool()
     if not scope_is_valid(scope):
-        return _stage(request, {"scope": "", "state": "empty"})
+        return _stage(request, {"scope": "", "state": "empty"}, pool=pool)
     matchup = matchup_open(voter=request.user, scope=scope)
     if matchup is None:
         if limited := _too_many(request, "draw", settings.VOTE_DRAW_RATE_LIMIT):
             return limited
-        matchup = matchup_draw(voter=request.user, scope=scope)
+        matchup = matchup_draw(voter=request.user, scope=scope, pool=pool)
     if matchup is None:
-        return _stage(request, {"scope": scope, "state": "empty"})
-    return _stage(request, {"scope": scope, "state": "matchup", "matchup": matchup, "sides": matchup_sides(matchup)})
+        return _stage(request, {"scope": scope, "state": "empty"}, pool=pool)
+    sides = matchup_sides(matchup, pool=pool)
+    return _stage(request, {"scope": scope, "state": "matchup", "matchup": matchup, "sides": sides}, pool=pool)
 
 
 @login_required
@@ -151,7 +156,7 @@ def _reveal(request: HttpRequest, key: str) -> HttpResponse:
             "scope": matchup.scope,
             "state": "revealed",
             "matchup": matchup,
-            "sides": matchup_sides(matchup),
+            "sides": matchup_sides(matchup, reveal=True),
             "vote": getattr(matchup, "vote", None),
             "previews_live": matchup.expires_at > timezone.now(),
         },

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import threading
-import time
 from pathlib import Path as FilePath
 from typing import Any
 
@@ -22,6 +21,7 @@ from ninja.operation import Operation
 from ninja.throttling import BaseThrottle
 
 from .. import api_schemas as s
+from .. import ratelimit
 from ..clients import client_address
 from ..ratelimit import window_hit
 
@@ -44,7 +44,7 @@ class ClientRateThrottle(BaseThrottle):
     """API_RATE_LIMIT requests per API_RATE_WINDOW_SECONDS per client, counted in fixed windows in the shared
     cache. `cache.incr` is atomic in Redis, so concurrent workers cannot both take the last request."""
 
-    timer = staticmethod(time.time)
+    timer = staticmethod(lambda: ratelimit.clock())
 
     def __init__(self) -> None:
         # One throttle object serves every thread; the wait belongs to the request just checked.

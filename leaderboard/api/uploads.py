@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from typing import Any
 
 from django.conf import settings
@@ -28,6 +27,7 @@ from scoring.bundle import BundleError
 from scoring.types import KEY_PATTERN
 
 from .. import api_schemas as s
+from .. import ratelimit
 from ..api_keys import api_key_check
 from ..models import ApiKey
 from ..ratelimit import window_hit
@@ -76,7 +76,7 @@ class KeyRateThrottle(BaseThrottle):
         key = getattr(request, "auth", None)
         if limit <= 0 or not isinstance(key, ApiKey):
             return True
-        now = time.time()
+        now = ratelimit.clock()
         bucket = int(now // window)
         count = window_hit(f"api-upload:{key.pk}:{bucket}", window)
         self._local.wait = (bucket + 1) * window - now
