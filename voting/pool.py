@@ -42,10 +42,15 @@ from scoring.checks import ADMISSION_KINDS
 
 log = logging.getLogger(__name__)
 
-POOL_VERSION_KEY = "vote-pool:version"
+# The shape of the pickled pool: bump it whenever a field of the classes below changes, so a process of the
+# new code never reads a pool written by the old one (as happens during a deploy) and old processes never read
+# the new one.
+POOL_FORMAT = 2
+POOL_VERSION_KEY = f"vote-pool:{POOL_FORMAT}:version"
 POOL_TTL_SECONDS = 60
 _local_lock = threading.Lock()
 _local: dict[str, VotePool] = {}  # version -> pool (at most one entry)
+_thread = threading.local()  # .last: the pool vote_pool last returned in this thread
 
 
 @dataclass(frozen=True)
@@ -142,6 +147,12 @@ def pool_build() -> VotePool:
 def vote_pool(*, fresh: bool = False) -> VotePool:
     """The current pool: this process's copy while the shared version is unchanged, else the shared copy,
     else worked out and shared. `fresh` works it out again and retires every copy."""
+    pool = _vote_pool(fresh=fresh)
+    _thread.last = pool
+    return pool
+
+
+def _vote_pool(*, fresh: bool) -> VotePool:
     if fresh:
         vote_pool_retire()
     try:
@@ -157,7 +168,7 @@ def vote_pool(*, fresh: bool = False) -> VotePool:
         local = _local.get(version)
     if local is not None:
         return local
-    pool_key = f"vote-pool:{version}"
+    pool_key = f"vote-pool:{POOL_FORMAT}:{version}"
     try:
         pool = cache.get(pool_key)
     except Exception:  # noqa: BLE001
@@ -172,6 +183,12 @@ def vote_pool(*, fresh: bool = False) -> VotePool:
         _local.clear()
         _local[version] = pool
     return pool
+
+
+def vote_pool_last(default: VotePool) -> VotePool:
+    """The pool `vote_pool` last returned in this thread, else `default`: after a draw that found the shared
+    pool stale and worked it out again, the screen shows the pair from the new pool (no cache round trip)."""
+    return getattr(_thread, "last", default)
 
 
 def vote_pool_retire() -> None:

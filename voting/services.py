@@ -110,16 +110,16 @@ def matchup_draw(
     """Draw a pair of runs of one task for `voter`, or None when the scope has no two agents to compare.
 
     Rules: only runs of published rounds (completed, not superseded by a re-run) with something to show (an
-    app build, an opaque preview address or a screenshot: `selectors.drawable_runs`); never an agent of the
-    voter's own organization; tasks ranked by votes (invent, startup) before to-spec tasks when the scope has
-    both; two different agents; pairs with fewer votes are favoured (weight 1 / (1 + counted votes on that pair
-    in that task)^2, read from the vote cells); the pair the voter last saw in that task is not drawn again
-    straight away when there is another. A and B are assigned at random and each agent's run is picked at
-    random among its runs of the task.
+    app build, an opaque preview address or a screenshot: `selectors.drawable` and `selectors.run_is_drawable`);
+    never an agent of the voter's own organization; tasks ranked by votes (invent, startup) before to-spec
+    tasks when the scope has both; two different agents; pairs with fewer votes are favoured (weight
+    1 / (1 + counted votes on that pair in that task)^2, read from the vote cells); the pair the voter last
+    saw in that task is not drawn again straight away when there is another. A and B are assigned at random
+    and each agent's run is picked at random among its runs of the task.
 
     The runs come from the shared vote pool (`voting.pool`); the two picked are checked against the database
     (`selectors.drawable_run_ids`) before the matchup is made, and a failed check draws again from a pool
-    worked out afresh.
+    worked out afresh (`pool.vote_pool_last` then gives the screen that pool, not the one found stale).
     """
     rng = rng or _system_random
     now = now or timezone.now()

@@ -26,7 +26,7 @@ from runs.services.app_builds import app_build_file
 
 from .app_serving import APP_CSP, app_file_response
 from .models import Winner
-from .pool import VotePool, vote_pool
+from .pool import VotePool, vote_pool, vote_pool_last
 from .selectors import (
     app_build_of,
     matchup_by_key,
@@ -115,6 +115,7 @@ def vote(request: HttpRequest) -> HttpResponse:
         if limited := _too_many(request, "draw", settings.VOTE_DRAW_RATE_LIMIT):
             return limited
         matchup = matchup_draw(voter=request.user, scope=scope, pool=pool)
+        pool = vote_pool_last(pool)  # a draw that found the pool stale worked it out again
     if matchup is None:
         return _stage(request, {"scope": scope, "state": "empty"}, pool=pool)
     sides = matchup_sides(matchup, pool=pool)

@@ -192,6 +192,25 @@ def test_a_run_with_only_an_opaque_preview_address_is_drawn(voter, world):
     assert drawn == {r.id for r in live}
 
 
+def test_an_organization_renamed_to_a_word_its_preview_address_holds_stops_its_run_being_drawn_at_once(voter, world):
+    # Whether a preview address names the agent depends on its organization's name (`url_is_opaque`), which
+    # the shared vote pool has already judged: renaming the organization must retire the pool at once.
+    todo = world.tasks[0]
+    Evidence.objects.filter(url__startswith="https://shots.example.net/").delete()
+    live = [r for r in world.runs if r.task_id == todo.id and r.entry.agent.slug in ("zephyrbot", "marlinide")]
+    for run in live:
+        run.preview_url = f"https://p.example.net/{run.pk * 7919:x}zq-kestrel/"
+        run.save()
+    rng = Random(10)
+    assert matchup_draw(voter=voter, rng=rng) is not None  # the pool is now shared, both runs in it
+    org = world.orgs["zephyrbot"]
+    org.name, org.slug = "Kestrel", "kestrel"
+    org.save()
+    # One agent is left with an address that names nothing: there is no pair to draw.
+    for _ in range(20):
+        assert matchup_draw(voter=voter, rng=rng) is None
+
+
 def test_invent_and_startup_tasks_are_drawn_before_to_spec_tasks(voter, world):
     todo, shop = world.tasks
     shop.kind = "startup"
