@@ -177,13 +177,19 @@ def test_a_run_with_nothing_to_show_is_never_drawn(voter, world):
     assert len(drawn) == len([r for r in world.runs if r.task_id == todo.id]) - len(blank)
 
 
-def test_a_run_with_only_an_opaque_preview_address_is_drawn(voter, world):
-    todo = world.tasks[0]
+def _only_two_live_previews(world, suffix: str = "") -> list[Run]:
+    """Leave nothing to show but a preview address (ending in `suffix`) on the first task's runs of two agents."""
     Evidence.objects.filter(url__startswith="https://shots.example.net/").delete()
+    todo = world.tasks[0]
     live = [r for r in world.runs if r.task_id == todo.id and r.entry.agent.slug in ("zephyrbot", "marlinide")]
     for run in live:
-        run.preview_url = f"https://p.example.net/{run.pk * 7919:x}zq/"
+        run.preview_url = f"https://p.example.net/{run.pk * 7919:x}zq{suffix}/"
         run.save()
+    return live
+
+
+def test_a_run_with_only_an_opaque_preview_address_is_drawn(voter, world):
+    live = _only_two_live_previews(world)
     rng = Random(9)
     drawn = set()
     for _ in range(50):
@@ -195,12 +201,7 @@ def test_a_run_with_only_an_opaque_preview_address_is_drawn(voter, world):
 def test_an_organization_renamed_to_a_word_its_preview_address_holds_stops_its_run_being_drawn_at_once(voter, world):
     # Whether a preview address names the agent depends on its organization's name (`url_is_opaque`), which
     # the shared vote pool has already judged: renaming the organization must retire the pool at once.
-    todo = world.tasks[0]
-    Evidence.objects.filter(url__startswith="https://shots.example.net/").delete()
-    live = [r for r in world.runs if r.task_id == todo.id and r.entry.agent.slug in ("zephyrbot", "marlinide")]
-    for run in live:
-        run.preview_url = f"https://p.example.net/{run.pk * 7919:x}zq-kestrel/"
-        run.save()
+    _only_two_live_previews(world, suffix="-kestrel")
     rng = Random(10)
     assert matchup_draw(voter=voter, rng=rng) is not None  # the pool is now shared, both runs in it
     org = world.orgs["zephyrbot"]
