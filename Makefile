@@ -49,9 +49,9 @@ lint: $(STAMP)
 # to var/mutate/<target>/ with mutation/<target>.cfg as its mutmut setup.cfg; mutmut keeps its results there, so
 # a run that is stopped resumes where it was. Then mutation/named.py puts back, one at a time, the mutants a
 # review found surviving (some are module constants, which mutmut does not mutate) and checks a test kills each.
-# `make mutate MUTATE_TARGETS=voting` runs one target; MUTATE_JOBS is mutmut's number of processes for scoring.
-# voting always runs one at a time: its mutant runs share one test database and one cache namespace, and two at
-# once disturb each other's tests (a mutant would then die of the other run, not of a test).
+# `make mutate MUTATE_TARGETS=voting` runs one target; MUTATE_JOBS is mutmut's number of processes. voting's
+# mutant runs each take a slot (mutation/slots.py) with its own test database and cache keys, so runs tested at
+# once never disturb each other (a mutant would then die of the other run, not of a test).
 MUTATE_TARGETS ?= scoring voting
 MUTATE_JOBS ?= 2
 mutate: $(STAMP)
@@ -59,9 +59,9 @@ mutate: $(STAMP)
 	  d=var/mutate/$$t; mkdir -p $$d; \
 	  rsync -a --delete --exclude /.git --exclude /.venv --exclude /var --exclude /mutants --exclude /staticfiles \
 	    --exclude __pycache__ ./ $$d/; \
-	  cp mutation/$$t.cfg $$d/setup.cfg; ln -sfn "$$(cd .. && pwd)/shared" $$d/shared; \
-	  jobs=$(MUTATE_JOBS); [ $$t != voting ] || jobs=1; \
-	  (cd $$d && env -u TEST_RUN_ID DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} \
+	  cp mutation/$$t.cfg $$d/setup.cfg; rm -f var/mutate/slots-$$t/*.ready; ln -sfn "$$(cd .. && pwd)/shared" $$d/shared; \
+	  jobs=$(MUTATE_JOBS); \
+	  (cd $$d && env -u TEST_RUN_ID MUTATE_SLOTS=$$jobs MUTATE_SLOT_DIR=$(abspath var/mutate)/slots-$$t DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} \
 	    REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} CELERY_BROKER_URL=$${CELERY_BROKER_URL:-$(TEST_BROKER_URL)} \
 	    CACHE_KEY_PREFIX=lb-mutate-$$t $(abspath $(VENV))/bin/mutmut run --max-children $$jobs > ../$$t.log 2>&1 && \
 	    $(abspath $(VENV))/bin/mutmut export-cicd-stats > /dev/null) || { echo "mutmut failed: see $$d.log"; exit 1; }; \

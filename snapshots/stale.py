@@ -54,7 +54,7 @@ def snapshots_mark_stale(
     now = timezone.now()
     turned: list[int] = []
     rating_turned: list[int] = []
-    for rnd in Round.objects.filter(id__in=round_ids).only("id", "benchmark_id"):
+    for rnd in Round.objects.filter(id__in=round_ids).only("id", "benchmark_id") if round_ids else ():
         snap, created = BoardSnapshot.objects.get_or_create(
             round_id=rnd.id,
             kind=SnapshotKind.BOARDS,
@@ -67,10 +67,11 @@ def snapshots_mark_stale(
     for bench_id in bench_ids:
         # Its id and flag only (a ratings snapshot's data can be large); already stale, as it is through a vote
         # storm, it costs this one small read.
+        # No ordering: the model's joins the benchmark and round tables only to order one row.
         ratings = dict(
-            BoardSnapshot.objects.filter(benchmark_id=bench_id, round=None, kind=SnapshotKind.RATINGS).values_list(
-                "id", "stale"
-            )[:1]
+            BoardSnapshot.objects.filter(benchmark_id=bench_id, round=None, kind=SnapshotKind.RATINGS)
+            .order_by()
+            .values_list("id", "stale")[:1]
         )
         if not ratings:
             snap, created = BoardSnapshot.objects.get_or_create(

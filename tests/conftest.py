@@ -15,6 +15,15 @@ celery_app.conf.task_always_eager = True
 celery_app.conf.task_eager_propagates = True
 
 
+def pytest_configure(config):
+    """Passwords are hashed with a fast hasher in tests: the production hasher (PBKDF2, over a million rounds)
+    takes most of a second per account, and the suite makes hundreds of accounts. What is tested is who may
+    sign in and what they see, not the hash's strength (the site's own PASSWORD_HASHERS are Django's)."""
+    from django.conf import settings
+
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture(autouse=True)
 def _rate_limit_clock(monkeypatch):
     """Rate-limit windows are counted on a clock that starts each test at the start of today (UTC), so at the

@@ -15,11 +15,13 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import NamedTuple
 
+from django.contrib.auth import get_user_model
 from django.db import connection
 from django.utils.dateparse import parse_datetime
 
-from leaderboard.models import Entry, Task
-from runs.models import Run
+from leaderboard.models import Agent, Benchmark, Entry, Organization, Round, RoundStatus, Task
+from runs.models import Run, RunStatus
+from scoring.checks import COUNTED
 
 from .models import Held, Matchup, Vote, VoteCell, VoterFlag
 
@@ -59,6 +61,14 @@ def _all(sql: str, params: list) -> list[tuple]:
         return cursor.fetchall()
 
 
+def _matchup(row) -> Matchup:
+    """A Matchup from its columns (`_MATCHUP_COLUMNS`) read through a raw cursor."""
+    values = list(row)
+    for index in _MATCHUP_DATETIMES:
+        values[index] = _aware(values[index])
+    return Matchup.from_db(connection.alias, [f.attname for f in Matchup._meta.concrete_fields], values)
+
+
 def matchup_open(*, voter_id: int, scope: str, now: datetime) -> Matchup | None:
     """`Matchup.objects.open(now=now).filter(voter=voter, scope=scope).first()`: the voter's latest unused,
     unexpired matchup for this scope."""
@@ -68,12 +78,84 @@ def matchup_open(*, voter_id: int, scope: str, now: datetime) -> Matchup | None:
         " ORDER BY created_at DESC, id DESC LIMIT 1",
         [voter_id, scope, _param(now)],
     )
-    if row is None:
-        return None
-    values = list(row)
-    for index in _MATCHUP_DATETIMES:
-        values[index] = _aware(values[index])
-    return Matchup.from_db(connection.alias, [f.attname for f in Matchup._meta.concrete_fields], values)
+    return None if row is None else _matchup(row)
+
+
+class RevealedRun(NamedTuple):
+    """What the screen shows of a side once the vote is cast: who made it, and where its run page is."""
+
+    run_id: int
+    run_key: str
+    round_key: str
+    agent_name: str
+    organization_name: str  # "" for an agent without an organization
+    model: str
+
+
+class Reveal(NamedTuple):
+    """A matchup with what its reveal shows: the benchmark, the two sides' makers and the vote cast on it."""
+
+    matchup: Matchup
+    benchmark_slug: str
+    side_a: RevealedRun
+    side_b: RevealedRun
+    vote_winner: str | None  # None: no vote on this matchup
+    vote_held: str
+    vote_counts_from: datetime | None
+
+
+def _reveal_select() -> tuple[str, str]:
+    """The columns and joins (from the matchup `m`) of a matchup with its benchmark's slug and both sides'
+    makers (`Reveal` without the vote); the tables are aliased t (task), b (benchmark), ra / rb (the runs), da /
+    db (their rounds), ea / eb (their entries), aa / ab (their agents), oa / ob (their organizations)."""
+    tables = {
+        "run": _table(Run),
+        "round": _table(Round),
+        "entry": _table(Entry),
+        "agent": _table(Agent),
+        "org": _table(Organization),
+    }
+    columns = [*("m." + c for c in _MATCHUP_COLUMNS), "b.slug"]
+    joins = [f" JOIN {_table(Task)} t ON t.id = m.task_id JOIN {_table(Benchmark)} b ON b.id = t.benchmark_id"]
+    for x in ("a", "b"):
+        names = {"r": f"r{x}", "d": f"d{x}", "e": f"e{x}", "a": f"a{x}", "o": f"o{x}", "x": x, **tables}
+        columns.append("{r}.id, {r}.key, {d}.key, {a}.name, COALESCE({o}.name, ''), {e}.model".format(**names))
+        joins.append(
+            " JOIN {run} {r} ON {r}.id = m.run_{x}_id JOIN {round} {d} ON {d}.id = {r}.round_id"
+            " JOIN {entry} {e} ON {e}.id = {r}.entry_id JOIN {agent} {a} ON {a}.id = {e}.agent_id"
+            " LEFT JOIN {org} {o} ON {o}.id = {a}.organization_id".format(**names)
+        )
+    return ", ".join(columns), "".join(joins)
+
+
+_REVEAL_WIDTH = len(_MATCHUP_COLUMNS) + 13  # the columns of `_reveal_select`
+
+
+def _reveal(row, vote: tuple = (None, "", None)) -> Reveal:
+    n = len(_MATCHUP_COLUMNS)
+    winner, held, counts_from = vote
+    return Reveal(
+        _matchup(row[:n]),
+        row[n],
+        RevealedRun(*row[n + 1 : n + 7]),
+        RevealedRun(*row[n + 7 : n + 13]),
+        winner,
+        held or "",
+        _aware(counts_from),
+    )
+
+
+def matchup_reveal(*, key: str) -> Reveal | None:
+    """The matchup `key` with its vote and the names of both sides, in one statement:
+    `Matchup.objects.select_related("task__benchmark", "run_a__entry__agent__organization", "run_a__round",
+    ..., "vote").filter(key=key).first()`."""
+    columns, joins = _reveal_select()
+    row = _one(
+        f"SELECT {columns}, v.winner, v.held, v.counts_from FROM {_table(Matchup)} m{joins}"
+        f" LEFT JOIN {_table(Vote)} v ON v.matchup_id = m.id WHERE m.key = %s",
+        [key],
+    )
+    return None if row is None else _reveal(row, row[_REVEAL_WIDTH:])
 
 
 def last_pair(*, voter_id: int) -> tuple[int, int, int] | None:
@@ -111,8 +193,8 @@ def voter_day(*, voter_id: int, since: datetime) -> tuple[int, bool]:
 
 
 class ClaimTarget(NamedTuple):
-    """What a vote reads of its matchup: whether it may be used (`services.matchup_check`) and what the vote
-    stores."""
+    """What a vote reads of its matchup: whether it may be used (`services.matchup_check`), what the vote
+    stores, and what the screen then reveals."""
 
     pk: int
     voter_id: int
@@ -124,25 +206,80 @@ class ClaimTarget(NamedTuple):
     agent_a_id: int
     agent_b_id: int
     benchmark_id: int
+    reveal: Reveal  # without the vote (its fields are None)
 
 
 def claim_target(*, key: str) -> ClaimTarget | None:
-    """The matchup `key` with its runs' agents and its task's benchmark, the matchup row locked until the
-    transaction ends where the database has row locks: `Matchup.objects.select_for_update(of=("self",))
-    .filter(key=key).values_list(..., "run_a__entry__agent_id", "run_b__entry__agent_id",
-    "task__benchmark_id")`."""
+    """The matchup `key` with its runs' agents, its task's benchmark and what its reveal shows, the matchup row
+    locked until the transaction ends where the database has row locks:
+    `Matchup.objects.select_for_update(of=("self",)).filter(key=key).values_list(..., "run_a__entry__agent_id",
+    "run_b__entry__agent_id", "task__benchmark_id")` plus `matchup_reveal`'s columns, in one statement."""
     lock = " FOR UPDATE OF m" if connection.features.has_select_for_update_of else ""
+    columns, joins = _reveal_select()
     row = _one(
-        "SELECT m.id, m.voter_id, m.used_at, m.expires_at, m.task_id, m.run_a_id, m.run_b_id,"
-        " ea.agent_id, eb.agent_id, t.benchmark_id"
-        f" FROM {_table(Matchup)} m"
-        f" JOIN {_table(Run)} ra ON ra.id = m.run_a_id JOIN {_table(Entry)} ea ON ea.id = ra.entry_id"
-        f" JOIN {_table(Run)} rb ON rb.id = m.run_b_id JOIN {_table(Entry)} eb ON eb.id = rb.entry_id"
-        f" JOIN {_table(Task)} t ON t.id = m.task_id"
+        f"SELECT {columns}, ea.agent_id, eb.agent_id, t.benchmark_id FROM {_table(Matchup)} m{joins}"
         f" WHERE m.key = %s{lock}",
         [key],
     )
     if row is None:
         return None
-    pk, voter_id, used_at, expires_at, *rest = row
-    return ClaimTarget(pk, voter_id, _aware(used_at), _aware(expires_at), *rest)  # type: ignore[arg-type]
+    reveal = _reveal(row)
+    m = reveal.matchup
+    agent_a, agent_b, benchmark_id = row[_REVEAL_WIDTH:]
+    return ClaimTarget(
+        m.pk,
+        m.voter_id,
+        m.used_at,
+        m.expires_at,
+        m.task_id,
+        m.run_a_id,
+        m.run_b_id,
+        agent_a,
+        agent_b,
+        benchmark_id,
+        reveal,
+    )
+
+
+def drawable_run_ids(*, task_id: int, run_ids: list[int], organization_id: int | None) -> set[int]:
+    """Which of `run_ids` (runs of one task) pass the database part of the draw rules and are not of an agent
+    of the organization `organization_id`: `selectors.drawable(Run.objects.filter(task_id=task_id,
+    id__in=run_ids)).exclude(entry__agent__organization_id=organization_id)` (tests/voting/test_draw.py checks
+    the two agree on runs in every state those rules look at)."""
+    if not run_ids:
+        return set()
+    counted = sorted(COUNTED - {RunStatus.NOT_STARTED})
+    own = ""
+    params: list = [task_id, *run_ids, RoundStatus.PUBLISHED, *counted, True]
+    if organization_id is not None:
+        own = (
+            f" AND NOT EXISTS (SELECT 1 FROM {_table(Entry)} e JOIN {_table(Agent)} a ON a.id = e.agent_id"
+            " WHERE e.id = r.entry_id AND a.organization_id = %s)"
+        )
+        params.append(organization_id)
+    rows = _all(
+        f"SELECT r.id FROM {_table(Run)} r JOIN {_table(Round)} d ON d.id = r.round_id"
+        f" WHERE r.task_id = %s AND r.id IN ({', '.join(['%s'] * len(run_ids))}) AND d.status = %s"
+        f" AND r.status IN ({', '.join(['%s'] * len(counted))})"
+        " AND (r.app_started IS NULL OR r.app_started = %s)"
+        f" AND NOT EXISTS (SELECT 1 FROM {_table(Run)} x WHERE x.rerun_of_id = r.id){own}",
+        params,
+    )
+    return {row[0] for row in rows}
+
+
+def voter_lock(*, voter_id: int) -> None:
+    """Lock the voter's row until the transaction ends, where the database has row locks (SQLite's
+    transactions already run one writer at a time): `User.objects.select_for_update().filter(pk=voter_id)`."""
+    if connection.features.has_select_for_update:
+        _one(f"SELECT id FROM {_table(get_user_model())} WHERE id = %s FOR UPDATE", [voter_id])
+
+
+def matchup_use(*, matchup_id: int, now: datetime) -> bool:
+    """Mark the matchup used, if no one has: `Matchup.objects.filter(pk=..., used_at__isnull=True)
+    .update(used_at=now) == 1`. The conditional update is the claim: only one request can turn it from NULL."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {_table(Matchup)} SET used_at = %s WHERE id = %s AND used_at IS NULL", [_param(now), matchup_id]
+        )
+        return cursor.rowcount == 1

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.db.models import Prefetch, Q
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -85,11 +86,7 @@ def drawable_run_ids(*, voter, task_id: int, run_ids: list[int]) -> set[int]:
     the vote pool with it, since these are the rules a write without a signal (a queryset update of a round,
     a run or an agent) can change; the rest (admission, something to show) is kept in the pool, which every
     save of a run, its evidence or its build retires."""
-    runs = drawable(Run.objects.filter(task_id=task_id, id__in=run_ids))
-    org_id = _organization_id(voter)
-    if org_id is not None:
-        runs = runs.exclude(entry__agent__organization_id=org_id)
-    return set(runs.order_by().values_list("id", flat=True))  # no ordering: a run's ordering joins four tables
+    return queries.drawable_run_ids(task_id=task_id, run_ids=run_ids, organization_id=_organization_id(voter))
 
 
 def pool_runs(*, voter, task_ids: list[int], pool: VotePool) -> list[tuple[int, int, int]]:
@@ -214,9 +211,10 @@ def with_previews(runs):
 class Side:
     letter: str
     alias: str
-    run: Run | None  # read only to reveal the names (`matchup_sides(reveal=True)`)
     shot_count: int
     live: str  # live_kind(run)
+    revealed: queries.RevealedRun | None = None  # set only once the vote is cast (`matchup_sides(reveal=...)`)
+    run_url: str = ""  # the run's public page, with `revealed`
 
     @property
     def shot_indexes(self) -> range:
@@ -232,24 +230,29 @@ def preview_origin() -> str:
     return settings.PREVIEW_ORIGIN
 
 
-def matchup_sides(matchup: Matchup, *, reveal: bool = False, pool: VotePool | None = None) -> list[Side]:
-    """The two sides of the screen. Before the vote they come from the vote pool (what each frame shows and
-    how many screenshots; no run is read); after it (`reveal`, when the names are shown), or for a run that
-    has left the pool, the runs are read with `with_previews`."""
+def matchup_sides(
+    matchup: Matchup, *, reveal: queries.Reveal | None = None, pool: VotePool | None = None
+) -> list[Side]:
+    """The two sides of the screen: what each frame shows and how many screenshots, from the vote pool (no
+    run is read; a run that has left the pool is read with `with_previews`), and with `reveal` (after the
+    vote) who made each side and its run page."""
     pool = pool or vote_pool()
     pooled = {run_id: pool.run(run_id) for run_id in (matchup.run_a_id, matchup.run_b_id)}
     runs: dict[int, Run] = {}
-    if reveal or not all(pooled.values()):
+    if not all(pooled.values()):
         runs = {r.pk: r for r in with_previews(Run.objects.filter(pk__in=[matchup.run_a_id, matchup.run_b_id]))}
     sides = []
     for letter, alias, run_id in (("A", matchup.alias_a, matchup.run_a_id), ("B", matchup.alias_b, matchup.run_b_id)):
-        if run_id in runs:
-            run = runs[run_id]
-            sides.append(Side(letter, alias, run, len(preview_shots(run)), live_kind(run)))
+        pooled_run = pooled[run_id]
+        if pooled_run is not None:
+            shots, live = pooled_run.shots, pooled_run.live
         else:
-            pooled_run = pooled[run_id]
-            assert pooled_run is not None
-            sides.append(Side(letter, alias, None, pooled_run.shots, pooled_run.live))
+            shots, live = len(preview_shots(runs[run_id])), live_kind(runs[run_id])
+        revealed = run_url = None
+        if reveal is not None:
+            revealed = reveal.side_a if letter == "A" else reveal.side_b
+            run_url = reverse("run", args=[reveal.benchmark_slug, revealed.round_key, revealed.run_key])
+        sides.append(Side(letter, alias, shots, live, revealed, run_url or ""))
     return sides
 
 
@@ -289,16 +292,9 @@ def matchup_for_alias(alias: str) -> tuple[Matchup | None, str | None]:
     return matchup, (matchup.side_of(alias) if matchup else None)
 
 
-def matchup_by_key(key: str) -> Matchup | None:
-    if not is_token(key):
-        return None
-    return (
-        Matchup.objects.select_related(
-            "task__benchmark", "run_a__entry__agent__organization", "run_b__entry__agent__organization", "vote"
-        )
-        .filter(key=key)
-        .first()
-    )
+def matchup_reveal(key: str) -> queries.Reveal | None:
+    """The matchup `key` with its vote and the names of both sides (`queries.matchup_reveal`)."""
+    return queries.matchup_reveal(key=key) if is_token(key) else None
 
 
 # --- the voter ----------------------------------------------------------------------------------------------

@@ -56,7 +56,15 @@ from . import queries
 from .cells import VOTE_CELL_FIELDS, cell_of, cells_apply, votes_lock
 from .models import Held, Matchup, Outcome, Vote, VoteCell, VoterFlag, Winner
 from .pool import VotePool, vote_pool
-from .selectors import account_counts_from, day_start, drawable_run_ids, is_token, pool_runs, scope_tasks
+from .selectors import (
+    VoterStatus,
+    account_counts_from,
+    day_start,
+    drawable_run_ids,
+    is_token,
+    pool_runs,
+    scope_tasks,
+)
 
 # System randomness for draws and tokens: a voter must not be able to predict the next pair.
 _system_random = secrets.SystemRandom()
@@ -105,7 +113,13 @@ def _token() -> str:
 
 
 def matchup_draw(
-    *, voter, scope: str = "", now: datetime | None = None, rng: Random | None = None, pool: VotePool | None = None
+    *,
+    voter,
+    scope: str = "",
+    now: datetime | None = None,
+    rng: Random | None = None,
+    pool: VotePool | None = None,
+    after: Matchup | queries.ClaimTarget | None = None,
 ) -> Matchup | None:
     """Draw a pair of runs of one task for `voter`, or None when the scope has no two agents to compare.
 
@@ -120,6 +134,9 @@ def matchup_draw(
     The runs come from the shared vote pool (`voting.pool`); the two picked are checked against the database
     (`selectors.drawable_run_ids`) before the matchup is made, and a failed check draws again from a pool
     worked out afresh (`pool.vote_pool_last` then gives the screen that pool, not the one found stale).
+
+    `after` is the pair the voter has just voted on, when the next pair is drawn with the vote: it is then the
+    pair last seen, and is not read again.
     """
     rng = rng or _system_random
     now = now or timezone.now()
@@ -128,7 +145,7 @@ def matchup_draw(
         runs_by_task: dict[int, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
         for run_id, task_id, agent_id in pool_runs(voter=voter, task_ids=scope_tasks(scope, pool), pool=pool):
             runs_by_task[task_id][agent_id].append(run_id)
-        picked = _pick(voter, runs_by_task, pool, rng)
+        picked = _pick(voter, runs_by_task, pool, rng, after)
         if picked is None:
             return None
         task_id, run_a_id, run_b_id = picked
@@ -152,7 +169,9 @@ def matchup_draw(
     return matchup
 
 
-def _pick(voter, runs_by_task: dict[int, dict[int, list[int]]], pool, rng: Random) -> tuple[int, int, int] | None:
+def _pick(
+    voter, runs_by_task: dict[int, dict[int, list[int]]], pool, rng: Random, after=None
+) -> tuple[int, int, int] | None:
     """(task id, run A id, run B id) by the rules of `matchup_draw`, or None when there is no pair."""
     candidates: list[tuple[int, int, int]] = []
     for task_id, agents in runs_by_task.items():
@@ -166,7 +185,7 @@ def _pick(voter, runs_by_task: dict[int, dict[int, list[int]]], pool, rng: Rando
         return None
     # Votes on each pair, from the vote cells (the counted votes, whichever agent was shown as A).
     seen = queries.pair_votes(task_ids=sorted({c[0] for c in candidates}))
-    last = queries.last_pair(voter_id=voter.pk)
+    last = (after.task_id, after.run_a_id, after.run_b_id) if after else queries.last_pair(voter_id=voter.pk)
     if last is not None and len(candidates) > 1:
         agent_of = {
             run_id: agent_id for agents in runs_by_task.values() for agent_id, runs in agents.items() for run_id in runs
@@ -194,23 +213,37 @@ def rate_limit_hit(
     documentation states. Counters live in the Django cache (Redis in production, shared by all workers).
     When the cache is down, votes are still limited per account from the database (the votes the account
     cast in the last window); the per-address limit needs the cache and is skipped until it is back."""
+    return rate_limits_hit(limits={bucket: limit}, idents=idents, window=window, at=at, voter=voter)[bucket]
+
+
+def rate_limits_hit(
+    *, limits: dict[str, int], idents: list[str], window: int, at: float | None = None, voter=None
+) -> dict[str, int]:
+    """`rate_limit_hit` for several buckets at once ({bucket: limit}), in one round trip to the cache (a vote
+    that also draws the next pair counts against "vote" and "draw" together). Returns {bucket: seconds to
+    wait, 0 when within its limit}."""
     at = ratelimit.clock() if at is None else at
     slot = int(at // window)
-    over = False
-    cache_down = False
     keys = [
-        f"vote-rate:{bucket}:{hashlib.sha256(f'{settings.SECRET_KEY}:{ident}'.encode()).hexdigest()[:24]}:{slot}"
+        (
+            bucket,
+            f"vote-rate:{bucket}:{hashlib.sha256(f'{settings.SECRET_KEY}:{ident}'.encode()).hexdigest()[:24]}:{slot}",
+        )
+        for bucket in limits
         for ident in idents
     ]
-    for count in window_hits(keys, window):
+    over = dict.fromkeys(limits, False)
+    cache_down = False
+    for (bucket, _), count in zip(keys, window_hits([key for _, key in keys], window), strict=True):
         if count is None:
             cache_down = True
             continue
-        over |= count > limit
-    if cache_down and voter is not None and bucket == "vote":
+        over[bucket] |= count > limits[bucket]
+    if cache_down and voter is not None and "vote" in limits:
         since = datetime.fromtimestamp(at - window, tz=UTC)
-        over |= Vote.objects.filter(voter=voter, cast_at__gte=since).count() >= limit
-    return max(1, math.ceil((slot + 1) * window - at)) if over else 0
+        over["vote"] |= Vote.objects.filter(voter=voter, cast_at__gte=since).count() >= limits["vote"]
+    wait = max(1, math.ceil((slot + 1) * window - at))
+    return {bucket: wait if over[bucket] else 0 for bucket in limits}
 
 
 # --- votes --------------------------------------------------------------------------------------------------
@@ -220,6 +253,8 @@ def rate_limit_hit(
 class Standing:
     held: str
     counts_from: datetime | None
+    today: int = 0  # the voter's votes cast today (UTC) before this one that count or will count
+    flagged: bool = False  # the voter has an active flag
 
     @property
     def counts(self) -> bool:
@@ -231,17 +266,32 @@ def vote_standing(*, voter, now: datetime) -> Standing:
     counts_from = account_counts_from(voter)
     today, flagged = queries.voter_day(voter_id=voter.pk, since=day_start(now))
     if flagged:
-        return Standing(Held.FLAGGED, counts_from if counts_from > now else None)
+        return Standing(Held.FLAGGED, counts_from if counts_from > now else None, today, flagged)
     if today >= settings.VOTE_DAILY_CAP:
-        return Standing(Held.DAILY_CAP, None)
+        return Standing(Held.DAILY_CAP, None, today, flagged)
     if counts_from > now:
-        return Standing(Held.NEW_ACCOUNT, counts_from)
-    return Standing(Held.NONE, None)
+        return Standing(Held.NEW_ACCOUNT, counts_from, today, flagged)
+    return Standing(Held.NONE, None, today, flagged)
+
+
+@dataclass(frozen=True)
+class Cast:
+    """A vote just cast, and where its voter stands after it (what the screen's notice says)."""
+
+    vote: Vote
+    voter: VoterStatus
+    reveal: queries.Reveal  # the pair voted on, with both sides' makers
 
 
 def vote_record(*, key: str, voter, winner: str, now: datetime | None = None) -> Vote:
     """Cast `voter`'s vote on the matchup `key`: exactly once, by the voter it was issued to, before it
     expires. Marks the task's ratings stale (the refit runs after commit, debounced)."""
+    return vote_cast(key=key, voter=voter, winner=winner, now=now).vote
+
+
+def vote_cast(*, key: str, voter, winner: str, now: datetime | None = None) -> Cast:
+    """`vote_record`, also returning the voter's standing after the vote, read in the same transaction (so the
+    screen that answers the vote needs no second read of it)."""
     if winner not in Winner.values:
         raise ValueError(f"unknown winner {winner!r}")
     if not is_token(key):
@@ -250,13 +300,13 @@ def vote_record(*, key: str, voter, winner: str, now: datetime | None = None) ->
     with transaction.atomic():
         # Locking the voter's row serialises one voter's concurrent votes, so two requests cannot both pass
         # the daily cap at cap - 1.
-        get_user_model().objects.select_for_update().filter(pk=voter.pk).values_list("pk", flat=True).first()
+        queries.voter_lock(voter_id=voter.pk)
         # Locking the matchup makes a replayed key wait for the first vote and then see used_at set.
         target = queries.claim_target(key=key)
         matchup_check(target, voter_id=voter.pk, now=now, for_vote=True)
         assert target is not None
         # The conditional update is the claim: only one request can turn used_at from NULL.
-        if Matchup.objects.filter(pk=target.pk, used_at__isnull=True).update(used_at=now) != 1:
+        if not queries.matchup_use(matchup_id=target.pk, now=now):
             raise MatchupRefused("used", 410, "You already voted on this pair. Each pair takes one vote.")
         standing = vote_standing(voter=voter, now=now)
         vote = Vote.objects.create(
@@ -276,7 +326,20 @@ def vote_record(*, key: str, voter, winner: str, now: datetime | None = None) ->
         if standing.counts:
             cells_apply(added=[(vote.task_id, vote.agent_a_id, vote.agent_b_id, vote.winner)])
             snapshots_mark_stale(benchmark_ids=[target.benchmark_id])  # its ratings
-    return vote
+    counts_from = account_counts_from(voter)
+    after = VoterStatus(
+        counts_from=counts_from if counts_from > now else None,
+        flagged=standing.flagged,
+        counted_today=standing.today + (standing.held != Held.DAILY_CAP),
+        daily_cap=settings.VOTE_DAILY_CAP,
+    )
+    target.reveal.matchup.used_at = now
+    reveal = target.reveal._replace(
+        vote_winner=vote.winner,
+        vote_held=vote.held,
+        vote_counts_from=vote.counts_from,
+    )
+    return Cast(vote, after, reveal)
 
 
 def votes_mature(*, now: datetime | None = None, voter_id: int | None = None) -> int:

@@ -4,7 +4,7 @@ from . import accounts, views
 
 urlpatterns = [
     path("vote/", views.vote, name="vote"),
-    path("vote/m/<str:key>/", views.vote_cast, name="vote_cast"),
+    path("vote/m/<str:key>/", views.vote_post, name="vote_cast"),
     path("vote/r/<str:key>/", views.vote_reveal, name="vote_reveal"),
     path("vote/p/<str:alias>/<int:index>/", views.preview_shot, name="vote_preview_shot"),
     path("vote/p/<str:alias>/live/", views.preview_live, name="vote_preview_live"),

@@ -15,6 +15,7 @@ from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.csp import CSP
 from django.views.decorators.clickjacking import xframe_options_exempt, xframe_options_sameorigin
@@ -25,13 +26,13 @@ from runs.models import Run
 from runs.services.app_builds import app_build_file
 
 from .app_serving import APP_CSP, app_file_response
-from .models import Winner
+from .models import Vote, Winner
 from .pool import VotePool, vote_pool, vote_pool_last
 from .selectors import (
     app_build_of,
-    matchup_by_key,
     matchup_for_alias,
     matchup_open,
+    matchup_reveal,
     matchup_sides,
     preview_origin,
     preview_shots,
@@ -42,7 +43,7 @@ from .selectors import (
     voter_status,
     with_previews,
 )
-from .services import MatchupRefused, client_address, matchup_check, matchup_draw, rate_limit_hit, vote_record
+from .services import Cast, MatchupRefused, client_address, matchup_check, matchup_draw, rate_limits_hit, vote_cast
 
 # The vote screen frames the two sandboxed apps (through this site's aliases, from PREVIEW_ORIGIN when set, or
 # a live app over https); naming no preview host keeps a preview's address out of the headers.
@@ -61,17 +62,24 @@ PREVIEW_CSP = {
 }
 
 
-def _too_many(request: HttpRequest, bucket: str, limit: int) -> HttpResponse | None:
-    window = settings.VOTE_RATE_WINDOW_SECONDS
-    wait = rate_limit_hit(
-        bucket=bucket,
+def _rate_limited(request: HttpRequest, limits: dict[str, int]) -> dict[str, int]:
+    """Count this request against the voter's and the address's limits ({bucket: limit}), in one round trip:
+    {bucket: seconds to wait, 0 when within the limit}."""
+    return rate_limits_hit(
+        limits=limits,
         idents=[f"user:{request.user.pk}", f"addr:{client_address(request)}"],
-        limit=limit,
-        window=window,
+        window=settings.VOTE_RATE_WINDOW_SECONDS,
         voter=request.user,
     )
+
+
+def _too_many(request: HttpRequest, bucket: str, limit: int, wait: int | None = None) -> HttpResponse | None:
+    """The 429 answer when `bucket` is over its limit (counting this request unless `wait` is given)."""
+    if wait is None:
+        wait = _rate_limited(request, {bucket: limit})[bucket]
     if not wait:
         return None
+    window = settings.VOTE_RATE_WINDOW_SECONDS
     context = {
         "limit": limit,
         "window_minutes": math.ceil(window / 60),
@@ -88,18 +96,22 @@ def _refused(request: HttpRequest, refusal: MatchupRefused) -> HttpResponse:
     return render(request, template, {"refusal": refusal}, status=refusal.status)
 
 
-def _stage(request: HttpRequest, context: dict, status: int = 200, pool: VotePool | None = None) -> HttpResponse:
-    pool = pool or vote_pool()
-    context.setdefault("voter", voter_status(voter=request.user))
+def _stage_context(request: HttpRequest, context: dict, pool: VotePool) -> dict:
+    if "voter" not in context:  # a vote's answer already knows where the voter stands
+        context["voter"] = voter_status(voter=request.user)
     if matchup := context.get("matchup"):
         context["task"] = screen_task(matchup, pool=pool)
         context["preview_origin"] = preview_origin()
+    return context
+
+
+def _stage(request: HttpRequest, context: dict, status: int = 200, pool: VotePool | None = None) -> HttpResponse:
+    pool = pool or vote_pool()
+    context = _stage_context(request, context, pool)
     if request.htmx:
-        response = render(request, "voting/vote.html#stage", context, status=status)
-    else:
-        context["scopes"] = vote_scopes(voter=request.user, pool=pool)
-        response = render(request, "voting/vote.html", context, status=status)
-    return response
+        return render(request, "voting/vote.html#stage", context, status=status)
+    context["scopes"] = vote_scopes(voter=request.user, pool=pool)
+    return render(request, "voting/vote.html", context, status=status)
 
 
 @login_required
@@ -125,19 +137,26 @@ def vote(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 @csp_override(VOTE_CSP)
-def vote_cast(request: HttpRequest, key: str) -> HttpResponse:
-    if limited := _too_many(request, "vote", settings.VOTE_RATE_LIMIT):
+def vote_post(request: HttpRequest, key: str) -> HttpResponse:
+    """Cast the vote. The htmx answer is the revealed pair and, ready behind its "Next pair" button, the next
+    pair, drawn in the same request (`vote.js` shows it without asking again; without JavaScript the button
+    loads /vote/, which shows that same open pair): one request per vote."""
+    limits = {"vote": settings.VOTE_RATE_LIMIT}
+    if request.htmx:
+        limits["draw"] = settings.VOTE_DRAW_RATE_LIMIT
+    waits = _rate_limited(request, limits)
+    if limited := _too_many(request, "vote", settings.VOTE_RATE_LIMIT, wait=waits["vote"]):
         return limited
     winner = request.POST.get("winner", "")
     if winner not in Winner.values:
         return _refused(request, MatchupRefused("winner", 400, 'Pick "A is better", "B is better" or "Tie".'))
     try:
-        vote_record(key=key, voter=request.user, winner=winner)
+        cast = vote_cast(key=key, voter=request.user, winner=winner)
     except MatchupRefused as refusal:
         return _refused(request, refusal)
     if not request.htmx:
         return redirect("vote_reveal", key=key)
-    return _reveal(request, key)
+    return _reveal(request, key, cast=cast, draw_next=not waits["draw"])
 
 
 @login_required
@@ -147,21 +166,34 @@ def vote_reveal(request: HttpRequest, key: str) -> HttpResponse:
     return _reveal(request, key)
 
 
-def _reveal(request: HttpRequest, key: str) -> HttpResponse:
-    matchup = matchup_by_key(key)
-    if matchup is None or matchup.voter_id != request.user.pk or matchup.used_at is None:
+def _reveal(request: HttpRequest, key: str, cast: Cast | None = None, draw_next: bool = False) -> HttpResponse:
+    reveal = cast.reveal if cast else matchup_reveal(key)
+    if reveal is None or reveal.matchup.voter_id != request.user.pk or reveal.matchup.used_at is None:
         return _refused(request, MatchupRefused("forged", 400, "There is no vote of yours on this pair."))
-    return _stage(
-        request,
-        {
-            "scope": matchup.scope,
-            "state": "revealed",
-            "matchup": matchup,
-            "sides": matchup_sides(matchup, reveal=True),
-            "vote": getattr(matchup, "vote", None),
-            "previews_live": matchup.expires_at > timezone.now(),
-        },
-    )
+    matchup, pool = reveal.matchup, vote_pool()
+    if cast is not None:
+        vote = cast.vote
+    elif reveal.vote_winner is not None:
+        vote = Vote(winner=reveal.vote_winner, held=reveal.vote_held, counts_from=reveal.vote_counts_from)
+    else:
+        vote = None  # the vote was removed by an editor
+    context = {
+        "scope": matchup.scope,
+        "state": "revealed",
+        "matchup": matchup,
+        "sides": matchup_sides(matchup, reveal=reveal, pool=pool),
+        "vote": vote,
+        "previews_live": matchup.expires_at > timezone.now(),
+        "voter": cast.voter if cast else voter_status(voter=request.user),
+    }
+    if draw_next and (nxt := matchup_draw(voter=request.user, scope=matchup.scope, pool=pool, after=matchup)):
+        pool = vote_pool_last(pool)
+        following = {"scope": matchup.scope, "state": "matchup", "matchup": nxt, "voter": context["voter"]}
+        following["sides"] = matchup_sides(nxt, pool=pool)
+        context["next_stage"] = render_to_string(
+            "voting/vote.html#stage", _stage_context(request, following, pool), request=request
+        )
+    return _stage(request, context, pool=pool)
 
 
 def _preview_target(request: HttpRequest, alias: str):

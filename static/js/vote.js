@@ -36,3 +36,22 @@ document.addEventListener("keydown", (event) => {
   if (event.key !== "Escape") return;
   document.querySelectorAll('.fullscreen-toggle[aria-pressed="true"]').forEach((b) => setFullscreen(b, false));
 });
+
+// "Next pair" after a vote: the vote's answer already holds the next pair (drawn with the vote) in a
+// <template>; it replaces the stage without another request. Without JavaScript the link loads /vote/, which
+// shows that same pair.
+document.addEventListener("click", (event) => {
+  const link = event.target.closest("a[data-next-stage]");
+  if (!link) return;
+  const template = document.getElementById(link.dataset.nextStage);
+  const stage = document.getElementById("vote-stage");
+  if (!template || !stage) return;
+  event.preventDefault();
+  const next = template.content.firstElementChild.cloneNode(true);
+  stage.replaceWith(next);
+  if (window.htmx) window.htmx.process(next);
+  next.scrollIntoView({ block: "start" });
+  // The focus moves to the new pair, so Tab goes on into app A as the keyboard help says.
+  next.setAttribute("tabindex", "-1");
+  next.focus({ preventScroll: true });
+});

@@ -253,3 +253,46 @@ def test_a_screenshot_added_after_the_pool_was_shared_makes_its_run_drawable_at_
         m = matchup_draw(voter=voter, scope=scope, rng=rng)
         drawn |= {m.run_a_id, m.run_b_id}
     assert blank[0].id in drawn
+
+
+def test_the_draw_s_check_of_two_runs_in_sql_agrees_with_the_drawable_queryset(world):
+    # voting.queries.drawable_run_ids is the one-statement form of selectors.drawable (the rule's definition)
+    # plus the own-organization rule. Put runs in every state those rules read and compare the two answers.
+    from voting.queries import drawable_run_ids
+    from voting.selectors import drawable
+
+    runs = [r for r in world.runs if r.task_id == world.tasks[0].id]
+    draft = world.draft_runs[0]
+    states = [
+        {"status": "completed", "app_started": None},
+        {"status": "timeout", "app_started": True},
+        {"status": "budget_exhausted", "app_started": True},
+        {"status": "not_started", "app_started": None},  # counted by the checks, but has no app to show
+        {"status": "over_budget", "app_started": True},
+        {"status": "infra_error", "app_started": True},
+        {"status": "completed", "app_started": False},
+    ]
+    for run, values in zip(runs, states, strict=False):
+        Run.objects.filter(pk=run.pk).update(**values)
+    rerun = Run.objects.create(
+        key=f"{runs[0].key}-rerun",
+        round=runs[0].round,
+        entry=runs[0].entry,
+        task=runs[0].task,
+        trial=9,
+        rerun_of=runs[0],
+    )
+    candidates = [r.id for r in runs] + [rerun.id, draft.id]
+    task_id = world.tasks[0].id
+    for org in [None, world.orgs["zephyrbot"].id, world.orgs["marlinide"].id]:
+        expected = drawable(Run.objects.filter(task_id=task_id, id__in=candidates))
+        if org is not None:
+            expected = expected.exclude(entry__agent__organization_id=org)
+        assert drawable_run_ids(task_id=task_id, run_ids=candidates, organization_id=org) == set(
+            expected.values_list("id", flat=True)
+        )
+    # The superseded run, the draft round's run and the failed or unstarted ones are left out.
+    found = drawable_run_ids(task_id=task_id, run_ids=candidates, organization_id=None)
+    assert runs[0].id not in found and draft.id not in found and rerun.id in found
+    assert runs[3].id not in found and runs[4].id not in found and runs[5].id not in found and runs[6].id not in found
+    assert {runs[1].id, runs[2].id} <= found

@@ -184,19 +184,64 @@ def test_the_vote_reveals_names_only_after_it_is_cast(voter_client, world):
     assert vote.counts is True
 
 
-def test_an_htmx_vote_returns_the_revealed_stage_and_next_pair_loads_a_new_one(voter_client, world):
+def _split_next(html: str) -> tuple[str, str]:
+    """(the revealed stage, the next pair held in its <template id="next-stage">, '' when none)."""
+    found = re.search(r'<template id="next-stage">(.*?)</template>', html, re.S)
+    if found is None:
+        return html, ""
+    return html[: found.start()] + html[found.end() :], found.group(1)
+
+
+def test_an_htmx_vote_answers_with_the_revealed_pair_and_the_next_pair_ready_behind_next(voter_client, world):
     _page(voter_client)
     matchup = Matchup.objects.latest("id")
     response = voter_client.post(reverse("vote_cast", args=[matchup.key]), {"winner": "tie"}, HTTP_HX_REQUEST="true")
-    html = response.content.decode()
+    revealed, following = _split_next(response.content.decode())
     assert response.status_code == 200
-    assert html.lstrip().startswith('<section id="vote-stage"')
-    assert matchup.run_a.entry.agent.name in html and "Next pair" in html
-    assert 'hx-get="/vote/"' in html
-    nxt = voter_client.get(reverse("vote"), HTTP_HX_REQUEST="true")
-    assert nxt.content.decode().lstrip().startswith('<section id="vote-stage"')
-    assert Matchup.objects.count() == 2
+    assert revealed.lstrip().startswith('<section id="vote-stage"')
+    assert matchup.run_a.entry.agent.name in revealed and matchup.run_b.entry.agent.name in revealed
+    assert "Next pair" in revealed and "data-next-stage" in revealed
     assert Vote.objects.get().winner == "tie"
+    # The next pair was drawn with the vote: an open matchup of the same voter, held blind in the template.
+    nxt = Matchup.objects.get(used_at__isnull=True)
+    assert nxt.pk != matchup.pk and nxt.voter_id == matchup.voter_id
+    assert following.lstrip().startswith('<section id="vote-stage"')
+    assert f'action="/vote/m/{nxt.key}/"' in following
+    everything = following.lower()
+    for agent in world.agents.values():
+        assert agent.name.lower() not in everything and agent.slug not in everything
+    for run in (nxt.run_a, nxt.run_b):
+        assert run.key.lower() not in everything and run.entry.model.lower() not in everything
+    # Without JavaScript the "Next pair" link loads /vote/, which shows that same pair (nothing is drawn).
+    again = voter_client.get(reverse("vote"), HTTP_HX_REQUEST="true").content.decode()
+    assert f'action="/vote/m/{nxt.key}/"' in again
+    assert Matchup.objects.count() == 2
+
+
+def test_the_pair_drawn_with_the_vote_is_not_the_pair_just_voted_on(voter_client, world):
+    # One task, five agents the voter may see (ten pairs): the pair just voted on is never drawn straight after.
+    for _ in range(12):
+        _page(voter_client, scope="appbench-t/todo-app")
+        matchup = Matchup.objects.get(used_at__isnull=True)
+        voter_client.post(reverse("vote_cast", args=[matchup.key]), {"winner": "a"}, HTTP_HX_REQUEST="true")
+        nxt = Matchup.objects.get(used_at__isnull=True)
+        assert nxt.scope == "appbench-t/todo-app"
+        just = {matchup.run_a.entry.agent_id, matchup.run_b.entry.agent_id}
+        assert {nxt.run_a.entry.agent_id, nxt.run_b.entry.agent_id} != just
+
+
+def test_over_the_draw_limit_the_vote_still_counts_and_no_next_pair_is_drawn(voter_client, world, settings):
+    settings.VOTE_DRAW_RATE_LIMIT = 1  # the first screen's draw uses it up
+    _page(voter_client)
+    matchup = Matchup.objects.latest("id")
+    response = voter_client.post(reverse("vote_cast", args=[matchup.key]), {"winner": "b"}, HTTP_HX_REQUEST="true")
+    revealed, following = _split_next(response.content.decode())
+    assert response.status_code == 200 and following == ""
+    assert Vote.objects.get().winner == "b"
+    assert not Matchup.objects.filter(used_at__isnull=True).exists()
+    # The button then asks the server, which answers with the rate limit's message.
+    assert 'hx-get="/vote/"' in revealed
+    assert voter_client.get(reverse("vote"), HTTP_HX_REQUEST="true").status_code == 429
 
 
 def test_an_unknown_choice_is_refused(voter_client, world):
