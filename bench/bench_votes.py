@@ -9,21 +9,25 @@ the votable benchmark), `recompute_boards`, and `--voters` accounts three days o
 delay), each with a session made in the database (`--http-sign-in` signs each in through /signin/ instead:
 PBKDF2 per voter, minutes for 200 on a loaded machine). gunicorn serves the site as in bench/bench_pages.py
 (production settings, PostgreSQL, the Redis cache on Redis database 9, broker 10). Then every voter, in its own
-thread, loops: GET /vote/ (the matchup: its key is in the vote form; the first one also sets the CSRF cookie),
-POST /vote/m/<key>/ with `winner` and the CSRF token, until the total number of POSTs reaches `--votes`.
+thread, votes as the vote screen's htmx does (`HX-Request: true`), until the total number of POSTs reaches
+`--votes`: GET /vote/ for a pair (its key is in the vote form; the first one also sets the CSRF cookie), then
+POST /vote/m/<key>/ with `winner` and the CSRF token. The answer to the vote is the revealed pair; when it also
+holds the next pair (drawn with the vote, the one-request flow) the voter votes on that at once, otherwise (the
+code before that flow) it GETs /vote/ again.
 
 Voters all come from 127.0.0.1, so the per-address limits would reject nearly every vote: the run raises
 ACCOUNT_RATE_LIMIT (sign-ins per address) and, by default, VOTE_RATE_LIMIT and VOTE_DRAW_RATE_LIMIT
 (environment of the server) so the limits do not dominate, and leaves VOTE_DAILY_CAP at 200 (a voter casts 100
 here). `--keep-rate-limit` keeps the vote limits at their defaults and counts the 429s as rejections.
 
-Afterwards it checks: every POST answered 302 (accepted) has exactly one row in voting_vote with that
-matchup; no other row exists; every other answer is a 4xx with a message; no 5xx.
+Afterwards it checks: every POST answered with the revealed pair (accepted) has exactly one row in voting_vote
+with that matchup; no other row exists; every other answer is a 4xx with a message; no 5xx.
 
 A real Celery worker (one process) runs beside the server, so a counted vote's ratings refit happens during
 the run, as in production. The server's CPU per vote is the CPU time (user + system, from /proc) the gunicorn
-master and workers used during the voting phase divided by the accepted votes: each accepted vote costs its
-GET /vote/ (the draw) and its POST. The worker's CPU is reported beside it.
+master and workers used during the voting phase divided by the accepted votes: everything the server does for a
+vote, its draw and its reveal included (one POST, or a POST and a GET /vote/). The worker's CPU is reported
+beside it.
 
     .venv/bin/python bench/bench_votes.py --compare <commit>    # the code of <commit> first, then this checkout
 
@@ -72,6 +76,7 @@ from bench.bench_pages import (  # noqa: E402
 
 PASSWORD = "bench-voter-pass-2026"
 KEY_RE = re.compile(r'action="/vote/m/([^/"]+)/"')
+ACCEPTED = "You voted"  # the revealed pair's line, in the answer to an accepted vote
 CSRF_RE = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 
 
@@ -168,38 +173,46 @@ def message_of(page: str) -> str:
 
 
 def vote_loop(voter: Voter, tally: Tally) -> None:
+    """One voter, as the vote screen's htmx does: POST the vote with `HX-Request`; its answer (the revealed
+    pair) holds the next pair's key when the server drew it with the vote, else the voter GETs /vote/ for one
+    (the code before one-request votes always does)."""
     rng = random.Random(voter.username)
+    key = None
     while tally.take():
-        started = time.perf_counter()
-        status, page = voter.request("/vote/")
-        elapsed = (time.perf_counter() - started) * 1000
-        key = KEY_RE.search(page) if status == 200 else None
-        with tally.lock:
-            tally.get_ms.append(elapsed)
-            tally.get_status[status] += 1
         if key is None:
+            started = time.perf_counter()
+            status, page = voter.request("/vote/", headers={"HX-Request": "true"})
+            elapsed = (time.perf_counter() - started) * 1000
+            found = KEY_RE.search(page) if status == 200 else None
             with tally.lock:
-                tally.rejections[(status, "GET /vote/: " + message_of(page))] += 1
-                if status >= 500 or not message_of(page):
-                    tally.silent.append((status, page[:200]))
-            if status == 429:
-                time.sleep(0.5)
-            continue
+                tally.get_ms.append(elapsed)
+                tally.get_status[status] += 1
+            if found is None:
+                with tally.lock:
+                    tally.rejections[(status, "GET /vote/: " + message_of(page))] += 1
+                    if status >= 500 or not message_of(page):
+                        tally.silent.append((status, page[:200]))
+                if status == 429:
+                    time.sleep(0.5)
+                continue
+            key = found.group(1)
         winner = rng.choice(["a", "b", "tie"])
         started = time.perf_counter()
         status, page = voter.request(
-            f"/vote/m/{key.group(1)}/", {"winner": winner, "csrfmiddlewaretoken": voter.csrf()}
+            f"/vote/m/{key}/", {"winner": winner, "csrfmiddlewaretoken": voter.csrf()}, headers={"HX-Request": "true"}
         )
         elapsed = (time.perf_counter() - started) * 1000
         with tally.lock:
             tally.post_ms.append(elapsed)
             tally.post_status[status] += 1
-            if status == 302:
-                tally.accepted.append(key.group(1))
+            if status == 200 and ACCEPTED in page:
+                tally.accepted.append(key)
             else:
                 tally.rejections[(status, "POST: " + message_of(page))] += 1
                 if status >= 500 or not (400 <= status < 500) or not message_of(page):
                     tally.silent.append((status, page[:200]))
+        following = KEY_RE.search(page) if status == 200 else None
+        key = following.group(1) if following else None
 
 
 def pct(values: list[float], q: float) -> float:
@@ -389,7 +402,7 @@ def run_once(args, label: str, root: Path, database: str) -> dict:
     )
     print(
         f"server CPU (gunicorn master + workers, /proc utime + stime): {server_cpu:.1f} s = "
-        f"{1000 * server_cpu / max(accepted, 1):.1f} ms per accepted vote (its GET /vote/ and its POST); "
+        f"{1000 * server_cpu / max(accepted, 1):.1f} ms per accepted vote (its draw, record and reveal); "
         f"Celery worker CPU {worker_cpu:.1f} s over {refits} ratings refits"
     )
     print(

@@ -113,7 +113,7 @@ if CI and not REDIS_URL:
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "leaderboard.redis_cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "lb") + (f"-{RUN_NAMESPACE}" if RUN_NAMESPACE else ""),
             "TIMEOUT": 300,

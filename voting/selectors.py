@@ -217,12 +217,21 @@ class Side:
     run_url: str = ""  # the run's public page, with `revealed`
 
     @property
-    def shot_indexes(self) -> range:
-        return range(self.shot_count)
-
-    @property
     def has_live(self) -> bool:
         return bool(self.live)
+
+    @property
+    def frame_src(self) -> str:
+        """The address the side's frame loads: the app build through the alias (from PREVIEW_ORIGIN when set),
+        or the alias's redirect to an opaque preview address."""
+        if self.live == "build":
+            return preview_origin() + reverse("vote_preview_app", args=[self.alias])
+        return reverse("vote_preview_live", args=[self.alias])
+
+    @property
+    def shots(self) -> list[tuple[int, str]]:
+        """(number, address) of each screenshot, served through the alias."""
+        return [(i + 1, reverse("vote_preview_shot", args=[self.alias, i])) for i in range(self.shot_count)]
 
 
 def preview_origin() -> str:

@@ -154,7 +154,7 @@ def matchup_draw(
             break
     else:
         return None
-    matchup = Matchup.objects.create(
+    matchup = Matchup(
         key=_token(),
         alias_a=_token(),
         alias_b=_token(),
@@ -166,7 +166,7 @@ def matchup_draw(
         created_at=now,
         expires_at=now + timedelta(seconds=settings.VOTE_ALIAS_TTL_SECONDS),
     )
-    return matchup
+    return queries.insert(matchup)
 
 
 def _pick(
@@ -309,7 +309,7 @@ def vote_cast(*, key: str, voter, winner: str, now: datetime | None = None) -> C
         if not queries.matchup_use(matchup_id=target.pk, now=now):
             raise MatchupRefused("used", 410, "You already voted on this pair. Each pair takes one vote.")
         standing = vote_standing(voter=voter, now=now)
-        vote = Vote.objects.create(
+        vote = Vote(
             task_id=target.task_id,
             agent_a_id=target.agent_a_id,
             agent_b_id=target.agent_b_id,
@@ -323,6 +323,7 @@ def vote_cast(*, key: str, voter, winner: str, now: datetime | None = None) -> C
             counts_from=standing.counts_from,
             matchup_id=target.pk,
         )
+        queries.insert(vote)
         if standing.counts:
             cells_apply(added=[(vote.task_id, vote.agent_a_id, vote.agent_b_id, vote.winner)])
             snapshots_mark_stale(benchmark_ids=[target.benchmark_id])  # its ratings

@@ -34,7 +34,6 @@ from .selectors import (
     matchup_open,
     matchup_reveal,
     matchup_sides,
-    preview_origin,
     preview_shots,
     scope_is_valid,
     screen_task,
@@ -101,7 +100,8 @@ def _stage_context(request: HttpRequest, context: dict, pool: VotePool) -> dict:
         context["voter"] = voter_status(voter=request.user)
     if matchup := context.get("matchup"):
         context["task"] = screen_task(matchup, pool=pool)
-        context["preview_origin"] = preview_origin()
+        # The apps are shown before the vote, and after it while the pair's aliases live.
+        context["show_apps"] = context["state"] == "matchup" or context.get("previews_live", False)
     return context
 
 
