@@ -345,6 +345,7 @@ def voter_sessions(env: dict[str, str], usernames: list[str]) -> list[str]:
     the database directly (created when missing, one process for all)."""
     code = (
         "from datetime import timedelta\n"
+        "from django.conf import settings\n"
         "from django.contrib.auth import get_user_model, SESSION_KEY, BACKEND_SESSION_KEY, HASH_SESSION_KEY\n"
         "from django.contrib.sessions.backends.db import SessionStore\n"
         "from django.utils import timezone\n"
@@ -352,7 +353,7 @@ def voter_sessions(env: dict[str, str], usernames: list[str]) -> list[str]:
         "    u, _ = get_user_model().objects.get_or_create(username=name, defaults={'email': name + '@example.org'})\n"
         "    u.date_joined = timezone.now() - timedelta(days=3); u.set_unusable_password(); u.save()\n"
         "    s = SessionStore(); s[SESSION_KEY] = str(u.pk)\n"
-        "    s[BACKEND_SESSION_KEY] = 'django.contrib.auth.backends.ModelBackend'\n"
+        "    s[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[0]\n"
         "    s[HASH_SESSION_KEY] = u.get_session_auth_hash(); s.create(); print(s.session_key)\n"
     )
     keys = django_eval(env, code).split()

@@ -62,6 +62,10 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
 ]
 
+# Django's database sessions and ModelBackend, each read in one statement per request (leaderboard/auth.py).
+SESSION_ENGINE = "leaderboard.auth"
+AUTHENTICATION_BACKENDS = ["leaderboard.auth.ModelBackend"]
+
 ROOT_URLCONF = "leaderboard.urls"
 WSGI_APPLICATION = "leaderboard.wsgi.application"
 

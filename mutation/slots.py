@@ -5,8 +5,10 @@ would otherwise die of the other run's rows or rate-limit counters, not of a tes
 mutmut forks one process per mutant from a server that has already imported Django (its warm-up collects the
 tests), so the slot cannot come from the environment at import time: it is taken in `pytest_configure`, before
 pytest-django sets up the test database, and held (an exclusive `flock` on `<MUTATE_SLOT_DIR>/<n>.lock`) until
-the session ends or the process exits. Slot n's database is `test_<name>_mut<n>`, created by its first run and reused by the next
-(`--reuse-db`); its cache keys carry `-mut<n>`. Active only when MUTATE_SLOTS is set (by `make mutate`).
+the session ends or the process exits. Slot n's database is `test_<name>_mut<n>`, created and migrated by its
+first run; later runs reuse it without checking the migrations again (`<n>.ready` marks it made, and `make
+mutate` removes the marks when it copies the checkout anew). Its cache keys carry `-mut<n>`. Active only when
+MUTATE_SLOTS is set (by `make mutate`).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import logging
 from collections.abc import Iterable
 
 from celery import current_app
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from leaderboard.caching import content_version_bump
@@ -40,6 +40,20 @@ def enqueue_recompute(snapshot_ids: Iterable[int], countdown: float = 0) -> None
             log.warning("could not enqueue recompute of snapshot %s; the sweep will retry", snapshot_id, exc_info=True)
 
 
+def _ratings_flag(benchmark_id: int) -> dict[int, bool]:
+    """{id: stale} of the benchmark's ratings snapshot (empty when there is none): its id and flag only (a
+    ratings snapshot's data can be large). Every counted vote reads it, so it is one plain statement:
+    `BoardSnapshot.objects.filter(benchmark_id=..., round=None, kind=RATINGS).values_list("id", "stale")[:1]`
+    (the ORM's version cost several times what the database spends on it)."""
+    table = connection.ops.quote_name(BoardSnapshot._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT id, stale FROM {table} WHERE benchmark_id = %s AND round_id IS NULL AND kind = %s LIMIT 1",
+            [benchmark_id, SnapshotKind.RATINGS],
+        )
+        return {snap_id: bool(stale) for snap_id, stale in cursor.fetchall()}
+
+
 def snapshots_mark_stale(
     *, round_ids: Iterable[int] = (), rating_task_ids: Iterable[int] = (), benchmark_ids: Iterable[int] = ()
 ) -> list[int]:
@@ -65,14 +79,7 @@ def snapshots_mark_stale(
         elif BoardSnapshot.objects.filter(pk=snap.pk, stale=False).update(stale=True, stale_since=now):
             turned.append(snap.id)
     for bench_id in bench_ids:
-        # Its id and flag only (a ratings snapshot's data can be large); already stale, as it is through a vote
-        # storm, it costs this one small read.
-        # No ordering: the model's joins the benchmark and round tables only to order one row.
-        ratings = dict(
-            BoardSnapshot.objects.filter(benchmark_id=bench_id, round=None, kind=SnapshotKind.RATINGS)
-            .order_by()
-            .values_list("id", "stale")[:1]
-        )
+        ratings = _ratings_flag(bench_id)
         if not ratings:
             snap, created = BoardSnapshot.objects.get_or_create(
                 benchmark_id=bench_id,

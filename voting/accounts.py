@@ -50,7 +50,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
-        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        login(request, user, backend="leaderboard.auth.ModelBackend")
         return redirect(_next_url(request))
     return render(
         request,

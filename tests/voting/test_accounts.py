@@ -75,3 +75,24 @@ def test_sign_in_and_sign_up_attempts_are_rate_limited_per_address(client, setti
     assert "_auth_user_id" not in client.session
     statuses = [client.post(reverse("signup"), {"email": f"new{i}@example.com"}).status_code for i in range(3)]
     assert statuses == [200, 200, 429]
+
+
+def test_a_session_signed_in_before_the_backend_changed_stays_signed_in(client, voter):
+    # Sessions name the backend that signed them in; leaderboard/migrations/0009 moves those of Django's own
+    # ModelBackend to leaderboard.auth.ModelBackend, so the change signs no one out.
+    import importlib
+
+    from django.apps import apps
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+    from django.contrib.sessions.backends.db import SessionStore
+
+    store = SessionStore()
+    store[SESSION_KEY] = str(voter.pk)
+    store[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+    store[HASH_SESSION_KEY] = voter.get_session_auth_hash()
+    store.create()
+    client.cookies["sessionid"] = store.session_key
+    assert client.get(reverse("vote")).status_code == 302  # that backend is no longer listed: signed out
+    importlib.import_module("leaderboard.migrations.0009_sessions_backend").forwards(apps, None)
+    response = client.get(reverse("vote"))
+    assert response.status_code == 200 and response.wsgi_request.user == voter

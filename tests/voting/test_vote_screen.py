@@ -253,8 +253,10 @@ def test_an_unknown_choice_is_refused(voter_client, world):
     assert Matchup.objects.get().used_at is None
 
 
-def _screen_queries(client) -> tuple[int, int, int]:
-    """Queries of a draw (GET /vote/ with no open pair), a reload (the same pair again) and the vote."""
+def _screen_queries(client) -> tuple[int, int, int, int]:
+    """Queries of a draw (GET /vote/ with no open pair), a reload (the same pair again), the vote without
+    JavaScript (answered with a redirect to the reveal) and the vote of the htmx screen (answered with the
+    revealed pair and the next pair, drawn with it)."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
@@ -273,7 +275,13 @@ def _screen_queries(client) -> tuple[int, int, int]:
     with CaptureQueriesContext(connection) as ctx:
         assert client.post(reverse("vote_cast", args=[key]), {"winner": "a"}).status_code == 302
     counts.append(len(ctx.captured_queries))
-    return counts[0], counts[1], counts[2]
+    client.get(reverse("vote"))  # a new pair
+    key = Matchup.objects.latest("id").key
+    with CaptureQueriesContext(connection) as ctx:
+        answer = client.post(reverse("vote_cast", args=[key]), {"winner": "b"}, HTTP_HX_REQUEST="true")
+    assert answer.status_code == 200 and 'id="next-stage"' in answer.content.decode()
+    counts.append(len(ctx.captured_queries))
+    return counts[0], counts[1], counts[2], counts[3]
 
 
 def test_the_vote_screen_and_the_vote_run_a_fixed_small_number_of_queries(client, voter):
@@ -302,12 +310,14 @@ def test_the_vote_screen_and_the_vote_run_a_fixed_small_number_of_queries(client
     Matchup.objects.filter(used_at__isnull=True).delete()
     big = _screen_queries(client)
     assert small == big
-    draw, reload, vote = big
-    # Every request: the session and the user (2). Draw: the open pair (none), the voter's organization, the
-    # pair counts, the voter's last pair, the check of the two picked runs, the new pair, the voter's standing
-    # (one query) = 9; the sides, the task, its version and the scope list come from the vote pool. Reload:
-    # the open pair, the standing, the voter's organization (scope list) = 5. Vote: a transaction (begin,
-    # commit) holding the voter lock, the claim (the pair locked, read with its runs' agents), its update, the
+    draw, reload, vote, one_request_vote = big
+    # Every request: the session and the user with its organization membership (2). Draw: the open pair
+    # (none), the pair counts, the voter's last pair, the check of the two picked runs, the new pair, the
+    # voter's standing (one query) = 8; the sides, the task, its version and the scope list come from the vote
+    # pool. Reload: the open pair, the standing = 4. Vote: a transaction (begin, commit) holding the voter lock,
+    # the claim (the pair locked, read with its runs' agents and what the reveal shows), its update, the
     # standing, the vote, its cell, the ratings snapshot's flag (already stale from the first vote, so not
-    # written again) = 11.
-    assert (draw, reload, vote) == (9, 5, 11)
+    # written again) = 11. The htmx vote: those 11, then the next pair's draw without the session, user, open
+    # pair, last pair (the one just voted on) and standing (known from the vote): the pair counts, the check
+    # of the two runs, the new pair = 14.
+    assert (draw, reload, vote, one_request_vote) == (8, 4, 11, 14)

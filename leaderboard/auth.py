@@ -1,0 +1,46 @@
+"""How a signed-in account is read on every request: its session row and its user row, each in one statement.
+
+Every vote is a request by a signed-in voter, so this is on the vote's path (`bench/README.md`, "Votes under
+load"): Django's database session store and its ModelBackend are used as they are, except that
+
+- the session row is read with one plain statement instead of through the ORM's query compiler, and
+- the account is read together with its organization membership (a LEFT JOIN), which the vote draw needs (a
+  voter is never shown an agent of their own organization): one query instead of two.
+
+`leaderboard/migrations/0009_sessions_backend.py` moves the sessions signed in through Django's ModelBackend to
+this one, so no one is signed out by the change.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.backends import ModelBackend as DjangoModelBackend
+from django.contrib.sessions.backends.db import SessionStore as DjangoSessionStore
+from django.db import connection
+from django.utils import timezone
+
+
+class ModelBackend(DjangoModelBackend):
+    def get_user(self, user_id):
+        UserModel = get_user_model()
+        try:
+            user = UserModel._default_manager.select_related("membership").get(pk=user_id)
+        except UserModel.DoesNotExist:
+            return None
+        return user if self.user_can_authenticate(user) else None
+
+
+class SessionStore(DjangoSessionStore):
+    def _get_session_from_db(self):
+        model = self.model
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT session_key, session_data, expire_date FROM {connection.ops.quote_name(model._meta.db_table)}"
+                " WHERE session_key = %s AND expire_date > %s",
+                [self.session_key, connection.ops.adapt_datetimefield_value(timezone.now())],
+            )
+            row = cursor.fetchone()
+        if row is None:
+            self._session_key = None
+            return None
+        return model(session_key=row[0], session_data=row[1], expire_date=row[2])
