@@ -86,7 +86,7 @@ MUTANTS = [
     Mutant(
         "voting",
         "the voter's own votes in everyone else's fit",
-        (("voting/services.py", "if t == task_id and counts and v != voter_id]", "if t == task_id and counts]"),),
+        (("voting/services.py", "others[task_id][cell_of(task_id, a, b, winner)[1:]] -= n", "pass"),),
         ("tests/voting/test_counting.py",),
         (*DJANGO, "-k", "agreement or flag"),
     ),
@@ -97,8 +97,8 @@ MUTANTS = [
             ("voting/services.py", "held.filter(counts_from__gt=now).update(held=Held.NEW_ACCOUNT)", "pass"),
             (
                 "voting/services.py",
-                "n = held.filter(Q(counts_from__isnull=True) | Q(counts_from__lte=now)).update(",
-                "n = held.update(",
+                "rows = votes_lock(held.filter(Q(counts_from__isnull=True) | Q(counts_from__lte=now)))",
+                "rows = votes_lock(held)",
             ),
         ),
         ("tests/voting/test_counting.py",),
@@ -107,7 +107,13 @@ MUTANTS = [
     Mutant(
         "voting",
         "linear draw weights",
-        (("voting/services.py", "weights = [1.0 / (1 + seen[c]) ** 2 for c", "weights = [1.0 / (1 + seen[c]) for c"),),
+        (
+            (
+                "voting/services.py",
+                "weights = [1.0 / (1 + seen.get(c, 0)) ** 2 for c",
+                "weights = [1.0 / (1 + seen.get(c, 0)) for c",
+            ),
+        ),
         ("tests/voting/test_draw.py",),
         (*DJANGO, "-k", "weight or favoured"),
     ),

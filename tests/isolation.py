@@ -9,8 +9,10 @@ def cache_clear_own() -> None:
     from django.conf import settings
 
     from leaderboard.caching import local_clear
+    from voting import pool
 
     local_clear()
+    pool.local_clear()
     if "redis" not in settings.CACHES["default"]["BACKEND"].lower():
         cache.clear()
         return

@@ -20,8 +20,9 @@ The pool also holds what the vote screen shows before the vote: each run's kind 
 screenshots, and each task's benchmark name, title, prompt and scenarios (current version). A vote screen
 reads no run, evidence, task or version row.
 
-Each process keeps the pool it last read and uses it while the shared version is unchanged: a vote screen
-then costs one small cache read for the pool. The version is a random token, so a cache that was emptied can
+Each process keeps the pool it last read and uses it while the shared version is unchanged, checking the
+version at most once every POOL_RECHECK_SECONDS: a vote screen then costs no cache read for the pool, or one
+small one. The version is a random token, so a cache that was emptied can
 never make an old copy look current. With the cache down the pool is worked out per request.
 """
 
@@ -30,6 +31,7 @@ from __future__ import annotations
 import logging
 import secrets
 import threading
+import time
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -49,7 +51,13 @@ POOL_FORMAT = 2
 POOL_VERSION_KEY = f"vote-pool:{POOL_FORMAT}:version"
 POOL_TTL_SECONDS = 60
 _local_lock = threading.Lock()
+# How long a process uses its copy of the pool before checking the shared version again. Another process's
+# retirement (a save there) is therefore seen here within this time; what a draw must never show is checked in
+# the database on every draw anyway (see the module docstring), so this only delays a run newly drawable, or
+# one newly without anything to show, by at most this long.
+POOL_RECHECK_SECONDS = 1.0
 _local: dict[str, VotePool] = {}  # version -> pool (at most one entry)
+_local_checked = [0.0]  # time.monotonic() when _local's version was last found current
 _thread = threading.local()  # .last: the pool vote_pool last returned in this thread
 
 
@@ -155,6 +163,11 @@ def vote_pool(*, fresh: bool = False) -> VotePool:
 def _vote_pool(*, fresh: bool) -> VotePool:
     if fresh:
         vote_pool_retire()
+    with _local_lock:
+        # This process's copy, checked against the shared version within the last POOL_RECHECK_SECONDS: no
+        # cache round trip at all (a retirement by this process clears the copy at once).
+        if _local and time.monotonic() - _local_checked[0] < POOL_RECHECK_SECONDS:
+            return next(iter(_local.values()))
     try:
         version = cache.get(POOL_VERSION_KEY)
         if version is None:
@@ -166,6 +179,8 @@ def _vote_pool(*, fresh: bool) -> VotePool:
         return pool_build()
     with _local_lock:
         local = _local.get(version)
+        if local is not None:
+            _local_checked[0] = time.monotonic()
     if local is not None:
         return local
     pool_key = f"vote-pool:{POOL_FORMAT}:{version}"
@@ -182,6 +197,7 @@ def _vote_pool(*, fresh: bool) -> VotePool:
     with _local_lock:
         _local.clear()
         _local[version] = pool
+        _local_checked[0] = time.monotonic()
     return pool
 
 
@@ -189,6 +205,12 @@ def vote_pool_last(default: VotePool) -> VotePool:
     """The pool `vote_pool` last returned in this thread, else `default`: after a draw that found the shared
     pool stale and worked it out again, the screen shows the pair from the new pool (no cache round trip)."""
     return getattr(_thread, "last", default)
+
+
+def local_clear() -> None:
+    """Forget this process's copy (the tests' cache reset: a new test's data is never drawn from an old copy)."""
+    with _local_lock:
+        _local.clear()
 
 
 def vote_pool_retire() -> None:

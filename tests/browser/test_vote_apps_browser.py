@@ -9,6 +9,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -104,6 +105,19 @@ def test_the_vote_screen_works_by_keyboard_alone(live_server, demo, browser):
     page.keyboard.press("Enter")
     page.get_by_role("link", name="Next pair").wait_for()
     assert Vote.objects.get().winner == "a"
+    # The vote's answer held the next pair: "Next pair" (it has the focus) shows it without asking the server,
+    # and the focus moves to the new pair (Tab then goes on into its apps, as from the first pair above).
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url) if "/vote/m/" in r.url or r.url.endswith("/vote/") else None)
+    expect(page.get_by_role("link", name="Next pair")).to_be_focused()  # htmx focuses it once the swap settles
+    page.keyboard.press("Enter")
+    page.locator("#vote-stage").get_by_role("button", name="A is better").wait_for()
+    assert asked == []
+    expect(page.locator("#vote-stage")).to_be_focused()
+    # The new pair votes through htmx like the first one: its answer is the revealed pair again.
+    page.locator("#vote-stage").get_by_role("button", name="B is better").click()
+    page.get_by_role("link", name="Next pair").wait_for()
+    assert list(Vote.objects.order_by("id").values_list("winner", flat=True)) == ["a", "b"]
 
 
 def test_a_framed_app_cannot_read_the_sites_cookies_or_act_as_the_voter(live_server, demo, browser):
