@@ -280,7 +280,7 @@ class Cast:
 
     vote: Vote
     voter: VoterStatus
-    reveal: queries.Reveal  # the pair voted on, with both sides' makers
+    reveal: queries.Reveal  # the pair voted on, with both sides' makers (its vote fields unset: see `vote`)
 
 
 def vote_record(*, key: str, voter, winner: str, now: datetime | None = None) -> Vote:
@@ -335,12 +335,7 @@ def vote_cast(*, key: str, voter, winner: str, now: datetime | None = None) -> C
         daily_cap=settings.VOTE_DAILY_CAP,
     )
     target.reveal.matchup.used_at = now
-    reveal = target.reveal._replace(
-        vote_winner=vote.winner,
-        vote_held=vote.held,
-        vote_counts_from=vote.counts_from,
-    )
-    return Cast(vote, after, reveal)
+    return Cast(vote, after, target.reveal)
 
 
 def votes_mature(*, now: datetime | None = None, voter_id: int | None = None) -> int:
