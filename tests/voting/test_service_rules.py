@@ -236,3 +236,56 @@ def test_the_agreement_check_reads_single_vote_cells_and_leaves_ties_out(world, 
     (row,) = voter_agreement(benchmark_id=world.benchmark.id, min_votes=3)
     assert (row.voter_id, row.decided, row.agreed) == (judged.pk, 3, 2)
     assert row.p_value == pytest.approx(7 / 8)
+
+
+def test_an_expired_pair_is_refused_with_its_message(world, voter):
+    now = timezone.now()
+    matchup = matchup_for(voter, _run(world, "zephyrbot"), _run(world, "marlinide"), now=now)
+    with pytest.raises(MatchupRefused) as refused:
+        vote_record(key=matchup.key, voter=voter, winner="a", now=now + timedelta(hours=1))
+    assert (refused.value.reason, refused.value.status) == ("expired", 410)
+    assert refused.value.message == "This pair has expired. Load a new pair to vote."
+
+
+def test_votes_that_mature_mark_their_benchmark_s_ratings_for_a_refit(world, settings):
+    settings.VOTE_NEW_ACCOUNT_DELAY_HOURS = 24
+    voter = make_user("ripe@example.com", age_hours=1)
+    cast(voter, _run(world, "zephyrbot"), _run(world, "marlinide"), "a")
+    BoardSnapshot.objects.update_or_create(
+        benchmark=world.benchmark, round=None, kind="ratings", defaults={"stale": False, "data": {}}
+    )
+    assert votes_mature(now=timezone.now() + timedelta(days=2)) == 1
+    assert BoardSnapshot.objects.get(benchmark=world.benchmark, round=None, kind="ratings").stale is True
+
+
+def test_a_cleared_flag_cleared_again_changes_nothing(world, settings, admin_user):
+    settings.VOTE_FLAG_MIN_VOTES = 20
+    a, b = world.agents["thistledev"], world.agents["zephyrbot"]
+    pusher = make_user("twice@example.com")
+    votes_add(
+        [Vote(task=world.tasks[0], agent_a=b, agent_b=a, winner="a", voter_label=f"c{n}") for n in range(10)]
+        + [Vote(task=world.tasks[0], agent_a=a, agent_b=b, winner="a", voter=pusher) for _ in range(25)]
+    )
+    (flag,) = voters_flag(benchmark_id=world.benchmark.id)
+    assert voter_flag_clear(flag=flag, by=admin_user) == 25
+    first = VoterFlag.objects.get().cleared_at
+    assert voter_flag_clear(flag=flag, by=admin_user) == 0
+    assert VoterFlag.objects.get().cleared_at == first
+
+
+def test_votes_restored_by_clearing_a_flag_count_with_no_pending_date(world, settings, admin_user):
+    # A counting vote carries no "counts from" date (as a vote that counted when cast): a new account's votes
+    # that matured while the voter was flagged lose theirs when the flag is cleared.
+    settings.VOTE_FLAG_MIN_VOTES = 20
+    settings.VOTE_NEW_ACCOUNT_DELAY_HOURS = 24
+    a, b = world.agents["thistledev"], world.agents["zephyrbot"]
+    votes_add([Vote(task=world.tasks[0], agent_a=b, agent_b=a, winner="a", voter_label=f"c{n}") for n in range(10)])
+    sock = make_user("dated-sock@example.com", age_hours=1)
+    for _ in range(25):
+        cast(sock, _run(world, "thistledev"), _run(world, "zephyrbot"), "a")
+    (flag,) = voters_flag(benchmark_id=world.benchmark.id)
+    later = timezone.now() + timedelta(days=2)
+    votes_mature(now=later)  # due, but the voter is flagged: held "flagged", still dated
+    assert Vote.objects.filter(voter=sock, held="flagged", counts_from__isnull=False).count() == 25
+    assert voter_flag_clear(flag=flag, by=admin_user, now=later) == 25
+    assert Vote.objects.filter(voter=sock, counts=True, counts_from__isnull=True).count() == 25
