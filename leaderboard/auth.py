@@ -5,7 +5,8 @@ load"): Django's database session store and its ModelBackend are used as they ar
 
 - the session row is read with one plain statement instead of through the ORM's query compiler, and
 - the account is read together with its organization membership (a LEFT JOIN), which the vote draw needs (a
-  voter is never shown an agent of their own organization): one query instead of two.
+  voter is never shown an agent of their own organization): one statement instead of two, written out rather
+  than compiled by the ORM.
 
 `leaderboard/migrations/0009_sessions_backend.py` moves the sessions signed in through Django's ModelBackend to
 this one, so no one is signed out by the change.
@@ -22,11 +23,27 @@ from django.utils import timezone
 
 class ModelBackend(DjangoModelBackend):
     def get_user(self, user_id):
+        """`User.objects.select_related("membership").get(pk=user_id)`, as one raw statement (the ORM's
+        converters still apply: `raw()`); the membership, or its absence, is cached on the user as
+        select_related would."""
+        from leaderboard.models import Membership
+
         UserModel = get_user_model()
-        try:
-            user = UserModel._default_manager.select_related("membership").get(pk=user_id)
-        except UserModel.DoesNotExist:
+        users, members = (connection.ops.quote_name(m._meta.db_table) for m in (UserModel, Membership))
+        pk = connection.ops.quote_name(UserModel._meta.pk.column)
+        rows = UserModel._default_manager.raw(
+            f"SELECT u.*, m.id AS membership_pk, m.organization_id AS membership_organization_id FROM {users} u"
+            f" LEFT JOIN {members} m ON m.user_id = u.{pk} WHERE u.{pk} = %s",
+            [user_id],
+        )
+        user = next(iter(rows), None)
+        if user is None:
             return None
+        membership = None
+        if user.membership_pk is not None:
+            membership = Membership(pk=user.membership_pk, user=user, organization_id=user.membership_organization_id)
+            membership._state.adding, membership._state.db = False, user._state.db
+        UserModel.membership.related.set_cached_value(user, membership)
         return user if self.user_can_authenticate(user) else None
 
 

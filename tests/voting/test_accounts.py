@@ -96,3 +96,25 @@ def test_a_session_signed_in_before_the_backend_changed_stays_signed_in(client, 
     importlib.import_module("leaderboard.migrations.0009_sessions_backend").forwards(apps, None)
     response = client.get(reverse("vote"))
     assert response.status_code == 200 and response.wsgi_request.user == voter
+
+
+def test_the_account_is_read_with_its_membership_in_one_statement(django_assert_num_queries, world):
+    # leaderboard.auth.ModelBackend: the user row and its organization membership in one statement; an account
+    # without an organization has none (and reading that costs nothing more); an inactive account is refused.
+    from leaderboard.auth import ModelBackend
+
+    vendor = make_user("member@example.com", organization=world.orgs["zephyrbot"])
+    plain = make_user("plain@example.com")
+    backend = ModelBackend()
+    with django_assert_num_queries(1):
+        user = backend.get_user(vendor.pk)
+        assert user == vendor and user.email == "member@example.com" and user.date_joined == vendor.date_joined
+        assert user.membership.organization_id == world.orgs["zephyrbot"].id
+        assert user.membership.user is user
+    with django_assert_num_queries(1):
+        user = backend.get_user(plain.pk)
+        assert getattr(user, "membership", None) is None
+    plain.is_active = False
+    plain.save()
+    assert backend.get_user(plain.pk) is None
+    assert backend.get_user(10**9) is None

@@ -320,4 +320,8 @@ def test_the_vote_screen_and_the_vote_run_a_fixed_small_number_of_queries(client
     # written again) = 11. The htmx vote: those 11, then the next pair's draw without the session, user, open
     # pair, last pair (the one just voted on) and standing (known from the vote): the pair counts, the check
     # of the two runs, the new pair = 14.
-    assert (draw, reload, vote, one_request_vote) == (8, 4, 11, 14)
+    # SQLite has no row locks (its transactions already take one writer at a time): no voter lock statement.
+    from django.db import connection
+
+    lock = 1 if connection.features.has_select_for_update else 0
+    assert (draw, reload, vote, one_request_vote) == (8, 4, 10 + lock, 13 + lock)
