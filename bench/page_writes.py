@@ -8,9 +8,8 @@ show "updating"), the worker refits them, and the refit retires the pages again.
   database (as `voter_cookie` does), vote at a steady rate as a browser does (bench/bench_votes.py's `Voter`
   keeps the cookies): GET /vote/?scope=<benchmark> (the matchup's key is in the form), then POST
   /vote/m/<key>/ with a random winner and the CSRF token. As in a browser with JavaScript, the first screen is a
-  whole page and then htmx swaps the stage: the POST answers with the reveal and the next pair drawn with the
-  vote, which the voter votes on next (a GET /vote/ only when the answer held none), so the vote screen's scope
-  list is built once per voter, not once per vote. Every voter has
+  whole page and then htmx swaps the stage: the POST answers with the reveal and "Next pair" GETs the next stage
+  (`HX-Request`), so the vote screen's scope list is built once per voter, not once per vote. Every voter has
   its own thread; a shared schedule hands out one slot every 1/rate seconds, and a slot more than a second late
   is skipped rather than made up in a burst, so the rate is steady and a slow server shows as a lower achieved
   rate.
@@ -141,27 +140,21 @@ class VoteWriter:
 
     def _loop(self, voter, rng: random.Random) -> None:
         htmx: dict[str, str] = {}  # the first screen is a whole page; from then on htmx swaps the stage
-        key = None  # the next pair's key, when the last vote's answer held it
         while not self.stopping.is_set():
             if self.stopping.wait(max(0.0, self._slot() - time.monotonic())):
                 return
             try:
+                status, page = voter.request(f"/vote/?scope={self.scope}", headers=htmx)
+                key = KEY_RE.search(page) if status == 200 else None
                 if key is None:
-                    status, page = voter.request(f"/vote/?scope={self.scope}", headers=htmx)
-                    found = KEY_RE.search(page) if status == 200 else None
-                    if found is None:
-                        self._refuse(f"GET {status}: {message_of(page)}")
-                        continue
-                    key = found.group(1)
+                    self._refuse(f"GET {status}: {message_of(page)}")
+                    continue
                 htmx = {"HX-Request": "true", "X-CSRFToken": voter.csrf()}
                 data = {"winner": rng.choice(["a", "b", "tie"]), "csrfmiddlewaretoken": voter.csrf()}
-                status, page = voter.request(f"/vote/m/{key}/", data, headers=htmx)
+                status, page = voter.request(f"/vote/m/{key.group(1)}/", data, headers=htmx)
             except OSError as exc:  # a timeout under load: counted, and the loop goes on
                 self._refuse(f"{type(exc).__name__}: {exc}"[:90])
-                key = None
                 continue
-            following = KEY_RE.search(page) if status == 200 else None
-            key = following.group(1) if following else None
             if status == 200 and "You voted" in page:  # htmx answers a counted vote with the reveal
                 with self.lock:
                     self.accepted.append(time.monotonic())
