@@ -55,3 +55,29 @@ document.addEventListener("click", (event) => {
   next.setAttribute("tabindex", "-1");
   next.focus({ preventScroll: true });
 });
+
+// A framed app may focus one of its own fields as it loads (on the first pair, after a vote, after "Next
+// pair"), which would send the voter's next key press (Enter on "Next pair", say) into the app. A focus that
+// moves into a frame still loading, or loaded a moment ago, goes back to where it was on the page. Once an app
+// has loaded, any way in is the voter's (Tab, a click, a screen reader, a script driving the page). This script
+// is loaded in the head without "defer", so it sees every frame's load event.
+(() => {
+  const SETTLE_MS = 100; // after a frame's load event, which can arrive just after the app's own focus()
+  const loadedAt = new WeakMap(); // frame -> the time of its last load event
+  let last = null;
+  const now = () => performance.now();
+  document.addEventListener("load", (event) => {
+    if (event.target instanceof HTMLIFrameElement) loadedAt.set(event.target, now());
+  }, true);
+  document.addEventListener("focusin", (event) => {
+    if (event.target.tagName !== "IFRAME") last = event.target;
+  });
+  window.addEventListener("blur", () => setTimeout(() => {
+    const frame = document.activeElement;
+    if (!frame || frame.tagName !== "IFRAME" || !frame.classList.contains("live")) return;
+    const loaded = loadedAt.get(frame);
+    if (loaded !== undefined && now() - loaded > SETTLE_MS) return;
+    if (last && last.isConnected) last.focus({ preventScroll: true });
+    else frame.blur();
+  }));
+})();

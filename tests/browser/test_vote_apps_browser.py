@@ -51,6 +51,13 @@ def _use_app(frame, text: str) -> None:
     frame.get_by_text(text).wait_for()
 
 
+def _wait_for_both_apps(page) -> None:
+    for letter in "AB":
+        page.frame_locator(f'iframe[title="App {letter}, live"]').get_by_label("Your name").wait_for()
+    # The app has called focus() by now (it does as it renders its name field); the page takes the focus back.
+    page.wait_for_function("() => document.activeElement.tagName !== 'IFRAME'", timeout=10_000)
+
+
 def test_a_voter_tries_both_apps_votes_and_sees_the_reveal(live_server, demo, browser):
     from voting.models import Vote
 
@@ -93,6 +100,8 @@ def test_the_vote_screen_works_by_keyboard_alone(live_server, demo, browser):
     _sign_up_a_day_ago(page, live_server)
     page.goto(f"{live_server.url}/vote/")
     page.locator("#vote-stage").wait_for()
+    # Every demo app focuses its name field as it loads; the page keeps the focus until the voter goes in.
+    _wait_for_both_apps(page)
     page.locator("#scope").focus()
     seen = []
     for _ in range(80):
@@ -105,6 +114,7 @@ def test_the_vote_screen_works_by_keyboard_alone(live_server, demo, browser):
     page.keyboard.press("Enter")
     page.get_by_role("link", name="Next pair").wait_for()
     assert Vote.objects.get().winner == "a"
+    _wait_for_both_apps(page)  # the revealed pair's apps load again and try to take the focus
     # The vote's answer held the next pair: "Next pair" (it has the focus) shows it without asking the server,
     # and the focus moves to the new pair (Tab then goes on into its apps, as from the first pair above).
     asked: list[str] = []
@@ -113,6 +123,7 @@ def test_the_vote_screen_works_by_keyboard_alone(live_server, demo, browser):
     page.keyboard.press("Enter")
     page.locator("#vote-stage").get_by_role("button", name="A is better").wait_for()
     assert asked == []
+    _wait_for_both_apps(page)
     expect(page.locator("#vote-stage")).to_be_focused()
     # The new pair votes through htmx like the first one: its answer is the revealed pair again.
     page.locator("#vote-stage").get_by_role("button", name="B is better").click()
