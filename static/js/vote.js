@@ -74,7 +74,7 @@ document.addEventListener("click", (event) => {
   });
   window.addEventListener("blur", () => setTimeout(() => {
     const frame = document.activeElement;
-    if (!frame || frame.tagName !== "IFRAME" || !frame.classList.contains("live")) return;
+    if (!frame || !frame.matches("iframe.live")) return;
     const loaded = loadedAt.get(frame);
     if (loaded !== undefined && now() - loaded > SETTLE_MS) return;
     if (last && last.isConnected) last.focus({ preventScroll: true });
