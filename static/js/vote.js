@@ -54,20 +54,38 @@ document.addEventListener("click", (event) => {
   // The focus moves to the new pair, so Tab goes on into app A as the keyboard help says.
   next.setAttribute("tabindex", "-1");
   next.focus({ preventScroll: true });
+  next.dispatchEvent(new CustomEvent("vote:stage", { bubbles: true }));
 });
 
 // A framed app may focus one of its own fields as it loads (on the first pair, after a vote, after "Next
 // pair"), which would send the voter's next key press (Enter on "Next pair", say) into the app. A focus that
 // moves into a frame still loading, or loaded a moment ago, goes back to where it was on the page. Once an app
-// has loaded, any way in is the voter's (Tab, a click, a screen reader, a script driving the page). This script
-// is loaded in the head without "defer", so it sees every frame's load event.
+// has loaded, any way in is the voter's (Tab, a click, a screen reader, a script driving the page); so is any
+// way in once a frame has been on screen for LOADING_MS, loaded or not (an app whose pictures never arrive
+// must not keep the voter out). A frame that has settled carries `data-settled`. This script is loaded in the
+// head without "defer", so it sees every frame's load event.
 (() => {
   const SETTLE_MS = 100; // after a frame's load event, which can arrive just after the app's own focus()
+  const LOADING_MS = 2000; // on screen this long without a load event: the app is the voter's all the same
   const loadedAt = new WeakMap(); // frame -> the time of its last load event
+  const shownAt = new WeakMap(); // frame -> when this script first saw it on the page
   let last = null;
   const now = () => performance.now();
+  const settle = (frame, ms) => setTimeout(() => {
+    if (frame.isConnected) frame.dataset.settled = "";
+  }, ms);
+  const notice = () => document.querySelectorAll("iframe.live").forEach((frame) => {
+    if (shownAt.has(frame)) return;
+    shownAt.set(frame, now());
+    settle(frame, LOADING_MS);
+  });
+  document.addEventListener("DOMContentLoaded", notice);
+  document.addEventListener("htmx:load", notice); // a stage swapped in by htmx
+  document.addEventListener("vote:stage", notice); // the next pair, put on screen from its template
   document.addEventListener("load", (event) => {
-    if (event.target instanceof HTMLIFrameElement) loadedAt.set(event.target, now());
+    if (!(event.target instanceof HTMLIFrameElement)) return;
+    loadedAt.set(event.target, now());
+    if (event.target.matches("iframe.live")) settle(event.target, SETTLE_MS);
   }, true);
   document.addEventListener("focusin", (event) => {
     if (event.target.tagName !== "IFRAME") last = event.target;
@@ -77,6 +95,8 @@ document.addEventListener("click", (event) => {
     if (!frame || !frame.matches("iframe.live")) return;
     const loaded = loadedAt.get(frame);
     if (loaded !== undefined && now() - loaded > SETTLE_MS) return;
+    const shown = shownAt.get(frame);
+    if (shown !== undefined && now() - shown > LOADING_MS) return;
     if (last && last.isConnected) last.focus({ preventScroll: true });
     else frame.blur();
   }));

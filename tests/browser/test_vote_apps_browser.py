@@ -56,6 +56,9 @@ def _wait_for_both_apps(page) -> None:
         page.frame_locator(f'iframe[title="App {letter}, live"]').get_by_label("Your name").wait_for()
     # The app has called focus() by now (it does as it renders its name field); the page takes the focus back.
     page.wait_for_function("() => document.activeElement.tagName !== 'IFRAME'", timeout=10_000)
+    # Both frames have settled (loaded a moment ago, or on screen for a while): from now on the apps are the
+    # voter's, as they are for a person, whose first click comes later than a test's.
+    expect(page.locator("#vote-stage iframe.live[data-settled]")).to_have_count(2)
 
 
 def test_a_voter_tries_both_apps_votes_and_sees_the_reveal(live_server, demo, browser):
@@ -74,6 +77,7 @@ def test_a_voter_tries_both_apps_votes_and_sees_the_reveal(live_server, demo, br
     before = stage.inner_text()
     assert not [n for n in names if n in before]
     assert not re.search(r"\b\d+ of \d+\b", before)  # no count of the checker
+    _wait_for_both_apps(page)
     _use_app(page.frame_locator('iframe[title="App A, live"]'), "hello from A")
     _use_app(page.frame_locator('iframe[title="App B, live"]'), "hello from B")
 
@@ -185,3 +189,26 @@ def test_an_app_keeps_its_local_storage_across_a_reload_of_its_frame(live_server
     page.frame_locator('iframe[title="App A, live"]').get_by_label("Your name").wait_for()
     frame = next(f for f in page.frames if f.url.endswith(f"/vote/app/{alias}/"))
     assert frame.evaluate("() => localStorage.getItem('probe')") == "kept"
+
+
+def test_an_app_that_never_finishes_loading_is_the_voters_after_a_moment(live_server, demo, browser):
+    """The page keeps the focus while a frame loads (an app focusing its own field must not take the voter's
+    next key), but not for ever: an app with a picture that never arrives is usable all the same."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    _sign_up_a_day_ago(page, live_server)
+
+    def add_a_picture_that_never_arrives(route) -> None:
+        response = route.fetch()
+        body = response.text().replace("</body>", '<img src="never.png" alt=""></body>')
+        route.fulfill(response=response, body=body)
+
+    page.route(re.compile(r"/vote/app/[^/]+/$"), add_a_picture_that_never_arrives)
+    page.route(re.compile(r"/never\.png$"), lambda route: None)  # never answered: the frames never load
+    page.goto(f"{live_server.url}/vote/", wait_until="domcontentloaded")
+    app = page.frame_locator('iframe[title="App A, live"]')
+    app.get_by_label("Your name").wait_for()
+    # The app focused its name field as it rendered; the frame is still loading, so the page kept the focus.
+    page.wait_for_function("() => document.activeElement.tagName !== 'IFRAME'", timeout=10_000)
+    assert page.locator("iframe.live[data-settled]").count() == 0
+    expect(page.locator("#vote-stage iframe.live[data-settled]")).to_have_count(2)  # after a moment on screen
+    _use_app(app, "typed while a picture still loads")
