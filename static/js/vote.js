@@ -67,7 +67,7 @@ document.addEventListener("click", (event) => {
 (() => {
   const SETTLE_MS = 100; // after a frame's load event, which can arrive just after the app's own focus()
   const LOADING_MS = 2000; // on screen this long without a load event: the app is the voter's all the same
-  const loadedAt = new WeakMap(); // frame -> the time of its last load event
+  const loadedAt = new WeakMap(); // app frame -> the time of its last load event
   const shownAt = new WeakMap(); // frame -> when this script first saw it on the page
   let last = null;
   const now = () => performance.now();
@@ -83,9 +83,10 @@ document.addEventListener("click", (event) => {
   document.addEventListener("htmx:load", notice); // a stage swapped in by htmx
   document.addEventListener("vote:stage", notice); // the next pair, put on screen from its template
   document.addEventListener("load", (event) => {
-    if (!(event.target instanceof HTMLIFrameElement)) return;
-    loadedAt.set(event.target, now());
-    if (event.target.matches("iframe.live")) settle(event.target, SETTLE_MS);
+    const frame = event.target;
+    if (!(frame instanceof HTMLIFrameElement) || !frame.matches("iframe.live")) return;
+    loadedAt.set(frame, now());
+    settle(frame, SETTLE_MS);
   }, true);
   document.addEventListener("focusin", (event) => {
     if (event.target.tagName !== "IFRAME") last = event.target;
