@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import re
+import socket
+import threading
 from datetime import timedelta
 from pathlib import Path
 
@@ -191,19 +193,45 @@ def test_an_app_keeps_its_local_storage_across_a_reload_of_its_frame(live_server
     assert frame.evaluate("() => localStorage.getItem('probe')") == "kept"
 
 
-def test_an_app_that_never_finishes_loading_is_the_voters_after_a_moment(live_server, demo, browser):
+@pytest.fixture
+def host_that_never_answers():
+    """A picture host that takes the connection and never answers (a third-party server that hangs)."""
+    server = socket.create_server(("127.0.0.1", 0))
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def hold() -> None:
+        server.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                held.append(server.accept()[0])
+            except TimeoutError:
+                continue
+
+    thread = threading.Thread(target=hold, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.getsockname()[1]}"
+    stop.set()
+    thread.join()
+    for conn in held:
+        conn.close()
+    server.close()
+
+
+def test_an_app_that_never_finishes_loading_is_the_voters_after_a_moment(
+    live_server, demo, browser, host_that_never_answers
+):
     """The page keeps the focus while a frame loads (an app focusing its own field must not take the voter's
     next key), but not for ever: an app with a picture that never arrives is usable all the same."""
+    from runs.models import AppBuild
+    from runs.services.app_builds import app_build_file
+
+    for build in AppBuild.objects.all():  # every app shows a picture from a host that never answers
+        entry = app_build_file(build, "")
+        picture = f'<img src="{host_that_never_answers}/never.png" alt="">'
+        entry.write_text(entry.read_text().replace("</body>", f"{picture}</body>"))
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     _sign_up_a_day_ago(page, live_server)
-
-    def add_a_picture_that_never_arrives(route) -> None:
-        response = route.fetch()
-        body = response.text().replace("</body>", '<img src="never.png" alt=""></body>')
-        route.fulfill(response=response, body=body)
-
-    page.route(re.compile(r"/vote/app/[^/]+/$"), add_a_picture_that_never_arrives)
-    page.route(re.compile(r"/never\.png$"), lambda route: None)  # never answered: the frames never load
     page.goto(f"{live_server.url}/vote/", wait_until="domcontentloaded")
     app = page.frame_locator('iframe[title="App A, live"]')
     app.get_by_label("Your name").wait_for()
