@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+ROOT = Path(__file__).resolve().parents[2]
+FAILURES = ROOT / "var" / "browser-failures"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -20,7 +22,7 @@ CHROMIUM_ARGS = [
 
 
 @pytest.fixture
-def browser(monkeypatch):
+def browser(monkeypatch, request):
     # Playwright's sync API runs an event loop in this thread; the ORM calls of the test around it are safe.
     # Set per test, not at import, so it never leaks into other tests' subprocesses.
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -30,4 +32,28 @@ def browser(monkeypatch):
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield browser
+        if getattr(request.node, "call_failed", False):
+            _keep_what_the_pages_showed(request.node.name, browser)
         browser.close()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    if call.when == "call" and outcome.get_result().failed:
+        item.call_failed = True
+
+
+def _keep_what_the_pages_showed(test: str, browser) -> None:
+    """A failed browser test leaves each open page's address, HTML and screenshot under var/browser-failures/
+    (and prints where), so a failure seen once in CI can be read afterwards."""
+    FAILURES.mkdir(parents=True, exist_ok=True)
+    for i, page in enumerate(page for context in browser.contexts for page in context.pages):
+        stem = FAILURES / f"{test}-{i}"
+        try:
+            stem.with_suffix(".html").write_text(f"<!-- {page.url} -->\n{page.content()}")
+            page.screenshot(path=str(stem.with_suffix(".png")), full_page=True)
+        except Exception as exc:  # noqa: BLE001 - a page that cannot be read any more: say so, go on
+            print(f"could not keep page {i} of {test}: {exc}")
+            continue
+        print(f"page {i} of {test} was at {page.url}; kept in {stem}.html and .png")
