@@ -12,7 +12,16 @@ from leaderboard.models import Agent, Benchmark, Round, Task, TaskVersion
 from runs.models import CheckResult, Dispute, Evidence, Run, Verdict
 from voting.models import Vote, VoteCell
 
-from .fields import BLANK_STRING_FIELDS, DATETIME_FIELDS, DISPUTE_FIELDS, ENTRY_FIELDS, RUN_SCALARS, iso, plain_number
+from .fields import (
+    BLANK_STRING_FIELDS,
+    DATETIME_FIELDS,
+    DISPUTE_FIELDS,
+    ENTRY_FIELDS,
+    PUBLIC_RUN_SCALARS,
+    RUN_SCALARS,
+    iso,
+    plain_number,
+)
 from .votes_file import VOTES_FILE_FORMAT, pseudonym, votes_file_rows
 
 
@@ -32,7 +41,8 @@ def bundle_export(
 ) -> dict:
     """The benchmark as a bundle. Public downloads leave `include_unpublished` off: draft and preview rounds,
     their runs and their parameters are then absent, and so is every vote naming an agent that has no
-    published entry yet (`VoteQuerySet.public`).
+    published entry yet (`VoteQuerySet.public`), and every run's private fields (`PRIVATE_RUN_FIELDS`: the
+    live preview's address, which the blind vote frames).
 
     With more than `votes_inline_limit` votes, `votes` is left empty and `votes_file` says where the votes
     file is (`votes_file_url`) and how many votes it holds: a download of millions of votes is streamed
@@ -45,7 +55,7 @@ def bundle_export(
     rounds = list(rounds_qs.prefetch_related("entries__agent", "parameters__task", "changelog__run"))
     round_ids = [r.id for r in rounds]
     tasks = list(benchmark.tasks.prefetch_related("versions").order_by("position", "key"))
-    runs = _run_docs(round_ids)
+    runs = _run_docs(round_ids, public=not include_unpublished)
     agent_ids = {e.agent_id for r in rounds for e in r.entries.all()}
     votes_qs = votes_file_rows(benchmark, include_unpublished=include_unpublished)
     votes_file = _votes_file(votes_qs, votes_inline_limit, votes_file_url) if include_votes else None
@@ -184,7 +194,7 @@ RUN_VALUES = (
 )
 
 
-def _run_docs(round_ids: list[int]) -> list[dict]:
+def _run_docs(round_ids: list[int], *, public: bool) -> list[dict]:
     """The runs of these rounds as bundle documents, read as plain rows: one query for the runs and one per
     kind of child (not model instances and per-run prefetch managers, which cost about 0.5 ms a run)."""
     rows = list(
@@ -216,6 +226,7 @@ def _run_docs(round_ids: list[int]) -> list[dict]:
             evidence.get(row["id"], ()),
             checks.get(row["id"], ()),
             disputes.get(row["id"], ()),
+            public=public,
         )
         for row in rows
     ]
@@ -229,8 +240,8 @@ def _by_run(rows, dicts: bool = True) -> dict[int, list]:
 
 
 def run_doc(run: Run) -> dict:
-    """One run's document, from a model instance (the run page's JSON download)."""
-    row = {f: getattr(run, f) for f in RUN_SCALARS}
+    """One run's public document, from a model instance (the run page's JSON download)."""
+    row = {f: getattr(run, f) for f in PUBLIC_RUN_SCALARS}
     row.update(
         {
             "key": run.key,
@@ -249,17 +260,17 @@ def run_doc(run: Run) -> dict:
     disputes = [
         {f: getattr(d, f) for f in DISPUTE_FIELDS} for d in sorted(run.disputes.all(), key=lambda d: (d.filed_at, d.id))
     ]
-    return _run_doc_from(row, verdicts, list(run.evidence.all()), checks, disputes)
+    return _run_doc_from(row, verdicts, list(run.evidence.all()), checks, disputes, public=True)
 
 
-def _run_doc_from(row: dict, verdicts, evidence, checks, disputes) -> dict:
+def _run_doc_from(row: dict, verdicts, evidence, checks, disputes, *, public: bool) -> dict:
     doc: dict[str, Any] = {
         "id": row["key"],
         "round": row["round__key"],
         "agent": row["entry__agent__slug"],
         "task": row["task__key"],
     }
-    for f in RUN_SCALARS:
+    for f in PUBLIC_RUN_SCALARS if public else RUN_SCALARS:
         value = row[f]
         if f in DATETIME_FIELDS:
             value = iso(value)

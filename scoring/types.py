@@ -82,6 +82,11 @@ RUN_SCALARS = (
     "started_at",
     "preview_url",
 )
+# Run fields that are never public: a live preview's address is what the blind vote frames, so an address
+# listed in a download, the API or a run page would tell a voter which run a side is (seed 003: "the page
+# never gets run ids"). Only an editor's full export (unpublished rounds included) carries them.
+PRIVATE_RUN_FIELDS = ("preview_url",)
+PUBLIC_RUN_SCALARS = tuple(f for f in RUN_SCALARS if f not in PRIVATE_RUN_FIELDS)
 
 
 @dataclass(frozen=True)

@@ -157,24 +157,16 @@ def url_is_opaque(url: str, run: Run) -> bool:
 
 @dataclass(frozen=True)
 class Shot:
-    """One picture of a side: an uploaded file (streamed through the alias) or an external address that names
-    nothing (redirected to). A screenshot at an address that names the agent is never shown."""
+    """One picture of a side: a screenshot stored on the site, streamed through the alias. A screenshot kept
+    only as an external address is never shown blind: the address is listed on the run's public page and in
+    the download, so the voter could look it up (seed 003: "the page never gets run ids")."""
 
-    kind: str  # "file" or "url"
     evidence: Evidence
 
 
 def preview_shots(run: Run) -> list[Shot]:
     """The run's screenshots that can be shown blind (reads `run.evidence.all()`, so a prefetch serves it)."""
-    shots: list[Shot] = []
-    for ev in run.evidence.all():
-        if ev.kind != EvidenceKind.SCREENSHOT:
-            continue
-        if ev.file:
-            shots.append(Shot("file", ev))
-        elif url_is_opaque(ev.url, run):
-            shots.append(Shot("url", ev))
-    return shots
+    return [Shot(ev) for ev in run.evidence.all() if ev.kind == EvidenceKind.SCREENSHOT and ev.file]
 
 
 def app_build_of(run: Run) -> AppBuild | None:

@@ -27,9 +27,11 @@ from runs.services.app_builds import app_build_file
 
 from .app_serving import APP_CSP, app_file_response
 from .models import Vote, Winner
+from .pictures import MAX_REWRITTEN_BYTES, with_random_comment
 from .pool import VotePool, vote_pool, vote_pool_last
 from .selectors import (
     app_build_of,
+    live_kind,
     matchup_for_alias,
     matchup_open,
     matchup_reveal,
@@ -37,7 +39,6 @@ from .selectors import (
     preview_shots,
     scope_is_valid,
     screen_task,
-    url_is_opaque,
     vote_scopes,
     voter_status,
     with_previews,
@@ -212,8 +213,8 @@ def _private(response: HttpResponse, matchup) -> HttpResponse:
 @login_required
 @require_GET
 def preview_shot(request: HttpRequest, alias: str, index: int) -> HttpResponse:
-    """A side's screenshot: an uploaded one is streamed (no file name in any header), an external one is
-    redirected to (only addresses that name nothing are ever listed)."""
+    """A side's screenshot, stored on the site and sent through the alias: no file name in any header, and
+    never the same bytes as the copy listed on the run's page (`pictures`)."""
     try:
         matchup, run, _letter = _preview_target(request, alias)
     except MatchupRefused as refusal:
@@ -221,15 +222,18 @@ def preview_shot(request: HttpRequest, alias: str, index: int) -> HttpResponse:
     shots = preview_shots(run)
     if index >= len(shots):
         return _plain("No such picture.", 404)
-    shot = shots[index]
-    if shot.kind == "file":
-        content_type = mimetypes.guess_type(PurePosixPath(shot.evidence.file.name).name)[0]
-        if not (content_type or "").startswith("image/") or content_type == "image/svg+xml":
-            content_type = "application/octet-stream"
-        response: HttpResponse = FileResponse(shot.evidence.file.open("rb"), content_type=content_type)
-        response.headers.pop("Content-Disposition", None)
+    file = shots[index].evidence.file
+    content_type = mimetypes.guess_type(PurePosixPath(file.name).name)[0]
+    if not (content_type or "").startswith("image/") or content_type == "image/svg+xml":
+        content_type = "application/octet-stream"
+    response: HttpResponse
+    if file.size <= MAX_REWRITTEN_BYTES:
+        with file.open("rb") as f:
+            response = HttpResponse(with_random_comment(f.read()), content_type=content_type)
     else:
-        response = HttpResponseRedirect(shot.evidence.url)
+        response = FileResponse(file.open("rb"), content_type=content_type)
+        response.headers.pop("Content-Disposition", None)
+    response["X-Content-Type-Options"] = "nosniff"
     return _private(response, matchup)
 
 
@@ -238,12 +242,14 @@ def preview_shot(request: HttpRequest, alias: str, index: int) -> HttpResponse:
 @xframe_options_sameorigin
 @csp_override(PREVIEW_CSP)
 def preview_live(request: HttpRequest, alias: str) -> HttpResponse:
-    """A side's live app when it is an opaque preview address: a redirect to it (the frame is sandboxed)."""
+    """A side's live app when it is an opaque preview address (and the run has no build, which the frame
+    would show instead): a redirect to it (the frame is sandboxed). The address is never public
+    (`scoring.types.PRIVATE_RUN_FIELDS`), so it tells the voter nothing."""
     try:
         matchup, run, _letter = _preview_target(request, alias)
     except MatchupRefused as refusal:
         return _plain(refusal.message, refusal.status)
-    if not (run.preview_url and url_is_opaque(run.preview_url, run)):
+    if live_kind(run) != "url":
         return _plain("This app has no live preview.", 404)
     return _private(HttpResponseRedirect(run.preview_url), matchup)
 

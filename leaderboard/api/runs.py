@@ -11,7 +11,7 @@ from ninja import Path, Query, Router
 from ninja.errors import HttpError
 
 from runs.models import Run, Verdict
-from scoring.types import DISPUTE_FIELDS, KEY_PATTERN, RUN_SCALARS
+from scoring.types import DISPUTE_FIELDS, KEY_PATTERN, PUBLIC_RUN_SCALARS
 
 from .. import api_schemas as s
 from ..models import Agent, RoundParameter, fill_prompt
@@ -34,9 +34,9 @@ def _verdict_fields(v: Verdict) -> dict[str, Any]:
     }
 
 
-# The bundle's run fields, less the cost (a float below) and the preview address (never public), plus the
-# judges' scores.
-RUN_FIELDS = (*(f for f in RUN_SCALARS if f not in ("cost_usd", "preview_url")), "judge_scores")
+# The bundle's public run fields (`PRIVATE_RUN_FIELDS` are never public), less the cost (a float below), plus
+# the judges' scores.
+RUN_FIELDS = (*(f for f in PUBLIC_RUN_SCALARS if f != "cost_usd"), "judge_scores")
 
 
 def _run_fields(run: Run) -> dict[str, Any]:

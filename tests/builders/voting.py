@@ -1,15 +1,19 @@
 """A small voting world: one app benchmark (checks methodology) with a published round of five agents from
-five vendors, a draft round with a sixth agent, runs with screenshots at addresses that name the agent (never
-shown) and, unless `opaque_shots=False`, one at an address that names nothing, and live previews at addresses
-that name the agent (never framed). Every identifying string is distinctive so a test can look for it in a page."""
+five vendors, a draft round with a sixth agent, runs with a screenshot at an external address (never shown
+blind: it is listed on the run's page) and, unless `opaque_shots=False`, one stored on the site (a small PNG of
+its own per run: something a voter can be shown), and live previews at addresses that name the agent (never
+framed). Every identifying string is distinctive so a test can look for it in a page."""
 
 from __future__ import annotations
 
 import secrets
+import struct
+import zlib
 from dataclasses import dataclass, field
 from datetime import timedelta
 
 from django.contrib.auth import get_user_model
+from django.core.files.base import ContentFile
 from django.utils import timezone
 
 from leaderboard.models import Agent, Benchmark, Entry, Membership, Organization, Round, Task, TaskVersion
@@ -95,10 +99,9 @@ def build_world(
                     run=run, kind="screenshot", url=f"https://media.example.org/{target.key}/{slug}/{task.key}/home.png"
                 )
                 if opaque_shots:
-                    # A screenshot at an address that names nothing: something a voter can be shown.
-                    Evidence.objects.create(
-                        run=run, kind="screenshot", url=f"https://shots.example.net/{secrets.token_hex(8)}.png"
-                    )
+                    # A screenshot stored on the site: something a voter can be shown (through the alias).
+                    shot = Evidence(run=run, kind="screenshot", caption="home")
+                    shot.file.save(f"{key}-home.png", ContentFile(tiny_png(run.pk)), save=True)
                 for pos, (kind, check, passed) in enumerate(
                     [
                         ("start", "starts and shows the seeded data", True),
@@ -110,6 +113,17 @@ def build_world(
                     CheckResult.objects.create(run=run, position=pos, kind=kind, name=check, passed=passed)
                 (world.draft_runs if target is draft else world.runs).append(run)
     return world
+
+
+def tiny_png(seed: int) -> bytes:
+    """A valid 1 x 1 PNG whose one grey pixel depends on `seed`: each run's screenshot has bytes of its own."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0)  # 1 x 1, 8-bit greyscale
+    pixels = zlib.compress(bytes([0, seed % 256]))  # one row: filter byte 0, then the pixel
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
 
 
 def make_user(email: str, *, age_hours: float = 72, organization: Organization | None = None, password="x"):

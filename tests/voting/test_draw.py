@@ -6,10 +6,11 @@ from collections import Counter
 from random import Random
 
 import pytest
+from django.core.files.base import ContentFile
 from django.urls import reverse
 
 from runs.models import Evidence, Run
-from tests.builders.voting import make_user
+from tests.builders.voting import make_user, tiny_png
 from voting.cells import votes_add
 from voting.models import Matchup, Vote
 from voting.services import matchup_draw
@@ -164,10 +165,11 @@ def test_a_pair_s_draw_weight_falls_with_the_square_of_its_votes(voter, world):
 
 
 def test_a_run_with_nothing_to_show_is_never_drawn(voter, world):
-    # Its only screenshot and its preview address name the agent, so neither may be shown blind.
+    # Its only screenshot is an external address (listed on its public page) and its preview address names the
+    # agent, so neither may be shown blind.
     todo = world.tasks[0]
     blank = [r for r in world.runs if r.task_id == todo.id and r.entry.agent.slug == "zephyrbot"]
-    Evidence.objects.filter(run__in=blank, url__startswith="https://shots.example.net/").delete()
+    Evidence.objects.filter(run__in=blank, file__gt="").delete()
     rng = Random(8)
     drawn = set()
     for _ in range(200):
@@ -179,7 +181,7 @@ def test_a_run_with_nothing_to_show_is_never_drawn(voter, world):
 
 def _only_two_live_previews(world, suffix: str = "") -> list[Run]:
     """Leave nothing to show but a preview address (ending in `suffix`) on the first task's runs of two agents."""
-    Evidence.objects.filter(url__startswith="https://shots.example.net/").delete()
+    Evidence.objects.filter(file__gt="").delete()
     todo = world.tasks[0]
     live = [r for r in world.runs if r.task_id == todo.id and r.entry.agent.slug in ("zephyrbot", "marlinide")]
     for run in live:
@@ -241,14 +243,14 @@ def test_a_screenshot_added_after_the_pool_was_shared_makes_its_run_drawable_at_
     todo = world.tasks[0]
     scope = f"{world.benchmark.slug}/{todo.key}"
     blank = [r for r in world.runs if r.task_id == todo.id and r.entry.agent.slug == "zephyrbot"]
-    Evidence.objects.filter(run__in=blank, url__startswith="https://shots.example.net/").delete()
+    Evidence.objects.filter(run__in=blank, file__gt="").delete()
     rng = Random(12)
     drawn = set()
     for _ in range(60):
         m = matchup_draw(voter=voter, scope=scope, rng=rng)
         drawn |= {m.run_a_id, m.run_b_id}
     assert not drawn & {r.id for r in blank}
-    Evidence.objects.create(run=blank[0], kind="screenshot", url="https://shots.example.net/zq81.png")
+    Evidence(run=blank[0], kind="screenshot").file.save("home.png", ContentFile(tiny_png(81)), save=True)
     for _ in range(200):
         m = matchup_draw(voter=voter, scope=scope, rng=rng)
         drawn |= {m.run_a_id, m.run_b_id}

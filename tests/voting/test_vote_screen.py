@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
+import struct
+import zlib
 
 import pytest
 from django.core.files.base import ContentFile
@@ -50,6 +53,19 @@ def test_the_page_source_names_no_run_agent_model_or_vendor(voter_client, world)
         Matchup.objects.filter(pk=matchup.pk).update(used_at=matchup.created_at)  # move on to a new pair
 
 
+def _png_chunks(data: bytes) -> list[bytes]:
+    """The chunk types of a PNG, each chunk's CRC checked (what a decoder checks)."""
+    assert data.startswith(b"\x89PNG\r\n\x1a\n")
+    kinds, at = [], 8
+    while at < len(data):
+        (length,) = struct.unpack(">I", data[at : at + 4])
+        kind, body = data[at + 4 : at + 8], data[at + 8 : at + 8 + length]
+        assert struct.unpack(">I", data[at + 8 + length : at + 12 + length])[0] == zlib.crc32(kind + body)
+        kinds.append(kind)
+        at += 12 + length
+    return kinds
+
+
 def test_previews_name_nothing(voter_client, world):
     response = _page(voter_client)
     matchup = Matchup.objects.latest("id")
@@ -57,16 +73,44 @@ def test_previews_name_nothing(voter_client, world):
         shot = voter_client.get(reverse("vote_preview_shot", args=[alias, 0]))
         second = voter_client.get(reverse("vote_preview_shot", args=[alias, 1]))
         live = voter_client.get(reverse("vote_preview_live", args=[alias]))
-        # Only the screenshot at an address that names nothing is listed; the one naming the agent is not.
-        assert shot.status_code == 302 and shot["Location"].startswith("https://shots.example.net/")
+        # Only the screenshot stored on the site is listed; the one at an external address is not (that
+        # address is on the run's public page).
+        assert shot.status_code == 200 and shot["Content-Type"] == "image/png"
         assert second.status_code == 404
         assert live.status_code == 404  # the preview address names the agent: never framed
         for r in (shot, second, live):
-            sent = _everything_sent(r)
+            sent = _everything_sent(r) if r is not shot else _everything_sent_headers(r)
             for needle in world.identifying_strings(run):
                 assert needle.lower() not in sent, needle
     assert "frame-src 'self' https:" in response["Content-Security-Policy"]
     assert "<iframe" not in response.content.decode()
+
+
+def test_a_screenshot_is_never_sent_with_the_bytes_of_its_public_copy(voter_client, world):
+    # The stored screenshot is also listed on the run's public page. Sent through the alias it is the same
+    # picture (the same image chunks, a valid PNG) with a random comment added: its size and hash match neither
+    # the public copy nor another answer, so neither finds the run.
+    _page(voter_client)
+    matchup = Matchup.objects.latest("id")
+    public = matchup.run_a.evidence.get(file__gt="").file.read()
+    url = reverse("vote_preview_shot", args=[matchup.alias_a, 0])
+    first, second = (voter_client.get(url).content for _ in range(2))
+    assert len({public, first, second}) == 3
+    assert len({hashlib.sha256(b).digest() for b in (public, first, second)}) == 3
+    for sent in (first, second):
+        kinds = _png_chunks(sent)
+        assert kinds == [b"IHDR", b"tEXt", b"IDAT", b"IEND"]
+        assert [c for c in kinds if c != b"tEXt"] == _png_chunks(public)
+        assert sent.replace(sent[33 : 33 + 12 + struct.unpack(">I", sent[33:37])[0]], b"") == public
+
+
+def test_a_run_whose_only_screenshots_are_external_addresses_has_nothing_to_show(voter_client, world):
+    # An external address is listed on the run's public page, so it would name the run: never shown blind.
+    from runs.models import Evidence as Ev
+
+    Ev.objects.filter(file__gt="").delete()
+    html = _page(voter_client).content.decode()
+    assert "No pair to show" in html and not Matchup.objects.exists()
 
 
 def test_the_live_preview_is_framed_sandboxed_without_referrer(voter_client, world):
@@ -94,19 +138,67 @@ def test_an_opaque_preview_address_is_redirected_to(voter_client, world):
     assert response["Location"] == matchup.run_a.preview_url
 
 
-def test_an_uploaded_screenshot_is_streamed_without_its_file_name(voter_client, world, settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path
-    png = b"\x89PNG\r\n\x1a\n" + b"0" * 64
+def test_a_live_preview_s_address_is_in_no_public_page_download_or_api(client, world):
+    # The address is what the voter's frame loads: listed anywhere public, it would name the run. Only an
+    # editor's full export (unpublished rounds and private fields included) carries it.
+    from bundles.export import bundle_export
+
     for run in world.runs:
-        ev = Evidence(run=run, kind="screenshot", caption="home")
-        ev.file.save(f"{run.key}.png", ContentFile(png), save=True)
+        run.preview_url = f"https://p.example.net/{run.pk * 7919:x}zq/"
+        run.save()
+    slug, rnd = world.benchmark.slug, world.round.key
+    urls = [
+        reverse("board", args=[slug]),
+        reverse("bundle_json", args=[slug]),
+        reverse("runs_csv", args=[slug]),
+        f"/api/benchmarks/{slug}/bundle",
+        f"/api/benchmarks/{slug}/runs",
+    ]
+    for run in world.runs:
+        urls += [reverse("run", args=[slug, rnd, run.key]), reverse("run_json", args=[slug, rnd, run.key])]
+        urls.append(f"/api/benchmarks/{slug}/runs/{rnd}/{run.key}")
+    for url in urls:
+        response = client.get(url)
+        assert response.status_code == 200, url
+        sent = _everything_sent(response)
+        assert "p.example.net" not in sent and "preview_url" not in sent, url
+    full = bundle_export(benchmark=world.benchmark, include_unpublished=True)
+    assert {r["preview_url"] for r in full["runs"] if r["round"] == rnd} == {r.preview_url for r in world.runs}
+
+
+def test_a_side_showing_a_build_does_not_redirect_to_the_run_s_preview_address(voter_client, world, tmp_path):
+    # A run with both: the frame shows the build, and the alias's /live/ answers nothing, so the address (which
+    # would tell the voter more than the build) is never sent.
+    from runs.services.app_builds import app_build_save
+
+    for run in world.runs:
+        run.preview_url = f"https://p.example.net/{run.pk * 7919:x}zq/"
+        run.save()
+        app_build_save(run=run, files={"index.html": b"<!doctype html><title>App</title><p>Hello</p>"})
     _page(voter_client)
     matchup = Matchup.objects.latest("id")
-    # Picture 0 is the screenshot at an opaque address, picture 1 the uploaded file.
+    for alias in (matchup.alias_a, matchup.alias_b):
+        assert voter_client.get(reverse("vote_preview_live", args=[alias])).status_code == 404
+        assert voter_client.get(reverse("vote_preview_app", args=[alias])).status_code == 200
+
+
+def test_an_uploaded_screenshot_is_streamed_without_its_file_name(voter_client, world):
+    jpeg = b"\xff\xd8\xff\xe0" + b"0" * 64 + b"\xff\xd9"
+    for run in world.runs:
+        ev = Evidence(run=run, kind="screenshot", caption="home")
+        ev.file.save(f"{run.key}.jpg", ContentFile(jpeg), save=True)
+    _page(voter_client)
+    matchup = Matchup.objects.latest("id")
+    # Picture 0 is the world's stored PNG, picture 1 this upload: the same JPEG with a comment segment (COM)
+    # of random text after its start marker.
     response = voter_client.get(reverse("vote_preview_shot", args=[matchup.alias_a, 1]))
     assert response.status_code == 200
-    assert response["Content-Type"] == "image/png"
-    assert b"".join(response.streaming_content) == png
+    assert response["Content-Type"] == "image/jpeg"
+    assert response["X-Content-Type-Options"] == "nosniff"
+    sent = response.content
+    assert sent[:4] == b"\xff\xd8\xff\xfe" and sent != jpeg
+    (length,) = struct.unpack(">H", sent[4:6])
+    assert sent[:2] + sent[4 + length :] == jpeg
     assert "Content-Disposition" not in response
     assert matchup.run_a.key.lower() not in _everything_sent_headers(response)
 
@@ -288,7 +380,7 @@ def test_the_vote_screen_and_the_vote_run_a_fixed_small_number_of_queries(client
     # The counts do not grow with the runs, their screenshots, the tasks or the votes: the drawable runs, what
     # each side shows and the task's wording come from the shared vote pool, the pair counts from the vote
     # cells.
-    from tests.builders.voting import build_world
+    from tests.builders.voting import build_world, tiny_png
 
     client.force_login(voter)
     world = build_world(tasks=("todo-app",), trials=1)
@@ -306,7 +398,8 @@ def test_the_vote_screen_and_the_vote_run_a_fixed_small_number_of_queries(client
                 app_started=True,
             )
             for n in range(3):
-                Evidence.objects.create(run=copy, kind="screenshot", url=f"https://shots.example.net/{copy.pk}-{n}.png")
+                shot = Evidence(run=copy, kind="screenshot")
+                shot.file.save(f"{copy.key}-{n}.png", ContentFile(tiny_png(copy.pk + n)), save=True)
     Matchup.objects.filter(used_at__isnull=True).delete()
     big = _screen_queries(client)
     assert small == big
