@@ -40,6 +40,14 @@ def _rate_limit_clock(monkeypatch):
 
 
 @pytest.fixture(autouse=True)
+def _media_in_tmp(settings, tmp_path):
+    """Every test writes uploads and app builds under a folder of its own, never into the checkout's var/media/:
+    each import of the demo bundle with its folder unpacks the 17 messenger apps, and one run of the browser
+    tests left over 200 build folders in var/media/app-builds/. A test may still set MEDIA_ROOT itself."""
+    settings.MEDIA_ROOT = tmp_path / "media"
+
+
+@pytest.fixture(autouse=True)
 def _fresh_cache():
     cache_clear_own()
     yield
