@@ -1,11 +1,14 @@
-"""The demo bundles in fixtures/ are reproducible, valid, and hold the scenarios the boards need to show.
+"""The demo bundles in fixtures/ are reproducible, valid, and hold the scenarios the boards need to show; the demo's
+messenger apps in fixtures/apps/ (one per run that started) are reproducible, small and genuinely different.
 
-Runs without Django: `.venv/bin/pytest -p no:django tests/test_demo_fixtures.py -q`.
+Only the last test uses the database (an import of the demo). The browser half of the apps' checks (each app
+used, reloaded, and found to keep or lose its message) is tests/browser/test_demo_apps_browser.py.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from collections import Counter, defaultdict
@@ -13,11 +16,13 @@ from pathlib import Path
 
 import pytest
 
+from fixtures.make_demo import write_demo_apps
 from scoring.bundle_checks import validate_bundle
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 FILES = ("artb.json", "appbench.json", "weekly.json")
+APPS = "apps"
 
 
 def _generate(out: Path) -> None:
@@ -42,17 +47,26 @@ def bundles(generated) -> dict[str, dict]:
     return {name: json.loads((generated / name).read_text(encoding="utf-8")) for name in FILES}
 
 
+def _tree(folder: Path) -> dict[str, bytes]:
+    """Every file under `folder`, by its path relative to it."""
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
 def test_two_generations_are_byte_identical(generated, tmp_path):
     _generate(tmp_path)
     for name in FILES:
         assert (generated / name).read_bytes() == (tmp_path / name).read_bytes(), name
+    assert _tree(generated / APPS) == _tree(tmp_path / APPS)
 
 
 def test_committed_fixtures_equal_a_fresh_generation(generated):
+    stale = "is out of date: run .venv/bin/python fixtures/make_demo.py"
     for name in FILES:
-        assert (FIXTURES / name).read_bytes() == (generated / name).read_bytes(), (
-            f"fixtures/{name} is out of date: run .venv/bin/python fixtures/make_demo.py"
-        )
+        assert (FIXTURES / name).read_bytes() == (generated / name).read_bytes(), f"fixtures/{name} {stale}"
+    committed, fresh = _tree(FIXTURES / APPS), _tree(generated / APPS)
+    assert sorted(committed) == sorted(fresh), f"fixtures/{APPS}/ {stale}"
+    for path, data in fresh.items():
+        assert committed[path] == data, f"fixtures/{APPS}/{path} {stale}"
 
 
 @pytest.mark.parametrize("name", FILES)
@@ -266,3 +280,115 @@ def test_weekly_tie_broken_by_dollar_cost(weekly):
         for i, a in enumerate(rows)
         for b in rows[i + 1 :]
     )
+
+
+# --- the messenger apps (fixtures/apps/, written by fixtures/demo_apps.py) ---
+
+APP_FILE_MAX, APP_MAX = 16 * 1024, 32 * 1024
+
+
+@pytest.fixture(scope="module")
+def apps() -> dict[str, dict[str, bytes]]:
+    """The committed apps, {run id: {file name: bytes}} (equal to a fresh generation, tested above)."""
+    root = FIXTURES / APPS / "appbench"
+    return {folder.name: _tree(folder) for folder in sorted(root.iterdir())}
+
+
+def _shown_invent_runs(appbench) -> dict[str, dict]:
+    """Runs of the invent task whose app started: those have an app to try on the vote screen."""
+    invent = {t["key"] for t in appbench["tasks"] if t["kind"] == "invent"}
+    return {r["id"]: r for r in appbench["runs"] if r["task"] in invent and r.get("app_started")}
+
+
+def test_one_app_per_started_run_of_the_invent_task(appbench, apps):
+    shown = _shown_invent_runs(appbench)
+    # 6 agents x 3 trials of the messenger, less kestrel's third trial (an infra error: its app never started).
+    assert len(shown) == 6 * 3 - 1
+    assert sorted(apps) == sorted(shown)
+    for run in appbench["runs"]:
+        named = [e["path"] for e in run.get("evidence") or [] if e["kind"] == "app"]
+        assert named == ([f"apps/appbench/{run['id']}"] if run["id"] in shown else []), run["id"]
+    assert all("index.html" in files for files in apps.values())
+
+
+def test_apps_are_small(apps):
+    for run, files in apps.items():
+        for name, data in files.items():
+            assert len(data) < APP_FILE_MAX, f"{run}/{name}: {len(data)} bytes"
+        assert sum(map(len, files.values())) < APP_MAX, run
+
+
+def _variant(files: dict[str, bytes]) -> tuple:
+    """What a voter would notice of an app's design, read from its files: what it does (the APP_CONFIG flags:
+    search, timestamps, Enter to send, newest first, breaking after a reload, the Send label), its layout and
+    palette, the clumsy styling, and whether its script and styles are separate files."""
+    page = files["index.html"].decode()
+    config = json.loads(re.search(r"window\.APP_CONFIG=(\{.*?\});", page).group(1))
+    does = tuple(sorted((k, v) for k, v in config.items() if k not in ("id", "hint")))
+    palette = re.search(r"--bg:([^;]+);.*--cols:([^}]+)\}", page).groups()
+    css = page + files.get("app.css", b"").decode()
+    return does, palette, "Times,serif" in css, sorted(files) != ["index.html"]
+
+
+def test_apps_are_genuinely_different(appbench, apps):
+    """demo_apps.py claims six styles, one per agent (two polished with search and timestamps, one of them dark;
+    two plain; one clumsy; one that breaks after a reload), and per run its own name, colours and wording."""
+    pages = [files["index.html"] for files in apps.values()]
+    assert len(set(pages)) == len(pages)
+    names = {re.search(rb"<title>([^<]+)</title>", page).group(1) for page in pages}
+    assert len(names) >= 5
+    agent = {rid: run["agent"] for rid, run in _shown_invent_runs(appbench).items()}
+    variants = defaultdict(set)
+    for run, files in apps.items():
+        variants[agent[run]].add(_variant(files))
+    assert all(len(v) == 1 for v in variants.values()), variants  # an agent's style is the same in every run
+    assert len({v for vs in variants.values() for v in vs}) == 6 == len(variants)
+    broken = [a for a, vs in variants.items() if dict(next(iter(vs))[0])["broken"]]
+    searching = [a for a, vs in variants.items() if dict(next(iter(vs))[0])["search"]]
+    assert broken == ["orbit"] and sorted(searching) == ["forge", "kestrel"]
+
+
+def test_stale_app_folders_are_removed(tmp_path):
+    """A run that left the bundle leaves no folder behind; the apps of the runs still there are written, and
+    nothing outside apps/ is touched."""
+    (tmp_path / APPS / "appbench" / "gone-run").mkdir(parents=True)
+    (tmp_path / APPS / "appbench" / "gone-run" / "index.html").write_text("<!doctype html><p>old</p>")
+    (tmp_path / APPS / "oldbench" / "run-1").mkdir(parents=True)
+    (tmp_path / APPS / "oldbench" / "run-1" / "index.html").write_text("<!doctype html><p>old</p>")
+    (tmp_path / APPS / "appbench" / "kept-run").mkdir(parents=True)
+    (tmp_path / APPS / "appbench" / "kept-run" / "old.js").write_text("stale asset")
+    (tmp_path / APPS / "appbench" / "kept-run" / "old-assets").mkdir()
+    (tmp_path / "notes.txt").write_text("not the generator's")
+    run = {"id": "kept-run", "agent": "forge", "evidence": [{"kind": "app", "path": "apps/appbench/kept-run"}]}
+
+    write_demo_apps(tmp_path, {"appbench.json": {"runs": [run]}})
+
+    assert sorted(_tree(tmp_path)) == [
+        "apps/appbench/kept-run/app.css",
+        "apps/appbench/kept-run/app.js",
+        "apps/appbench/kept-run/index.html",
+        "notes.txt",
+    ]
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in (tmp_path / APPS).rglob("*") if p.is_dir()) == [
+        "apps/appbench",
+        "apps/appbench/kept-run",
+    ]
+
+
+@pytest.mark.django_db
+def test_a_demo_import_in_a_test_leaves_no_build_in_the_checkout(settings):
+    """The suite's own MEDIA_ROOT (tests/conftest.py) keeps the builds a demo import unpacks out of var/media/."""
+    from bundles.importer import bundle_import
+    from runs.models import AppBuild
+
+    doc = json.loads((FIXTURES / "appbench.json").read_text(encoding="utf-8"))
+    doc["votes"] = []
+    bundle_import(doc=doc, folder=FIXTURES)
+
+    builds = list(AppBuild.objects.values_list("directory", flat=True))
+    assert len(builds) == 17  # one per messenger run that started
+    media = Path(settings.MEDIA_ROOT)
+    assert not media.resolve().is_relative_to(ROOT)
+    for directory in builds:
+        assert (media / directory / "index.html").is_file()
+        assert not (ROOT / "var" / "media" / directory).exists()
