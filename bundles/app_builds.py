@@ -1,10 +1,11 @@
 """App builds carried by a bundle: `{"kind": "app", "path": "apps/run-1"}` in a run's evidence names a folder
 (relative to the bundle file's folder) holding the app's static build, `index.html` plus assets.
 
-Every build is read and checked before anything is written (`read_app_builds`: a missing folder, a symlink, a
-path out of the folder, a build over the limits or without an HTML entry point is a problem of the bundle,
-reported with its path), then stored in the import's transaction (`app_builds_write`). A build identical to
-the stored one is left as it is, so importing the same bundle twice changes nothing.
+Every build is read and checked before anything is written (`read_app_builds`: a missing or unreadable folder,
+a symlink, a path out of the folder, a name too long to store, a build over the limits or without an HTML entry
+point is a problem of the bundle, reported with its path), then stored in the import's transaction
+(`app_builds_write`). A build identical to the stored one is left as it is, so importing the same bundle twice
+changes nothing.
 """
 
 from __future__ import annotations
@@ -30,7 +31,12 @@ def read_app_builds(doc: dict, folder: Path, problems: list[str]) -> Builds:
                 continue
             p = f"runs[{i}].evidence[{j}].path"
             target = base / e["path"]
-            if not target.resolve().is_relative_to(base):
+            try:
+                inside = target.resolve().is_relative_to(base)
+            except (OSError, ValueError) as exc:  # a name too long for the file system, say
+                problems.append(f"{p}: {e['path']!r} cannot be read ({getattr(exc, 'strerror', None) or exc})")
+                continue
+            if not inside:
                 problems.append(f"{p}: {e['path']!r} leads out of the bundle's folder")
                 continue
             try:

@@ -1,5 +1,6 @@
 """App builds in the admin: an editor uploads a run's static build as a zip (checked by
-`runs.services.app_builds`: size, paths, symlinks, an HTML entry point); a refused zip writes nothing."""
+`runs.services.app_builds`: size, paths, names, symlinks, an HTML entry point, and a zip that cannot be read:
+damaged, encrypted, an unknown compression); a refused zip is shown on the form with why, and writes nothing."""
 
 from __future__ import annotations
 

@@ -1,10 +1,12 @@
 """A run's app as a static build: checked, unpacked under MEDIA_ROOT, found again file by file.
 
 A build is `index.html` plus its assets, from an uploaded zip (`app_build_from_zip`) or a folder next to a
-bundle (`app_build_from_folder`). Bad input is refused with a clear message and writes nothing: a build over
-APP_BUILD_MAX_BYTES or APP_BUILD_MAX_FILES, a path that climbs out (`..`, an absolute path, a backslash), a
-symlink, or an entry point that is missing or not HTML. A build whose files all sit in one top folder is
-taken from inside it.
+bundle (`app_build_from_folder`). Bad input is refused with a clear message (AppBuildError) and writes
+nothing: a build over APP_BUILD_MAX_BYTES or APP_BUILD_MAX_FILES, a path that climbs out (`..`, an absolute
+path, a backslash), a symlink, a name given twice or that is also another file's folder, a name too long for a
+file system, an entry point that is missing or not HTML, and a zip that cannot be read (damaged, encrypted,
+compressed in a way Python does not read). A build whose files all sit in one top folder is taken from inside
+it.
 
 The files go to `MEDIA_ROOT/app-builds/<random>/`, a name that says nothing about the run. They are served
 only through a vote matchup's aliases (`voting.views.preview_app`), never as plain media.
@@ -13,10 +15,13 @@ only through a vote matchup's aliases (`voting.views.preview_app`), never as pla
 from __future__ import annotations
 
 import hashlib
+import lzma
 import secrets
 import shutil
 import stat
 import zipfile
+import zlib
+from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 from typing import IO
 
@@ -27,6 +32,23 @@ from ..models import AppBuild, Run
 
 BUILDS_DIR = "app-builds"
 ENTRY = "index.html"
+# Longest name part and whole path, in UTF-8 bytes: well under the usual file system limits (255 and 4096), so a
+# build stored below MEDIA_ROOT/app-builds/<random>/ always fits.
+MAX_PART_BYTES = 200
+MAX_PATH_BYTES = 1000
+# What reading a damaged or unusual zip raises (beyond AppBuildError): a bad CRC or header (BadZipFile), an
+# encrypted member (RuntimeError), an unknown compression (NotImplementedError), a broken stream (zlib.error,
+# lzma.LZMAError, EOFError, OSError from bz2), an undecodable name (UnicodeDecodeError, a ValueError).
+ZIP_ERRORS = (
+    zipfile.BadZipFile,
+    RuntimeError,
+    NotImplementedError,
+    zlib.error,
+    lzma.LZMAError,
+    EOFError,
+    OSError,
+    ValueError,
+)
 
 
 class AppBuildError(ValueError):
@@ -37,14 +59,41 @@ def _limits() -> tuple[int, int]:
     return settings.APP_BUILD_MAX_BYTES, settings.APP_BUILD_MAX_FILES
 
 
+def _shown(name: str) -> str:
+    """A member's name for a message: quoted, and cut short when it is very long."""
+    return repr(name if len(name) <= 80 else name[:60] + "..." + name[-17:])
+
+
 def _safe_name(name: str) -> str:
-    """The build-relative path of a member, or AppBuildError when it could land outside the build."""
+    """The build-relative path of a member, or AppBuildError when it could land outside the build or is too
+    long for a file system."""
     if not name or "\\" in name or "\x00" in name or name.startswith("/") or (len(name) > 1 and name[1] == ":"):
-        raise AppBuildError(f"{name!r}: not a relative path inside the build")
+        raise AppBuildError(f"{_shown(name)}: not a relative path inside the build")
     parts = PurePosixPath(name).parts
     if any(p in ("..", ".", "") for p in parts) or not parts:
-        raise AppBuildError(f"{name!r}: a path with '..' or '.' is refused")
+        raise AppBuildError(f"{_shown(name)}: a path with '..' or '.' is refused")
+    if any(len(p.encode("utf-8", "surrogateescape")) > MAX_PART_BYTES for p in parts):
+        raise AppBuildError(f"{_shown(name)}: a file or folder name over {MAX_PART_BYTES} bytes is refused")
+    if len(name.encode("utf-8", "surrogateescape")) > MAX_PATH_BYTES:
+        raise AppBuildError(f"{_shown(name)}: a path over {MAX_PATH_BYTES} bytes is refused")
     return "/".join(parts)
+
+
+def _check_tree(names: Iterable[str]) -> None:
+    """AppBuildError when a (safe) name is given twice, or is a file and also the folder of another file
+    (`a` and `a/b`): they cannot both be stored."""
+    files: set[str] = set()
+    folders: dict[str, str] = {}  # folder -> a file inside it
+    for name in names:
+        if name in files:
+            raise AppBuildError(f"{_shown(name)}: the same file is in the build twice")
+        files.add(name)
+        parts = name.split("/")
+        for i in range(1, len(parts)):
+            folders.setdefault("/".join(parts[:i]), name)
+    for name in files:
+        if name in folders:
+            raise AppBuildError(f"{_shown(name)}: a file and also the folder of {_shown(folders[name])}")
 
 
 def _add(files: dict[str, bytes], name: str, data: bytes) -> None:
@@ -59,43 +108,87 @@ def _add(files: dict[str, bytes], name: str, data: bytes) -> None:
 def read_zip(fileobj: IO[bytes]) -> dict[str, bytes]:
     """The files of a zip, checked: no symlink, no climbing path, within the limits (checked against the sizes
     the zip declares before anything is inflated, then against what is actually read)."""
-    max_bytes, _ = _limits()
+    max_bytes, max_files = _limits()
     try:
         archive = zipfile.ZipFile(fileobj)
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise AppBuildError(f"not a zip file ({exc})") from None
+    except ZIP_ERRORS as exc:
+        raise AppBuildError(f"not a readable zip file ({str(exc) or type(exc).__name__})") from None
     with archive:
         members = [m for m in archive.infolist() if not m.is_dir()]
         for m in members:
             if stat.S_ISLNK(m.external_attr >> 16):
-                raise AppBuildError(f"{m.filename!r}: a symlink is refused")
-            _safe_name(m.filename)
+                raise AppBuildError(f"{_shown(m.filename)}: a symlink is refused")
+        _check_tree(_safe_name(m.filename) for m in members)
+        if len(members) > max_files:
+            raise AppBuildError(f"more than {max_files} files (APP_BUILD_MAX_FILES)")
         if sum(m.file_size for m in members) > max_bytes:
             raise AppBuildError(f"over {max_bytes} bytes (APP_BUILD_MAX_BYTES)")
         files: dict[str, bytes] = {}
         for m in members:
-            with archive.open(m) as f:
-                _add(files, m.filename, f.read(max_bytes + 1))
+            try:
+                with archive.open(m) as f:
+                    data = f.read(max_bytes + 1)
+            except ZIP_ERRORS as exc:
+                raise AppBuildError(f"{_shown(m.filename)}: {_zip_problem(exc)}") from None
+            _add(files, m.filename, data)
     return files
 
 
+def _zip_problem(exc: BaseException) -> str:
+    """What is wrong with a zip member, from what reading it raised."""
+    if isinstance(exc, RuntimeError) and "encrypted" in str(exc):
+        return "encrypted (a password-protected zip is refused)"
+    if isinstance(exc, NotImplementedError):
+        return f"compressed in a way that cannot be read ({exc}); use deflate or none"
+    if isinstance(exc, EOFError):
+        return "damaged (the zip ends inside this file)"
+    return f"damaged ({str(exc) or type(exc).__name__})"
+
+
 def read_folder(folder: Path) -> dict[str, bytes]:
-    """The files of a folder, checked the same way (a symlink anywhere inside is refused)."""
+    """The files of a folder, checked the same way (a symlink, or anything neither a file nor a folder, anywhere
+    inside is refused; sizes are checked before anything is read)."""
+    try:
+        return _read_folder(folder)
+    except OSError as exc:
+        raise AppBuildError(f"{_shown(folder.name)}: cannot be read ({exc.strerror or exc})") from None
+
+
+def _read_folder(folder: Path) -> dict[str, bytes]:
+    max_bytes, max_files = _limits()
     if folder.is_symlink() or not folder.is_dir():
-        raise AppBuildError(f"{folder.name}: not a folder")
-    files: dict[str, bytes] = {}
+        raise AppBuildError(f"{_shown(folder.name)}: not a folder")
+    found: list[tuple[str, Path]] = []
+    size = 0
     for path in sorted(folder.rglob("*")):
         rel = path.relative_to(folder).as_posix()
         if path.is_symlink():
-            raise AppBuildError(f"{rel!r}: a symlink is refused")
-        if path.is_file():
-            _add(files, rel, path.read_bytes())
+            raise AppBuildError(f"{_shown(rel)}: a symlink is refused")
+        _safe_name(rel)
+        if path.is_dir():
+            continue
+        if not path.is_file():
+            raise AppBuildError(f"{_shown(rel)}: not a file or a folder")
+        found.append((rel, path))
+        size += path.stat().st_size
+        if len(found) > max_files:
+            raise AppBuildError(f"more than {max_files} files (APP_BUILD_MAX_FILES)")
+        if size > max_bytes:
+            raise AppBuildError(f"over {max_bytes} bytes (APP_BUILD_MAX_BYTES)")
+    files: dict[str, bytes] = {}
+    for rel, path in found:
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise AppBuildError(f"{_shown(rel)}: cannot be read ({exc.strerror or exc})") from None
+        _add(files, rel, data)
     return files
 
 
 def checked_build(files: dict[str, bytes]) -> dict[str, bytes]:
     """The build's files with `index.html` at the top (taken from a single top folder if need be), or
-    AppBuildError when there is no HTML entry point."""
+    AppBuildError when there is no HTML entry point or a name cannot be stored."""
+    _check_tree(_safe_name(name) for name in files)
     if ENTRY not in files:
         tops = {name.split("/", 1)[0] for name in files}
         if len(tops) == 1 and all("/" in n for n in files):

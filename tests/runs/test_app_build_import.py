@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -91,3 +92,57 @@ def test_the_task_scenarios_travel_with_the_bundle():
     with pytest.raises(BundleError) as exc:
         bundle_import(doc=bad)
     assert "tasks[0].scenarios: must be a list of strings" in exc.value.problems
+
+
+def _long_name(folder: Path) -> None:
+    (folder / ("n" * 230 + ".js")).write_bytes(b"1")  # fits the file system (255), not a build (200)
+
+
+def _deep_path(folder: Path) -> None:
+    deep = folder.joinpath(*["d" * 180] * 6)
+    deep.mkdir(parents=True)
+    (deep / "x.js").write_bytes(b"1")
+
+
+def _pipe(folder: Path) -> None:
+    os.mkfifo(folder / "pipe")
+
+
+@pytest.mark.parametrize(
+    ("spoil", "message"),
+    [
+        (_long_name, ": a file or folder name over 200 bytes is refused"),
+        (_deep_path, ": a path over 1000 bytes is refused"),
+        (_pipe, "'pipe': not a file or a folder"),
+    ],
+)
+def test_an_app_folder_that_cannot_be_stored_is_a_problem_with_its_path(settings, tmp_path, spoil, message):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    shutil.copytree(FIXTURES / "apps", tmp_path / "apps")
+    doc = _appbench()
+    first = _app_runs(doc)[0]
+    j, app = next((j, e) for j, e in enumerate(first["evidence"]) if e["kind"] == "app")
+    spoil(tmp_path / app["path"])
+    with pytest.raises(BundleError) as exc:
+        bundle_import(doc=doc, folder=tmp_path)
+    where = f"runs[{doc['runs'].index(first)}].evidence[{j}].path: "
+    found = [p for p in exc.value.problems if p.startswith(where)]
+    assert len(found) == 1 and found[0].endswith(message), exc.value.problems
+    assert not Run.objects.exists() and not AppBuild.objects.exists()
+    assert not (tmp_path / "media").exists()
+
+
+def test_an_app_folder_whose_name_is_too_long_to_open_is_a_problem_with_its_path(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    shutil.copytree(FIXTURES / "apps", tmp_path / "apps")
+    doc = _appbench()
+    first = _app_runs(doc)[0]
+    j, app = next((j, e) for j, e in enumerate(first["evidence"]) if e["kind"] == "app")
+    app["path"] = "apps/" + "x" * 300
+    with pytest.raises(BundleError) as exc:
+        bundle_import(doc=doc, folder=tmp_path)
+    where = f"runs[{doc['runs'].index(first)}].evidence[{j}].path: "
+    assert [p for p in exc.value.problems if p.startswith(where)] == [
+        f"{where}'{'x' * 60}...{'x' * 17}': cannot be read (File name too long)"
+    ]
+    assert not Run.objects.exists() and not (tmp_path / "media").exists()

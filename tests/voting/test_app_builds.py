@@ -5,8 +5,11 @@ from __future__ import annotations
 import io
 import re
 import stat
+import struct
+import warnings
 import zipfile
 from datetime import timedelta
+from html import unescape
 
 import pytest
 from django.urls import reverse
@@ -32,6 +35,104 @@ def _zip(members: dict[str, bytes], *, symlink: str | None = None) -> io.BytesIO
             z.writestr(info, "/etc/passwd")
     buf.seek(0)
     return buf
+
+
+# Where the fields of a member sit in its local header and in its central directory entry: (local, central, format).
+_FIELDS = {"flags": (6, 8, "<H"), "method": (8, 10, "<H"), "compressed": (18, 20, "<I"), "size": (22, 24, "<I")}
+ASSET = b"".join(b"function f%d() { return %d; }\n" % (i, i * i) for i in range(200))
+
+
+def _damaged(*, flip: bool = False, deflated: bool = False, **fields: int) -> io.BytesIO:
+    """A zip of index.html and js/app.js whose js/app.js is damaged: a byte of its data flipped, and/or header
+    fields (`_FIELDS`) overwritten in both of its headers, as a broken or hostile zip tool would leave them."""
+    method = zipfile.ZIP_DEFLATED if deflated else zipfile.ZIP_STORED
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=method) as z:
+        z.writestr("index.html", INDEX)
+        z.writestr("js/app.js", ASSET)
+        info = z.getinfo("js/app.js")
+    raw = bytearray(buf.getvalue())
+    local = info.header_offset
+    central = next(i for i in _all(raw, b"PK\x01\x02") if raw[i + 46 : i + 46 + len(b"js/app.js")] == b"js/app.js")
+    for name, value in fields.items():
+        at_local, at_central, fmt = _FIELDS[name]
+        struct.pack_into(fmt, raw, local + at_local, value)
+        struct.pack_into(fmt, raw, central + at_central, value)
+    if flip:
+        data = local + 30 + len(b"js/app.js") + struct.unpack_from("<H", raw, local + 28)[0]
+        raw[data] ^= 0xFF
+        raw[data + 1] ^= 0xFF
+    return io.BytesIO(bytes(raw))
+
+
+def _all(raw: bytearray, needle: bytes) -> list[int]:
+    found, at = [], raw.find(needle)
+    while at >= 0:
+        found.append(at)
+        at = raw.find(needle, at + 1)
+    return found
+
+
+def _with_duplicate() -> io.BytesIO:
+    buf = io.BytesIO()
+    with warnings.catch_warnings(), zipfile.ZipFile(buf, "w") as z:
+        warnings.simplefilter("ignore")  # zipfile warns of the duplicate name it writes
+        z.writestr("index.html", INDEX)
+        z.writestr("app.js", b"1")
+        z.writestr("app.js", b"2")
+    buf.seek(0)
+    return buf
+
+
+def _with_bad_utf8_name() -> io.BytesIO:
+    raw = bytearray(_zip({"index.html": INDEX, "app.js": b"1"}).getvalue())
+    for at in _all(raw, b"PK\x01\x02"):
+        if raw[at + 46 : at + 52] == b"app.js":
+            struct.pack_into("<H", raw, at + 8, 0x800)  # the name is UTF-8, says the zip
+            raw[at + 46] = 0xFF  # but it is not
+    return io.BytesIO(bytes(raw))
+
+
+# Zips that cannot be used, each with (part of) the message the editor sees. Every one of them used to end in a
+# server error in the admin (only the checks' own error was caught).
+BAD_ZIPS = {
+    "not a zip": (lambda: io.BytesIO(b"PK\x03\x04 this is no zip"), "not a readable zip file"),
+    "bad CRC": (lambda: _damaged(flip=True), "'js/app.js': damaged (Bad CRC-32"),
+    "declared size too small": (lambda: _damaged(size=10), "'js/app.js': damaged (Bad CRC-32"),
+    "encrypted": (lambda: _damaged(flags=0x1), "'js/app.js': encrypted"),
+    "unknown compression": (lambda: _damaged(method=99), "'js/app.js': compressed in a way that cannot be read"),
+    "broken deflate stream": (lambda: _damaged(deflated=True, flip=True), "'js/app.js': damaged (Error -3"),
+    "the zip ends inside a file": (
+        lambda: _damaged(compressed=len(ASSET) + 10_000, size=len(ASSET) + 10_000),
+        "'js/app.js': damaged (the zip ends inside this file)",
+    ),
+    "name not UTF-8": (_with_bad_utf8_name, "not a readable zip file"),
+    "file then folder": (
+        lambda: _zip({"index.html": INDEX, "a": b"1", "a/b": b"2"}),
+        "'a': a file and also the folder of 'a/b'",
+    ),
+    "folder then file": (
+        lambda: _zip({"index.html": INDEX, "x/y/z": b"1", "x/y": b"2"}),
+        "'x/y': a file and also the folder of 'x/y/z'",
+    ),
+    "same name twice": (_with_duplicate, "'app.js': the same file is in the build twice"),
+    "same name twice, spelt apart": (
+        lambda: _zip({"index.html": INDEX, "./index.html": b"<p>"}),
+        "'index.html': the same file is in the build twice",
+    ),
+    "300-character name": (
+        lambda: _zip({"index.html": INDEX, "a" * 300 + ".js": b"1"}),
+        "a file or folder name over 200 bytes",
+    ),
+    "202 bytes in 101 characters": (
+        lambda: _zip({"index.html": INDEX, "\u00e9" * 101: b"1"}),
+        "a file or folder name over 200 bytes",
+    ),
+    "1,100-byte path": (
+        lambda: _zip({"index.html": INDEX, "/".join(["d" * 180] * 6) + "/x.js": b"1"}),
+        "a path over 1000 bytes",
+    ),
+}
 
 
 @pytest.fixture
@@ -86,6 +187,27 @@ def test_bad_builds_are_refused_and_write_nothing(world, media, members, symlink
         app_build_from_zip(run=world.runs[0], fileobj=_zip(members, symlink=symlink))
     assert not AppBuild.objects.exists()
     assert not (media / "app-builds").exists() or not any((media / "app-builds").iterdir())
+
+
+@pytest.mark.parametrize("case", list(BAD_ZIPS))
+def test_an_unusable_zip_is_refused_with_its_reason_and_writes_nothing(world, media, case):
+    make, message = BAD_ZIPS[case]
+    with pytest.raises(AppBuildError, match=re.escape(message)):
+        app_build_from_zip(run=world.runs[0], fileobj=make())
+    assert not AppBuild.objects.exists()
+    assert not (media / "app-builds").exists() or not any((media / "app-builds").iterdir())
+
+
+def test_a_long_name_is_shown_cut_short_in_the_message(world, media):
+    with pytest.raises(AppBuildError) as exc:
+        app_build_from_zip(run=world.runs[0], fileobj=_zip({"index.html": INDEX, "a" * 300 + ".js": b"1"}))
+    assert len(str(exc.value)) < 160 and str(exc.value).startswith("'aaaa") and "a.js'" in str(exc.value)
+
+
+def test_names_at_the_limits_are_stored(world, media):
+    part = "p" * 200
+    build = app_build_from_zip(run=world.runs[0], fileobj=_zip({"index.html": INDEX, f"{part}/{part}.js"[:401]: b"1"}))
+    assert (media / build.directory / part / f"{part}.js"[:200]).read_bytes() == b"1"
 
 
 def test_too_many_files_are_refused(world, media, settings):
@@ -256,3 +378,25 @@ def test_an_editor_uploads_a_build_in_the_admin_and_a_bad_zip_writes_nothing(cli
     # A voter (no staff) cannot reach the upload.
     client.force_login(make_user("plain@example.com"))
     assert client.get(url).status_code == 302
+
+
+@pytest.mark.parametrize("case", list(BAD_ZIPS))
+def test_an_unusable_zip_uploaded_in_the_admin_shows_why_and_writes_nothing(client, world, media, case):
+    from django.contrib.auth.models import Group
+
+    from tests.builders.voting import make_user
+
+    editor = make_user("editor@example.com")
+    editor.is_staff = True
+    editor.save()
+    editor.groups.add(Group.objects.get(name="Editors"))
+    client.force_login(editor)
+    make, message = BAD_ZIPS[case]
+    upload = make()
+    upload.name = "build.zip"
+    response = client.post(reverse("admin:runs_appbuild_add"), {"run": world.runs[0].pk, "upload": upload})
+    assert response.status_code == 200
+    errors = re.search(r'<ul class="errorlist[^"]*"[^>]*>(.*?)</ul>', response.content.decode(), re.S)
+    assert errors and message in unescape(errors.group(1))
+    assert not AppBuild.objects.exists()
+    assert not (media / "app-builds").exists() or not any((media / "app-builds").iterdir())
