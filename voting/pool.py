@@ -47,7 +47,7 @@ log = logging.getLogger(__name__)
 # The shape of the pickled pool: bump it whenever a field of the classes below changes, so a process of the
 # new code never reads a pool written by the old one (as happens during a deploy) and old processes never read
 # the new one.
-POOL_FORMAT = 2
+POOL_FORMAT = 3
 POOL_VERSION_KEY = f"vote-pool:{POOL_FORMAT}:version"
 POOL_TTL_SECONDS = 60
 _local_lock = threading.Lock()

@@ -182,6 +182,22 @@ def pair_votes(*, task_ids: list[int]) -> dict[tuple[int, int, int], int]:
     return {(task, lo, hi): int(n) for task, lo, hi, n in rows}
 
 
+def voter_pairs(*, voter_id: int, task_ids: list[int]) -> set[tuple[int, int, int]]:
+    """The pairs the voter has voted on in these tasks, as (task, lower agent id, higher agent id), whichever
+    agent was shown as A and whether the vote counts."""
+    if not task_ids:
+        return set()
+    marks = ", ".join(["%s"] * len(task_ids))
+    rows = _all(
+        "SELECT DISTINCT task_id,"
+        " CASE WHEN agent_a_id < agent_b_id THEN agent_a_id ELSE agent_b_id END,"
+        " CASE WHEN agent_a_id < agent_b_id THEN agent_b_id ELSE agent_a_id END"
+        f" FROM {_table(Vote)} WHERE voter_id = %s AND task_id IN ({marks})",
+        [voter_id, *task_ids],
+    )
+    return {(task, lo, hi) for task, lo, hi in rows}
+
+
 def voter_day(*, voter_id: int, since: datetime) -> tuple[int, bool]:
     """(the voter's votes cast since `since` that count or will count, i.e. not held for the daily cap;
     whether the voter has an active flag), in one statement."""

@@ -15,6 +15,7 @@ from django.utils.text import slugify
 from leaderboard.models import Benchmark, task_input
 from runs.models import AppBuild, Evidence, EvidenceKind, Run, RunStatus, run_input
 from scoring import checks as checks_rules
+from scoring.common import is_stale
 
 from . import queries
 from .models import Matchup
@@ -75,9 +76,12 @@ def drawable(runs):
 
 def run_is_drawable(run: Run) -> bool:
     """The rest of the draw rules, on a run read through `drawable` and `with_previews`: on invent and
-    startup tasks the checks admitted it (`scoring.checks.votable`), and it has something to show
+    startup tasks the checks admitted it (`scoring.checks.votable`), it was made under the task's current
+    major version (a stale run answered an older wording: the screen shows the current prompt and scenarios,
+    so both sides must have been asked the same; `scoring.common.is_stale`), and it has something to show
     (`has_something_to_show`)."""
-    return checks_rules.votable(run_input(run), task_input(run.task)) and has_something_to_show(run)
+    run_in, task_in = run_input(run), task_input(run.task)
+    return checks_rules.votable(run_in, task_in) and not is_stale(run_in, task_in) and has_something_to_show(run)
 
 
 def drawable_run_ids(*, voter, task_id: int, run_ids: list[int]) -> set[int]:

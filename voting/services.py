@@ -123,10 +123,11 @@ def matchup_draw(
 ) -> Matchup | None:
     """Draw a pair of runs of one task for `voter`, or None when the scope has no two agents to compare.
 
-    Rules: only runs of published rounds (completed, not superseded by a re-run) with something to show (an
-    app build, an opaque preview address or a screenshot: `selectors.drawable` and `selectors.run_is_drawable`);
-    never an agent of the voter's own organization; tasks ranked by votes (invent, startup) before to-spec
-    tasks when the scope has both; two different agents; pairs with fewer votes are favoured (weight
+    Rules: only runs of published rounds (completed, not superseded by a re-run), under the task's current
+    major version, with something to show (an app build, an opaque preview address or a stored screenshot:
+    `selectors.drawable` and `selectors.run_is_drawable`); never an agent of the voter's own organization;
+    tasks ranked by votes (invent, startup) first: their pairs the voter has not voted on, then to-spec pairs
+    (`_first_pairs`); two different agents; pairs with fewer votes are favoured (weight
     1 / (1 + counted votes on that pair in that task)^2, read from the vote cells); the pair the voter last
     saw in that task is not drawn again straight away when there is another. A and B are assigned at random
     and each agent's run is picked at random among its runs of the task.
@@ -177,10 +178,7 @@ def _pick(
     for task_id, agents in runs_by_task.items():
         ids = sorted(agents)
         candidates += [(task_id, a, b) for i, a in enumerate(ids) for b in ids[i + 1 :]]
-    # Invent and startup tasks first: their boards are ranked by votes; to-spec tasks only when none is left.
-    first = {task_id for task_id in runs_by_task if (task := pool.task(task_id)) and task.ranked_by_votes}
-    if any(c[0] in first for c in candidates):
-        candidates = [c for c in candidates if c[0] in first]
+    candidates = _first_pairs(voter, candidates, pool)
     if not candidates:
         return None
     # Votes on each pair, from the vote cells (the counted votes, whichever agent was shown as A).
@@ -198,6 +196,19 @@ def _pick(
         a, b = b, a
     agents = runs_by_task[task_id]
     return task_id, rng.choice(agents[a]), rng.choice(agents[b])
+
+
+def _first_pairs(voter, candidates: list[tuple[int, int, int]], pool) -> list[tuple[int, int, int]]:
+    """Invent and startup tasks first (their boards are ranked by votes): their pairs this voter has not voted
+    on yet; once the voter has voted on every one of them, the to-spec tasks' pairs; with none of those, the
+    invent and startup pairs again."""
+    first_tasks = {c[0] for c in candidates if (task := pool.task(c[0])) and task.ranked_by_votes}
+    if not first_tasks:
+        return candidates
+    first = [c for c in candidates if c[0] in first_tasks]
+    voted = queries.voter_pairs(voter_id=voter.pk, task_ids=sorted(first_tasks))
+    fresh = [c for c in first if c not in voted]
+    return fresh or [c for c in candidates if c[0] not in first_tasks] or first
 
 
 # --- rate limits --------------------------------------------------------------------------------------------

@@ -9,10 +9,12 @@ import pytest
 from django.core.files.base import ContentFile
 from django.urls import reverse
 
+from leaderboard.models import TaskVersion
 from runs.models import Evidence, Run
 from tests.builders.voting import make_user, tiny_png
 from voting.cells import votes_add
 from voting.models import Matchup, Vote
+from voting.pool import vote_pool_retire
 from voting.services import matchup_draw
 
 pytestmark = pytest.mark.django_db
@@ -224,6 +226,57 @@ def test_invent_and_startup_tasks_are_drawn_before_to_spec_tasks(voter, world):
     # With no pair left in the startup task (one agent only), the to-spec task is drawn.
     Run.objects.filter(task=shop).exclude(entry__agent__slug="zephyrbot").update(app_started=False)
     assert {matchup_draw(voter=voter, rng=rng).task_id for _ in range(30)} == {todo.id}
+
+
+def test_once_a_voter_has_voted_on_every_startup_pair_the_to_spec_pairs_come_up(voter, world):
+    # The startup task has 5 agents the voter may see: 5 x 4 / 2 = 10 pairs. With 9 voted on (either side as
+    # A), only the tenth is drawn; with all 10 voted on, only the to-spec task's pairs; another voter still
+    # gets the startup pairs.
+    from itertools import combinations
+
+    todo, shop = world.tasks
+    shop.kind = "startup"
+    shop.save()
+    agents = sorted({r.entry.agent for r in world.runs}, key=lambda a: a.slug)
+    pairs = list(combinations(agents, 2))
+    assert len(pairs) == 10
+    votes_add(
+        [Vote(task=shop, agent_a=b, agent_b=a, winner="a", voter=voter) for a, b in pairs[:5]]
+        + [Vote(task=shop, agent_a=a, agent_b=b, winner="tie", voter=voter) for a, b in pairs[5:9]]
+    )
+    rng = Random(13)
+    last = {pairs[9][0].id, pairs[9][1].id}
+    for _ in range(15):
+        m = matchup_draw(voter=voter, rng=rng)
+        assert m.task_id == shop.id and {m.run_a.entry.agent_id, m.run_b.entry.agent_id} == last
+    votes_add([Vote(task=shop, agent_a=pairs[9][0], agent_b=pairs[9][1], winner="b", voter=voter)])
+    assert {matchup_draw(voter=voter, rng=rng).task_id for _ in range(30)} == {todo.id}
+    other = make_user("other@example.com")
+    assert {matchup_draw(voter=other, rng=rng).task_id for _ in range(20)} == {shop.id}
+    # With no to-spec pair to fall back on (the voter picks the startup task), its pairs come up again.
+    scope = f"{world.benchmark.slug}/{shop.key}"
+    assert {matchup_draw(voter=voter, scope=scope, rng=rng).task_id for _ in range(10)} == {shop.id}
+
+
+def test_a_run_under_an_older_major_version_of_its_task_is_not_drawn(voter, world):
+    # The screen shows the task's current wording; a run made under an older major version answered another
+    # prompt (it is stale), so it is never put beside one that answered this one. A minor version changes
+    # nothing.
+    todo = world.tasks[0]
+    scope = f"{world.benchmark.slug}/{todo.key}"
+    old = [r for r in world.runs if r.task_id == todo.id and r.entry.agent.slug == "zephyrbot"]
+    TaskVersion.objects.create(task=todo, version="2.0", prompt="Build the todo-app with sign-in and tags.")
+    TaskVersion.objects.create(task=todo, version="2.1", prompt="Build the todo-app with sign-in and tags.")
+    todo.version = "2.1"
+    todo.save()
+    Run.objects.filter(task=todo).exclude(pk__in=[r.pk for r in old]).update(task_version="2.0")
+    vote_pool_retire()  # the queryset update sends no signal
+    rng = Random(14)
+    drawn = set()
+    for _ in range(100):
+        m = matchup_draw(voter=voter, scope=scope, rng=rng)
+        drawn |= {m.run_a_id, m.run_b_id}
+    assert drawn == {r.id for r in world.runs if r.task_id == todo.id} - {r.id for r in old}
 
 
 def test_a_round_withdrawn_by_a_write_that_sends_no_signal_is_never_drawn_from_the_shared_pool(voter, world):
