@@ -103,6 +103,21 @@ class TaskAdmin(DeletesThroughService, admin.ModelAdmin):
         services.task_delete(task=obj, by=request.user)
 
 
+SCENARIOS_HELP = (
+    'What a voter tries in both apps, shown above them on the vote screen: a list of strings, e.g. ["Sign up", '
+    '"Send a message", "Reload the app and find the message"]. Not part of the wording: editable at any time.'
+)
+
+
+def scenarios_clean(value) -> list[str]:
+    """A task version's scenarios: a list of non-empty strings (blank: none)."""
+    if value in (None, ""):
+        return []
+    if not isinstance(value, list) or not all(isinstance(s, str) and s.strip() for s in value):
+        raise forms.ValidationError('Give a list of non-empty strings, e.g. ["Sign up", "Send a message"].')
+    return [s.strip() for s in value]
+
+
 class TaskVersionForm(forms.ModelForm):
     class Meta:
         model = TaskVersion
@@ -112,10 +127,15 @@ class TaskVersionForm(forms.ModelForm):
             "parameters",
             "interruption",
             "evidence",
+            "scenarios",
             "criteria",
             "observes_later_effects",
             "change_note",
         ]
+        help_texts = {"scenarios": SCENARIOS_HELP}
+
+    def clean_scenarios(self):
+        return scenarios_clean(self.cleaned_data.get("scenarios"))
 
 
 class NewVersionForm(forms.Form):
@@ -124,10 +144,14 @@ class NewVersionForm(forms.Form):
     parameters = forms.JSONField(required=False)
     interruption = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
     evidence = forms.JSONField(required=False)
+    scenarios = forms.JSONField(required=False, help_text=SCENARIOS_HELP)
     observes_later_effects = forms.BooleanField(required=False)
     change_note = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 2}), help_text="What changed and why (shown with the version)."
     )
+
+    def clean_scenarios(self):
+        return scenarios_clean(self.cleaned_data.get("scenarios"))
 
 
 @admin.register(TaskVersion)
@@ -164,6 +188,7 @@ class TaskVersionAdmin(DeletesThroughService, admin.ModelAdmin):
                 parameters=obj.parameters,
                 interruption=obj.interruption,
                 evidence=obj.evidence,
+                scenarios=obj.scenarios,
                 observes_later_effects=obj.observes_later_effects,
                 change_note=obj.change_note,
             )
@@ -208,6 +233,7 @@ class TaskVersionAdmin(DeletesThroughService, admin.ModelAdmin):
                     parameters=d["parameters"],
                     interruption=d["interruption"],
                     evidence=d["evidence"],
+                    scenarios=d["scenarios"],
                     observes_later_effects=d["observes_later_effects"],
                     change_note=d["change_note"],
                 )
@@ -221,6 +247,7 @@ class TaskVersionAdmin(DeletesThroughService, admin.ModelAdmin):
                     "parameters": base.parameters,
                     "interruption": base.interruption,
                     "evidence": base.evidence,
+                    "scenarios": base.scenarios,
                     "observes_later_effects": base.observes_later_effects,
                 }
             )

@@ -46,13 +46,20 @@ def _version_and_base(
     """The new version's name (major when the prompt or a criterion changes, never one the task already has)
     and the fields it takes from the current version unless given."""
     if current is None:
-        return task.version, {"parameters": [], "interruption": "", "evidence": [], "observes_later_effects": False}
+        return task.version, {
+            "parameters": [],
+            "interruption": "",
+            "evidence": [],
+            "scenarios": [],
+            "observes_later_effects": False,
+        }
     is_major = prompt != current.prompt or (criteria or {}) != (current.criteria or {})
     version = next_version(task.version, is_major=is_major)
     base = {
         "parameters": current.parameters,
         "interruption": current.interruption,
         "evidence": current.evidence,
+        "scenarios": current.scenarios,
         "observes_later_effects": current.observes_later_effects,
     }
     while TaskVersion.objects.filter(task=task, version=version).exists():
@@ -69,12 +76,14 @@ def task_version_create(
     parameters: list | None = None,
     interruption: str | None = None,
     evidence: list | None = None,
+    scenarios: list | None = None,
     observes_later_effects: bool | None = None,
     change_note: str = "",
 ) -> TaskVersion:
     """A new version of a task's wording (seed 000 §9). A changed prompt or criterion is a major change
     (1.x -> 2.0): results under the old version stay as they were and are marked stale. Anything else is a
-    minor change (1.0 -> 1.1) that adds. The task's current version moves to the new one."""
+    minor change (1.0 -> 1.1) that adds. A field not given (None) is taken from the current version, so a
+    new wording keeps the vote screen's scenarios. The task's current version moves to the new one."""
     require_editor(by)
     with transaction.atomic():
         task = Task.objects.select_for_update().select_related("benchmark").get(pk=task.pk)
@@ -88,6 +97,7 @@ def task_version_create(
             parameters=base["parameters"] if parameters is None else parameters,
             interruption=base["interruption"] if interruption is None else interruption,
             evidence=base["evidence"] if evidence is None else evidence,
+            scenarios=base["scenarios"] if scenarios is None else scenarios,
             observes_later_effects=(
                 base["observes_later_effects"] if observes_later_effects is None else observes_later_effects
             ),

@@ -102,3 +102,50 @@ def test_an_unpublished_version_may_be_edited(w):
     v = trip().current_version
     task_version_update(version=v, by=w["editor"], prompt="Plan a weekend in {city}, cheaply.")
     assert TaskVersion.objects.get(pk=v.pk).prompt.endswith("cheaply.")
+
+
+def test_a_new_version_keeps_the_vote_screen_s_scenarios_unless_given(w):
+    old = trip().current_version
+    old.scenarios = ["Open the plan", "Change the city"]
+    old.save()
+    typo = task_version_create(task=trip(), by=w["editor"], prompt=old.prompt, criteria=old.criteria, evidence=[])
+    assert typo.version == "1.1" and typo.scenarios == ["Open the plan", "Change the city"]
+    week = task_version_create(task=trip(), by=w["editor"], prompt="Plan a week in {city}.", criteria=old.criteria)
+    assert week.version == "2.0" and week.scenarios == ["Open the plan", "Change the city"]
+    given = task_version_create(
+        task=trip(), by=w["editor"], prompt=week.prompt, criteria=old.criteria, scenarios=["Print the plan"]
+    )
+    assert given.scenarios == ["Print the plan"]
+
+
+def test_an_editor_enters_scenarios_in_the_admin_even_on_a_published_version(client, w):
+    # Scenarios tell voters what to try; they are not the task's wording, so they stay editable in place.
+    v = task_version_publish(version=trip().current_version, by=w["editor"])
+    client.force_login(w["editor"])
+    url = f"/admin/leaderboard/taskversion/{v.pk}/change/"
+    html = client.get(url).content.decode()
+    assert 'name="scenarios"' in html and "What a voter tries in both apps" in html
+    form = {"parameters": '["city"]', "evidence": "[]", "criteria": "{}", "change_note": ""}
+    refused = client.post(url, {**form, "scenarios": '["Open the plan", 3]'})
+    assert refused.status_code == 200 and "Give a list of non-empty strings" in refused.content.decode()
+    assert TaskVersion.objects.get(pk=v.pk).scenarios == []
+    saved = client.post(url, {**form, "scenarios": '["Open the plan", " Change the city "]'})
+    assert saved.status_code == 302
+    assert TaskVersion.objects.get(pk=v.pk).scenarios == ["Open the plan", "Change the city"]
+    # The new-version form starts from them and carries them into the new version.
+    new_url = f"/admin/leaderboard/taskversion/{v.pk}/new-version/"
+    assert "Change the city" in client.get(new_url).content.decode()
+    response = client.post(
+        new_url,
+        {
+            "prompt": "Plan a long weekend in {city}.",
+            "criteria": '{"pass": ["an itinerary"]}',
+            "parameters": '["city"]',
+            "evidence": "[]",
+            "scenarios": '["Open the plan", "Change the city"]',
+            "interruption": "",
+            "change_note": "Long weekend.",
+        },
+    )
+    assert response.status_code == 302
+    assert trip().current_version.scenarios == ["Open the plan", "Change the city"]
