@@ -9,15 +9,18 @@ import struct
 import warnings
 import zipfile
 from datetime import timedelta
+from decimal import Decimal
 from html import unescape
 
 import pytest
+from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from runs.models import AppBuild
+from runs.models import AppBuild, CheckResult
 from runs.services.app_builds import AppBuildError, app_build_from_folder, app_build_from_zip
-from voting.models import Matchup
+from tests.builders.voting import make_user
+from voting.models import Matchup, Vote
 
 pytestmark = pytest.mark.django_db
 
@@ -254,11 +257,12 @@ def test_the_vote_screen_frames_both_builds_sandboxed(voter_client, built):
     assert _frame_src(html, "B") == reverse("vote_preview_app", args=[matchup.alias_b])
 
 
-def test_a_build_is_served_sandboxed_with_no_cookie_and_no_name(client, voter_client, built):
+def test_a_build_is_served_sandboxed_with_no_cookie_and_no_name(voter_client, built):
     voter_client.get(reverse("vote"))
     matchup = Matchup.objects.get()
-    # The app's own requests carry no session (they are cross-site): the alias alone opens it.
-    for c in (voter_client, client):
+    # The app's own requests carry no session (they are cross-site): the alias alone opens it, with the voter's
+    # session and with none (a client of its own: `client` is the very client `voter_client` signed in).
+    for c in (voter_client, Client()):
         page = c.get(reverse("vote_preview_app", args=[matchup.alias_a]))
         asset = c.get(reverse("vote_preview_app_file", args=[matchup.alias_a, "css/app.css"]))
         assert page.status_code == 200 and asset.status_code == 200
@@ -277,6 +281,33 @@ def test_a_build_is_served_sandboxed_with_no_cookie_and_no_name(client, voter_cl
         assert b"".join(asset.streaming_content) == b"body{color:red}"
 
 
+SVG = b'<svg xmlns="http://www.w3.org/2000/svg"><script>parent.document.title = "owned"</script></svg>'
+XML = b'<?xml version="1.0"?><x:html xmlns:x="http://www.w3.org/1999/xhtml"><x:script>alert(1)</x:script></x:html>'
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "types"),
+    [
+        ("logo.svg", SVG, {"image/svg+xml"}),
+        ("feed.xml", XML, {"application/xml", "text/xml; charset=utf-8"}),
+        ("page.xhtml", XML, {"application/xhtml+xml"}),
+    ],
+)
+def test_svg_and_xml_in_a_build_are_sandboxed_too(voter_client, world, media, name, data, types):
+    # An SVG or XML document runs its scripts when opened on its own: it gets the same sandbox as the HTML,
+    # and nosniff, so no browser reads it as something else.
+    for run in world.runs:
+        app_build_from_zip(run=run, fileobj=_zip({"index.html": INDEX, f"img/{name}": data}))
+    voter_client.get(reverse("vote"))
+    response = Client().get(reverse("vote_preview_app_file", args=[Matchup.objects.get().alias_a, f"img/{name}"]))
+    assert response.status_code == 200 and b"".join(response.streaming_content) == data
+    assert response["Content-Type"] in types
+    csp = [part.strip() for part in response["Content-Security-Policy"].split(";")]
+    assert "sandbox allow-scripts allow-forms" in csp and "allow-same-origin" not in response["Content-Security-Policy"]
+    assert response["X-Content-Type-Options"] == "nosniff"
+    assert "Set-Cookie" not in response.headers and response["Cache-Control"].startswith("private")
+
+
 @pytest.mark.parametrize("path", ["../index.html", "css/../../x", "%2e%2e/%2e%2e/settings.py", "css", "nope.js"])
 def test_paths_out_of_the_build_or_missing_are_404(voter_client, built, path, media):
     (media / "outside.txt").write_text("secret")
@@ -285,6 +316,45 @@ def test_paths_out_of_the_build_or_missing_are_404(voter_client, built, path, me
     response = voter_client.get(f"/vote/app/{alias}/{path}")
     assert response.status_code == 404
     assert b"secret" not in response.content
+
+
+def _fetch_build(c: Client, alias: str) -> tuple[int, int]:
+    """The status of the build's page and of one of its assets through `alias`, checking what a 200 carries."""
+    page = c.get(reverse("vote_preview_app", args=[alias]))
+    asset = c.get(reverse("vote_preview_app_file", args=[alias, "css/app.css"]))
+    if page.status_code == 200:
+        assert page.content.endswith(INDEX[len(b"<!doctype html>") :])
+    if asset.status_code == 200:
+        assert b"".join(asset.streaming_content) == b"body{color:red}"
+    return page.status_code, asset.status_code
+
+
+def test_a_build_is_served_to_whoever_holds_the_alias_until_it_expires(voter_client, built, settings, monkeypatch):
+    # The rule (docs/vote-screen.md, "How an app is served"): the alias is the only key, because the app's own
+    # requests from its sandboxed frame carry no session. So the issuing voter, another signed-in voter and a
+    # visitor with no session all get the build, before the vote and after it (the revealed pair keeps its
+    # apps), until VOTE_ALIAS_TTL_SECONDS after the pair was drawn; then no one does.
+    settings.VOTE_ALIAS_TTL_SECONDS = 90
+    voter_client.get(reverse("vote"))
+    matchup = Matchup.objects.get()
+    assert matchup.expires_at - matchup.created_at == timedelta(seconds=90)
+    other = Client()
+    other.force_login(make_user("other-voter@example.com"))
+    holders = {"the issuing voter": voter_client, "another voter": other, "a visitor signed out": Client()}
+    for alias in (matchup.alias_a, matchup.alias_b):
+        assert {who: _fetch_build(c, alias) for who, c in holders.items()} == dict.fromkeys(holders, (200, 200))
+
+    assert voter_client.post(reverse("vote_cast", args=[matchup.key]), {"winner": "a"}).status_code == 302
+    assert Vote.objects.filter(matchup=matchup).exists()
+    for alias in (matchup.alias_a, matchup.alias_b):
+        assert {who: _fetch_build(c, alias) for who, c in holders.items()} == dict.fromkeys(holders, (200, 200))
+
+    drawn = matchup.created_at
+    monkeypatch.setattr(timezone, "now", lambda: drawn + timedelta(seconds=89))
+    assert {who: _fetch_build(c, matchup.alias_a) for who, c in holders.items()} == dict.fromkeys(holders, (200, 200))
+    monkeypatch.setattr(timezone, "now", lambda: drawn + timedelta(seconds=90))
+    for alias in (matchup.alias_a, matchup.alias_b):
+        assert {who: _fetch_build(c, alias) for who, c in holders.items()} == dict.fromkeys(holders, (404, 404))
 
 
 def test_an_expired_or_forged_alias_serves_nothing(voter_client, built):
@@ -318,11 +388,115 @@ def test_the_two_aliases_of_a_pair_are_unrelated_to_the_runs(voter, built):
     assert not {latest.alias_a, latest.alias_b, latest.key} & {first.alias_a, first.alias_b, first.key}
 
 
-def test_the_page_shows_no_number_of_the_checker_before_the_vote(voter_client, built):
-    html = voter_client.get(reverse("vote")).content.decode()
-    stage = html[html.index('id="vote-stage"') :]
-    assert "checks passed" not in stage.lower() and "browser steps" not in stage.lower()
-    assert not re.search(r"\b\d+ of \d+\b", stage)
+# What the checker (and the harness) recorded of every run, in values no page of the vote screen has otherwise.
+CHECKER = {
+    "score": 87.5,
+    "api_checks_passed": 7,
+    "api_checks_total": 13,
+    "browser_steps_passed": 5,
+    "browser_steps_total": 11,
+    "tests_passed": 17,
+    "tests_total": 19,
+    "auto_pass_rate": 0.8947,
+    "heuristic": 0.4321,
+    "cost_usd": Decimal("3.141593"),
+    "tokens_input": 123457,
+    "tokens_output": 98765,
+    "tokens_cache_write": 4321,
+    "wall_seconds": 1234.6,  # within the task's 30 minutes: the run still counts, so it is drawn
+    "first_output_seconds": 38.6,
+    "steps": 73,
+    "interventions": 29,
+    "checks_version": "checker-9.8.7",
+}
+# Each of them as a page could write it: as is, rounded, as a percentage, with thousands separators, in k.
+CHECKER_NUMBERS = {
+    *("87.5", "87.50", "87", "88", "0.875"),  # score
+    *("53.8", "53.85", "54", "0.54"),  # 7 of 13
+    *("45.5", "45.45", "45", "0.45"),  # 5 of 11
+    *("89.5", "89.47", "89", "0.89", "0.8947"),  # 17 of 19, and the auto pass rate
+    *("43.2", "43", "0.43", "0.4321"),  # heuristic
+    *("3.141593", "3.14", "3.142", "3.1416"),  # cost
+    *("123457", "123,457", "123", "123.5", "98765", "98,765", "98.8", "99", "4321", "4,321", "4.3"),  # tokens
+    *("226543", "226,543", "226.5", "227", "0.23"),  # tokens in all
+    *("1234.6", "1235", "1,235", "1,234.6", "20.6", "21", "0:20:35", "20:35"),  # seconds, minutes
+    *("38.6", "39", "73", "29", "9.8.7"),  # first output, steps, interventions, checker version
+    *("13", "11", "17", "19"),  # the totals on their own
+}
+CHECKER_PHRASES = [
+    r"\b7\s*(?:/|of|out of)\s*13\b",
+    r"\b5\s*(?:/|of|out of)\s*11\b",
+    r"\b17\s*(?:/|of|out of)\s*19\b",
+    r"\b20\s*m(?:in)?\s*35\s*s",
+    r"POST /api/items",
+    r"starts and shows the seeded data",
+    r"HTTP 418",
+    r"checks? passed",
+    r"browser steps?",
+]
+
+
+@pytest.fixture
+def checked(built):
+    """The built world with the checker's distinctive numbers on every run, and a distinctive detail on each
+    of its checks."""
+    for run in built.runs:
+        for field, value in CHECKER.items():
+            setattr(run, field, value)
+        run.save()
+    CheckResult.objects.update(detail="got HTTP 418 after 2.718 s")
+    return built
+
+
+def _checker_traces(html: str) -> list[str]:
+    """Every checker value (`CHECKER_NUMBERS`, `CHECKER_PHRASES`) found in `html`, once the random tokens (the
+    pairs' keys and aliases, the CSRF token) are taken out: a number is a whole number in the text, never part
+    of a longer one."""
+    for m in Matchup.objects.all():
+        for token in (m.key, m.alias_a, m.alias_b):
+            html = html.replace(token, " ")
+    html = re.sub(r'(csrfmiddlewaretoken" value=|"X-CSRFToken": )"[^"]*"', " ", html)
+    numbers = set(re.findall(r"\d+(?:[.,:]\d+)*", html))
+    return sorted(numbers & CHECKER_NUMBERS) + [p for p in CHECKER_PHRASES if re.search(p, html, re.IGNORECASE)]
+
+
+def test_the_checkers_numbers_are_on_the_run_page_that_the_vote_screen_hides(client, checked):
+    # The control of the tests below: the same search finds the values where they are public.
+    run = checked.runs[0]
+    html = client.get(reverse("run", args=[checked.benchmark.slug, checked.round.key, run.key])).content.decode()
+    found = _checker_traces(html)
+    assert {"226,543", "3.14", "38.6"} <= set(found), found
+    assert r"\b7\s*(?:/|of|out of)\s*13\b" in found and r"\b5\s*(?:/|of|out of)\s*11\b" in found, found
+
+
+def test_no_number_of_the_checker_is_on_the_vote_screen_before_the_vote(voter_client, checked):
+    page = voter_client.get(reverse("vote")).content.decode()
+    assert 'title="App A, live"' in page and 'title="App B, live"' in page
+    assert _checker_traces(page) == []
+    fragment = voter_client.get(reverse("vote"), HTTP_HX_REQUEST="true").content.decode()
+    assert fragment.lstrip().startswith('<section id="vote-stage"') and 'title="App B, live"' in fragment
+    assert _checker_traces(fragment) == []
+
+
+def test_the_reveal_names_the_makers_and_shows_no_number_of_the_checker(voter_client, checked):
+    # After the vote the screen names each side's agent, organization and model and links its run page (where
+    # the numbers are); the numbers themselves are not on it, nor on the next pair that comes with the answer.
+    voter_client.get(reverse("vote"))
+    matchup = Matchup.objects.get()
+    answer = voter_client.post(reverse("vote_cast", args=[matchup.key]), {"winner": "b"}, HTTP_HX_REQUEST="true")
+    html = answer.content.decode()
+    assert Matchup.objects.count() == 2 and '<template id="next-stage">' in html
+    names = [unescape(" ".join(m.split())) for m in re.findall(r'<p class="side-name">(.*?)</p>', html, re.S)]
+    expected = []
+    for run in (matchup.run_a, matchup.run_b):
+        agent = run.entry.agent
+        expected.append(
+            f'<strong>{agent.name}</strong> <span class="muted">{agent.organization.name} · {run.entry.model}</span>'
+        )
+    assert names == expected
+    assert _checker_traces(html) == []
+    reloaded = voter_client.get(reverse("vote_reveal", args=[matchup.key])).content.decode()
+    assert matchup.run_a.entry.agent.name in reloaded and _checker_traces(reloaded) == []
 
 
 def test_the_scenarios_are_shown_once_above_both_apps(voter_client, built):
