@@ -16,14 +16,36 @@ document.addEventListener("htmx:beforeSwap", (event) => {
 });
 
 // "Open full screen": one app fills the window (a CSS overlay, so the frame keeps its state); the button, or
-// Escape outside the app, closes it again.
+// Escape outside the app, closes it again. While it is open the rest of the page is inert, so Tab and a screen
+// reader stay with that app and its two buttons.
+const inertByFullscreen = [];
+
+function inertAround(keep) {
+  const path = new Set();
+  keep.forEach((el) => {
+    for (let node = el; node && node !== document.body; node = node.parentElement) path.add(node);
+  });
+  path.forEach((node) => {
+    for (const sibling of node.parentElement.children) {
+      if (!path.has(sibling) && !sibling.inert && sibling.tagName !== "SCRIPT") {
+        sibling.inert = true;
+        inertByFullscreen.push(sibling);
+      }
+    }
+  });
+}
+
 function setFullscreen(button, on) {
   const wrap = document.getElementById(button.getAttribute("aria-controls"));
   if (!wrap) return;
+  const tools = button.closest(".side-tools");
+  inertByFullscreen.splice(0).forEach((el) => { el.inert = false; });
   wrap.classList.toggle("fullscreen", on);
+  if (tools) tools.classList.toggle("fixed", on);
   button.setAttribute("aria-pressed", on ? "true" : "false");
   button.textContent = on ? "Close full screen" : "Open full screen";
   document.body.classList.toggle("app-fullscreen", on);
+  if (on) inertAround([wrap, tools || button]);
   button.focus(); // keys typed inside the app stay in the app; from the button, Tab enters it and Escape closes
 }
 
@@ -35,6 +57,18 @@ document.addEventListener("click", (event) => {
 document.addEventListener("keydown", (event) => {
   if (event.key !== "Escape") return;
   document.querySelectorAll('.fullscreen-toggle[aria-pressed="true"]').forEach((b) => setFullscreen(b, false));
+});
+
+// "Reload app": the frame loads the app again, as a reload of its own page would. The same frame navigates
+// (its src set again), so what the app saved (its storage, kept with the frame) is still there: a voter can
+// check that a message survives a reload. The focus guard below treats the frame as loading again.
+document.addEventListener("click", (event) => {
+  const button = event.target.closest(".reload-app");
+  if (!button) return;
+  const frame = document.querySelector(`#${button.getAttribute("aria-controls")} iframe.live`);
+  if (!frame) return;
+  frame.dispatchEvent(new CustomEvent("vote:reload"));
+  frame.src = frame.getAttribute("src");
 });
 
 // "Next pair" after a vote: the vote's answer already holds the next pair (drawn with the vote) in a
@@ -82,6 +116,13 @@ document.addEventListener("click", (event) => {
   document.addEventListener("DOMContentLoaded", notice);
   document.addEventListener("htmx:load", notice); // a stage swapped in by htmx
   document.addEventListener("vote:stage", notice); // the next pair, put on screen from its template
+  document.addEventListener("vote:reload", (event) => { // "Reload app": loading again, as when first shown
+    const frame = event.target;
+    loadedAt.delete(frame);
+    delete frame.dataset.settled;
+    shownAt.set(frame, now());
+    settle(frame, LOADING_MS);
+  }, true);
   document.addEventListener("load", (event) => {
     const frame = event.target;
     if (!(frame instanceof HTMLIFrameElement) || !frame.matches("iframe.live")) return;

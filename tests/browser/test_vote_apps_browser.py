@@ -83,12 +83,20 @@ def test_a_voter_tries_both_apps_votes_and_sees_the_reveal(live_server, demo, br
     _use_app(page.frame_locator('iframe[title="App A, live"]'), "hello from A")
     _use_app(page.frame_locator('iframe[title="App B, live"]'), "hello from B")
 
-    # Full screen and back, by keyboard.
+    # Full screen and back, by keyboard. While app A fills the window the rest of the page is inert: Tab from
+    # its button goes into app A, and nothing behind it (app B, the vote buttons) can be reached.
     toggle = stage.locator("article").nth(0).get_by_role("button", name="Open full screen")
     toggle.click()
     assert page.locator("#live-A").evaluate("e => getComputedStyle(e).position") == "fixed"
+    inert = "sel => !!document.querySelector(sel).closest('[inert]')"
+    assert page.evaluate(inert, ".vote-bar") and page.evaluate(inert, "#live-B") and page.evaluate(inert, "h1")
+    assert not page.evaluate(inert, "#live-A") and not page.evaluate(inert, ".side-tools.fixed")
+    page.keyboard.press("Tab")
+    assert page.evaluate("() => document.activeElement.title") == "App A, live"
+    page.keyboard.press("Shift+Tab")
     page.keyboard.press("Escape")
     assert page.locator("#live-A").evaluate("e => getComputedStyle(e).position") != "fixed"
+    assert page.evaluate("() => document.querySelectorAll('[inert]').length") == 0
 
     stage.get_by_role("button", name="B is better").click()
     page.get_by_role("link", name="Next pair").wait_for()
@@ -97,6 +105,39 @@ def test_a_voter_tries_both_apps_votes_and_sees_the_reveal(live_server, demo, br
     vote = Vote.objects.get()
     assert (vote.winner, vote.counts) == ("b", True)
     assert not [e for e in errors if "Content Security Policy" in e], errors
+
+
+def test_reload_app_starts_an_app_again_with_what_it_saved_and_the_broken_app_loses_it(live_server, demo, browser):
+    # The task's scenario: send a message, reload the app, find the message again. "Reload app" loads the same
+    # frame again, so a working app finds its saved messages; the demo's app that breaks after a reload (the
+    # agent orbit's) does not.
+    from django.contrib.auth import get_user_model
+
+    from runs.models import Run
+    from tests.builders.voting import matchup_for
+
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    _sign_up_a_day_ago(page, live_server)
+    messenger = Run.objects.filter(task__key="messenger", app_build__isnull=False)
+    broken = messenger.filter(entry__agent__slug="orbit").first()
+    working = messenger.filter(entry__agent__slug="forge").first()
+    matchup_for(get_user_model().objects.get(email="voter@example.com"), broken, working)
+    page.goto(f"{live_server.url}/vote/")
+    stage = page.locator("#vote-stage")
+    _wait_for_both_apps(page)
+    for letter in "AB":
+        _use_app(page.frame_locator(f'iframe[title="App {letter}, live"]'), f"kept by {letter}?")
+    for letter in "AB":
+        stage.get_by_role("button", name=f"Reload app {letter}").click()
+        # The focus stays on the button while the app loads again, even as the app focuses its own field.
+        expect(stage.get_by_role("button", name=f"Reload app {letter}")).to_be_focused()
+    expect(page.locator("#vote-stage iframe.live[data-settled]")).to_have_count(2)
+    working_app = page.frame_locator('iframe[title="App B, live"]')
+    working_app.get_by_text("kept by B?").wait_for()
+    broken_app = page.frame_locator('iframe[title="App A, live"]')
+    broken_app.locator("body").wait_for()
+    page.wait_for_timeout(500)
+    assert broken_app.get_by_text("kept by A?").count() == 0
 
 
 def test_the_vote_screen_works_by_keyboard_alone(live_server, demo, browser):
