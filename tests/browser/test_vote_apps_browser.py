@@ -201,10 +201,23 @@ def test_a_framed_app_cannot_read_the_sites_cookies_or_act_as_the_voter(live_ser
              return 'read ' + r.status + ' ' + (await r.text()).length; } catch (e) { return 'refused'; } }"""
     )
     assert got == "refused"
-    # Voting as the voter from inside the app: the request is cross-site, carries no session, and is refused.
+    # What the browser sends for the app's requests to the site: never the voter's cookies (the app's origin is
+    # opaque, so every request it makes is cross-site and the Lax cookies stay behind).
+    sent: dict[str, str] = {}
+    page.on("request", lambda r: sent.update({r.url: r.all_headers().get("cookie", "")}) if "probe=" in r.url else None)
+    frame.evaluate(
+        """async () => { await fetch('/vote/?probe=fetch', {mode: 'no-cors', credentials: 'include'});
+             const img = new Image(); img.src = '/vote/?probe=img'; await new Promise(r => img.onerror = r); }"""
+    )
+    assert {u.split("probe=")[1] for u in sent} == {"fetch", "img"}
+    assert not [u for u, cookie in sent.items() if "sessionid" in cookie or "csrftoken" in cookie], sent
+    # Voting as the voter from inside the app, even holding the right CSRF token (as if the app had learnt it):
+    # the request is cross-site, carries no session and its origin is opaque, so it is refused.
+    token = site_cookies["csrftoken"]
     frame.evaluate(
         f"""async () => {{ try {{ await fetch('/vote/m/{matchup.key}/', {{method: 'POST', mode: 'no-cors',
-             credentials: 'include', body: new URLSearchParams({{winner: 'a'}})}}); }} catch (e) {{}} }}"""
+             credentials: 'include', headers: {{'X-CSRFToken': '{token}'}},
+             body: new URLSearchParams({{winner: 'a', csrfmiddlewaretoken: '{token}'}})}}); }} catch (e) {{}} }}"""
     )
     assert not Vote.objects.exists()
     # The parent page is out of reach too.
