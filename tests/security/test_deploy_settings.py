@@ -114,3 +114,52 @@ def test_the_admin_gets_its_inline_styles_and_still_no_inline_script(client):
     assert "style-src 'self' 'unsafe-inline'" in csp and "script-src 'self';" in csp
     assert "frame-ancestors 'none'" in csp
     assert "unsafe-inline" not in client.get("/")["Content-Security-Policy"]
+
+
+@pytest.mark.parametrize("env", [{"DEBUG": "true"}, PROD_ENV], ids=["debug", "production"])
+def test_the_site_serves_nothing_under_media(env):
+    # MEDIA_ROOT is the front web server's to serve, with a sandbox (README, "Running it in production"); no URL
+    # of the site serves it, with DEBUG (`make serve`) or without, so an app build is never reachable there.
+    code = (
+        "import django; django.setup(); from django.urls import resolve, Resolver404\n"
+        "for path in ('/media/app-builds/0123abcd/index.html', '/media/evidence/2026/12/shot.svg', '/media/'):\n"
+        "    try:\n"
+        "        print('served', path, resolve(path).func)\n"
+        "    except Resolver404:\n"
+        "        print('not served', path)\n"
+    )
+    result = _run(["-c", code], {"DJANGO_SETTINGS_MODULE": "leaderboard.settings", **env})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split("\n")[:3] == [
+        "not served /media/app-builds/0123abcd/index.html",
+        "not served /media/evidence/2026/12/shot.svg",
+        "not served /media/",
+    ]
+
+
+def test_cookies_are_same_site_lax_and_the_session_cookie_is_http_only_in_production():
+    names = ["SESSION_COOKIE_SAMESITE", "CSRF_COOKIE_SAMESITE", "SESSION_COOKIE_HTTPONLY"]
+    expected = {"SESSION_COOKIE_SAMESITE": "Lax", "CSRF_COOKIE_SAMESITE": "Lax", "SESSION_COOKIE_HTTPONLY": "True"}
+    assert _settings(PROD_ENV, names) == expected
+    assert _settings({}, names) == expected
+
+
+@pytest.mark.django_db
+def test_signing_in_sets_a_session_cookie_scripts_cannot_read_and_other_sites_cannot_send(client):
+    # What the browser is told: the session cookie is HttpOnly (a script of the page, or of an app build, cannot
+    # read it) and SameSite=Lax like the CSRF cookie (a form posted from another site goes without them).
+    from tests.builders.voting import make_user
+
+    make_user("cookie@example.com", password="a-long-password-9")
+    form = client.get("/signin/")
+    csrf = form.cookies["csrftoken"]
+    assert csrf["samesite"] == "Lax"
+    response = client.post(
+        "/signin/",
+        {"username": "cookie@example.com", "password": "a-long-password-9", "csrfmiddlewaretoken": csrf.value},
+    )
+    assert response.status_code == 302
+    session = response.cookies["sessionid"]
+    assert session.value and session["httponly"] is True and session["samesite"] == "Lax"
+    header = session.output(header="").strip().lower()
+    assert "httponly" in header and "samesite=lax" in header

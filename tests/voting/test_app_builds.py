@@ -357,6 +357,19 @@ def test_a_build_is_served_to_whoever_holds_the_alias_until_it_expires(voter_cli
         assert {who: _fetch_build(c, alias) for who, c in holders.items()} == dict.fromkeys(holders, (404, 404))
 
 
+def test_a_build_is_not_reachable_under_media(voter_client, built, media):
+    # Builds live under MEDIA_ROOT/app-builds/, but the site serves nothing under /media/ (the front web server
+    # serves evidence there and must refuse app-builds/, README): only an alias opens a build.
+    voter_client.get(reverse("vote"))
+    build = AppBuild.objects.get(run=Matchup.objects.get().run_a)
+    assert (media / build.directory / "index.html").read_bytes() == INDEX
+    for c in (voter_client, Client()):
+        for url in (f"/media/{build.directory}/index.html", f"/media/{build.directory}/", "/media/app-builds/"):
+            response = c.get(url)
+            assert response.status_code == 404, url
+            assert b"body{color:red}" not in response.content and b"<body>hi</body>" not in response.content
+
+
 def test_an_expired_or_forged_alias_serves_nothing(voter_client, built):
     voter_client.get(reverse("vote"))
     matchup = Matchup.objects.get()
