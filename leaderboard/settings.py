@@ -21,11 +21,12 @@ VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
 
 CI = env_bool("CI", False)
 DEBUG = env_bool("DEBUG", False)
+PRODUCTION = env_bool("PRODUCTION", False)
 TESTING = "pytest" in sys.modules or env_bool("TESTING", False)
 
 SECRET_KEY = env_str("SECRET_KEY")
 if not SECRET_KEY:
-    if not DEBUG and env_bool("PRODUCTION", False):
+    if not DEBUG and PRODUCTION:
         raise ImproperlyConfigured("SECRET_KEY must be set in production")
     SECRET_KEY = "local-only-insecure-key-set-SECRET_KEY-in-production-0123456789abcdefghijkl"
 
@@ -168,7 +169,7 @@ LOGIN_URL = "signin"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
 
-SECURE = env_bool("SECURE", not DEBUG and env_bool("PRODUCTION", False))
+SECURE = env_bool("SECURE", not DEBUG and PRODUCTION)
 SESSION_COOKIE_SECURE = SECURE
 CSRF_COOKIE_SECURE = SECURE
 SESSION_COOKIE_HTTPONLY = True
@@ -238,7 +239,9 @@ VOTE_FLAG_P_VALUE = float(env_str("VOTE_FLAG_P_VALUE", "0.001"))
 # Above this many public votes the bundle download refers to the streamed votes file instead of inlining them.
 VOTES_INLINE_LIMIT = env_int("VOTES_INLINE_LIMIT", 100_000)
 # App builds shown live on the vote screen: their size limits, and an optional separate origin to serve them
-# from (e.g. https://apps.example.net, pointing at this same site); blank serves them from this site.
+# from (e.g. https://apps.example.net, pointing at this same site); blank serves them from this site. A system
+# check (leaderboard/checks.py) refuses a PREVIEW_ORIGIN that cannot work: not an origin, a host not in
+# ALLOWED_HOSTS, the site's own host, or no site origin in CSRF_TRUSTED_ORIGINS to frame the apps.
 APP_BUILD_MAX_BYTES = env_int("APP_BUILD_MAX_BYTES", 5_000_000)
 APP_BUILD_MAX_FILES = env_int("APP_BUILD_MAX_FILES", 300)
 PREVIEW_ORIGIN = env_str("PREVIEW_ORIGIN", "").rstrip("/")
