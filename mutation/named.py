@@ -109,7 +109,7 @@ MUTANTS = [
         "linear draw weights",
         (
             (
-                "voting/services.py",
+                "voting/draw.py",
                 "weights = [1.0 / (1 + seen.get(c, 0)) ** 2 for c",
                 "weights = [1.0 / (1 + seen.get(c, 0)) for c",
             ),

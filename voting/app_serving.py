@@ -9,6 +9,11 @@ An opaque origin has no `localStorage`; an app that keeps its data there (the us
 on load. Every HTML document therefore starts with a small shim: when `localStorage` is not available it is
 replaced by an in-memory store kept in `window.name`, which lives as long as the frame, so an app finds its
 data again after a reload, and nothing leaves the frame.
+
+The same script keeps an app's `focus()` from scrolling until a moment after the app has loaded. Many apps
+focus a field as they render; in a frame that scrolls the voter's page to the app (on a phone, down past the
+task and its scenarios), and the vote screen (`static/js/vote.js`) takes the focus back but cannot undo the
+scroll. Once the app has loaded, its focus() is its own again.
 """
 
 from __future__ import annotations
@@ -40,6 +45,13 @@ STORAGE_SHIM = b"""<script>(function () {
     get length() { return Object.keys(data).length; }
   };
   try { Object.defineProperty(window, "localStorage", { value: store, configurable: true }); } catch (e) {}
+})();
+(function () {
+  var focus = HTMLElement.prototype.focus;
+  HTMLElement.prototype.focus = function (options) {
+    return focus.call(this, Object.assign({}, options, { preventScroll: true }));
+  };
+  addEventListener("load", function () { setTimeout(function () { HTMLElement.prototype.focus = focus; }, 500); });
 })();</script>
 """
 _DOCTYPE = re.compile(rb"^\s*(\xef\xbb\xbf)?\s*<!doctype[^>]*>", re.IGNORECASE)

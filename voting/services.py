@@ -54,6 +54,7 @@ from snapshots.stale import snapshots_mark_stale
 
 from . import queries
 from .cells import VOTE_CELL_FIELDS, cell_of, cells_apply, votes_lock
+from .draw import pair_pick
 from .models import Held, Matchup, Outcome, Vote, VoteCell, VoterFlag, Winner
 from .pool import VotePool, vote_pool
 from .selectors import (
@@ -127,7 +128,7 @@ def matchup_draw(
     major version, with something to show (an app build, an opaque preview address or a stored screenshot:
     `selectors.drawable` and `selectors.run_is_drawable`); never an agent of the voter's own organization;
     tasks ranked by votes (invent, startup) first: their pairs the voter has not voted on, then to-spec pairs
-    (`_first_pairs`); two different agents; pairs with fewer votes are favoured (weight
+    (`draw.first_pairs`); two different agents; pairs with fewer votes are favoured (weight
     1 / (1 + counted votes on that pair in that task)^2, read from the vote cells); the pair the voter last
     saw in that task is not drawn again straight away when there is another. A and B are assigned at random
     and each agent's run is picked at random among its runs of the task.
@@ -146,7 +147,7 @@ def matchup_draw(
         runs_by_task: dict[int, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
         for run_id, task_id, agent_id in pool_runs(voter=voter, task_ids=scope_tasks(scope, pool), pool=pool):
             runs_by_task[task_id][agent_id].append(run_id)
-        picked = _pick(voter, runs_by_task, pool, rng, after)
+        picked = pair_pick(voter, runs_by_task, pool, rng, after)
         if picked is None:
             return None
         task_id, run_a_id, run_b_id = picked
@@ -168,47 +169,6 @@ def matchup_draw(
         expires_at=now + timedelta(seconds=settings.VOTE_ALIAS_TTL_SECONDS),
     )
     return queries.insert(matchup)
-
-
-def _pick(
-    voter, runs_by_task: dict[int, dict[int, list[int]]], pool, rng: Random, after=None
-) -> tuple[int, int, int] | None:
-    """(task id, run A id, run B id) by the rules of `matchup_draw`, or None when there is no pair."""
-    candidates: list[tuple[int, int, int]] = []
-    for task_id, agents in runs_by_task.items():
-        ids = sorted(agents)
-        candidates += [(task_id, a, b) for i, a in enumerate(ids) for b in ids[i + 1 :]]
-    candidates = _first_pairs(voter, candidates, pool)
-    if not candidates:
-        return None
-    # Votes on each pair, from the vote cells (the counted votes, whichever agent was shown as A).
-    seen = queries.pair_votes(task_ids=sorted({c[0] for c in candidates}))
-    last = (after.task_id, after.run_a_id, after.run_b_id) if after else queries.last_pair(voter_id=voter.pk)
-    if last is not None and len(candidates) > 1:
-        agent_of = {
-            run_id: agent_id for agents in runs_by_task.values() for agent_id, runs in agents.items() for run_id in runs
-        }
-        pair = sorted([agent_of.get(last[1], -1), agent_of.get(last[2], -1)])
-        candidates = [c for c in candidates if c != (last[0], pair[0], pair[1])]
-    weights = [1.0 / (1 + seen.get(c, 0)) ** 2 for c in candidates]
-    task_id, a, b = rng.choices(candidates, weights=weights, k=1)[0]
-    if rng.random() < 0.5:
-        a, b = b, a
-    agents = runs_by_task[task_id]
-    return task_id, rng.choice(agents[a]), rng.choice(agents[b])
-
-
-def _first_pairs(voter, candidates: list[tuple[int, int, int]], pool) -> list[tuple[int, int, int]]:
-    """Invent and startup tasks first (their boards are ranked by votes): their pairs this voter has not voted
-    on yet; once the voter has voted on every one of them, the to-spec tasks' pairs; with none of those, the
-    invent and startup pairs again."""
-    first_tasks = {c[0] for c in candidates if (task := pool.task(c[0])) and task.ranked_by_votes}
-    if not first_tasks:
-        return candidates
-    first = [c for c in candidates if c[0] in first_tasks]
-    voted = queries.voter_pairs(voter_id=voter.pk, task_ids=sorted(first_tasks))
-    fresh = [c for c in first if c not in voted]
-    return fresh or [c for c in candidates if c[0] not in first_tasks] or first
 
 
 # --- rate limits --------------------------------------------------------------------------------------------

@@ -140,6 +140,28 @@ def test_reload_app_starts_an_app_again_with_what_it_saved_and_the_broken_app_lo
     assert broken_app.get_by_text("kept by A?").count() == 0
 
 
+def test_on_a_phone_the_apps_loading_never_scroll_the_page_away_from_the_task(live_server, demo, browser):
+    # Every demo app focuses its name field as it loads; on a phone that used to scroll the page down to app A,
+    # past the task and its scenarios (the page opened about 700 px down). A frame is inert while it loads.
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    _sign_up_a_day_ago(page, live_server)
+    page.goto(f"{live_server.url}/vote/")
+    _wait_for_both_apps(page)
+    page.wait_for_timeout(300)
+    assert page.evaluate("scrollY") == 0
+    page.locator("#vote-stage").get_by_role("button", name="Tie").click()
+    page.get_by_role("link", name="Next pair").wait_for()
+    _wait_for_both_apps(page)  # the revealed pair's apps load again
+    page.evaluate("window.scrollTo(0, 0)")
+    page.get_by_role("link", name="Next pair").click()  # the new pair is scrolled to its top
+    page.locator("#vote-stage").get_by_role("button", name="Tie").wait_for()
+    top = page.evaluate("Math.round(document.getElementById('vote-stage').getBoundingClientRect().top)")
+    _wait_for_both_apps(page)
+    page.wait_for_timeout(300)
+    assert abs(top) <= 1
+    assert page.evaluate("Math.round(document.getElementById('vote-stage').getBoundingClientRect().top)") == top
+
+
 def test_the_vote_screen_works_by_keyboard_alone(live_server, demo, browser):
     from voting.models import Vote
 
