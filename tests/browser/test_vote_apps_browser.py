@@ -4,6 +4,7 @@ cannot read the site's cookies, call the site as the voter, or learn which agent
 from __future__ import annotations
 
 import json
+import os
 import re
 import socket
 import threading
@@ -53,6 +54,19 @@ def _use_app(frame, text: str) -> None:
     frame.get_by_text(text).wait_for()
 
 
+def _shoot(page, name: str) -> None:
+    """With VOTE_SCREENSHOTS_DIR set (`VOTE_SCREENSHOTS_DIR=docs make test PYTEST_ARGS="-k tries_both"`), the
+    screen as the voter sees it, for the docs: one viewport from the top of the task (a full-page capture would
+    paint the sticky vote bar across the middle of the apps)."""
+    folder = os.environ.get("VOTE_SCREENSHOTS_DIR")
+    if not folder:
+        return
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    page.locator(".vote-task").evaluate("e => window.scrollTo(0, e.getBoundingClientRect().top + scrollY - 12)")
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(Path(folder) / f"{name}.png"))
+
+
 def _wait_for_both_apps(page) -> None:
     for letter in "AB":
         page.frame_locator(f'iframe[title="App {letter}, live"]').get_by_label("Your name").wait_for()
@@ -82,6 +96,10 @@ def test_a_voter_tries_both_apps_votes_and_sees_the_reveal(live_server, demo, br
     _wait_for_both_apps(page)
     _use_app(page.frame_locator('iframe[title="App A, live"]'), "hello from A")
     _use_app(page.frame_locator('iframe[title="App B, live"]'), "hello from B")
+    _shoot(page, "vote-desktop")
+    page.set_viewport_size({"width": 390, "height": 844})
+    _shoot(page, "vote-phone")
+    page.set_viewport_size({"width": 1280, "height": 900})
 
     # Full screen and back, by keyboard. While app A fills the window the rest of the page is inert: Tab from
     # its button goes into app A, and nothing behind it (app B, the vote buttons) can be reached.

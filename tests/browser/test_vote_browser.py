@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -27,17 +26,6 @@ def demo(transactional_db, settings, tmp_path):
 
 def _names(doc) -> list[str]:
     return [a["name"] for a in doc["agents"]]
-
-
-def _shoot(page, name: str) -> None:
-    folder = os.environ.get("VOTE_SCREENSHOTS_DIR")
-    if folder:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        phone = page.viewport_size["width"] < 800
-        if phone:  # one screen, at the first app: a full-page capture leaves frames below the fold unpainted
-            page.locator(".pair").scroll_into_view_if_needed()
-            page.wait_for_timeout(500)
-        page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=not phone)
 
 
 def _vote_and_check_reveal(page, button: str, names: list[str]) -> None:
@@ -79,18 +67,14 @@ def test_sign_up_sign_in_vote_three_ways_and_sign_out(live_server, demo, browser
     page.locator("#vote-stage").wait_for()
     assert "Your account is new" in page.content()
     page.wait_for_load_state("networkidle")
-    _shoot(page, "vote-desktop")
     _vote_and_check_reveal(page, "A is better", names)
-    _shoot(page, "vote-desktop-revealed")
     page.get_by_role("link", name="Next pair").click()
     _vote_and_check_reveal(page, "B is better", names)
     page.get_by_role("link", name="Next pair").click()
     page.locator("#vote-stage").get_by_role("button", name="Tie").wait_for()
     page.set_viewport_size({"width": 390, "height": 844})
     page.wait_for_load_state("networkidle")
-    _shoot(page, "vote-phone")
     _vote_and_check_reveal(page, "Tie", names)
-    _shoot(page, "vote-phone-revealed")
 
     user = get_user_model().objects.get(email="voter@example.com")
     assert list(Vote.objects.filter(voter=user).order_by("id").values_list("winner", flat=True)) == ["a", "b", "tie"]
