@@ -1,19 +1,21 @@
 """The vendor preview (seed 000 §6): during a round's preview each vendor's users see their own agents'
 results, and only theirs, and may dispute a run. Everything else answers 404, so the pages do not even
-confirm that a round or run exists to anyone else."""
+confirm that a round or run exists to anyone else. Also the runs' uploaded evidence files (`evidence_file`),
+served inert and by the same rule."""
 
 from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import Http404
+from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET
 
 from leaderboard.models import Round, RoundStatus
 
 from .forms import DisputeForm
-from .models import Run
+from .models import Evidence, Run
 from .selectors import preview_runs, vendor_organization
 from .services import dispute_file, preview_ends_at
 
@@ -82,3 +84,49 @@ def dispute_create(request, bench: str, round_key: str, run_key: str):
             messages.success(request, f"Your dispute on run {run.key} was filed; an editor will decide it.")
             return redirect("preview_round", bench=bench, round_key=round_key)
     return render(request, "runs/dispute_form.html", {"round": rnd, "run": run, "form": form})
+
+
+# What a browser may show inline from an evidence file; anything else is a download.
+INLINE_EVIDENCE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp", "image/avif", "text/plain")
+INLINE_EVIDENCE_PREFIXES = ("application/pdf", "audio/", "video/")
+
+
+@require_GET
+def evidence_file(request, name: str):
+    """An uploaded evidence file (`/media/evidence/...`), served by the site so that it is served inert and only
+    where the run may be seen. Evidence is whatever a tester uploaded: an HTML or SVG "screenshot" would
+    otherwise run its scripts as the site with the visitor's session, so every answer carries
+    `Content-Security-Policy: sandbox` (an opaque origin, no script, no form) and nosniff, and anything but a
+    picture, plain text, a PDF, audio or video is a download. A run of a round not yet published (its evidence
+    included) is seen only by staff and by the vendor whose agent made it; to anyone else the file does not
+    exist (404)."""
+    path = f"evidence/{name}"
+    if "\x00" in path or ".." in path.split("/"):
+        raise Http404
+    evidence = Evidence.objects.filter(file=path).select_related("run__entry__agent").only("file", "run").first()
+    if evidence is None or not _may_see_run(request.user, evidence.run):
+        raise Http404
+    try:
+        handle = evidence.file.open("rb")
+    except FileNotFoundError:
+        raise Http404 from None
+    response = FileResponse(handle)
+    content_type = response.headers.get("Content-Type", "application/octet-stream").split(";")[0]
+    if not (content_type in INLINE_EVIDENCE_TYPES or content_type.startswith(INLINE_EVIDENCE_PREFIXES)):
+        response.headers["Content-Type"] = "application/octet-stream"
+        response.headers["Content-Disposition"] = f'attachment; filename="{name.rsplit("/", 1)[-1]}"'
+    else:
+        response.headers.pop("Content-Disposition", None)
+    response["Content-Security-Policy"] = "sandbox"
+    response["X-Content-Type-Options"] = "nosniff"
+    response["Cache-Control"] = "private, max-age=300"
+    return response
+
+
+def _may_see_run(user, run: Run) -> bool:
+    if Run.objects.published().filter(pk=run.pk).exists():
+        return True
+    if getattr(user, "is_staff", False):
+        return True
+    org = vendor_organization(user)
+    return org is not None and run.entry.agent.organization_id == org.id

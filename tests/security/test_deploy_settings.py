@@ -117,14 +117,16 @@ def test_the_admin_gets_its_inline_styles_and_still_no_inline_script(client):
 
 
 @pytest.mark.parametrize("env", [{"DEBUG": "true"}, PROD_ENV], ids=["debug", "production"])
-def test_the_site_serves_nothing_under_media(env):
-    # MEDIA_ROOT is the front web server's to serve, with a sandbox (README, "Running it in production"); no URL
-    # of the site serves it, with DEBUG (`make serve`) or without, so an app build is never reachable there.
+def test_under_media_the_site_serves_only_evidence_through_its_own_view(env):
+    # The front web server never serves MEDIA_ROOT (README, "Running it in production"): with DEBUG (`make
+    # serve`) or without, /media/evidence/ goes to the view that checks the run and serves the file inert
+    # (tests/security/test_evidence_files.py), and nothing else there resolves, so an app build is never
+    # reachable under /media/.
     code = (
         "import django; django.setup(); from django.urls import resolve, Resolver404\n"
         "for path in ('/media/app-builds/0123abcd/index.html', '/media/evidence/2026/12/shot.svg', '/media/'):\n"
         "    try:\n"
-        "        print('served', path, resolve(path).func)\n"
+        "        print('served', path, resolve(path).func.__name__)\n"
         "    except Resolver404:\n"
         "        print('not served', path)\n"
     )
@@ -132,7 +134,7 @@ def test_the_site_serves_nothing_under_media(env):
     assert result.returncode == 0, result.stderr
     assert result.stdout.split("\n")[:3] == [
         "not served /media/app-builds/0123abcd/index.html",
-        "not served /media/evidence/2026/12/shot.svg",
+        "served /media/evidence/2026/12/shot.svg evidence_file",
         "not served /media/",
     ]
 

@@ -1,0 +1,91 @@
+"""Uploaded evidence at /media/evidence/: served by the site, inert, and only where its run may be seen."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.files.base import ContentFile
+from django.test import Client
+
+from leaderboard.models import Membership
+from runs.models import Evidence
+from tests.builders.voting import build_world, make_user, tiny_png
+
+pytestmark = pytest.mark.django_db
+
+SVG = b'<svg xmlns="http://www.w3.org/2000/svg"><script>fetch("/vote/")</script></svg>'
+HTML = b"<!doctype html><script>document.title = document.cookie</script>"
+
+
+def _upload(run, name: str, data: bytes) -> str:
+    ev = Evidence(run=run, kind="screenshot")
+    ev.file.save(name, ContentFile(data), save=True)
+    return ev.file.url
+
+
+@pytest.fixture
+def files():
+    world = build_world(tasks=("todo-app",), trials=1, opaque_shots=False)
+    published, draft = world.runs[0], world.draft_runs[0]
+    return world, {
+        "png": _upload(published, "home.png", tiny_png(7)),
+        "svg": _upload(published, "home.svg", SVG),
+        "html": _upload(published, "report.html", HTML),
+        "draft": _upload(draft, "draft.png", tiny_png(8)),
+    }
+
+
+def _get(client, url):
+    response = client.get(url)
+    body = b"".join(response.streaming_content) if response.status_code == 200 else response.content
+    return response, body
+
+
+def test_a_published_run_s_picture_is_shown_to_anyone_inert(client, files):
+    _, urls = files
+    assert urls["png"].startswith("/media/evidence/")
+    response, body = _get(client, urls["png"])
+    assert response.status_code == 200 and body == tiny_png(7)
+    assert response["Content-Type"] == "image/png"
+    assert response["Content-Security-Policy"] == "sandbox"
+    assert response["X-Content-Type-Options"] == "nosniff"
+    assert "Content-Disposition" not in response
+
+
+@pytest.mark.parametrize("kind", ["svg", "html"])
+def test_a_file_that_could_run_scripts_is_a_download_in_a_sandbox(client, files, kind):
+    _, urls = files
+    response, body = _get(client, urls[kind])
+    assert response.status_code == 200 and body == (SVG if kind == "svg" else HTML)
+    assert response["Content-Type"] == "application/octet-stream"
+    assert response["Content-Disposition"].startswith("attachment;")
+    assert response["Content-Security-Policy"] == "sandbox"
+
+
+def test_an_unpublished_run_s_evidence_is_seen_only_by_staff_and_its_own_vendor(client, files):
+    world, urls = files
+    assert _get(client, urls["draft"])[0].status_code == 404
+    voter = make_user("voter@example.com")
+    other_vendor = make_user("dev@quasar.example", organization=world.orgs["zephyrbot"])
+    own_vendor = make_user("dev@hidden.example")
+    Membership.objects.create(user=own_vendor, organization=world.orgs["secretdraft"])
+    staff = make_user("editor@example.com")
+    staff.is_staff = True
+    staff.save()
+    for user, status in ((voter, 404), (other_vendor, 404), (own_vendor, 200), (staff, 200)):
+        c = Client()
+        c.force_login(user)
+        assert _get(c, urls["draft"])[0].status_code == status, user
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/media/evidence/2026/12/none.png",
+        "/media/evidence/../app-builds/0123/index.html",
+        "/media/evidence/%2e%2e/app-builds/0123/index.html",
+        "/media/app-builds/0123/index.html",
+        "/media/",
+    ],
+)
+def test_anything_else_under_media_does_not_exist(client, files, path):
+    assert client.get(path).status_code == 404
