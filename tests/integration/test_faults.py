@@ -249,8 +249,9 @@ VOTE_BUNDLE = {
             "api_checks_total": 4,
             "browser_steps_passed": 2,
             "browser_steps_total": 4,
-            # Something a voter can be shown without a name: only such runs are drawn.
-            "evidence": [{"kind": "screenshot", "url": f"https://shots.example.net/{n}f3a9.png"}],
+            # Something a voter can be shown without a name: only such runs are drawn (a live app at an address
+            # that names nothing; an external screenshot address is public on the run's page, so never shown).
+            "preview_url": f"https://p.example.net/{n}f3a9zq/",
         }
         for n, a in enumerate(("alpha", "beta"))
     ],
