@@ -37,6 +37,7 @@ from voting.models import Vote
 from voting.pool import vote_pool_changed
 
 from .app_builds import app_builds_write, read_app_builds
+from .evidence_files import evidence_files_write, read_evidence_files
 from .fields import (
     BLANK_STRING_FIELDS,
     DATETIME_FIELDS,
@@ -79,16 +80,19 @@ def _validate_dates(doc: dict) -> list[str]:
 def bundle_import(*, doc: Any, folder: Path | None = None) -> ImportReport:
     """Validate `doc` and write it in one transaction; raise `BundleError` (nothing written) on bad input.
 
-    `folder` is the bundle file's folder: app builds (`{"kind": "app", "path": ...}` evidence) are read from
-    there. Without it (a document with no file, e.g. an upload) the app builds are left out."""
+    `folder` is the bundle file's folder: app builds (`{"kind": "app", "path": ...}` evidence) and evidence
+    files (`{"kind": "screenshot", "path": ...}`) are read from there. Without it (a document with no file,
+    e.g. an upload) they are left out."""
     check_bundle(doc)
     problems = _validate_dates(doc)
     builds = read_app_builds(doc, folder, problems) if folder is not None else {}
+    files = read_evidence_files(doc, folder, problems) if folder is not None else {}
     if problems:
         raise BundleError(problems)
     with transaction.atomic():
         report = _write(doc)
         app_builds_write(builds, report, doc["benchmark"]["slug"])
+        evidence_files_write(files, report, doc["benchmark"]["slug"])
         # A round that changed (published, say) may make agents public, and their votes with them.
         bench_ids = [Benchmark.objects.get(slug=report.benchmark).id] if report.round_ids else []
         snapshots_mark_stale(round_ids=report.round_ids, rating_task_ids=report.rating_tasks, benchmark_ids=bench_ids)
@@ -350,8 +354,8 @@ def _write_run_children(
                 values["created_at"] = parse_time(v["at"])
             changed |= verdicts.put((run.pk, v["role"]), {"run": run, "role": v["role"]}, values)[1]
         for e in run_doc.get("evidence") or []:
-            if e.get("kind") == "app":
-                continue  # an app build: `bundles.app_builds`
+            if e.get("kind") == "app" or "path" in e:
+                continue  # an app build or a file next to the bundle: `bundles.app_builds`, `.evidence_files`
             changed |= evidence.put(
                 (run.pk, e["url"]),
                 {"run": run, "url": e["url"]},

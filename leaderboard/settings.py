@@ -244,6 +244,8 @@ VOTES_INLINE_LIMIT = env_int("VOTES_INLINE_LIMIT", 100_000)
 # ALLOWED_HOSTS, the site's own host, or no site origin in CSRF_TRUSTED_ORIGINS to frame the apps.
 APP_BUILD_MAX_BYTES = env_int("APP_BUILD_MAX_BYTES", 5_000_000)
 APP_BUILD_MAX_FILES = env_int("APP_BUILD_MAX_FILES", 300)
+# The largest evidence file a bundle may carry next to it (`{"kind": "screenshot", "path": ...}`).
+EVIDENCE_FILE_MAX_BYTES = env_int("EVIDENCE_FILE_MAX_BYTES", 20_000_000)
 PREVIEW_ORIGIN = env_str("PREVIEW_ORIGIN", "").rstrip("/")
 CELERY_BEAT_SCHEDULE["votes-housekeeping"] = {"task": "voting.tasks.votes_housekeeping", "schedule": 300.0}
 CELERY_BEAT_SCHEDULE["voters-flag"] = {"task": "voting.tasks.voters_flag_all", "schedule": 3600.0}

@@ -148,7 +148,14 @@ def _check_run_attachments(c: Checker, run: dict, p: str) -> None:
             _check_app_build_path(c, e, ep)
             continue
         c.string(e, "kind", ep, required=True, choices=EVIDENCE_KINDS)
-        c.string(e, "url", ep, required=True, max_len=2000)
+        if "path" in e:
+            # A file next to the bundle (`bundles.evidence_files`), stored on the site: the way to give the
+            # vote screen a screenshot (an external address is public, so it is never shown blind).
+            if "url" in e:
+                c.add(ep, "give a url or a path, not both")
+            _check_relative_path(c, e, ep, "file")
+        else:
+            c.string(e, "url", ep, required=True, max_len=2000)
     if builds > 1:
         c.add(f"{p}.evidence", "at most one app build per run")
     for _, cp, ch in c.each(run, "checks", p):
@@ -165,12 +172,16 @@ def _check_run_attachments(c: Checker, run: dict, p: str) -> None:
 def _check_app_build_path(c: Checker, e: dict, ep: str) -> None:
     """An app build (`{"kind": "app", "path": "apps/run-1"}`): a folder relative to the bundle's own folder,
     never absolute and never climbing out of it (what is inside is checked when it is imported)."""
+    _check_relative_path(c, e, ep, "folder")
+
+
+def _check_relative_path(c: Checker, e: dict, ep: str, what: str) -> None:
     path = c.string(e, "path", ep, required=True, max_len=500)
     if path is None:
         return
     parts = path.split("/")
     if path.startswith("/") or "\\" in path or ":" in path or any(part in ("..", "") for part in parts):
-        c.add(f"{ep}.path", f"{path!r} must be a relative folder inside the bundle's folder, without '..'")
+        c.add(f"{ep}.path", f"{path!r} must be a relative {what} inside the bundle's folder, without '..'")
 
 
 def _check_reruns(c: Checker, runs: list, declared: Declared) -> None:
