@@ -9,9 +9,9 @@ from typing import Any
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
-from scoring.types import DISPUTE_FIELDS, ENTRY_FIELDS, PUBLIC_RUN_SCALARS, RUN_SCALARS
+from scoring.types import DISPUTE_FIELDS, ENTRY_FIELDS, PRIVATE_RUN_FIELDS, PUBLIC_RUN_SCALARS, RUN_SCALARS
 
-__all__ = ["DISPUTE_FIELDS", "ENTRY_FIELDS", "PUBLIC_RUN_SCALARS", "RUN_SCALARS"]
+__all__ = ["DISPUTE_FIELDS", "ENTRY_FIELDS", "PRIVATE_RUN_FIELDS", "PUBLIC_RUN_SCALARS", "RUN_SCALARS"]
 
 BLANK_STRING_FIELDS = {"language", "outcome", "plan_label", "checks_version", "preview_url"}
 DATETIME_FIELDS = {"due_at", "started_at"}

@@ -42,6 +42,7 @@ from .fields import (
     BLANK_STRING_FIELDS,
     DATETIME_FIELDS,
     ENTRY_FIELDS,
+    PRIVATE_RUN_FIELDS,
     RUN_DEFAULTS,
     RUN_SCALARS,
     parse_day,
@@ -315,6 +316,8 @@ class _Writer:
 def _run_values(run_doc: dict, entries: dict, tasks: dict, runs: dict) -> dict[str, Any]:
     values: dict[str, Any] = {}
     for f in RUN_SCALARS:
+        if f in PRIVATE_RUN_FIELDS and f not in run_doc:
+            continue  # the public download leaves them out: importing it keeps what is stored
         value = run_doc.get(f, RUN_DEFAULTS.get(f))
         if f in DATETIME_FIELDS:
             value = parse_time(value)
@@ -336,7 +339,9 @@ def _write_run_children(
     inputs changed."""
     in_rounds = {"run__round_id__in": round_ids}
     verdicts = Rows(Verdict, Verdict.objects.filter(**in_rounds), lambda v: (v.run_id, v.role), report, "verdicts")
-    evidence = Rows(Evidence, Evidence.objects.filter(**in_rounds), lambda e: (e.run_id, e.url), report, "evidence")
+    # A stored file is exported with its address on the site (`Evidence.href`): importing the download again
+    # finds the file by that address instead of adding it a second time as a link.
+    evidence = Rows(Evidence, Evidence.objects.filter(**in_rounds), lambda e: (e.run_id, e.href), report, "evidence")
     checks = Rows(
         CheckResult, CheckResult.objects.filter(**in_rounds), lambda c: (c.run_id, c.position), report, "checks"
     )

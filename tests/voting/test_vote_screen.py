@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import struct
 import zlib
@@ -164,6 +165,26 @@ def test_a_live_preview_s_address_is_in_no_public_page_download_or_api(client, w
         assert "p.example.net" not in sent and "preview_url" not in sent, url
     full = bundle_export(benchmark=world.benchmark, include_unpublished=True)
     assert {r["preview_url"] for r in full["runs"] if r["round"] == rnd} == {r.preview_url for r in world.runs}
+
+
+def test_importing_the_public_download_keeps_the_preview_addresses_and_changes_nothing(world):
+    # The public bundle leaves the addresses out; imported again (a mirror, a recount that writes) it must not
+    # blank them, nor log a correction in the round.
+    from bundles.export import bundle_export
+    from bundles.importer import bundle_import
+    from leaderboard.models import ChangelogEntry
+
+    for run in world.runs:
+        run.preview_url = f"https://p.example.net/{run.pk * 7919:x}zq/"
+        run.save()
+    before = dict(Run.objects.values_list("key", "preview_url"))
+    evidence = Evidence.objects.count()
+    report = bundle_import(doc=json.loads(json.dumps(bundle_export(benchmark=world.benchmark))))
+    assert "runs" not in report.updated and not report.created
+    # The stored screenshots come back as their addresses on the site: found, not added again as links.
+    assert Evidence.objects.count() == evidence
+    assert dict(Run.objects.values_list("key", "preview_url")) == before
+    assert not ChangelogEntry.objects.exists()
 
 
 def test_a_side_showing_a_build_does_not_redirect_to_the_run_s_preview_address(voter_client, world, tmp_path):
