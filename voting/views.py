@@ -13,7 +13,7 @@ from pathlib import PurePosixPath
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.http import FileResponse, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.utils import timezone
@@ -27,7 +27,7 @@ from runs.services.app_builds import app_build_file
 
 from .app_serving import APP_CSP, app_file_response
 from .models import Vote, Winner
-from .pictures import MAX_REWRITTEN_BYTES, with_random_comment
+from .pictures import MAX_PICTURE_BYTES, UnreadablePicture, without_metadata
 from .pool import VotePool, vote_pool, vote_pool_last
 from .selectors import (
     app_build_of,
@@ -214,7 +214,7 @@ def _private(response: HttpResponse, matchup) -> HttpResponse:
 @require_GET
 def preview_shot(request: HttpRequest, alias: str, index: int) -> HttpResponse:
     """A side's screenshot, stored on the site and sent through the alias: no file name in any header, and
-    never the same bytes as the copy listed on the run's page (`pictures`)."""
+    none of the text the file carries beside the picture (`pictures`)."""
     try:
         matchup, run, _letter = _preview_target(request, alias)
     except MatchupRefused as refusal:
@@ -226,13 +226,14 @@ def preview_shot(request: HttpRequest, alias: str, index: int) -> HttpResponse:
     content_type = mimetypes.guess_type(PurePosixPath(file.name).name)[0]
     if not (content_type or "").startswith("image/") or content_type == "image/svg+xml":
         content_type = "application/octet-stream"
-    response: HttpResponse
-    if file.size <= MAX_REWRITTEN_BYTES:
+    try:
+        if file.size > MAX_PICTURE_BYTES:
+            return _plain("This picture is too large to show.", 404)
         with file.open("rb") as f:
-            response = HttpResponse(with_random_comment(f.read()), content_type=content_type)
-    else:
-        response = FileResponse(file.open("rb"), content_type=content_type)
-        response.headers.pop("Content-Disposition", None)
+            picture = without_metadata(f.read())
+    except (OSError, UnreadablePicture):  # gone from the storage, or not a picture that can be read
+        return _plain("No such picture.", 404)
+    response = HttpResponse(picture, content_type=content_type)
     response["X-Content-Type-Options"] = "nosniff"
     return _private(response, matchup)
 

@@ -115,12 +115,14 @@ def build_world(
     return world
 
 
+def png_chunk(kind: bytes, data: bytes) -> bytes:
+    """One PNG chunk: length, type, data, CRC."""
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
 def tiny_png(seed: int) -> bytes:
     """A valid 1 x 1 PNG whose one grey pixel depends on `seed`: each run's screenshot has bytes of its own."""
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-
+    chunk = png_chunk
     header = struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0)  # 1 x 1, 8-bit greyscale
     pixels = zlib.compress(bytes([0, seed % 256]))  # one row: filter byte 0, then the pixel
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
