@@ -10,7 +10,8 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_GET
+from django.utils.http import content_disposition_header
+from django.views.decorators.http import require_safe
 
 from leaderboard.models import Round, RoundStatus
 
@@ -91,15 +92,15 @@ INLINE_EVIDENCE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp", "
 INLINE_EVIDENCE_PREFIXES = ("application/pdf", "audio/", "video/")
 
 
-@require_GET
+@require_safe
 def evidence_file(request, name: str):
     """An uploaded evidence file (`/media/evidence/...`), served by the site so that it is served inert and only
     where the run may be seen. Evidence is whatever a tester uploaded: an HTML or SVG "screenshot" would
     otherwise run its scripts as the site with the visitor's session, so every answer carries
     `Content-Security-Policy: sandbox` (an opaque origin, no script, no form) and nosniff, and anything but a
     picture, plain text, a PDF, audio or video is a download. A run of a round not yet published (its evidence
-    included) is seen only by staff and by the vendor whose agent made it; to anyone else the file does not
-    exist (404)."""
+    included) is seen only by staff, and during the round's preview by the vendor whose agent made it (seed
+    000 §6, as the vendor preview pages); to anyone else the file does not exist (404)."""
     path = f"evidence/{name}"
     if "\x00" in path or ".." in path.split("/"):
         raise Http404
@@ -114,7 +115,7 @@ def evidence_file(request, name: str):
     content_type = response.headers.get("Content-Type", "application/octet-stream").split(";")[0]
     if not (content_type in INLINE_EVIDENCE_TYPES or content_type.startswith(INLINE_EVIDENCE_PREFIXES)):
         response.headers["Content-Type"] = "application/octet-stream"
-        response.headers["Content-Disposition"] = f'attachment; filename="{name.rsplit("/", 1)[-1]}"'
+        response.headers["Content-Disposition"] = content_disposition_header(True, name.rsplit("/", 1)[-1])
     else:
         response.headers.pop("Content-Disposition", None)
     response["Content-Security-Policy"] = "sandbox"
@@ -124,9 +125,9 @@ def evidence_file(request, name: str):
 
 
 def _may_see_run(user, run: Run) -> bool:
-    if Run.objects.published().filter(pk=run.pk).exists():
+    if run.round.is_published:
         return True
     if getattr(user, "is_staff", False):
         return True
     org = vendor_organization(user)
-    return org is not None and run.entry.agent.organization_id == org.id
+    return run.round.status == RoundStatus.PREVIEW and org is not None and run.entry.agent.organization_id == org.id

@@ -152,6 +152,9 @@ class Vote(models.Model):
             models.Index(fields=["task", "counts"]),
             models.Index(fields=["voter", "cast_at"]),
             models.Index(fields=["held", "counts_from"]),
+            # The pairs a voter has voted on in a task (`queries.voter_pairs`, read by every draw on an invent or
+            # startup task), read from the index alone however many votes the voter has.
+            models.Index(fields=["voter", "task", "agent_a", "agent_b"], name="vote_voter_pairs"),
         ]
 
     def __str__(self) -> str:

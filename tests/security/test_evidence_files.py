@@ -6,7 +6,7 @@ import pytest
 from django.core.files.base import ContentFile
 from django.test import Client
 
-from leaderboard.models import Membership
+from leaderboard.models import Membership, Round
 from runs.models import Evidence
 from tests.builders.voting import build_world, make_user, tiny_png
 
@@ -61,8 +61,11 @@ def test_a_file_that_could_run_scripts_is_a_download_in_a_sandbox(client, files,
     assert response["Content-Security-Policy"] == "sandbox"
 
 
-def test_an_unpublished_run_s_evidence_is_seen_only_by_staff_and_its_own_vendor(client, files):
+@pytest.mark.parametrize("status", ["draft", "preview"])
+def test_an_unpublished_run_s_evidence_is_seen_by_staff_and_in_preview_by_its_own_vendor(client, files, status):
+    # Seed 000 §6: a vendor sees its own agents' results during the round's preview, not before.
     world, urls = files
+    Round.objects.filter(pk=world.draft_runs[0].round_id).update(status=status)
     assert _get(client, urls["draft"])[0].status_code == 404
     voter = make_user("voter@example.com")
     other_vendor = make_user("dev@quasar.example", organization=world.orgs["zephyrbot"])
@@ -71,10 +74,20 @@ def test_an_unpublished_run_s_evidence_is_seen_only_by_staff_and_its_own_vendor(
     staff = make_user("editor@example.com")
     staff.is_staff = True
     staff.save()
-    for user, status in ((voter, 404), (other_vendor, 404), (own_vendor, 200), (staff, 200)):
+    own = 200 if status == "preview" else 404
+    for user, expected in ((voter, 404), (other_vendor, 404), (own_vendor, own), (staff, 200)):
         c = Client()
         c.force_login(user)
-        assert _get(c, urls["draft"])[0].status_code == status, user
+        assert _get(c, urls["draft"])[0].status_code == expected, user
+
+
+def test_a_download_keeps_a_file_name_in_any_script_and_head_is_answered(client, files):
+    world, _ = files
+    url = _upload(world.runs[0], "rapport-été.html", HTML)
+    response = client.get(url)
+    assert response["Content-Disposition"].startswith("attachment; filename*=utf-8''rapport-")
+    head = client.head(url)
+    assert head.status_code == 200 and head["Content-Security-Policy"] == "sandbox"
 
 
 @pytest.mark.parametrize(
