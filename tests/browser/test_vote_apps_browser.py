@@ -133,6 +133,7 @@ def test_reload_app_starts_an_app_again_with_what_it_saved_and_the_broken_app_lo
 
     from runs.models import Run
     from tests.builders.voting import matchup_for
+    from voting.models import Matchup
 
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     _sign_up_a_day_ago(page, live_server)
@@ -145,17 +146,22 @@ def test_reload_app_starts_an_app_again_with_what_it_saved_and_the_broken_app_lo
     _wait_for_both_apps(page)
     for letter in "AB":
         _use_app(page.frame_locator(f'iframe[title="App {letter}, live"]'), f"kept by {letter}?")
+    matchup = Matchup.objects.get()
+    loads: list[str] = []
+    page.on("framenavigated", lambda f: loads.append(f.url) if "/vote/app/" in f.url else None)
     for letter in "AB":
         stage.get_by_role("button", name=f"Reload app {letter}").click()
         # The focus stays on the button while the app loads again, even as the app focuses its own field.
         expect(stage.get_by_role("button", name=f"Reload app {letter}")).to_be_focused()
-    expect(page.locator("#vote-stage iframe.live[data-settled]")).to_have_count(2)
     working_app = page.frame_locator('iframe[title="App B, live"]')
     working_app.get_by_text("kept by B?").wait_for()
-    broken_app = page.frame_locator('iframe[title="App A, live"]')
-    broken_app.locator("body").wait_for()
-    page.wait_for_timeout(500)
-    assert broken_app.get_by_text("kept by A?").count() == 0
+    # The broken app's frame has loaded again (navigated, and its document and scripts are done) and its
+    # message is gone.
+    broken = next(f for f in page.frames if f.url.endswith(f"/vote/app/{matchup.alias_a}/"))
+    assert [u for u in loads if u.endswith(f"/vote/app/{matchup.alias_a}/")], loads
+    broken.wait_for_load_state("load")
+    assert broken.evaluate("document.readyState") == "complete"
+    assert page.frame_locator('iframe[title="App A, live"]').get_by_text("kept by A?").count() == 0
 
 
 def test_on_a_phone_the_apps_loading_never_scroll_the_page_away_from_the_task(live_server, demo, browser):
