@@ -223,6 +223,7 @@ class ClaimTarget(NamedTuple):
     agent_a_id: int
     agent_b_id: int
     benchmark_id: int
+    published: bool  # both runs' rounds are still published (`Round.is_published`)
     reveal: Reveal  # without the vote (its fields are None)
 
 
@@ -234,15 +235,15 @@ def claim_target(*, key: str) -> ClaimTarget | None:
     lock = " FOR UPDATE OF m" if connection.features.has_select_for_update_of else ""
     columns, joins = _reveal_select()
     row = _one(
-        f"SELECT {columns}, ea.agent_id, eb.agent_id, t.benchmark_id FROM {_table(Matchup)} m{joins}"
-        f" WHERE m.key = %s{lock}",
+        f"SELECT {columns}, ea.agent_id, eb.agent_id, t.benchmark_id, da.status, db.status"
+        f" FROM {_table(Matchup)} m{joins} WHERE m.key = %s{lock}",
         [key],
     )
     if row is None:
         return None
     reveal = _reveal(row)
     m = reveal.matchup
-    agent_a, agent_b, benchmark_id = row[_REVEAL_WIDTH:]
+    agent_a, agent_b, benchmark_id, status_a, status_b = row[_REVEAL_WIDTH:]
     return ClaimTarget(
         m.pk,
         m.voter_id,
@@ -254,6 +255,7 @@ def claim_target(*, key: str) -> ClaimTarget | None:
         agent_a,
         agent_b,
         benchmark_id,
+        status_a == RoundStatus.PUBLISHED and status_b == RoundStatus.PUBLISHED,
         reveal,
     )
 

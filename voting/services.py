@@ -21,7 +21,8 @@ at once, so the push is undone at the next refit. A voter who pushes only where 
 rated about equal) is not caught by the check; the cap is the bound there.
 
 Matchups: an open matchup is shown again when the page is reloaded (no rerolling for a wanted pair), new pairs
-are limited to VOTE_DRAW_RATE_LIMIT per window, the vote key works once (row lock plus a conditional update
+are limited to VOTE_DRAW_RATE_LIMIT per window, a vote on a pair whose round was withdrawn while it was on
+screen is refused, the vote key works once (row lock plus a conditional update
 on `used_at`), and the preview aliases serve only the issuing voter until VOTE_ALIAS_TTL_SECONDS have passed
 (after the vote too, so the revealed pair keeps its pictures; by then the names are on the screen anyway).
 """
@@ -276,6 +277,8 @@ def vote_cast(*, key: str, voter, winner: str, now: datetime | None = None) -> C
         target = queries.claim_target(key=key)
         matchup_check(target, voter_id=voter.pk, now=now, for_vote=True)
         assert target is not None
+        if not target.published:  # withdrawn while the pair was on screen: its runs are no longer shown
+            raise MatchupRefused("withdrawn", 410, "This pair is no longer shown. Load a new pair to vote.")
         # The conditional update is the claim: only one request can turn used_at from NULL.
         if not queries.matchup_use(matchup_id=target.pk, now=now):
             raise MatchupRefused("used", 410, "You already voted on this pair. Each pair takes one vote.")

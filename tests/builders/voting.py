@@ -160,3 +160,18 @@ def cast(voter, run_a: Run, run_b: Run, winner: str, *, now=None):
     from voting.services import vote_record
 
     return vote_record(key=matchup_for(voter, run_a, run_b, now=now).key, voter=voter, winner=winner, now=now)
+
+
+def cast_then_withdraw(voter, run_a: Run, run_b: Run, winner: str):
+    """A vote on a run of a round that is not published: the round was published when the vote was cast and
+    has been withdrawn since (a vote is refused on a round that is not published at the time)."""
+    unpublished = list(
+        Round.objects.filter(pk__in={run_a.round_id, run_b.round_id})
+        .exclude(status="published")
+        .values_list("pk", "status", "published_at")
+    )
+    Round.objects.filter(pk__in=[pk for pk, *_ in unpublished]).update(status="published", published_at=timezone.now())
+    vote = cast(voter, run_a, run_b, winner)
+    for pk, status, published_at in unpublished:
+        Round.objects.filter(pk=pk).update(status=status, published_at=published_at)
+    return vote

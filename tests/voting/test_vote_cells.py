@@ -20,7 +20,7 @@ from snapshots import recompute
 from snapshots.models import BoardSnapshot, SnapshotKind
 from snapshots.recompute import compute_ratings
 from tests.builders.bundles import make_bundle
-from tests.builders.voting import cast, make_user
+from tests.builders.voting import cast, cast_then_withdraw, make_user
 from voting.cells import cells_differences, votes_add
 from voting.models import Vote, VoteCell, VoterFlag
 from voting.services import vote_change, voter_flag_clear, voters_flag, votes_mature
@@ -128,8 +128,8 @@ def test_votes_naming_an_unpublished_agent_stay_out_of_the_public_ratings(world)
     voter = make_user("secret@example.com")
     draft_run = next(r for r in world.draft_runs if r.task_id == world.tasks[0].id)
     cast(voter, _run(world, "zephyrbot"), _run(world, "marlinide"), "a")
-    # A vote on the draft agent's run (its entry is in the unpublished round): stored and counted, not public.
-    cast(voter, _run(world, "zephyrbot"), draft_run, "b")
+    # A vote on the draft agent's run (its round withdrawn since): stored and counted, not public.
+    cast_then_withdraw(voter, _run(world, "zephyrbot"), draft_run, "b")
     assert sum(_cells(world).values()) == 2
     _, data = compute_ratings(world.benchmark.id)
     assert {row["agent"] for row in data["all"]} == {"zephyrbot", "marlinide"}

@@ -466,3 +466,16 @@ def test_on_invent_tasks_the_draw_reads_the_voter_s_voted_pairs_in_one_more_quer
     vote_pool_retire()  # the update sends no signal
     lock = 1 if connection.features.has_select_for_update else 0
     assert _screen_queries(client) == (9, 4, 10 + lock, 14 + lock)
+
+
+def test_a_pair_whose_round_was_withdrawn_while_on_screen_takes_no_vote(voter_client, world):
+    # The draw checks a pair's runs when it is drawn; the round can be withdrawn (back to draft) while the pair
+    # is on the voter's screen. The vote is then refused (410) and nothing is stored.
+    from leaderboard.models import Round
+
+    _page(voter_client)
+    matchup = Matchup.objects.get()
+    Round.objects.filter(pk=world.round.pk).update(status="draft")
+    response = voter_client.post(reverse("vote_cast", args=[matchup.key]), {"winner": "a"})
+    assert response.status_code == 410 and "no longer shown" in response.content.decode()
+    assert not Vote.objects.exists() and Matchup.objects.get().used_at is None

@@ -12,7 +12,7 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from snapshots.recompute import compute_ratings
-from tests.builders.voting import cast, make_user
+from tests.builders.voting import cast, cast_then_withdraw, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -31,7 +31,7 @@ def _votes(world):
     for a, b, w, *task in plan:
         cast(voter, _run(world, a, *task), _run(world, b, *task), w)
     draft_run = next(r for r in world.draft_runs if r.task_id == world.tasks[0].id)
-    cast(voter, _run(world, "zephyrbot"), draft_run, "b")  # names an unpublished agent: never downloaded
+    cast_then_withdraw(voter, _run(world, "zephyrbot"), draft_run, "b")  # names an unpublished agent: never downloaded
     return voter
 
 
