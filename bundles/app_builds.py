@@ -15,6 +15,7 @@ from pathlib import Path
 from runs.models import AppBuild, Run
 from runs.services.app_builds import AppBuildError, app_build_save, checked_build, read_folder
 
+from .evidence_files import bundle_path
 from .report import ImportReport
 
 # (round key, run id) -> the build's files
@@ -30,14 +31,8 @@ def read_app_builds(doc: dict, folder: Path, problems: list[str]) -> Builds:
             if e.get("kind") != "app":
                 continue
             p = f"runs[{i}].evidence[{j}].path"
-            target = base / e["path"]
-            try:
-                inside = target.resolve().is_relative_to(base)
-            except (OSError, ValueError) as exc:  # a name too long for the file system, say
-                problems.append(f"{p}: {e['path']!r} cannot be read ({getattr(exc, 'strerror', None) or exc})")
-                continue
-            if not inside:
-                problems.append(f"{p}: {e['path']!r} leads out of the bundle's folder")
+            target = bundle_path(base, e["path"], p, problems)
+            if target is None:
                 continue
             try:
                 builds[(run["round"], str(run["id"]))] = checked_build(read_folder(target))

@@ -27,6 +27,27 @@ from .report import ImportReport
 Files = dict[tuple[str, str, str], tuple[str, str, bytes]]
 
 
+def bundle_path(
+    base: Path, path: str, where: str, problems: list[str], *, symlink_refused: bool = False
+) -> Path | None:
+    """`path`, relative to `base` (the bundle's resolved folder), or None with the problem added to `problems`
+    under `where`: a name the file system cannot take, a path leading out of the folder, or (when
+    `symlink_refused`) a symlink. App builds and evidence files alike are read through it."""
+    target = base / path
+    try:
+        if symlink_refused and target.is_symlink():
+            problems.append(f"{where}: {path!r} is a symlink")
+            return None
+        inside = target.resolve().is_relative_to(base)
+    except (OSError, ValueError) as exc:  # a name too long for the file system, say
+        problems.append(f"{where}: {path!r} cannot be read ({getattr(exc, 'strerror', None) or exc})")
+        return None
+    if not inside:
+        problems.append(f"{where}: {path!r} leads out of the bundle's folder")
+        return None
+    return target
+
+
 def read_evidence_files(doc: dict, folder: Path, problems: list[str]) -> Files:
     """The files the bundle's evidence names, checked; a problem is appended to `problems` with its path."""
     files: Files = {}
@@ -37,14 +58,10 @@ def read_evidence_files(doc: dict, folder: Path, problems: list[str]) -> Files:
             if e.get("kind") == "app" or "path" not in e:
                 continue
             p = f"runs[{i}].evidence[{j}].path"
-            target = base / e["path"]
+            target = bundle_path(base, e["path"], p, problems, symlink_refused=True)
+            if target is None:
+                continue
             try:
-                if target.is_symlink():
-                    problems.append(f"{p}: {e['path']!r} is a symlink")
-                    continue
-                if not target.resolve().is_relative_to(base):
-                    problems.append(f"{p}: {e['path']!r} leads out of the bundle's folder")
-                    continue
                 if not target.is_file():
                     problems.append(f"{p}: {e['path']!r} is not a file next to the bundle")
                     continue
@@ -53,8 +70,8 @@ def read_evidence_files(doc: dict, folder: Path, problems: list[str]) -> Files:
                     problems.append(f"{p}: {e['path']!r} is {size:,} bytes, over the limit of {limit:,}")
                     continue
                 data = target.read_bytes()
-            except (OSError, ValueError) as exc:  # a name too long for the file system, say
-                problems.append(f"{p}: {e['path']!r} cannot be read ({getattr(exc, 'strerror', None) or exc})")
+            except OSError as exc:
+                problems.append(f"{p}: {e['path']!r} cannot be read ({exc.strerror or exc})")
                 continue
             files[(run["round"], str(run["id"]), e["path"])] = (e["kind"], e.get("caption") or "", data)
     return files

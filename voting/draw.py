@@ -40,7 +40,7 @@ def first_pairs(voter, candidates: list[tuple[int, int, int]], pool) -> list[tup
     """Invent and startup tasks first (their boards are ranked by votes): their pairs this voter has not voted
     on yet; once the voter has voted on every one of them, the to-spec tasks' pairs; with none of those, the
     invent and startup pairs again."""
-    first_tasks = {c[0] for c in candidates if (task := pool.task(c[0])) and task.ranked_by_votes}
+    first_tasks = {t for t in {c[0] for c in candidates} if (task := pool.task(t)) and task.ranked_by_votes}
     if not first_tasks:
         return candidates
     first = [c for c in candidates if c[0] in first_tasks]
