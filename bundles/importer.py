@@ -15,7 +15,6 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
-from django.utils.text import slugify
 
 from leaderboard.models import (
     Agent,
@@ -49,7 +48,19 @@ from .fields import (
     parse_time,
 )
 from .report import ImportReport
-from .upsert import Rows, upsert
+from .shared import (
+    SharedReport,
+    agent_new_values,
+    agent_values,
+    benchmark_values,
+    org_slug,
+    round_names,
+    shared_changes,
+    shown,
+    task_values,
+    version_values,
+)
+from .upsert import Rows, set_fields, upsert
 
 
 def _validate_dates(doc: dict) -> list[str]:
@@ -78,12 +89,25 @@ def _validate_dates(doc: dict) -> list[str]:
     return problems
 
 
-def bundle_import(*, doc: Any, folder: Path | None = None) -> ImportReport:
+CONFIRM_HINT = (
+    "an editor confirms such a change with `import_bundle --update-shared-agents` or the admin import page's "
+    '"Update shared rows" box'
+)
+
+
+def bundle_import(
+    *, doc: Any, folder: Path | None = None, update_shared: bool = False, by_key: bool = False, by=None
+) -> ImportReport:
     """Validate `doc` and write it in one transaction; raise `BundleError` (nothing written) on bad input.
 
     `folder` is the bundle file's folder: app builds (`{"kind": "app", "path": ...}` evidence) and evidence
     files (`{"kind": "screenshot", "path": ...}`) are read from there. Without it (a document with no file,
-    e.g. an upload) they are left out."""
+    e.g. an upload) they are left out.
+
+    Rows other boards read (agents, organizations, the benchmark's settings, tasks of published rounds:
+    `bundles.shared`) are never changed by an upload key (`by_key`), and by an editor's import only with
+    `update_shared` when a published round reads them; the rounds they feed then turn stale and each published
+    one gets a changelog entry by `by` (a user, or None for a command)."""
     check_bundle(doc)
     problems = _validate_dates(doc)
     builds = read_app_builds(doc, folder, problems) if folder is not None else {}
@@ -91,14 +115,63 @@ def bundle_import(*, doc: Any, folder: Path | None = None) -> ImportReport:
     if problems:
         raise BundleError(problems)
     with transaction.atomic():
+        shared = shared_changes(doc)
+        refused = shared_problems(shared, by_key=by_key, update_shared=update_shared)
+        if refused:
+            raise BundleError(refused)
         report = _write(doc)
         app_builds_write(builds, report, doc["benchmark"]["slug"])
         evidence_files_write(files, report, doc["benchmark"]["slug"])
+        shared_rounds = _shared_logged(shared, doc["benchmark"]["slug"], by)
         # A round that changed (published, say) may make agents public, and their votes with them.
-        bench_ids = [Benchmark.objects.get(slug=report.benchmark).id] if report.round_ids else []
-        snapshots_mark_stale(round_ids=report.round_ids, rating_task_ids=report.rating_tasks, benchmark_ids=bench_ids)
+        bench_ids = {Benchmark.objects.get(slug=report.benchmark).id} if report.round_ids else set()
+        bench_ids |= {r.benchmark_id for r in shared_rounds}
+        snapshots_mark_stale(
+            round_ids=report.round_ids | {r.id for r in shared_rounds},
+            rating_task_ids=report.rating_tasks,
+            benchmark_ids=bench_ids,
+        )
         vote_pool_changed()  # rows written in bulk send no signals: the runs a vote can draw may have changed
     return report
+
+
+def shared_problems(shared: SharedReport, *, by_key: bool, update_shared: bool) -> list[str]:
+    """Why the changes in `shared` may not be written, one line per field (empty when they may)."""
+    problems = list(shared.frozen)
+    for c in shared.changes:
+        if by_key and (not c.label.startswith("task ") or c.published):
+            problems.append(
+                f"{c.path}: {c.label} is stored with {c.field} {shown(c.old)}; an upload key does not change "
+                f"it (the bundle says {shown(c.new)}): leave the field out or send the stored value; " + CONFIRM_HINT
+            )
+        elif not by_key and c.published and not update_shared:
+            problems.append(
+                f"{c.path}: {c.describe()} would change published round(s) {round_names(c.published)}; "
+                "nothing was written: leave the field out or send the stored value, or " + CONFIRM_HINT
+            )
+    return problems
+
+
+def _shared_logged(shared: SharedReport, benchmark_slug: str, by) -> list[Round]:
+    """One changelog entry per published round a confirmed shared change moved; the rounds it moved."""
+    rounds: dict[int, Round] = {}
+    per_round: dict[int, list[str]] = {}
+    for c in shared.changes:
+        for r in c.rounds:
+            rounds[r.id] = r
+        for r in c.published:
+            per_round.setdefault(r.id, []).append(c.describe())
+    now = timezone.now()
+    for round_id, described in per_round.items():
+        ChangelogEntry.objects.create(
+            round=rounds[round_id],
+            what="Changed by an import of " + benchmark_slug + ": " + "; ".join(described),
+            why="An editor confirmed a change to rows this round shares (a bundle of " + benchmark_slug + ").",
+            who=by if getattr(by, "pk", None) else None,
+            who_role="editor",
+            created_at=now,
+        )
+    return list(rounds.values())
 
 
 def _write(doc: dict) -> ImportReport:
@@ -135,67 +208,35 @@ class _Writer:
         self.report = ImportReport(benchmark=self.doc["benchmark"]["slug"])
 
     def benchmark_and_agents(self) -> None:
+        """The benchmark and the agents, with only the fields the bundle gives (`bundles.shared`): what is
+        stored elsewhere was checked before writing (`shared_problems`)."""
         b, report = self.doc["benchmark"], self.report
-        params = dict(b.get("params") or {})
-        threshold = params.pop("pass_threshold", 0.8)
-        self.benchmark, _ = upsert(
-            Benchmark,
-            {"slug": b["slug"]},
-            {
-                "name": b["name"],
-                "methodology": b["methodology"],
-                "description": b.get("description") or "",
-                "task_set_version": b.get("task_set_version") or "1.0",
-                "pass_threshold": threshold,
-                "params": params,
-            },
-            report,
-            "benchmarks",
-        )
+        bench = Benchmark.objects.filter(slug=b["slug"]).first()
+        values = benchmark_values(b)
+        if bench is None:
+            self.benchmark, _ = upsert(Benchmark, {"slug": b["slug"]}, values, report, "benchmarks")
+        else:
+            self.benchmark = bench
+            if set_fields(bench, values):
+                bench.save()
+                report.count("benchmarks", created=False)
+        orgs: dict[str, Organization] = {}
         for a in self.doc.get("agents") or []:
-            org = None
-            if a.get("organization"):
-                org, _ = upsert(
-                    Organization,
-                    {"slug": slugify(a["organization"])[:100] or "org"},
-                    {"name": a["organization"]},
-                    report,
-                    "organizations",
+            name = a.get("organization")
+            if name and org_slug(name) not in orgs:
+                orgs[org_slug(name)], _ = upsert(
+                    Organization, {"slug": org_slug(name)}, {"name": name}, report, "organizations"
                 )
-            self.agent_rows[a["slug"]], _ = upsert(
-                Agent,
-                {"slug": a["slug"]},
-                {
-                    "name": a.get("name") or a["slug"],
-                    "organization": org,
-                    "primary_language": a.get("primary_language") or "",
-                    "languages": list(a.get("languages") or []),
-                },
-                report,
-                "agents",
-            )
+            agent = Agent.objects.filter(slug=a["slug"]).first()
+            values = agent_values(a) if agent is not None else agent_new_values(a)
+            if "organization" in values:
+                values["organization"] = orgs[org_slug(values["organization"])] if values["organization"] else None
+            self.agent_rows[a["slug"]], _ = upsert(Agent, {"slug": a["slug"]}, values, report, "agents")
 
     def tasks(self) -> None:
         for pos, t in enumerate(self.doc.get("tasks") or []):
             task, changed = upsert(
-                Task,
-                {"benchmark": self.benchmark, "key": t["key"]},
-                {
-                    "title": t.get("title") or "",
-                    "kind": t.get("kind") or "core",
-                    "version": t.get("version") or "1.0",
-                    "dimensions": list(t.get("dimensions") or []),
-                    "domain": t.get("domain") or "",
-                    "difficulty": t.get("difficulty") or "",
-                    "evaluation": t.get("evaluation") or "",
-                    "time_limit_min": t.get("time_limit_min", 30),
-                    "token_budget": t.get("token_budget"),
-                    "human_minutes": t.get("human_minutes"),
-                    "tags": list(t.get("tags") or []),
-                    "position": pos,
-                },
-                self.report,
-                "tasks",
+                Task, {"benchmark": self.benchmark, "key": t["key"]}, task_values(t, pos), self.report, "tasks"
             )
             self.changed_tasks |= changed
             self.task_rows[t["key"]] = task
@@ -203,18 +244,7 @@ class _Writer:
                 upsert(
                     TaskVersion,
                     {"task": task, "version": h.get("version") or "1.0"},
-                    {
-                        "prompt": h.get("prompt") or "",
-                        "parameters": list(h.get("parameters") or []),
-                        "interruption": h.get("interruption") or "",
-                        "evidence": list(h.get("evidence") or []),
-                        "scenarios": list(h.get("scenarios") or []),
-                        "criteria": h.get("criteria") or {},
-                        "observes_later_effects": bool(h.get("observes_later_effects"))
-                        or "observes-later-effects" in (t.get("tags") or []),
-                        "published_at": parse_time(h.get("published_at")),
-                        "change_note": h.get("change_note") or "",
-                    },
+                    version_values(t, h),
                     self.report,
                     "task versions",
                 )

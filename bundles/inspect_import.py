@@ -42,6 +42,7 @@ def inspect_import(
     scorer: str | None = None,
     dry_run: bool = False,
     round_statuses: Collection[str] = ANY_STATUS,
+    by_key: bool = False,
 ) -> InspectImport:
     """Convert `logs` and write them into `benchmark` (created, methodology `scored`, when missing) and its
     round `round_key` (created as a draft when missing; an existing one must have a status in
@@ -55,7 +56,7 @@ def inspect_import(
         if dry_run:
             check_bundle(doc)
             return InspectImport(conversion.doc, None)
-        return InspectImport(conversion.doc, bundle_import(doc=doc))
+        return InspectImport(conversion.doc, bundle_import(doc=doc, by_key=by_key))
 
 
 def _merged(conversion: Conversion, bench: Benchmark, round_key: str, round_statuses: Collection[str]) -> dict:

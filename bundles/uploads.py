@@ -1,4 +1,6 @@
-"""What a benchmark team's key may write through the upload API: its own benchmark's draft and preview rounds.
+"""What a benchmark team's key may write through the upload API: its own benchmark's draft and preview rounds,
+and agents, organizations and tasks that do not exist yet; never a stored row other boards read (`by_key`:
+`bundles.shared`).
 
 Publishing stays a human step in the admin, so an upload never names a published round (nor makes one), and
 carries no votes (those are the public's). Everything else is `bundle_import` / `inspect_import`, with their
@@ -51,7 +53,7 @@ def bundle_upload(*, doc: Any, benchmark: Benchmark) -> ImportReport:
     problems = upload_problems(doc, benchmark)
     if problems:
         raise BundleError(problems)
-    return bundle_import(doc=doc)
+    return bundle_import(doc=doc, by_key=True)
 
 
 def inspect_upload(
@@ -65,4 +67,5 @@ def inspect_upload(
         agent_from=agent_from,
         scorer=scorer,
         round_statuses=UPLOAD_STATUSES,
+        by_key=True,
     )

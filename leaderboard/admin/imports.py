@@ -47,6 +47,13 @@ class ImportForm(forms.Form):
         help_text="Inspect logs: what names the agent: model, solver or tag:NAME.",
     )
     scorer = forms.CharField(max_length=200, required=False, help_text="Default: the logs' first scorer.")
+    update_shared = forms.BooleanField(
+        required=False,
+        label="Update shared rows",
+        help_text="A bundle that changes an agent, an organization, this benchmark's settings or a task that a "
+        "published round reads is refused unless this is ticked; then those rounds are recomputed and each "
+        "published one gets a changelog entry.",
+    )
 
     def clean(self):
         data = super().clean()
@@ -55,7 +62,7 @@ class ImportForm(forms.Form):
         return data
 
 
-def _import(benchmark: Benchmark, data: dict) -> str:
+def _import(benchmark: Benchmark, data: dict, by) -> str:
     """Import the form's files into `benchmark`; the summary, or BundleError / InspectLogError."""
     files = data["files"]
     if data["kind"] == "inspect":
@@ -78,7 +85,7 @@ def _import(benchmark: Benchmark, data: dict) -> str:
         slug = (doc.get("benchmark") or {}).get("slug") if isinstance(doc, dict) else None
         if slug != benchmark.slug:
             raise BundleError([f"{f.name}: benchmark.slug {slug!r} is not {benchmark.slug!r}"])
-        summaries.append(bundle_import(doc=doc).summary())
+        summaries.append(bundle_import(doc=doc, update_shared=data["update_shared"], by=by).summary())
     return "; ".join(summaries)
 
 
@@ -96,7 +103,7 @@ class ImportsResults:
         form = ImportForm(request.POST or None, request.FILES or None)
         if request.method == "POST" and form.is_valid():
             try:
-                messages.success(request, f"Imported: {_import(benchmark, form.cleaned_data)}")
+                messages.success(request, f"Imported: {_import(benchmark, form.cleaned_data, request.user)}")
                 return HttpResponseRedirect(reverse("admin:leaderboard_benchmark_change", args=[pk]))
             except (BundleError, InspectLogError) as exc:
                 messages.error(request, f"{len(exc.problems)} problem(s); nothing was written.")

@@ -28,7 +28,7 @@ def draft_bundle() -> dict:
 
 @pytest.fixture
 def bench():
-    return Benchmark.objects.create(slug="sbench", name="S", methodology="scored")
+    return Benchmark.objects.create(slug="sbench", name="Bench sbench", methodology="scored")
 
 
 @pytest.fixture
