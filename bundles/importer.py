@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from leaderboard.models import (
@@ -115,6 +115,7 @@ def bundle_import(
     if problems:
         raise BundleError(problems)
     with transaction.atomic():
+        imports_one_at_a_time()
         shared = shared_changes(doc)
         refused = shared_problems(shared, by_key=by_key, update_shared=update_shared)
         if refused:
@@ -133,6 +134,22 @@ def bundle_import(
         )
         vote_pool_changed()  # rows written in bulk send no signals: the runs a vote can draw may have changed
     return report
+
+
+# Any 64-bit number no other lock of the site's uses; it reads "bundles" in ASCII.
+IMPORT_LOCK = 0x62756E646C6573
+
+
+def imports_one_at_a_time() -> None:
+    """Wait, inside the caller's transaction, until no other import is writing. An import finds a row by its key
+    and inserts it when missing (organizations and agents, which every benchmark shares; rounds, tasks and
+    entries): two at once both found a new organization or round missing, and the second INSERT failed on the
+    unique key (five 500s of six parallel uploads). A PostgreSQL advisory lock held to the transaction's end
+    makes the second wait for the first to commit, then find its rows (READ COMMITTED reads them); SQLite
+    writes one transaction at a time already."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [IMPORT_LOCK])
 
 
 def shared_problems(shared: SharedReport, *, by_key: bool, update_shared: bool) -> list[str]:

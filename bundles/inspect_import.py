@@ -18,7 +18,7 @@ from leaderboard.models import Agent, Benchmark, Round
 from scoring.bundle import BundleError, check_bundle
 
 from .export import _agent_doc, bundle_export
-from .importer import bundle_import
+from .importer import bundle_import, imports_one_at_a_time
 from .inspect_logs import Conversion, NamedLog, logs_to_bundle
 from .report import ImportReport
 
@@ -50,7 +50,9 @@ def inspect_import(
     nor on a dry run."""
     conversion = logs_to_bundle(logs, benchmark=benchmark, round_key=round_key, agent_from=agent_from, scorer=scorer)
     with transaction.atomic():
-        # One import of a benchmark at a time: two uploads to one round would otherwise merge into stale copies.
+        # One import at a time, taken before the benchmark's row (bundle_import's order, so two imports never
+        # wait on each other's locks): two uploads to one round would otherwise merge into stale copies.
+        imports_one_at_a_time()
         bench = Benchmark.objects.select_for_update().filter(slug=benchmark).first()
         doc = conversion.doc if bench is None else _merged(conversion, bench, round_key, round_statuses)
         if dry_run:

@@ -12,6 +12,7 @@ from typing import Any
 
 from leaderboard.models import Benchmark, Round
 from scoring.bundle import BundleError
+from scoring.bundle_checker import document_problems
 
 from .importer import bundle_import
 from .inspect_import import InspectImport, inspect_import
@@ -25,6 +26,9 @@ def upload_problems(doc: Any, benchmark: Benchmark) -> list[str]:
     """Why a key scoped to `benchmark` may not write `doc`, problem by problem (empty when it may)."""
     if not isinstance(doc, dict):
         return ["(document): must be a bundle object"]
+    unstorable = document_problems(doc)
+    if unstorable:
+        return unstorable  # before the round keys below reach a query
     problems = []
     slug = (doc.get("benchmark") or {}).get("slug") if isinstance(doc.get("benchmark"), dict) else None
     if slug != benchmark.slug:

@@ -17,9 +17,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+import sys
 from collections.abc import Iterable
 from typing import Any
 
+from .bundle_checker import MAX_DEPTH
 from .bundle_checks import validate_bundle
 from .types import (
     AgentInput,
@@ -38,6 +41,42 @@ class BundleError(ValueError):
     def __init__(self, problems: list[str]):
         self.problems = problems
         super().__init__("\n".join(problems))
+
+
+class DocumentError(ValueError):
+    """Bytes that are not a JSON document; the message says why, for the sender."""
+
+
+def parse_document(raw: bytes | str) -> Any:
+    """The JSON document in `raw` (bytes are read as strict UTF-8: never UTF-16, nor encoded surrogates), or
+    `DocumentError` saying why not: not UTF-8, not JSON (NaN and Infinity included), nested deeper than the
+    parser goes, a float past 1e308, or an integer of more digits than Python converts. What the document
+    holds is checked by `validate_bundle` (`document_problems` first)."""
+    try:
+        text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+        return json.loads(text, parse_constant=_not_a_number, parse_float=_finite)
+    except RecursionError:
+        raise DocumentError(f"nested too deeply (a bundle is at most {MAX_DEPTH} levels deep)") from None
+    except UnicodeDecodeError as exc:
+        raise DocumentError(f"not valid JSON (not UTF-8: {exc.reason} at byte {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        raise DocumentError(f"not valid JSON ({exc})") from None
+    except DocumentError:
+        raise
+    except ValueError:  # int() refuses a literal this long (sys.get_int_max_str_digits)
+        raise DocumentError(f"a number has more than {sys.get_int_max_str_digits()} digits") from None
+
+
+def _not_a_number(name: str) -> Any:
+    # Python's json reads NaN and Infinity; JSON has neither, nor can the database's JSON columns hold them.
+    raise DocumentError(f"not valid JSON ({name} is not a JSON number)")
+
+
+def _finite(literal: str) -> float:
+    value = float(literal)
+    if not math.isfinite(value):
+        raise DocumentError(f"the number {literal[:40]} is too large for a float")
+    return value
 
 
 def check_bundle(doc: Any) -> None:

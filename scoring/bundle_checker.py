@@ -34,6 +34,14 @@ INT_FIELDS = RUN_COUNT_FIELDS
 FLOAT_FIELDS = RUN_MEASURE_FIELDS
 STRING_FIELDS = RUN_TEXT_FIELDS
 MAX_TEXT = 100_000
+# The database's integer columns (counts, trials, steps) and its bigint ones (token counts and budgets): a number
+# past them is refused by its field's check, not by a failed INSERT.
+INT_MAX = 2**31 - 1
+BIGINT_MAX = 2**63 - 1
+# Deeper than any bundle is (a run's evidence is four levels down, a task's criteria a few more): parameters
+# nested past this are refused before a check or a write recurses into them.
+MAX_DEPTH = 32
+MAX_DOCUMENT_PROBLEMS = 20
 
 
 def is_int(v: Any) -> bool:
@@ -46,6 +54,50 @@ def is_num(v: Any) -> bool:
 
 def is_str_list(v: Any) -> bool:
     return isinstance(v, list) and all(isinstance(x, str) for x in v)
+
+
+def text_problem(v: str) -> str | None:
+    """Why PostgreSQL cannot store the text `v` (a NUL, or half of a UTF-16 surrogate pair, which JSON's
+    ``\\ud800`` escape can carry but UTF-8 cannot encode), else None."""
+    if "\x00" in v:
+        return "contains a NUL character (\\u0000), which cannot be stored"
+    if v.isascii():
+        return None
+    try:
+        v.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        half = ascii(v[exc.start])[1:-1]
+        return f"contains a lone surrogate ({half}), which is not a character; send the text as UTF-8"
+    return None
+
+
+def document_problems(doc: Any) -> list[str]:
+    """What no field of a document can hold, wherever it is, each with its path: text the database cannot store
+    (`text_problem`, in values and in keys), integers outside 64 bits and nesting deeper than MAX_DEPTH.
+    Checked before the sections, whose checks (and the writes after them) assume values the database takes. At
+    most MAX_DOCUMENT_PROBLEMS are listed. (NaN and Infinity, which JSON has not, are refused by
+    `scoring.bundle.parse_document`; in a document built in Python, by each number's own check.)"""
+    problems: list[str] = []
+    stack: list[tuple[Any, str, int]] = [(doc, "", 0)]
+    while stack and len(problems) < MAX_DOCUMENT_PROBLEMS:
+        v, path, depth = stack.pop()
+        where = path or "(document)"
+        if isinstance(v, dict | list) and depth >= MAX_DEPTH:
+            problems.append(f"{where}: nested deeper than {MAX_DEPTH} levels")
+        elif isinstance(v, dict):
+            for key, item in reversed(v.items()):
+                bad_key = text_problem(key) if isinstance(key, str) else None
+                if bad_key:
+                    problems.append(f"{where}: a key {bad_key}")
+                    continue
+                stack.append((item, f"{path}.{key}" if path else str(key), depth + 1))
+        elif isinstance(v, list):
+            stack.extend((item, f"{path}[{i}]", depth + 1) for i, item in reversed(list(enumerate(v))))
+        elif isinstance(v, str) and (bad := text_problem(v)):
+            problems.append(f"{where}: {bad}")
+        elif is_int(v) and not -BIGINT_MAX - 1 <= v <= BIGINT_MAX:
+            problems.append(f"{where}: the number is too large (more than 64 bits)")
+    return problems
 
 
 def bundle_id(v: Any) -> Any:
@@ -125,7 +177,9 @@ class Checker:
                 return None
         return v
 
-    def integer(self, parent: dict, key: str, path: str, minimum: int = 0, required: bool = False) -> int | None:
+    def integer(
+        self, parent: dict, key: str, path: str, minimum: int = 0, required: bool = False, maximum: int = INT_MAX
+    ) -> int | None:
         v = parent.get(key)
         p = f"{path}.{key}"
         if v is None:
@@ -137,6 +191,9 @@ class Checker:
             return None
         if v < minimum:
             self.add(p, f"{v} is below {minimum}")
+            return None
+        if v > maximum:
+            self.add(p, f"{v} is above {maximum}, the largest this field holds")
             return None
         return v
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from . import methodologies
 from .bundle_checker import (
+    BIGINT_MAX,
     MAX_TEXT,
     SECTIONS,
     SLUG_RE,
@@ -19,6 +20,7 @@ from .bundle_checker import (
     Checker,
     Declared,
     bundle_id,
+    document_problems,
     is_str_list,
 )
 from .bundle_run_checks import (
@@ -42,6 +44,9 @@ def validate_bundle(doc: Any) -> list[str]:
     c = Checker()
     if not c.obj(doc, "(document)"):
         return c.problems
+    unstorable = document_problems(doc)
+    if unstorable:
+        return unstorable  # the section checks assume text and numbers the database takes
     _check_benchmark(c, doc.get("benchmark"))
     if not _check_sections_are_lists(c, doc):
         return c.problems
@@ -111,7 +116,7 @@ def _check_tasks(c: Checker, tasks: list, declared: Declared) -> None:
             if t.get(field) is not None and not is_str_list(t[field]):
                 c.add(f"{p}.{field}", "must be a list of strings")
         c.number(t, "time_limit_min", p, minimum=0.0)
-        c.integer(t, "token_budget", p, minimum=0)
+        c.integer(t, "token_budget", p, minimum=0, maximum=BIGINT_MAX)
         for _, hp, h in c.each(t, "history", p):
             c.string(h, "version", hp, required=True, max_len=20)
             if h.get("scenarios") is not None and not is_str_list(h["scenarios"]):

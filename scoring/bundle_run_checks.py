@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .bundle_checker import (
+    BIGINT_MAX,
     CHECK_KINDS,
     COUNT_PAIRS,
     DISPUTE_REASONS,
@@ -12,6 +13,7 @@ from .bundle_checker import (
     EVIDENCE_KINDS,
     FLOAT_FIELDS,
     INT_FIELDS,
+    INT_MAX,
     MAX_TEXT,
     STRING_FIELDS,
     Checker,
@@ -26,6 +28,10 @@ from .types import (
     RUN_STATUSES,
     VERDICT_ROLES,
 )
+
+
+TOKEN_FIELDS = ("tokens_input", "tokens_output", "tokens_cache_write")
+COST_MAX = 999_999.999999  # the stored cost: 12 digits, 6 after the point
 
 
 def check_runs(c: Checker, runs: list, declared: Declared) -> None:
@@ -83,9 +89,9 @@ def _check_run_fields(c: Checker, run: dict, p: str) -> None:
     c.string(run, "status", p, required=True, choices=RUN_STATUSES)
     c.string(run, "outcome", p, choices=OUTCOMES)
     for f in INT_FIELDS:
-        c.integer(run, f, p)
+        c.integer(run, f, p, maximum=BIGINT_MAX if f in TOKEN_FIELDS else INT_MAX)
     for f in FLOAT_FIELDS:
-        c.number(run, f, p)
+        c.number(run, f, p, maximum=COST_MAX if f == "cost_usd" else None)
     for f in STRING_FIELDS:
         c.string(run, f, p, max_len=2000)
     c.number(run, "score", p, minimum=None)

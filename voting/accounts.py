@@ -48,8 +48,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and (refused := _too_many_attempts(request, "sign-up")):
         return refused
     form = SignUpForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        user = form.save()
+    if request.method == "POST" and form.is_valid() and (user := form.save()) is not None:
         login(request, user, backend="leaderboard.auth.ModelBackend")
         return redirect(_next_url(request))
     return render(

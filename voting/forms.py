@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 from django import forms
 from django.contrib.auth import get_user_model, password_validation
 from django.contrib.auth.forms import AuthenticationForm
+from django.core.validators import validate_email
+from django.db import IntegrityError, transaction
+
+DUPLICATE = "An account with this email already exists. Sign in instead."
+
+
+def account_email(address: str) -> str:
+    """The form an address is stored and looked up in: NFKC, as Django stores a username (so fullwidth
+    `ｅｘａｍｐｌｅ.org` is `example.org`), then lower-case. Sign-up checks for a duplicate in this form, and
+    sign-in looks the account up in it: one account per address however it is typed."""
+    return unicodedata.normalize("NFKC", address).strip().lower()
 
 
 class SignUpForm(forms.Form):
@@ -22,9 +35,12 @@ class SignUpForm(forms.Form):
     )
 
     def clean_email(self) -> str:
-        email = self.cleaned_data["email"].strip().lower()
+        email = account_email(self.cleaned_data["email"])
+        validate_email(email)  # NFKC can turn a valid address into an invalid one
+        if len(email) > self.fields["email"].max_length:
+            raise forms.ValidationError(f"An email address has at most {self.fields['email'].max_length} characters.")
         if get_user_model().objects.filter(username__iexact=email).exists():
-            raise forms.ValidationError("An account with this email already exists. Sign in instead.")
+            raise forms.ValidationError(DUPLICATE)
         return email
 
     def clean(self) -> dict:
@@ -41,11 +57,18 @@ class SignUpForm(forms.Form):
         return data
 
     def save(self):
-        return get_user_model().objects.create_user(
-            username=self.cleaned_data["email"],
-            email=self.cleaned_data["email"],
-            password=self.cleaned_data["password1"],
-        )
+        """The new account; None (with the duplicate error on the form) when the same address signed up in the
+        moment since `clean_email` looked."""
+        try:
+            with transaction.atomic():
+                return get_user_model().objects.create_user(
+                    username=self.cleaned_data["email"],
+                    email=self.cleaned_data["email"],
+                    password=self.cleaned_data["password1"],
+                )
+        except IntegrityError:
+            self.add_error("email", DUPLICATE)
+            return None
 
 
 class SignInForm(AuthenticationForm):
@@ -54,7 +77,7 @@ class SignInForm(AuthenticationForm):
     )
 
     def clean_username(self) -> str:
-        return self.cleaned_data["username"].strip().lower()
+        return account_email(self.cleaned_data["username"])
 
     error_messages = {
         **AuthenticationForm.error_messages,

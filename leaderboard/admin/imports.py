@@ -4,8 +4,6 @@ API write; a refused import writes nothing."""
 
 from __future__ import annotations
 
-import json
-
 from django import forms
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
@@ -17,7 +15,7 @@ from django.urls import path, reverse
 from bundles.importer import bundle_import
 from bundles.inspect_import import inspect_import
 from bundles.inspect_logs import InspectLogError, read_logs
-from scoring.bundle import BundleError
+from scoring.bundle import BundleError, DocumentError, parse_document
 from scoring.types import KEY_PATTERN
 
 from ..models import Benchmark
@@ -79,9 +77,9 @@ def _import(benchmark: Benchmark, data: dict, by) -> str:
     summaries = []
     for f in files:
         try:
-            doc = json.loads(f.read())
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise BundleError([f"{f.name}: not valid JSON ({exc})"]) from None
+            doc = parse_document(f.read())
+        except DocumentError as exc:
+            raise BundleError([f"{f.name}: {exc}"]) from None
         slug = (doc.get("benchmark") or {}).get("slug") if isinstance(doc, dict) else None
         if slug != benchmark.slug:
             raise BundleError([f"{f.name}: benchmark.slug {slug!r} is not {benchmark.slug!r}"])

@@ -1,13 +1,13 @@
 """The upload API: a benchmark team's harness sends a bundle or Inspect logs with its key.
 
 `Authorization: Bearer <key>`: a key made by an editor in the admin, scoped to one benchmark. A missing,
-unknown or revoked key answers 401, a key of another benchmark 403, a body over API_UPLOAD_MAX_BYTES 413 (all
-before the body is read), and a refused document 422 with every problem by its path. Uploads go into draft and
-preview rounds only; nothing is written on any error. Rate-limited per key (429)."""
+unknown or revoked key answers 401, a key of another benchmark 403, a Content-Length that is not a number 400,
+a body over API_UPLOAD_MAX_BYTES 413 (all before the body is read), and a refused document 422 with every
+problem by its path (a body that is not JSON, too deep, a number too long, text the database cannot store).
+Uploads go into draft and preview rounds only; nothing is written on any error. Rate-limited per key (429)."""
 
 from __future__ import annotations
 
-import json
 import threading
 from typing import Any
 
@@ -23,7 +23,7 @@ from ninja.throttling import BaseThrottle
 from bundles.inspect_logs import InspectLogError, read_logs
 from bundles.report import ImportReport
 from bundles.uploads import bundle_upload, inspect_upload
-from scoring.bundle import BundleError
+from scoring.bundle import BundleError, DocumentError, parse_document
 from scoring.types import KEY_PATTERN
 
 from .. import api_schemas as s
@@ -35,6 +35,7 @@ from .boards import router as boards_router
 
 router = Router(tags=["uploads"])
 UPLOAD_ERRORS: dict[int, Any] = {
+    400: s.ErrorOut,
     401: s.ErrorOut,
     403: s.ErrorOut,
     413: s.ErrorOut,
@@ -59,9 +60,12 @@ class BenchmarkKey(HttpBearer):
         slug = (request.resolver_match.kwargs if request.resolver_match else {}).get("slug")
         if slug != key.benchmark.slug:
             raise HttpError(403, f"this key is for benchmark {key.benchmark.slug!r}")
-        size = int(request.META.get("CONTENT_LENGTH") or 0)
-        if size > settings.API_UPLOAD_MAX_BYTES:
-            raise PayloadTooLarge(size)
+        announced = request.META.get("CONTENT_LENGTH") or "0"
+        if not announced.isascii() or not announced.isdigit():
+            # Django would read such a body as empty; the sender has a broken client, and is told so.
+            raise HttpError(400, f"the Content-Length header {announced[:40]!r} is not a number of bytes")
+        if int(announced) > settings.API_UPLOAD_MAX_BYTES:
+            raise PayloadTooLarge(int(announced))
         return key
 
 
@@ -142,9 +146,9 @@ def upload_bundle(request: HttpRequest, slug: str = Path(..., pattern=KEY_PATTER
     if len(raw) > settings.API_UPLOAD_MAX_BYTES:
         raise PayloadTooLarge(len(raw))
     try:
-        doc = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        return _refused([f"(body): not valid JSON ({exc})"])
+        doc = parse_document(raw)
+    except DocumentError as exc:
+        return _refused([f"(body): {exc}"])
     try:
         report = bundle_upload(doc=doc, benchmark=request.auth.benchmark)
     except BundleError as exc:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gzip
-import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -11,19 +10,21 @@ from typing import Any
 
 from django.core.management.base import CommandError
 
+from scoring.bundle import DocumentError, parse_document
+
 
 def read_json(name: str | Path):
     """The parsed JSON document in the file `name`; CommandError naming the file when it is missing, not
-    UTF-8 or not JSON."""
+    UTF-8, not JSON or too deep or long to parse (`parse_document`)."""
     path = Path(name)
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return parse_document(path.read_bytes())
     except FileNotFoundError:
         raise CommandError(f"{name}: no such file") from None
     except IsADirectoryError:
         raise CommandError(f"{name}: a folder, not a file") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise CommandError(f"{name}: not valid JSON ({exc})") from None
+    except DocumentError as exc:
+        raise CommandError(f"{name}: {exc}") from None
 
 
 @contextmanager
@@ -42,8 +43,8 @@ def read_json_lines(name: str | Path) -> Iterator[Iterator[Any]]:
             for line in fh:
                 if line.strip():
                     try:
-                        yield json.loads(line)
-                    except json.JSONDecodeError:
+                        yield parse_document(line)
+                    except DocumentError:
                         yield line
 
         yield lines()
