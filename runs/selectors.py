@@ -2,13 +2,18 @@
 
 The blind second review is decided here, in one place, and every admin page asks these functions:
 
-- editors (and superusers) see everything;
 - once a round is published every verdict is public;
+- editors (and superusers) see everything, except on a run they reviewed as its tester or second reviewer:
+  there they are as blind as anyone else until every verdict of the run is in;
 - otherwise a person sees their own verdict, and the tester's and second's verdicts only when those two
   disagree and the person may decide as the third reviewer (a reviewer who took neither of the first two
   roles). A tester does not see the second's verdict, a second reviewer never sees the tester's, not even
   after entering their own (they cannot change it afterwards, so seeing it would tell them nothing usable,
   but it would tell them whether they "got it right", and that is what blindness is for).
+
+Nor does anyone blind to a run learn how far its review is beyond "awaiting review" (`review_label`): "awaiting
+second reviewer" would tell a second reviewer that the tester has judged, "awaiting third reviewer" would tell
+both first reviewers that they disagreed.
 """
 
 from __future__ import annotations
@@ -146,15 +151,34 @@ def roles_open_to(user, run: Run) -> list[str]:
 
 def sees_all_verdicts(user, run: Run) -> bool:
     """May `user` see every verdict of `run`, its final outcome included (see the module docstring)?"""
-    if user_is_editor(user) or run.round.status == "published":
+    if run.round.status == "published":
         return True
     verdicts = _by_role(run)
     mine = {r for r, v in verdicts.items() if v.reviewer_id == user.pk}
     if VerdictRole.THIRD in mine:
         return True
     if mine & {VerdictRole.TESTER, VerdictRole.SECOND}:
-        return False
+        # A first reviewer stays blind: an editor until every verdict is in, anyone else until publication.
+        return user_is_editor(user) and not review_stage(run).awaiting
+    if user_is_editor(user):
+        return True
     return VerdictRole.THIRD in user_verdict_roles(user) and review_stage(run).disagree
+
+
+REVIEWED_BY_YOU = "reviewed by you"
+IN_REVIEW = "awaiting review"
+
+
+def review_label(user, run: Run) -> str:
+    """How far the review of `run` is, in the words `user` may read (the run list and page, a round's reasons
+    not to publish). Who sees every verdict reads the stage ("awaiting third reviewer"); anyone else learns
+    nothing of a verdict not their own: "reviewed by you" once they have reviewed the run, else "awaiting
+    review" whichever verdict is missing, and "decided" once every verdict is in."""
+    if sees_all_verdicts(user, run):
+        return review_stage(run).label
+    if any(v.reviewer_id == user.pk for v in run.verdicts.all()):
+        return REVIEWED_BY_YOU
+    return IN_REVIEW if review_stage(run).awaiting else review_stage(run).label
 
 
 def visible_verdict_roles(user, run: Run) -> set[str]:
@@ -166,10 +190,10 @@ def visible_verdict_roles(user, run: Run) -> set[str]:
 def visible_verdicts(user, qs: QuerySet[Verdict] | None = None) -> QuerySet[Verdict]:
     """The verdicts `user` may see, as a queryset (the verdict change list, its history and search)."""
     qs = Verdict.objects.all() if qs is None else qs
-    if user_is_editor(user):
-        return qs
     if not getattr(user, "is_authenticated", False):
         return qs.none()
+    if user_is_editor(user):
+        return qs.exclude(Q(run_id__in=_first_reviewed_in_review(user)) & ~Q(reviewer=user))
     visible = Q(reviewer=user) | in_published_round("run__round")
     if VerdictRole.THIRD in user_verdict_roles(user):
         # Runs that await a third reviewer: both first verdicts in, and they disagree by the counted outcome
@@ -192,6 +216,23 @@ def visible_verdicts(user, qs: QuerySet[Verdict] | None = None) -> QuerySet[Verd
         )
         visible |= Q(run_id__in=[r.pk for r in both if review_stage(r).disagree])
     return qs.filter(visible)
+
+
+def _first_reviewed_in_review(user) -> list[int]:
+    """Unpublished runs `user` reviewed as the tester or the second reviewer that still await a verdict."""
+    runs = (
+        Run.objects.exclude(in_published_round())
+        .filter(
+            Exists(
+                Verdict.objects.filter(
+                    run=OuterRef("pk"), reviewer=user, role__in=[VerdictRole.TESTER, VerdictRole.SECOND]
+                )
+            )
+        )
+        .select_related("round__benchmark", "task")
+        .prefetch_related("verdicts")
+    )
+    return [r.pk for r in runs if review_stage(r).awaiting]
 
 
 def queue_candidates() -> QuerySet[Run]:

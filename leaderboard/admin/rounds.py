@@ -75,13 +75,31 @@ class RoundForm(ReasonForm):
         return Round.objects.published().filter(pk=self.instance.pk)
 
 
+def _publication_for(request):
+    """The round page's "publication" field for this request's user: the reasons a round cannot be published
+    name each run in review as this person may read it, so a reviewer of a run never learns from them whether
+    the other reviewer agreed (runs.selectors.review_label). A closure over the request (a ModelAdmin is shared
+    by every request and thread), made once per request: the admin tells read-only fields from form fields by
+    comparing them, so every call must return the same one."""
+    if not hasattr(request, "_round_publication"):
+
+        @admin.display(description="publication")
+        def publication(rnd: Round) -> str:
+            if rnd.pk is None:
+                return ""
+            problems = services.round_publish_problems(rnd, viewer=request.user)
+            return "ready to publish" if not problems else " ".join(problems)
+
+        request._round_publication = publication
+    return request._round_publication
+
+
 @admin.register(Round)
 class RoundAdmin(SavesThroughServices, admin.ModelAdmin):
     form = RoundForm
     list_display = ["__str__", "benchmark", "status", "starts_on", "preview_started_at", "published_at"]
     list_filter = ["benchmark", "status"]
     search_fields = ["key", "name"]
-    readonly_fields = ["status", "preview_started_at", "published_at", "publication"]
     inlines = [EntryInline, RoundParameterInline, ChangelogInline]
     actions = ["enter_preview", "publish"]
 
@@ -93,12 +111,8 @@ class RoundAdmin(SavesThroughServices, admin.ModelAdmin):
         if change:
             related_changed(services.round_details_changed, request, form, formsets, round=form.instance)
 
-    @admin.display(description="publication")
-    def publication(self, rnd: Round) -> str:
-        if rnd.pk is None:
-            return ""
-        problems = services.round_publish_problems(rnd)
-        return "ready to publish" if not problems else " ".join(problems)
+    def get_readonly_fields(self, request, obj=None):
+        return ["status", "preview_started_at", "published_at", _publication_for(request)]
 
     @admin.action(description="Enter preview (vendors see their results, may dispute)", permissions=["change"])
     def enter_preview(self, request, queryset):

@@ -4,7 +4,9 @@ Blind second review (seed 000 §5): every page a tester or reviewer can reach as
 verdicts they may see. Concretely, for anyone who is not an editor:
 
 - the run change list has no outcome column, no outcome filter, and refuses `?outcome=` / `?verdicts__...`
-  lookups typed into the address bar; its "review" column says "reviewed by you", never how it went;
+  lookups typed into the address bar; its "review" column says "reviewed by you", never how it went, and to
+  anyone blind to a run only "awaiting review", never which verdict it waits for (selectors.review_label; a
+  round's "publication" field names its runs in review the same way);
 - the run change form leaves out the run's outcome and lists only the verdicts the person may see;
 - the verdict change list, change form and history only reach the verdicts the person may see;
 - the run history shows who changed what and when, without change messages (they could name a verdict);

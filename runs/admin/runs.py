@@ -14,8 +14,8 @@ from .. import services
 from ..models import CheckResult, Dispute, Evidence, Run, Verdict, VerdictRole
 from ..selectors import (
     queue_counts,
+    review_label,
     review_queue,
-    review_stage,
     roles_open_to,
     sees_all_verdicts,
     user_is_editor,
@@ -129,7 +129,7 @@ class RunAdmin(DeletesThroughService, admin.ModelAdmin):
         # A closure over this request's user (a ModelAdmin is shared by every request and thread).
         @admin.display(description="review")
         def review(run: Run) -> str:
-            return self.review_label(request, run)
+            return review_label(request.user, run)
 
         return [*shown, review, "due"]
 
@@ -212,17 +212,10 @@ class RunAdmin(DeletesThroughService, admin.ModelAdmin):
                         for r in roles
                     ],
                     "not_due": obj.due_at is not None and obj.due_at > timezone.now(),
-                    "stage_label": self.review_label(request, obj),
+                    "stage_label": review_label(request.user, obj),
                 }
             )
         return super().change_view(request, object_id, form_url, extra)
-
-    def review_label(self, request, run: Run) -> str:
-        if not sees_all_verdicts(request.user, run) and any(
-            v.reviewer_id == request.user.pk for v in run.verdicts.all()
-        ):
-            return "reviewed by you"
-        return review_stage(run).label
 
     def save_model(self, request, obj, form, change):
         if not change:

@@ -11,7 +11,7 @@ from leaderboard.models import Round, RoundStatus
 from scoring.common import has_results
 
 from ..models import Run, run_input
-from ..selectors import review_stage, runs_in_review
+from ..selectors import review_label, review_stage, runs_in_review
 
 
 def preview_ends_at(round: Round) -> datetime | None:
@@ -32,12 +32,15 @@ def pending_reruns(round: Round) -> list[Run]:
     return [r for r in reruns if not has_results(run_input(r, with_verdicts=True))]
 
 
-def undecided(round: Round) -> list[str]:
-    """Why the results of `round` are not final yet: runs in review, re-runs without results."""
+def undecided(round: Round, viewer=None) -> list[str]:
+    """Why the results of `round` are not final yet: runs in review, re-runs without results. Told to `viewer`,
+    each run's stage is named as they may read it (runs.selectors.review_label: a reviewer of a run never learns
+    from it whether the other reviewer agreed); without one, in full."""
     problems = []
     in_review = runs_in_review(round.id)
     if in_review:
-        listed = ", ".join(f"{r.key} ({review_stage(r).label})" for r in in_review[:20])
+        stage = (lambda r: review_stage(r).label) if viewer is None else (lambda r: review_label(viewer, r))
+        listed = ", ".join(f"{r.key} ({stage(r)})" for r in in_review[:20])
         more = f" and {len(in_review) - 20} more" if len(in_review) > 20 else ""
         problems.append(
             f"{len(in_review)} run{'s are' if len(in_review) != 1 else ' is'} still in review: {listed}{more}."

@@ -110,8 +110,8 @@ def round_enter_preview(*, round: Round, by, now: datetime | None = None) -> Rou
     return rnd
 
 
-def round_publish_problems(round: Round, now: datetime | None = None) -> list[str]:
-    """Why `round` cannot be published now (empty: it can)."""
+def round_publish_problems(round: Round, now: datetime | None = None, viewer=None) -> list[str]:
+    """Why `round` cannot be published now (empty: it can), in the words `viewer` may read (`undecided`)."""
     now = now or timezone.now()
     if round.status == RoundStatus.PUBLISHED:
         return [f"{round} is already published."]
@@ -126,7 +126,7 @@ def round_publish_problems(round: Round, now: datetime | None = None) -> list[st
         )
     elif now < ends:
         problems.append(f"The vendor preview of {round} runs until {when(ends)}; it cannot be published before.")
-    problems += undecided(round)
+    problems += undecided(round, viewer)
     open_disputes = list(
         Dispute.objects.filter(run__round=round, status=DisputeStatus.OPEN).select_related("run").order_by("filed_at")
     )
@@ -147,7 +147,7 @@ def round_publish(*, round: Round, by, now: datetime | None = None) -> Round:
     now = now or timezone.now()
     with transaction.atomic():
         rnd = Round.objects.select_for_update().select_related("benchmark").get(pk=round.pk)
-        problems = round_publish_problems(rnd, now)
+        problems = round_publish_problems(rnd, now, viewer=by)
         if problems:
             raise ValidationError(problems, code="cannot_publish")
         rnd.status = RoundStatus.PUBLISHED

@@ -62,10 +62,8 @@ def _require_verdict_allowed(*, run: Run, role: str, reviewer, note: str, now: d
     if not is_reviewed(run):
         raise ValidationError("This run gets no reviewed outcome (its status or its benchmark's methodology).")
     existing = {v.role: v for v in Verdict.objects.filter(run=run)}
-    if role in existing:
-        raise ValidationError(
-            {"role": f"This run already has a {VerdictRole(role).label}'s verdict."}, code="role_taken"
-        )
+    # Their own verdict first: to someone who reviewed the run already, "this run already has a second
+    # reviewer's verdict" would say whether the other reviewer has judged (blind review, runs.selectors).
     mine = [v for v in existing.values() if v.reviewer_id == reviewer.pk]
     if mine:
         raise ValidationError(
@@ -74,6 +72,10 @@ def _require_verdict_allowed(*, run: Run, role: str, reviewer, note: str, now: d
                 "a person reviews a run in one role only."
             },
             code="second_role",
+        )
+    if role in existing:
+        raise ValidationError(
+            {"role": f"This run already has a {VerdictRole(role).label}'s verdict."}, code="role_taken"
         )
     if role == VerdictRole.TESTER and not (note or "").strip():
         raise ValidationError(
