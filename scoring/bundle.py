@@ -18,7 +18,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import sys
 from collections.abc import Iterable
 from typing import Any
 
@@ -63,8 +62,8 @@ def parse_document(raw: bytes | str) -> Any:
         raise DocumentError(f"not valid JSON ({exc})") from None
     except DocumentError:
         raise
-    except ValueError:  # int() refuses a literal this long (sys.get_int_max_str_digits)
-        raise DocumentError(f"a number has more than {sys.get_int_max_str_digits()} digits") from None
+    except ValueError:  # int() refuses a literal past sys.get_int_max_str_digits() (4,300 unless configured)
+        raise DocumentError("a number has too many digits (a bundle's integers fit in 64 bits)") from None
 
 
 def _not_a_number(name: str) -> Any:
