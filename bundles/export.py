@@ -40,7 +40,8 @@ def bundle_export(
     votes_file_url: str = "",
 ) -> dict:
     """The benchmark as a bundle. Public downloads leave `include_unpublished` off: draft and preview rounds,
-    their runs and their parameters are then absent, and so is every vote naming an agent that has no
+    their runs and their parameters are then absent, so is every task no published round holds
+    (`TaskQuerySet.public`), and so is every vote naming an agent that has no
     published entry yet (`VoteQuerySet.public`), and every run's private fields (`PRIVATE_RUN_FIELDS`: the
     live preview's address, which the blind vote frames).
 
@@ -54,7 +55,8 @@ def bundle_export(
         rounds_qs = rounds_qs.filter(key__in=round_keys)
     rounds = list(rounds_qs.prefetch_related("entries__agent", "parameters__task", "changelog__run"))
     round_ids = [r.id for r in rounds]
-    tasks = list(benchmark.tasks.prefetch_related("versions").order_by("position", "key"))
+    tasks_qs = benchmark.tasks.all() if include_unpublished else benchmark.tasks.public()
+    tasks = list(tasks_qs.prefetch_related("versions").order_by("position", "key"))
     runs = _run_docs(round_ids, public=not include_unpublished)
     agent_ids = {e.agent_id for r in rounds for e in r.entries.all()}
     votes_qs = votes_file_rows(benchmark, include_unpublished=include_unpublished)

@@ -10,6 +10,7 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.db.models import Q
+from django.db.models.functions import JSONArray
 from django.urls import reverse
 from django.utils import timezone
 
@@ -140,6 +141,27 @@ class Evaluation(models.TextChoices):
     REVIEW = "review", "reviewed outcome"
 
 
+def task_in_published_round(task: str = "pk") -> Q:
+    """The lookup "a published round holds this task" for a row whose task is the field `task` ("pk" for a
+    Task itself, "task" for a Vote): a run of it in a published round, or its key in a published round's task
+    set. A task only draft or preview rounds hold is not public (its key, title and prompt included) until one
+    of them is published; its people see it on the preview pages."""
+    prefix = "" if task == "pk" else f"{task}__"
+    runs = Task._meta.get_field("runs").related_model.objects.filter(  # runs.Run (runs.models imports this module)
+        in_published_round(), task=models.OuterRef(task)
+    )
+    rounds = Round.objects.published().filter(
+        benchmark=models.OuterRef(f"{prefix}benchmark"), task_keys__contains=JSONArray(models.OuterRef(f"{prefix}key"))
+    )
+    return Q(models.Exists(runs)) | Q(models.Exists(rounds))
+
+
+class TaskQuerySet(models.QuerySet):
+    def public(self) -> TaskQuerySet:
+        """Tasks a published round holds (`task_in_published_round`)."""
+        return self.filter(task_in_published_round())
+
+
 class Task(models.Model):
     """A task of a benchmark. Its wording lives in `TaskVersion`s; `version` is the current one."""
 
@@ -157,6 +179,8 @@ class Task(models.Model):
     human_minutes = models.FloatField(null=True, blank=True)
     tags = models.JSONField(default=list, blank=True)
     position = models.PositiveIntegerField(default=0)
+
+    objects = TaskQuerySet.as_manager()
 
     class Meta:
         ordering = ["benchmark", "position", "key"]

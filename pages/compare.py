@@ -56,7 +56,7 @@ def compare_page(*, bench_slug: str, params: Mapping[str, str]) -> dict[str, Any
 def _comparison(bench: Benchmark, rnd: Round, data: dict, a: str, b: str, agents: dict) -> dict[str, Any]:
     rules = bench.rules
     mine, theirs = rules.task_numbers(data, a), rules.task_numbers(data, b)
-    titles = {t.key: t.title or t.key for t in bench.tasks.all()}
+    titles = {t.key: t.title or t.key for t in bench.tasks.public()}
     rows = []
     for key in sorted(set(mine) | set(theirs), key=lambda k: titles.get(k, k)):
         left, right = mine.get(key), theirs.get(key)

@@ -170,7 +170,8 @@ def task_page(*, bench_slug: str, task_key: str, agent: str | None) -> dict[str,
     """A task: its current wording (parameters only from published rounds), version history, and every
     agent's runs on it in each published round, the standing run marked, with the range."""
     task = (
-        Task.objects.filter(benchmark__slug=bench_slug, key=task_key)
+        Task.objects.public()
+        .filter(benchmark__slug=bench_slug, key=task_key)
         .select_related("benchmark")
         .prefetch_related("versions")
         .first()

@@ -191,7 +191,7 @@ def board_page(*, bench_slug: str, round_key: str | None, params: Mapping[str, s
     snaps, ratings_snap = snapshots_for(bench, [rnd.id])
     snap = snaps.get(rnd.id)
     entries = {e.agent.slug: e for e in Entry.objects.filter(round=rnd).select_related("agent")}
-    tasks = list(bench.tasks.all())
+    tasks = list(bench.tasks.public())
     tabs = bench.rules.tabs
     tab = params.get("tab") if params.get("tab") in dict(tabs) else tabs[0][0]
     ratings, task_ratings = ratings_maps(ratings_snap)
@@ -248,7 +248,7 @@ def changelog_page(*, bench_slug: str, round_key: str) -> dict[str, Any]:
 
 def methodology_page(*, bench_slug: str) -> dict[str, Any]:
     bench = benchmark_get(bench_slug)
-    tasks = list(bench.tasks.all())
+    tasks = list(bench.tasks.public())
     kinds: dict[str, int] = {}
     for t in tasks:
         kinds[t.get_kind_display()] = kinds.get(t.get_kind_display(), 0) + 1

@@ -9,7 +9,7 @@ from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
 
-from leaderboard.models import Entry, in_published_round
+from leaderboard.models import Entry, Task, in_published_round, task_in_published_round
 
 
 class Winner(models.TextChoices):
@@ -92,9 +92,10 @@ def _published_entry(side: str) -> models.Exists:
 class VoteQuerySet(models.QuerySet):
     def public(self) -> VoteQuerySet:
         """Votes between two public agents of the vote's benchmark (each with an entry in one of its published
-        rounds). A vote naming an agent that is not public yet is stored and counted for the team's own fit
-        (`export_bundle --all` then `recount`), but no public rating, download, API or page shows it."""
-        return self.filter(_published_entry("agent_a"), _published_entry("agent_b"))
+        rounds) on a public task (one a published round holds). A vote naming an agent or a task that is not
+        public yet is stored and counted for the team's own fit (`export_bundle --all` then `recount`), but no
+        public rating, download, API or page shows it."""
+        return self.filter(_published_entry("agent_a"), _published_entry("agent_b"), task_in_published_round("task"))
 
     def public_of(self, benchmark_id: int) -> VoteQuerySet:
         """`public()` for the votes of one benchmark, with its public agents read once (a short list) instead
@@ -104,7 +105,8 @@ class VoteQuerySet(models.QuerySet):
             .values_list("agent_id", flat=True)
             .distinct()
         )
-        return self.filter(task__benchmark_id=benchmark_id, agent_a_id__in=agents, agent_b_id__in=agents)
+        tasks = list(Task.objects.public().filter(benchmark_id=benchmark_id).values_list("id", flat=True))
+        return self.filter(task_id__in=tasks, agent_a_id__in=agents, agent_b_id__in=agents)
 
 
 class Vote(models.Model):
@@ -212,8 +214,9 @@ class Outcome(models.TextChoices):
 
 class VoteCellQuerySet(models.QuerySet):
     def public(self) -> VoteCellQuerySet:
-        """Cells between two public agents: exactly the counted `Vote.objects.public()` votes, tallied."""
-        return self.filter(_published_entry("agent_lo"), _published_entry("agent_hi"))
+        """Cells between two public agents on a public task: exactly the counted `Vote.objects.public()` votes,
+        tallied."""
+        return self.filter(_published_entry("agent_lo"), _published_entry("agent_hi"), task_in_published_round("task"))
 
 
 class VoteCell(models.Model):

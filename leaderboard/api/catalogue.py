@@ -66,7 +66,11 @@ def benchmark_detail(request: HttpRequest, slug: str = Path(..., pattern=KEY_PAT
     """One benchmark with its published rounds (newest first) and its number of tasks."""
     b = benchmark_or_404(slug)
     rounds = [_round_summary(r) for r in _published_rounds(b)]
-    return {**_benchmark_fields(b, rounds[0]["key"] if rounds else None), "rounds": rounds, "tasks": b.tasks.count()}
+    return {
+        **_benchmark_fields(b, rounds[0]["key"] if rounds else None),
+        "rounds": rounds,
+        "tasks": b.tasks.public().count(),
+    }
 
 
 @router.get("/benchmarks/{slug}/rounds", response={200: list[s.RoundSummaryOut], **ERRORS}, tags=["rounds"])

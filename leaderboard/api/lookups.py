@@ -24,7 +24,8 @@ def published_round_or_404(benchmark: Benchmark, key: str) -> Round:
 
 
 def task_or_404(benchmark: Benchmark, key: str) -> Task:
-    task = Task.objects.filter(benchmark=benchmark, key=key).prefetch_related("versions").first()
+    """A task a published round holds; one only draft or preview rounds hold answers exactly like an unknown one."""
+    task = Task.objects.public().filter(benchmark=benchmark, key=key).prefetch_related("versions").first()
     if task is None:
         raise HttpError(404, f"no task {key!r} in {benchmark.slug}")
     return task

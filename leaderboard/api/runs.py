@@ -75,7 +75,7 @@ def runs(
     if round is not None:
         qs = qs.filter(round=published_round_or_404(b, round))
     if agent is not None:
-        if not Agent.objects.filter(slug=agent).exists():
+        if not Agent.objects.public().filter(slug=agent).exists():  # an unpublished one answers as an unknown one
             raise HttpError(404, f"no agent {agent!r}")
         qs = qs.filter(entry__agent__slug=agent)
     if task is not None:

@@ -42,11 +42,11 @@ def _task_fields(t: Task) -> dict[str, Any]:
 
 @router.get("/benchmarks/{slug}/tasks", response={200: list[s.TaskOut], **ERRORS}, tags=["tasks"])
 def tasks(request: HttpRequest, slug: str = Path(..., pattern=KEY_PATTERN, max_length=100)):
-    """The benchmark's tasks in their current version. Prompts show {placeholders}; the values of a round's
-    parameters are given per published round on the task itself."""
-    return [
-        _task_fields(t) for t in benchmark_or_404(slug).tasks.prefetch_related("versions").order_by("position", "key")
-    ]
+    """The benchmark's tasks that a published round holds, in their current version (a task only draft or
+    preview rounds hold is not listed). Prompts show {placeholders}; the values of a round's parameters are given
+    per published round on the task itself."""
+    tasks = benchmark_or_404(slug).tasks.public().prefetch_related("versions").order_by("position", "key")
+    return [_task_fields(t) for t in tasks]
 
 
 @router.get("/benchmarks/{slug}/tasks/{key}", response={200: s.TaskDetailOut, **ERRORS}, tags=["tasks"])

@@ -56,7 +56,16 @@ def test_it_keeps_every_vote_of_one_second_through_import_and_export():
         agents=agents,
         runs=[],
         votes=votes,
-        rounds=[{"key": "r1", "status": "published", "published_at": "2026-09-01T12:00:00Z", "entries": entries}],
+        # The round holds t1 though nobody ran it: votes on a task no published round holds are not public.
+        rounds=[
+            {
+                "key": "r1",
+                "status": "published",
+                "published_at": "2026-09-01T12:00:00Z",
+                "entries": entries,
+                "tasks": ["t1"],
+            }
+        ],
     )
     bundle_import(doc=doc)
     assert Vote.objects.count() == 6400
