@@ -4,6 +4,7 @@ a missing number left blank. Nothing about owners, reviewers or voters."""
 from __future__ import annotations
 
 import csv
+import re
 from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
@@ -16,13 +17,31 @@ from runs.models import Run
 from .selectors import benchmark_get, board_page, checks_passed, run_counts, run_score, snapshots_for, standing_runs
 from .tables import Table
 
+# A spreadsheet reads a cell that starts with one of these as a formula (OWASP "CSV Injection": = + - @, tab
+# and carriage return; their fullwidth forms, which some spreadsheets fold to them).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+PLAIN_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+
+
+def csv_cell(value: Any) -> Any:
+    """A cell as it is written to every CSV download: text from outside (an agent's or a task's name, a CLI, a
+    plan, a key) that starts like a formula gets a leading "'", which spreadsheets take as "this is text" and
+    do not show, so `=HYPERLINK(...)` is shown, never run. Numbers stay numbers: a number, or text that is one
+    (a cost written out as -0.5), is written as it is."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS) and not PLAIN_NUMBER.fullmatch(value):
+        return "'" + value
+    return value
+
 
 def csv_response(name: str, rows: list[list]) -> HttpResponse:
-    """`rows` as an attached `<name>.csv`."""
+    """`rows` as an attached `<name>.csv`, each cell through `csv_cell`. No CSV is read back by the site or by
+    `recount` (they read the JSON bundle), so nothing needs to undo the escape. Rows end in CRLF (RFC 4180):
+    with "\n" alone, Python's writer left a carriage return inside a cell unquoted, and a reader split the
+    row there."""
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{name}.csv"'
-    writer = csv.writer(response, lineterminator="\n")
-    writer.writerows(rows)
+    writer = csv.writer(response, lineterminator="\r\n")
+    writer.writerows([csv_cell(v) for v in row] for row in rows)
     return response
 
 
