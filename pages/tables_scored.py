@@ -84,7 +84,11 @@ def _scored_overall_table(ctx: BoardContext) -> Table:
         Column(
             "pass_rate", "Pass rate", title=f"Share of the round's tasks whose best score is at least {threshold:.2f}"
         ),
-        Column("pass_at_k", "Mean pass@k", title="Mean over tasks of the share of passing trials"),
+        Column(
+            "pass_at_k",
+            "Mean pass@k",
+            title="Mean over the round's tasks of the share of passing trials; a task without a score counts 0",
+        ),
     ]
     cols += [Column(f"dom:{d}", d) for d in domains]
     cols += [Column("cost", "Cost / run"), Column("time", "Time / run"), Column("coverage", "Tested")]

@@ -178,7 +178,8 @@ def compute_scored_boards(round_input: RoundInput) -> dict[str, Any]:
 
     A skipped task is not a free pass: agent `score` (also `overall`) = mean over the round's tasks of the best
     score, a task without a score counting 0 (as seed 003 counts a task without runs); `pass_rate` = tasks
-    whose best passes / the round's tasks; `domains` = the same mean over each domain's tasks. `tested` and
+    whose best passes / the round's tasks; `mean_pass_at_k` = the mean over the round's tasks of each task's
+    pass@k, again 0 for a task without a score; `domains` = the same mean over each domain's tasks. `tested` and
     `of` say how many of the round's tasks have a score ("tested k of n").
 
     Cost and latency are means over the scored runs that report them, None when none does ("We treat missing
@@ -228,8 +229,9 @@ def agent_row(
             "of": len(tasks),
             "domains": {d: round_mean(v, len(v)) for d, v in sorted(domains.items())},
             "heuristic": any(c["heuristic"] for c in cells.values()),
-            # 002 "pass@k": the share of passing trials per task, averaged over the tasks the agent has a score on.
-            "mean_pass_at_k": math.fsum(c["pass_at_k"] for c in cells.values()) / len(cells) if cells else None,
+            # 002 "pass@k": the share of passing trials per task, averaged over the round's tasks like the score,
+            # a task without a score counting 0 (averaged over the tested tasks only, one lucky task would be 100%).
+            "mean_pass_at_k": round_mean([c["pass_at_k"] for c in cells.values()], len(tasks)),
             "cost_usd": mean_or_none(r.cost_usd for r in counted_runs),
             "wall_seconds": mean_or_none(r.wall_seconds for r in counted_runs),
             "first_output_seconds": mean_or_none(r.first_output_seconds for r in counted_runs),

@@ -287,7 +287,7 @@ def test_a_reranked_row_with_every_axis_reported_in_full_has_no_partial_or_missi
     assert [(r["missing_axes"], r["partial_axes"], r["worst_axes"]) for r in out] == [([], [], []), ([], [], [])]
 
 
-def test_the_board_carries_the_mean_pass_at_k_over_the_tasks_with_a_score():
+def test_the_board_carries_the_mean_pass_at_k_over_the_rounds_tasks():
     # t1: trials 9/10 (0.9, a pass) and 5/10 (0.5): pass@k = 1/2. t2: one trial 17/20 = 0.85, a pass: 1/1.
     # Mean pass@k = (0.5 + 1.0) / 2 = 0.75, stored with the board so the page never computes it.
     t1, t2 = make_task("t1", evaluation="auto"), make_task("t2", evaluation="auto")
@@ -298,6 +298,21 @@ def test_the_board_carries_the_mean_pass_at_k_over_the_tasks_with_a_score():
     ]
     row = row_of(board([t1, t2], runs)["overall"], "a")
     assert row["mean_pass_at_k"] == 0.75
+
+
+def test_it_counts_a_skipped_task_as_0_in_the_mean_pass_at_k():
+    # Three auto tasks. "solo" ran only t1, three trials: 10/10, 9/10, 5/10 -> 1.0 and 0.9 pass, 0.5 does not:
+    # pass@k on t1 = 2/3. t2 and t3 skipped: 0 each, as in the headline score. Mean pass@k =
+    # (2/3 + 0 + 0) / 3 = 2/9 = 0.2222..., not the 2/3 of the one task it ran.
+    tasks = [make_task(k, evaluation="auto") for k in ("t1", "t2", "t3")]
+    runs = [
+        make_run("solo", "t1", trial=1, tests_passed=10, tests_total=10),
+        make_run("solo", "t1", trial=2, tests_passed=9, tests_total=10),
+        make_run("solo", "t1", trial=3, tests_passed=5, tests_total=10),
+    ]
+    row = row_of(board(tasks, runs)["overall"], "solo")
+    assert row["tasks"]["t1"]["pass_at_k"] == pytest.approx(2 / 3)
+    assert row["mean_pass_at_k"] == pytest.approx(2 / 9)
 
 
 def test_a_composite_on_the_threshold_passes_though_floats_land_a_rounding_error_below():

@@ -28,6 +28,17 @@ def test_it_ranks_a_skipped_task_as_zero_and_shows_tested_k_of_n(load, client):
     assert "0.33" in solo
 
 
+def test_it_shows_the_mean_pass_at_k_over_the_rounds_tasks(load, client):
+    load(scored_bundle())
+    html = client.get("/b/sbench/").content.decode()
+    # Solo ran t1 once, 10/10 = 1.0, a pass: pass@1 = 1/1. t2 and t3 skipped count 0, as in the score:
+    # (1 + 0 + 0) / 3 = 33%, not the 100% of the one task it ran. Full: 0.9 on each of 3 tasks, all pass: 100%.
+    # Its pass rate is 1 of 3 tasks, 33% too: both cells read 33%.
+    solo = _row(html, "Solo")
+    assert solo.count(">33%<") == 2 and "100%" not in solo
+    assert "100%" in _row(html, "Full")
+
+
 def test_it_marks_cost_reported_on_some_runs_as_partial_on_the_board(load, client):
     load(scored_bundle())
     html = client.get("/b/sbench/").content.decode()
@@ -53,6 +64,7 @@ def test_it_explains_the_scored_rules_on_the_methodology_page(load, client):
     html = client.get("/b/sbench/methodology/").content.decode()
     for words in (
         "a task without a score counting 0",
+        "a third of that task's pass@k",
         "tested k of n",
         "judged part only",
         "counts as the worst value",
