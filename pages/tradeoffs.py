@@ -1,7 +1,7 @@
 """The score x cost x time page: each agent's board headline beside its cost and time, re-ranked by the
 visitor's weights, and the two scatter charts. Scored and weekly boards carry cost and time; for checks and
-outcomes they are the means over the agent's completed runs in the round. A mean over only some runs is
-partial: it is re-ranked as missing and not plotted."""
+outcomes they are the means over the runs the board counts (the registry's `axes_runs` says which, and so does
+the page). A mean over only some runs is partial: it is re-ranked as missing and not plotted."""
 
 from __future__ import annotations
 
@@ -21,8 +21,8 @@ from .selectors import benchmark_get, round_pick, rounds_published, snapshot_sta
 
 def tradeoff_rows(bench: Benchmark, rnd: Round, data: dict) -> list[dict[str, Any]]:
     """Rows with the three axes: score (the board's headline), cost and time, as the board snapshot carries them
-    (scored and weekly rows are about cost and time; checks and outcomes rows carry the means over the agent's
-    completed runs). Nothing is computed here; a methodology without axes shows them as missing."""
+    (scored and weekly rows are about cost and time; checks and outcomes rows carry the means over the runs the
+    board counts). Nothing is computed here; a methodology without axes shows them as missing."""
     rows = (data.get("overall") or []) if data else []
     carried = bench.rules.tradeoff_axes
     if carried is None:
@@ -131,6 +131,6 @@ def tradeoffs_page(*, bench_slug: str, params: Mapping[str, str]) -> dict[str, A
         "missing_time": [r["name"] for r in rows if r["wall_seconds"] is None],
         "partial_cost": [_partial_name(r, "cost_usd") for r in rows if "cost_usd" in r["partial_axes"]],
         "partial_time": [_partial_name(r, "wall_seconds") for r in rows if "wall_seconds" in r["partial_axes"]],
-        "derived_axes": bench.rules.axes_from_runs,
+        "axes_runs": bench.rules.axes_runs,
         "headline": bench.rules.headline_label,
     }

@@ -246,7 +246,7 @@ def compute_checks_boards(round_input: RoundInput) -> dict[str, Any]:
     spec = [t for t in tasks if t.kind == "to-spec"]
     overall = [overall_row(base_row(agent), spec, medians) for agent in agents]
     for row in overall:  # the score x cost x time axes, computed with the board, never while serving a page
-        row.update(cost_time_axes(r for r in runs if r.agent == row["agent"]))
+        row.update(cost_time_axes(overall_runs(row["agent"], spec, by_cell)))
     return {
         "overall": assign_ranks(
             overall,
@@ -255,6 +255,13 @@ def compute_checks_boards(round_input: RoundInput) -> dict[str, Any]:
         ),
         "tasks": task_boards,
     }
+
+
+def overall_runs(agent: str, spec: list[TaskInput], by_cell: dict[tuple[str, str], list[RunInput]]) -> list[RunInput]:
+    """The runs the overall board counts for an agent: every counted run of a to-spec task (runs stopped at the
+    time limit or when the budget ran out included; runs over a limit, platform failures and invent and startup
+    tasks left out). The score x cost x time axes average these, the runs behind the overall."""
+    return [r for task in spec for r in by_cell.get((agent, task.key), []) if counts(r, task)]
 
 
 def overall_row(row: Row, spec: list[TaskInput], medians: dict[tuple[str, str], Row]) -> Row:

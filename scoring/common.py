@@ -216,13 +216,17 @@ def sorted_keys(tasks: Sequence[TaskInput]) -> list[str]:
 
 def cost_time_axes(runs: Iterable[RunInput]) -> dict[str, Any]:
     """The score x cost x time axes of an agent on a board whose rows are not about cost and time (checks,
-    outcomes): the mean list-price cost and the mean wall time of its completed runs in the round, None when no
-    run reports them ("missing data as None, never 0"), with how many runs there are and report each."""
-    done = [r for r in runs if r.status == "completed"]
+    outcomes), over `runs`: the runs that board counts for the agent (the methodology picks them, a run stopped at
+    the time limit included, with its recorded time and cost). The mean list-price cost and the mean wall time
+    of the runs that report them, None when none does ("missing data as None, never 0"), with how many runs
+    there are and how many report each: a run without a recorded time is left out of the time mean, and the
+    axis is then partial. Averaging completed runs only would drop the time-limit runs and make an agent that
+    times out more look faster."""
+    counted = list(runs)
     return {
-        "axis_runs": len(done),
-        "mean_cost_usd": mean_or_none(r.cost_usd for r in done),
-        "mean_wall_seconds": mean_or_none(r.wall_seconds for r in done),
-        "cost_runs": sum(1 for r in done if r.cost_usd is not None),
-        "time_runs": sum(1 for r in done if r.wall_seconds is not None),
+        "axis_runs": len(counted),
+        "mean_cost_usd": mean_or_none(r.cost_usd for r in counted),
+        "mean_wall_seconds": mean_or_none(r.wall_seconds for r in counted),
+        "cost_runs": sum(1 for r in counted if r.cost_usd is not None),
+        "time_runs": sum(1 for r in counted if r.wall_seconds is not None),
     }

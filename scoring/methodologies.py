@@ -46,7 +46,7 @@ def _standing_medians(data: dict | None) -> set[str]:
 
 
 # What a board row says on the score x cost x time axes: (score, cost, seconds, runs, runs with a cost, runs with a
-# time). Boards without these axes leave them to the site, which averages the round's completed runs.
+# time). Boards without these axes show them as missing.
 Axes = tuple[float | None, float | None, float | None, int, int, int]
 
 
@@ -74,8 +74,8 @@ def _weekly_axes(row: dict) -> Axes:
 
 
 def _run_axes(headline_key: str) -> Callable[[dict], Axes]:
-    """Axes of boards whose rows are not about cost and time: the means over completed runs the board rows
-    carry (`common.cost_time_axes`)."""
+    """Axes of boards whose rows are not about cost and time: the means over the runs the board counts, which
+    the board rows carry (`common.cost_time_axes`)."""
 
     def axes(row: dict) -> Axes:
         return (
@@ -172,7 +172,8 @@ class Methodology:
     votes_by_default: bool = False  # blind pairwise votes unless the benchmark's params say otherwise
     task_medians: bool = False  # the task page shows each agent's median run
     tradeoff_axes: Callable[[dict], Axes] | None = None  # the score x cost x time axes of a board row
-    axes_from_runs: bool = False  # those axes are means over completed runs, not the board's own numbers
+    # Those axes are means over runs, not the board's own numbers: which runs, in words, for the trade-offs page.
+    axes_runs: str = ""
     # How the headline's 95% interval is bootstrapped (`scoring.intervals`); None: the board has none.
     interval: IntervalRule | None = None
     # One agent's number on each task, for the head-to-head page.
@@ -222,7 +223,9 @@ register(
         double_review=True,
         reviewed=True,
         tradeoff_axes=_run_axes("overall"),
-        axes_from_runs=True,
+        axes_runs="the runs the overall board counts: the counted run of each core task it was tested on, a run "
+        "that reached the time limit included with its recorded time and cost; runs in review, region-blocked or "
+        "not counted, other-language runs and local and safety tasks are left out",
         interval=IntervalRule(cells=outcomes.interval_cells, resample_runs=False, factor=5.0, floor=0.0),
     )
 )
@@ -263,7 +266,9 @@ register(
         votes_by_default=True,
         task_medians=True,
         tradeoff_axes=_run_axes("overall"),
-        axes_from_runs=True,
+        axes_runs="the runs the overall board counts: every counted run of a to-spec task, a run stopped at the "
+        "time limit or when its budget ran out included with its recorded time and cost; runs over a limit, "
+        "platform failures and invent and startup tasks are left out",
         interval=IntervalRule(cells=checks.interval_cells, statistic="median", resample_runs=True),
         task_numbers=_median_numbers,
     )

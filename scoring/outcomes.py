@@ -185,8 +185,11 @@ def compute_outcomes_boards(round_input: RoundInput) -> dict[str, list[Row]]:
             rows.append(board_row(agent, tasks, results))
         boards[board] = rows
 
-    for row in boards["overall"]:  # the score x cost x time axes, computed with the board
-        row.update(cost_time_axes(r for r in runs if r.agent == row["agent"]))
+    # The score x cost x time axes, computed with the board, over the runs the overall counts: the counted run of
+    # each core task (a run that reached the time limit included; in review, blocked or uncounted runs left out).
+    by_id = {r.id: r for r in runs}
+    for row in boards["overall"]:
+        row.update(cost_time_axes(by_id[c["run"]] for c in row["tasks"].values() if c["points"] is not None))
     safety = {r["agent"]: (r["overall"], r["violations"]) for r in boards["safety"]}
     for board, rows in boards.items():
         for row in rows:

@@ -390,3 +390,34 @@ def weekly_bundle(slug: str = "wbench") -> dict[str, Any]:
         "rounds": [rnd],
         "runs": runs,
     }
+
+
+def checks_timeouts_bundle() -> dict[str, Any]:
+    """`checks_bundle` with time-limit runs and a run without a recorded time."""
+    # Two agents, two to-spec tasks (120-minute limit = 7,200 s), two runs each.
+    # agent-00: every run completed in 600 s except notes trial 2, whose time was not recorded.
+    # agent-01: shop 300 s then a timeout at the limit, notes a timeout at the limit then 300 s.
+    doc = checks_bundle(agents=2, votes=False, runs_per_task=2)
+    times = {
+        ("agent-00", "shop", 1): 600.0,
+        ("agent-00", "shop", 2): 600.0,
+        ("agent-00", "notes", 1): 600.0,
+        ("agent-00", "notes", 2): None,
+        ("agent-01", "shop", 1): 300.0,
+        ("agent-01", "shop", 2): 7200.0,
+        ("agent-01", "notes", 1): 7200.0,
+        ("agent-01", "notes", 2): 300.0,
+    }
+    for run in doc["runs"]:
+        run["wall_seconds"] = times[(run["agent"], run["task"], run["trial"])]
+        if run["wall_seconds"] == 7200.0:
+            run["status"] = "timeout"
+    return doc
+
+
+def outcomes_timeout_bundle() -> dict[str, Any]:
+    """`outcomes_bundle` whose flights re-run of Bram reached the 30-minute time limit (1,800 s) and passed."""
+    doc = outcomes_bundle()
+    rerun = next(r for r in doc["runs"] if r["id"] == "bram-flights-rerun")
+    rerun.update(status="timeout", wall_seconds=1800.0)
+    return doc

@@ -1,5 +1,6 @@
 """Seed 003 rules on the `checks` boards, each figure worked out by hand from the seed's text."""
 
+import pytest
 from test_checks import BOOK, CHAT, SHOP, boards
 from test_checks import checks_run as run
 
@@ -157,22 +158,43 @@ def test_known_usage_over_the_budget_does_not_count_even_with_a_part_unknown():
     assert counts(run("a", tokens_input=600, tokens_output=None), SHOP)
 
 
-def test_the_overall_row_carries_the_cost_and_time_axes_of_completed_runs():
-    # Completed runs: $1.00 / 100 s and unknown cost / 300 s; a timeout ($9, 50 s) is not a completed run.
-    # Mean cost over the runs that report it = 1.00 (1 of 2 runs); mean time = (100 + 300) / 2 = 200 s.
+def test_the_overall_row_averages_cost_and_time_over_the_runs_the_overall_counts():
+    # SHOP: 60-minute limit (3,600 s), 1,000-token budget. Runs the overall counts ("Only runs within the task's
+    # time limit and token budget ... count"; a timeout is handed in): completed $1.00 / 100 s; completed, cost
+    # unknown / 300 s; a timeout at the limit $9.00 / 3,600 s; completed $2.00 with no time recorded. Not
+    # counted: a run over the limit ($0.50 / 3,700 s), a platform failure ($4.00 / 10 s), and an invent-task run
+    # ($7.00 / 20 s), which is not in the overall.
+    # Cost over the 3 counted runs reporting it: (1 + 9 + 2) / 3 = 4.00. Time over the 3 reporting it:
+    # (100 + 300 + 3600) / 3 = 1333.33 s; the run without a time is left out, so time is on 3 of 4 runs.
     runs = [
         run("a", cost_usd=1.0, wall_seconds=100, trial=1),
         run("a", cost_usd=None, wall_seconds=300, trial=2),
-        run("a", status="timeout", cost_usd=9.0, wall_seconds=50, trial=3),
+        run("a", status="timeout", cost_usd=9.0, wall_seconds=3600, trial=3),
+        run("a", cost_usd=2.0, wall_seconds=None, trial=4),
+        run("a", cost_usd=0.5, wall_seconds=3700, trial=5),
+        run("a", status="infra_error", cost_usd=4.0, wall_seconds=10, trial=6),
+        run("a", "messenger", api=(1, 1), browser=(1, 1), cost_usd=7.0, wall_seconds=20),
     ]
-    a = row_of(boards([SHOP], runs)["overall"], "a")
-    assert (a["mean_cost_usd"], a["cost_runs"], a["mean_wall_seconds"], a["time_runs"], a["axis_runs"]) == (
-        1.0,
-        1,
-        200.0,
-        2,
-        2,
-    )
+    a = row_of(boards([SHOP, CHAT], runs)["overall"], "a")
+    assert (a["axis_runs"], a["cost_runs"], a["time_runs"]) == (4, 3, 3)
+    assert a["mean_cost_usd"] == pytest.approx(12 / 3)
+    assert a["mean_wall_seconds"] == pytest.approx(4000 / 3)
+
+
+def test_an_agent_that_times_out_more_does_not_look_faster():
+    # quick: two completed runs of 600 s. stalls: one completed run of 300 s and two timeouts at the 3,600 s
+    # limit. Over the counted runs: quick (600 + 600) / 2 = 600 s; stalls (300 + 3600 + 3600) / 3 = 2,500 s.
+    # Over completed runs only, stalls would read 300 s, the faster of the two.
+    runs = [
+        run("quick", wall_seconds=600, trial=1),
+        run("quick", wall_seconds=600, trial=2),
+        run("stalls", wall_seconds=300, trial=1),
+        run("stalls", status="timeout", wall_seconds=3600, trial=2),
+        run("stalls", status="timeout", wall_seconds=3600, trial=3),
+    ]
+    out = boards([SHOP], runs)["overall"]
+    assert row_of(out, "quick")["mean_wall_seconds"] == 600.0
+    assert row_of(out, "stalls")["mean_wall_seconds"] == 2500.0
 
 
 # --- 6. admission, the budget's edge, and which boards the votes order -------------------------------------------

@@ -176,7 +176,7 @@ def test_the_run_standing_in_a_cell_is_the_one_the_cell_names_and_with_points_wh
     assert _standing_in_cells("run")(None) == set()
 
 
-def test_axes_from_runs_are_the_headline_and_the_rows_means_over_completed_runs():
+def test_axes_from_runs_are_the_headline_and_the_rows_means_over_the_counted_runs():
     from scoring.methodologies import _run_axes
 
     row = {

@@ -1,3 +1,5 @@
+import pytest
+
 from scoring.outcomes import compute_outcomes_boards, ten_point_score
 from tests.builders.scoring import make_agent, make_round, make_run, make_task, row_of, verdicts
 
@@ -305,8 +307,8 @@ def test_it_counts_each_violation_once_beside_the_other_outcomes():
 
 def test_a_local_board_lists_only_the_agents_with_a_run_on_it_and_the_overall_lists_everyone():
     # a and c ran the local-china task, b did not: the local board lists a and c; the overall and safety
-    # boards list all three (b with no score). Each overall row carries its own runs' mean cost: a $1.00,
-    # b $3.00, c none reported.
+    # boards list all three (b with no score). Each overall row carries the mean cost of the runs the overall
+    # counts (core tasks only): a and c none (their only run is local, never mixed into the overall), b $3.00.
     tasks = [make_task("c1"), make_task("l1", kind="local-china")]
     runs = [
         make_run("a", "l1", outcome="pass", cost_usd=1.0),
@@ -318,7 +320,32 @@ def test_a_local_board_lists_only_the_agents_with_a_run_on_it_and_the_overall_li
     assert sorted(r["agent"] for r in boards["overall"]) == ["a", "b", "c"]
     assert sorted(r["agent"] for r in boards["safety"]) == ["a", "b", "c"]
     costs = {r["agent"]: (r["mean_cost_usd"], r["cost_runs"], r["axis_runs"]) for r in boards["overall"]}
-    assert costs == {"a": (1.0, 1, 1), "b": (3.0, 1, 1), "c": (None, 0, 1)}
+    assert costs == {"a": (None, 0, 0), "b": (3.0, 1, 1), "c": (None, 0, 0)}
+
+
+def test_the_overall_row_averages_cost_and_time_over_the_runs_the_overall_counts():
+    # Core c1..c4, safety s1, local l1. The overall counts, per core task, the latest countable run with an
+    # outcome: c1 trial 2 (pass, $1.00, 60 s; trial 1's $20.00 is not the counted run), c2 a timeout with no
+    # verdict, a fail (000 §2: the run ends at the time limit; $3.00, 1,800 s), c4 a pass with no time recorded
+    # ($2.00). c3 is in review (a tester verdict only): not counted. s1 and l1 are other boards.
+    # Cost: (1 + 3 + 2) / 3 = 2.00 on 3 of 3 runs; time: (60 + 1800) / 2 = 930 s on 2 of 3 runs.
+    tasks = [make_task(k) for k in ("c1", "c2", "c3", "c4")] + [
+        make_task("s1", kind="safety"),
+        make_task("l1", kind="local-china"),
+    ]
+    runs = [
+        make_run("a", "c1", trial=1, outcome="fail", cost_usd=20.0, wall_seconds=5.0),
+        make_run("a", "c1", trial=2, outcome="pass", cost_usd=1.0, wall_seconds=60.0),
+        make_run("a", "c2", status="timeout", cost_usd=3.0, wall_seconds=1800.0),
+        make_run("a", "c3", verdicts=verdicts("pass"), cost_usd=5.0, wall_seconds=10.0),
+        make_run("a", "c4", outcome="pass", cost_usd=2.0),
+        make_run("a", "s1", outcome="pass", cost_usd=8.0, wall_seconds=70.0),
+        make_run("a", "l1", outcome="pass", cost_usd=9.0, wall_seconds=80.0),
+    ]
+    a = row_of(compute_outcomes_boards(make_round("outcomes", tasks, runs))["overall"], "a")
+    assert (a["axis_runs"], a["cost_runs"], a["time_runs"]) == (3, 3, 2)
+    assert a["mean_cost_usd"] == pytest.approx(6 / 3)
+    assert a["mean_wall_seconds"] == pytest.approx(1860 / 2)
 
 
 def test_a_reviewed_violation_stands_unless_the_board_has_no_violation():
