@@ -25,7 +25,15 @@ def weekly_table(ctx: BoardContext, tab: str) -> Table:
         Column("time", "Time"),
         Column("cost", "Cost", title="Dollars when every run was metered, else the plan label"),
     ]
-    out = [{"agent": row["agent"], "cells": _weekly_cells(ctx, row, keys)} for row in rows]
+    # The CSV carries what a partial total lacks beside it: runs without a time, tasks without a run.
+    out = [
+        {
+            "agent": row["agent"],
+            "cells": _weekly_cells(ctx, row, keys),
+            "extra": [row.get("runs_without_time") or 0, len(row.get("tasks_without_run") or [])],
+        }
+        for row in rows
+    ]
     return Table(
         caption=f"{ctx.rnd.name or ctx.rnd.key}: week of {ctx.rnd.starts_on or ''}",
         columns=cols,
@@ -33,7 +41,9 @@ def weekly_table(ctx: BoardContext, tab: str) -> Table:
         note="Ranked by pass rate, then fewer interventions (an unknown count goes after every "
         "known total), then lower dollar cost, then name (ignoring case). Points stay "
         "visible so a partial is not hidden; a partial is not a pass. A run that reaches "
-        "the 30-minute cap is a fail and counts 30 minutes of time.",
+        "the 30-minute cap is a fail and counts 30 minutes of time. A task of the week without a run leaves "
+        "the interventions and dollar cost unknown; a time total missing some runs' times says how many.",
+        extra_columns=["runs_without_time", "tasks_without_run"],
     )
 
 
@@ -54,7 +64,7 @@ def _weekly_cells(ctx: BoardContext, row: dict[str, Any], keys: list[str]) -> li
             sub=f"{len(row['in_review'])} in review" if row.get("in_review") else "",
         ),
         _interventions_cell(row, href),
-        num_cell(row.get("seconds"), fmt_seconds(row.get("seconds")), href),
+        _time_cell(row, href),
         _cost_cell(row, href),
     ]
     return cells
@@ -77,24 +87,40 @@ def _outcome_cell(ctx: BoardContext, c: dict[str, Any] | None) -> Cell:
     )
 
 
+def _without_run(row: dict[str, Any]) -> str:
+    missing = row.get("tasks_without_run") or []
+    return f"no run on {len(missing)} of {row.get('tasks_that_week')} tasks" if missing else ""
+
+
+def _time_cell(row: dict[str, Any], href: str) -> Cell:
+    """The week's time, published with the result: a total missing some runs' times says how many
+    ("3h 10m (2 runs without time)"), never a plain smaller sum."""
+    seconds, missing = row.get("seconds"), row.get("runs_without_time") or 0
+    if not missing:
+        return num_cell(seconds, fmt_seconds(seconds), href)
+    total = fmt_seconds(seconds) if seconds is not None else "no time"
+    runs = "run" if missing == 1 else "runs"
+    return num_cell(seconds, f"{total} ({missing} {runs} without time)", href, badges=[("partial", "warn")])
+
+
 def _cost_cell(row: dict[str, Any], href: str) -> Cell:
-    """Dollars when every run was metered, else the plan label, else nothing."""
+    """Dollars when every task has a run and every run was metered, unknown when a task has none, else the
+    plan label, else nothing."""
     if row.get("cost_kind") == "dollars":
         return num_cell(row.get("cost_usd"), fmt_money(row.get("cost_usd")), href, sub="metered")
+    if row.get("cost_kind") == "unknown":
+        return Cell(text="unknown", sort=None, href=href, raw=None, sub=_without_run(row))
     if row.get("plan_label"):
         return Cell(text=row["plan_label"], sort=None, href=href, sub="plan label", raw=row["plan_label"])
     return Cell(text="–")
 
 
 def _interventions_cell(row: dict[str, Any], href: str | None) -> Cell:
-    """The week's interventions, or "unknown" when a run has no count (a missing count is not 0)."""
+    """The week's interventions, or "unknown" when a run has no count or a task has no run (a missing count is
+    not 0)."""
     if row.get("interventions") is not None:
         return num_cell(row["interventions"], str(row["interventions"]), href)
     unrecorded = row.get("interventions_unrecorded") or []
-    return Cell(
-        text="unknown",
-        sort=None,
-        href=href,
-        raw=None,
-        sub=f"not recorded on {len(unrecorded)} of {len(row.get('tasks') or {})} runs" if unrecorded else "",
-    )
+    why = [f"not recorded on {len(unrecorded)} of {len(row.get('tasks') or {})} runs" if unrecorded else ""]
+    why.append(_without_run(row))
+    return Cell(text="unknown", sort=None, href=href, raw=None, sub="; ".join(w for w in why if w))

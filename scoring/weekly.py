@@ -70,15 +70,17 @@ def weekly_outcome(run: RunInput, task: TaskInput | None = None) -> str | None:
 
 def _cost_key(row: Row) -> tuple[int, float]:
     """Tie-break 3: dollars compared when both have them; a plan-label-only agent never outranks a dollar
-    figure; between two plan labels cost does not break the tie (both keys equal)."""
+    figure, nor does one whose dollar total is unknown (a task without a run); between two such agents cost
+    does not break the tie (both keys equal)."""
     return (0, row["cost_usd"]) if row["cost_usd"] is not None else (1, 0.0)
 
 
-def week_interventions(runs: list[RunInput]) -> int | None:
-    """ "The table sums interventions across the week's tasks": the sum, or None (unknown) as soon as one run
-    has no count. An unreported count is unknown, not 0: summing the others would make the week look
-    smoother than it was."""
-    if not runs or any(r.interventions is None for r in runs):
+def week_interventions(runs: list[RunInput], tasks_without_run: list[str] | None = None) -> int | None:
+    """ "The table sums interventions across the week's tasks" ("Fewer human interventions across those
+    tasks"): the sum, or None (unknown) as soon as one run has no count or one of the week's tasks has no
+    counted run. An unreported count is unknown, not 0: summing the others would make the week look smoother
+    than it was, and a skipped task would make it look smoother still."""
+    if not runs or tasks_without_run or any(r.interventions is None for r in runs):
         return None
     return sum(r.interventions or 0 for r in runs)
 
@@ -86,9 +88,10 @@ def week_interventions(runs: list[RunInput]) -> int | None:
 def order_key(row: Row) -> tuple:
     """Seed 004 "Ranking": higher pass rate, fewer interventions, lower dollar cost, then name.
 
-    Unknown interventions sort after every known total at the same pass rate (a missing number is not a
-    zero). "Alphabetical by agent name" ignores case, so "aider" comes before "Claude Code" and "Zed"; the
-    name as written, then the slug, only keep the order total.
+    Unknown interventions (a run without a count, or a task of the week without a run) sort after every known
+    total at the same pass rate (a missing number is not a zero). "Alphabetical by agent name" ignores case,
+    so "aider" comes before "Claude Code" and "Zed"; the name as written, then the slug, only keep the order
+    total.
     """
     rate = row["pass_rate"]
     return (
@@ -101,8 +104,15 @@ def order_key(row: Row) -> tuple:
     )
 
 
-def agent_row(row: Row, runs: list[RunInput], week_tasks: int, entry: EntryInput | None) -> Row:
-    """One agent's week: "One run is labeled and scored" (the latest trial when several exist)."""
+def agent_row(row: Row, runs: list[RunInput], week_tasks: list[str], entry: EntryInput | None) -> Row:
+    """One agent's week over the week's task keys: "One run is labeled and scored" (the latest trial when
+    several exist).
+
+    A task of the week without a counted run (none at all, or only platform failures) leaves the week's
+    interventions and dollar cost unknown, listed under `tasks_without_run`: a total "across those tasks" is
+    not known with a term missing, and summing the rest would let a skipped task lower it. Time is published
+    with the result: `seconds` sums the runs with a time, and `runs_without_time` counts the runs without one,
+    so a partial total is never read as the whole."""
     chosen: dict[str, RunInput] = {}
     not_counted: list[str] = []
     for key in sorted({r.task for r in runs}):
@@ -127,25 +137,30 @@ def agent_row(row: Row, runs: list[RunInput], week_tasks: int, entry: EntryInput
     outcomes = [c["outcome"] for c in cells.values()]
     passes = outcomes.count("pass")
     used = list(chosen.values())
-    dollars = bool(used) and all(r.cost_usd is not None for r in used)
+    without_run = sorted(k for k in week_tasks if k not in chosen)
+    metered = bool(used) and all(r.cost_usd is not None for r in used)
+    dollars = metered and not without_run
     labels = sorted({r.plan_label for r in used if r.cost_usd is None and r.plan_label})
     plan_label = None
-    if not dollars:
+    if not metered:
         plan_label = ", ".join(labels) if labels else (entry.plan if entry else None)
+    cost_kind = "dollars" if dollars else ("unknown" if metered else ("plan" if plan_label else None))
     row.update(
         {
             "passes": passes,
             "partials": outcomes.count("partial"),
             "fails": outcomes.count("fail"),
             "points": sum(c["points"] or 0 for c in cells.values()),
-            "pass_rate": passes / week_tasks if week_tasks else None,
-            "tasks_that_week": week_tasks,
-            "interventions": week_interventions(used),
+            "pass_rate": passes / len(week_tasks) if week_tasks else None,
+            "tasks_that_week": len(week_tasks),
+            "tasks_without_run": without_run,
+            "interventions": week_interventions(used, without_run),
             "interventions_unrecorded": sorted(r.task for r in used if r.interventions is None),
             "seconds": fsum_or_none(c["seconds"] for c in cells.values()),
+            "runs_without_time": sum(1 for c in cells.values() if c["seconds"] is None),
             "cost_usd": fsum_or_none(r.cost_usd for r in used) if dollars else None,
             "plan_label": plan_label,
-            "cost_kind": "dollars" if dollars else ("plan" if plan_label else None),
+            "cost_kind": cost_kind,
             "in_review": sorted(k for k, c in cells.items() if c["outcome"] == "in_review"),
             "not_counted": not_counted,
             "tasks": cells,
@@ -160,13 +175,14 @@ def compute_weekly_boards(round_input: RoundInput) -> dict[str, list[Row]]:
 
     pass_rate = passes / "the number of tasks that week": the round's task set (`RoundInput.tasks`: the
     bundle's `rounds[].tasks`, else the tasks with any run in the round);
-    interventions summed over the week's runs (unknown when any run has no count); time summed with each run
-    stopping at the 30-minute cap (a timed-out run counts the 30 minutes); cost summed in dollars
-    when every run was metered, else the plan label. Rank is the position in the order of `order_key`:
-    the order is total (it ends with the name), so ranks are 1..n without ties.
+    interventions summed over the week's runs (unknown when any run has no count or any task of the week has
+    no counted run); time summed with each run stopping at the 30-minute cap (a timed-out run counts the 30
+    minutes), with the number of runs without a time beside it; cost summed in dollars when every task has a
+    run and every run was metered (unknown when a task has none), else the plan label. Rank is the position
+    in the order of `order_key`: the order is total (it ends with the name), so ranks are 1..n without ties.
     """
     runs = effective_runs(round_input)
-    week_tasks = len(round_input.tasks)
+    week_tasks = sorted(t.key for t in round_input.tasks)
     entries = {e.agent: e for e in round_input.entries}
     by_agent: dict[str, list] = {}
     for r in runs:

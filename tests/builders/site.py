@@ -421,3 +421,57 @@ def outcomes_timeout_bundle() -> dict[str, Any]:
     rerun = next(r for r in doc["runs"] if r["id"] == "bram-flights-rerun")
     rerun.update(status="timeout", wall_seconds=1800.0)
     return doc
+
+
+def weekly_gaps_bundle(slug: str = "wgaps") -> dict[str, Any]:
+    """A weekly table of three tasks, every run 1 intervention and $1.00: Runner ran all three (600, 1,200 and
+    900 s); Skipper ran trip and inbox (600 s each) and skipped research; Drifter ran all three but only
+    research (900 s) has a recorded time. Each passed trip and failed the rest."""
+    agents = [
+        {"slug": s, "name": s.title(), "primary_language": "en", "languages": ["en"]}
+        for s in ("runner", "skipper", "drifter")
+    ]
+    keys = ("trip", "inbox", "research")
+    tasks = [
+        {"key": k, "title": k.title(), "version": "1.0", "kind": "core", "dimensions": [], "prompt": "Do it."}
+        for k in keys
+    ]
+    times = {
+        "runner": (600.0, 1200.0, 900.0),
+        "skipper": (600.0, 600.0, None),
+        "drifter": (None, None, 900.0),
+    }
+    runs = [
+        {
+            "id": f"{agent}-{key}",
+            "round": "w1",
+            "agent": agent,
+            "task": key,
+            "task_version": "1.0",
+            "trial": 1,
+            "status": "completed",
+            "outcome": "pass" if key == "trip" else "fail",
+            "interventions": 1,
+            "cost_usd": 1.0,
+            **({"wall_seconds": t} if t is not None else {}),
+        }
+        for agent, per_task in times.items()
+        for key, t in zip(keys, per_task, strict=True)
+        if not (agent == "skipper" and key == "research")
+    ]
+    rnd = {
+        "key": "w1",
+        "name": "Week 1",
+        "status": "published",
+        "published_at": "2026-03-08T12:00:00Z",
+        "starts_on": "2026-03-02",
+        "tasks": list(keys),
+        "entries": [{"agent": a["slug"]} for a in agents],
+    }
+    return {
+        "benchmark": {"slug": slug, "name": f"Bench {slug}", "methodology": "weekly"},
+        "agents": agents,
+        "tasks": tasks,
+        "rounds": [rnd],
+        "runs": runs,
+    }

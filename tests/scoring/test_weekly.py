@@ -1,3 +1,5 @@
+import pytest
+
 from scoring.types import EntryInput
 from scoring.weekly import compute_weekly_boards
 from tests.builders.scoring import make_agent, make_round, make_run, make_task, row_of, verdicts
@@ -125,6 +127,54 @@ def test_it_ranks_unknown_interventions_after_known_totals_at_the_same_pass_rate
     # comes before gappy (0 recorded, one run unknown) and quiet (all unknown); those two tie on
     # interventions and cost and go by name, Gappy before Quiet.
     assert [r["agent"] for r in rows] == ["ace", "steady", "gappy", "quiet"]
+
+
+def test_a_task_without_a_run_leaves_interventions_and_dollars_unknown_and_ranks_after_known_totals():
+    # Week of 3 tasks (004: "Fewer human interventions across those tasks"). Every run: 1 intervention, $1.00.
+    # runner: trip pass, inbox fail, research fail -> 1/3, 1 + 1 + 1 = 3 interventions, $3.00.
+    # skipper: trip pass, inbox fail, no research run -> 1/3; the research term is missing: unknown, not 2 / $2.
+    # glitch: as skipper, but research was a platform failure (not counted): unknown too.
+    # All at 1/3: runner's known 3 comes first; glitch and skipper tie (unknown, unknown dollars) -> by name.
+    # Summing what ran would put skipper and glitch (2) above runner (3).
+    tasks = TASKS[:3]
+    runs = week("runner", ["pass", "fail", "fail"], interventions=1, cost_usd=1.0)
+    runs += week("skipper", ["pass", "fail"], interventions=1, cost_usd=1.0)
+    runs += week("glitch", ["pass", "fail"], interventions=1, cost_usd=1.0)
+    runs += [make_run("glitch", "research", status="infra_error", interventions=0, cost_usd=0.0)]
+    rows = table(runs, tasks=tasks)
+    assert [r["agent"] for r in rows] == ["runner", "glitch", "skipper"]
+    runner, skipper = row_of(rows, "runner"), row_of(rows, "skipper")
+    assert (runner["interventions"], runner["cost_usd"], runner["cost_kind"]) == (3, 3.0, "dollars")
+    assert (skipper["interventions"], skipper["cost_usd"], skipper["cost_kind"]) == (None, None, "unknown")
+    assert skipper["tasks_without_run"] == ["research"] and row_of(rows, "glitch")["tasks_without_run"] == ["research"]
+    assert skipper["pass_rate"] == pytest.approx(1 / 3)
+
+
+def test_a_skipped_tasks_smaller_dollar_sum_does_not_win_the_cost_tie_break():
+    # Week of 3 tasks; both agents have an unrecorded intervention count (unknown, a tie on interventions) and
+    # pass 1 of 3. zoe ran all three at $1.00: $3.00. aaron skipped research: $1 + $1 = $2 is not its week's
+    # cost; unknown, and "An agent with only a plan label does not outrank an agent with a measured dollar
+    # cost" holds for an unknown one too -> zoe before aaron, though aaron's $2 < $3 and "aaron" < "zoe".
+    runs = week("zoe", ["pass", "fail", "fail"], cost_usd=1.0) + week("aaron", ["pass", "fail"], cost_usd=1.0)
+    rows = table(runs, tasks=TASKS[:3])
+    assert [r["agent"] for r in rows] == ["zoe", "aaron"]
+    assert row_of(rows, "aaron")["cost_usd"] is None
+
+
+def test_a_weeks_time_missing_some_runs_times_says_how_many():
+    # 004: "Time is published with the result". trip 600 s; inbox and research completed with no time
+    # recorded; expense timed out with no time: the cap, 1,800 s. Total of the known: 600 + 1800 = 2,400 s,
+    # with 2 runs without a time beside it (never a plain 2,400 s).
+    runs = [
+        make_run("a", "trip", outcome="pass", wall_seconds=600.0),
+        make_run("a", "inbox", outcome="fail"),
+        make_run("a", "research", outcome="pass"),
+        make_run("a", "expense", status="timeout"),
+    ]
+    row = table(runs)[0]
+    assert (row["seconds"], row["runs_without_time"]) == (2400.0, 2)
+    full = table([make_run("b", "trip", outcome="pass", wall_seconds=60.0)])[0]
+    assert (full["seconds"], full["runs_without_time"]) == (60.0, 0)
 
 
 def test_it_breaks_the_last_tie_alphabetically_ignoring_case():
@@ -263,5 +313,5 @@ def test_an_agent_row_without_an_entry_has_no_plan_to_fall_back_to():
     from scoring.common import base_row
     from scoring.weekly import agent_row
 
-    row = agent_row(base_row(make_agent("a")), [make_run("a", "trip", outcome="pass")], 1, None)
+    row = agent_row(base_row(make_agent("a")), [make_run("a", "trip", outcome="pass")], ["trip"], None)
     assert (row["plan_label"], row["cost_kind"], row["pass_rate"]) == (None, None, 1.0)

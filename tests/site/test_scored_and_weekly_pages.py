@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from tests.builders.site import scored_bundle, weekly_bundle
+from tests.builders.site import scored_bundle, weekly_bundle, weekly_gaps_bundle
 
 pytestmark = pytest.mark.django_db
 
@@ -95,5 +95,52 @@ def test_it_counts_30_minutes_for_a_timeout_and_caps_every_task_at_30(load, clie
 def test_it_explains_the_weekly_rules_on_the_methodology_page(load, client):
     load(weekly_bundle())
     html = client.get("/b/wbench/methodology/").content.decode()
-    for words in ("shows “unknown”", "ignoring case", "same for every task", "adds 30 minutes"):
+    for words in (
+        "shows “unknown”",
+        "ignoring case",
+        "same for every task",
+        "adds 30 minutes",
+        "Fewer human interventions across those tasks",
+        "2 runs without time",
+    ):
         assert words in html
+
+
+def test_a_skipped_task_leaves_the_weeks_interventions_and_cost_unknown_and_ranks_it_after(load, client):
+    load(weekly_gaps_bundle())
+    html = client.get("/b/wgaps/").content.decode()
+    # All pass 1 of 3, every run 1 intervention and $1.00. Runner and Drifter: 3 interventions, $3.00 -> by
+    # name, Drifter then Runner. Skipper has no research run: interventions and cost unknown (its 2 and $2.00
+    # would have put it first), so it comes last.
+    assert html.index(">Drifter<") < html.index(">Runner<") < html.index(">Skipper<")
+    skipper = _row(html, "Skipper")
+    assert skipper.count(">unknown<") == 2 and "no run on 1 of 3 tasks" in skipper
+    assert "$2.00" not in skipper
+
+
+def test_a_weeks_time_missing_runs_times_is_shown_as_partial(load, client):
+    load(weekly_gaps_bundle())
+    html = client.get("/b/wgaps/").content.decode()
+    # Drifter: only research's 900 s is recorded: "15m 00s (2 runs without time)", never a plain 15m 00s.
+    # Runner: 600 + 1200 + 900 = 2,700 s = 45m 00s, every time recorded.
+    assert "15m 00s (2 runs without time)" in _row(html, "Drifter")
+    assert "45m 00s<" in _row(html, "Runner") and "without time" not in _row(html, "Runner")
+
+
+def test_the_weekly_downloads_carry_the_runs_without_time_beside_the_total(load, client):
+    import csv
+    import io
+
+    load(weekly_gaps_bundle())
+    rows = {r["agent"]: r for r in csv.DictReader(io.StringIO(client.get("/b/wgaps/r/w1/board.csv").content.decode()))}
+    # Drifter: time 900 s with 2 runs without time; Skipper: 1,200 s, all times recorded, no run on 1 task.
+    assert (rows["drifter"]["time"], rows["drifter"]["runs_without_time"]) == ("900.0", "2")
+    assert (rows["skipper"]["time"], rows["skipper"]["runs_without_time"], rows["skipper"]["tasks_without_run"]) == (
+        "1200.0",
+        "0",
+        "1",
+    )
+    board = client.get("/api/benchmarks/wgaps/rounds/w1/board").json()["data"]["overall"]
+    drifter = next(r for r in board if r["agent"] == "drifter")
+    assert (drifter["seconds"], drifter["runs_without_time"]) == (900.0, 2)
+    assert next(r for r in board if r["agent"] == "skipper")["tasks_without_run"] == ["research"]
