@@ -49,7 +49,12 @@ def _checks_task_table(ctx: BoardContext, task_key: str | None) -> Table:
     cols = [
         Column("rank", "Rank"),
         Column("agent", "Agent", num=False),
-        Column("median", "Median (0-100)", title="The median counted run; lower middle for even counts"),
+        Column(
+            "median",
+            "Median (0-100)",
+            title="The middle of the counted runs ordered by score, then tokens, then time; the worse middle for "
+            "even counts",
+        ),
         Column("runs", "Runs"),
         Column("range", "Range", title="Worst to best counted run"),
         Column("tokens", "Tokens", title="Tokens of the median run"),

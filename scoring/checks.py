@@ -113,19 +113,32 @@ def awaiting_rerun(runs: list[RunInput], task: TaskInput) -> bool:
     return bool(runs) and all(r.status == PLATFORM_FAILURE for r in runs)
 
 
-def median_pick(scored: list[tuple[RunInput, float]]) -> tuple[RunInput, float]:
-    """The median run: "With an even count we take the lower of the two middle runs".
+def _worse_first(value: float | int | None) -> tuple[int, float]:
+    """Sort key putting more first and unknown before everything (missing usage never counts as less)."""
+    return (0, 0.0) if value is None else (1, -float(value))
 
-    Among runs with the median score the one that spent fewer tokens stands for it, then less time, then
-    the earlier trial (unknown tokens or time sort after known ones).
+
+def median_pick(scored: list[tuple[RunInput, float]]) -> tuple[RunInput, float]:
+    """The median run: "its median run there, not its best"; "With an even count we take the lower of the two
+    middle runs".
+
+    The runs are put in one order from worst to best, by score, then tokens, then time ("On equal scores, the
+    one that spent fewer tokens ranks higher, then the one that took less time": a lower score, more tokens
+    or more time is worse, and unknown tokens or time are worse than any known), then the earlier trial; the
+    median is the middle run of that order, the worse of the two middles for an even count, index
+    `(n - 1) // 2`. Among runs tied on the median score it is thus the middle one too, not the luckiest.
     """
-    scores = sorted(s for _, s in scored)
-    median = scores[(len(scores) - 1) // 2]
-    candidates = [(r, s) for r, s in scored if s == median]
-    return min(
-        candidates,
-        key=lambda rs: (asc_none_last(run_tokens(rs[0])), asc_none_last(rs[0].wall_seconds), rs[0].trial, rs[0].id),
+    ordered = sorted(
+        scored,
+        key=lambda rs: (
+            rs[1],
+            _worse_first(run_tokens(rs[0])),
+            _worse_first(rs[0].wall_seconds),
+            rs[0].trial,
+            rs[0].id,
+        ),
     )
+    return ordered[(len(ordered) - 1) // 2]
 
 
 def task_row(agent_row: Row, task: TaskInput, runs: list[RunInput]) -> Row:

@@ -61,6 +61,48 @@ def test_appbench_overall_by_hand(agent):
     assert _board_row(doc, "2026-10", "overall", agent)["overall"] == pytest.approx(by_hand, abs=1e-9)
 
 
+@pytest.mark.parametrize("agent", ["forge", "kestrel", "orbit"])
+def test_appbench_median_runs_by_hand(agent):
+    # Seed 003: "its median run there, not its best"; "On equal scores, the one that spent fewer tokens ranks
+    # higher, then the one that took less time". All counted runs from worst to best (lower score, more tokens,
+    # more time first; unknown tokens or time before known), then the earlier trial; the median is the middle
+    # one, the worse of the two middles for an even count.
+    doc = _load("appbench.json")
+    tasks = {t["key"]: t for t in doc["tasks"] if t["kind"] == "to-spec" and t["key"] in _run_tasks(doc, "2026-10")}
+    rnd = next(r for r in recount(doc)["rounds"] if r["round"] == "2026-10")
+    for key, task in tasks.items():
+        counted = []
+        for r in doc["runs"]:
+            if r["agent"] != agent or r["task"] != key or r["round"] != "2026-10":
+                continue
+            parts = [r.get(f) for f in ("tokens_input", "tokens_output")]
+            tokens = None if None in parts else sum(parts) + (r.get("tokens_cache_write") or 0)
+            used = sum(r.get(f) or 0 for f in ("tokens_input", "tokens_output", "tokens_cache_write"))
+            if (
+                r["status"] not in ("completed", "not_started", "timeout", "budget_exhausted")
+                or (r.get("wall_seconds") or 0) > task["time_limit_min"] * 60
+                or used > task["token_budget"]
+            ):
+                continue
+            started = r["status"] != "not_started" and r.get("app_started") is not False
+            api = r["api_checks_passed"] / r["api_checks_total"] if r.get("api_checks_total") else 0
+            browser = r["browser_steps_passed"] / r["browser_steps_total"] if r.get("browser_steps_total") else 0
+            score = 50 * api + 50 * browser if started else 0.0
+            seconds = r.get("wall_seconds")
+            worse = (
+                score,
+                (0, 0) if tokens is None else (1, -tokens),
+                (0, 0) if seconds is None else (1, -seconds),
+                r["trial"],
+            )
+            counted.append((worse, r["id"]))
+        if not counted:
+            continue
+        by_hand = sorted(counted)[(len(counted) - 1) // 2][1]
+        row = next(x for x in rnd["boards"]["tasks"][key] if x["agent"] == agent)
+        assert row["median_run"] == by_hand, key
+
+
 def test_appbench_published_overall_of_forge_is_the_one_on_the_page():
     # The October board says Forge 74.7; the round's own task set keeps it there whatever tasks come later.
     assert round(_board_row(_load("appbench.json"), "2026-10", "overall", "forge")["overall"], 1) == 74.7

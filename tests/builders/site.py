@@ -475,3 +475,20 @@ def weekly_gaps_bundle(slug: str = "wgaps") -> dict[str, Any]:
         "rounds": [rnd],
         "runs": runs,
     }
+
+
+def checks_median_ties_bundle() -> dict[str, Any]:
+    """`checks_bundle` where agent-00's three shop runs score the same (API 5/10, browser 4/9) and differ in
+    tokens: trial 1 100k + 10k + 5k = 115k, trial 2 300k + 20k + 5k = 325k, trial 3 200k + 30k + 5k = 235k."""
+    doc = checks_bundle(agents=2, votes=False)
+    inputs = {1: 100_000, 2: 300_000, 3: 200_000}
+    for run in doc["runs"]:
+        if run["agent"] == "agent-00" and run["task"] == "shop":
+            run.update(
+                api_checks_passed=5,
+                api_checks_total=10,
+                browser_steps_passed=4,
+                browser_steps_total=9,
+                tokens_input=inputs[run["trial"]],
+            )
+    return doc

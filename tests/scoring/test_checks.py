@@ -54,13 +54,15 @@ def test_it_takes_the_lower_middle_run_for_an_even_count():
     assert boards([SHOP], runs)["tasks"]["shop"][0]["median"] == 25.0
 
 
-def test_it_picks_the_cheaper_of_equal_median_runs():
+def test_of_two_equal_scores_the_median_is_the_worse_run_in_the_full_order():
+    # Both score 77.5; by tokens "big" (600) is worse than "small" (400). Worst first: big, small; an even count
+    # takes the lower (worse) middle, index (2 - 1) // 2 = 0: big, not the cheaper small.
     runs = [
         checks_run("a", tokens_input=500, tokens_output=100, id="big", trial=1),
         checks_run("a", tokens_input=300, tokens_output=100, id="small", trial=2),
     ]
     row = boards([SHOP], runs)["tasks"]["shop"][0]
-    assert row["median_run"] == "small" and row["tokens"] == 400
+    assert row["median_run"] == "big" and row["tokens"] == 600
 
 
 def test_it_leaves_out_runs_over_time_or_token_budget():
@@ -164,15 +166,16 @@ def test_a_to_spec_run_without_checks_keeps_its_published_score_else_scores_zero
     assert check_score(unknown, SHOP) == 37.5
 
 
-def test_equal_median_runs_with_equal_tokens_go_to_the_faster_one():
+def test_equal_median_runs_with_equal_tokens_are_ordered_by_time_and_the_middle_one_stands():
     # Three runs of 55 (6/10 API, 2/4 browser) with 400 tokens each; times 90 s (trial 1), 30 s (trial 2),
-    # 60 s (trial 3). "fewer tokens ..., then less time": the 30-second run stands for the median.
+    # 60 s (trial 3). "fewer tokens ..., then less time": worst first 90, 60, 30; the middle, index
+    # (3 - 1) // 2 = 1, is the 60-second run, not the fastest.
     runs = [
         checks_run("a", api=(6, 10), browser=(2, 4), tokens_input=300, tokens_output=100, wall_seconds=s, trial=t, id=i)
         for t, s, i in ((1, 90.0, "slow"), (2, 30.0, "fast"), (3, 60.0, "mid"))
     ]
     row = boards([SHOP], runs)["tasks"]["shop"][0]
-    assert (row["median"], row["median_run"], row["tokens"], row["seconds"]) == (55.0, "fast", 400, 30.0)
+    assert (row["median"], row["median_run"], row["tokens"], row["seconds"]) == (55.0, "mid", 400, 60.0)
 
 
 def test_a_run_total_adds_cache_writes_and_is_unknown_without_input_or_output():

@@ -148,6 +148,44 @@ def test_equal_overall_scores_go_to_fewer_tokens_then_less_time():
     assert [(r["agent"], r["rank"], r["tokens"]) for r in overall] == [("c", 1, 200), ("b", 2, 200), ("a", 3, 300)]
 
 
+# --- the median run in the full order ----------------------------------------------------------------------------
+
+
+def test_the_median_run_is_the_middle_of_all_runs_ordered_by_score_then_tokens_then_time():
+    # 003: "its median run there, not its best"; "On equal scores, the one that spent fewer tokens ranks
+    # higher, then the one that took less time". Five runs: 40 (API 3/10, browser 2/4: 15 + 25), and four of
+    # 77.5 (8/10, 3/4) with 900, 400, 700 and 400 tokens, the two 400s taking 300 s and 100 s.
+    # Worst first: 40; 77.5/900; 77.5/700; 77.5/400/300 s; 77.5/400/100 s. The middle, index (5 - 1) // 2 = 2,
+    # is 77.5 with 700 tokens, not the luckiest 77.5 (400 tokens, 100 s).
+    runs = [
+        run("a", api=(3, 10), browser=(2, 4), tokens_input=100, tokens_output=0, trial=1, id="low"),
+        run("a", tokens_input=900, tokens_output=0, wall_seconds=50, trial=2, id="t900"),
+        run("a", tokens_input=400, tokens_output=0, wall_seconds=300, trial=3, id="t400-slow"),
+        run("a", tokens_input=700, tokens_output=0, wall_seconds=50, trial=4, id="t700"),
+        run("a", tokens_input=400, tokens_output=0, wall_seconds=100, trial=5, id="t400-fast"),
+    ]
+    row = boards([SHOP], runs)["tasks"]["shop"][0]
+    assert (row["median"], row["median_run"], row["tokens"], row["seconds"]) == (77.5, "t700", 700, 50)
+
+
+def test_for_an_even_count_the_median_is_the_worse_of_the_two_middle_runs():
+    # Four runs of 77.5 with 100, 200, 300 and 400 tokens. Worst first: 400, 300, 200, 100; "With an even
+    # count we take the lower of the two middle runs": index (4 - 1) // 2 = 1, the 300-token run.
+    # Unknown usage is worse than any known: a fifth run with no token count would come first.
+    runs = [
+        run("a", tokens_input=t, tokens_output=0, trial=i, id=f"t{t}") for i, t in enumerate((100, 200, 300, 400), 1)
+    ]
+    row = boards([SHOP], runs)["tasks"]["shop"][0]
+    assert (row["median_run"], row["tokens"]) == ("t300", 300)
+    # Three runs: unknown tokens, 200 and 100. Worst first: unknown, 200, 100 -> the middle is 200.
+    runs = [
+        run("a", tokens_input=None, tokens_output=None, trial=1, id="unknown"),
+        run("a", tokens_input=200, tokens_output=0, trial=2, id="t200"),
+        run("a", tokens_input=100, tokens_output=0, trial=3, id="t100"),
+    ]
+    assert boards([SHOP], runs)["tasks"]["shop"][0]["median_run"] == "t200"
+
+
 # --- 7. tokens have one meaning ----------------------------------------------------------------------------------
 
 

@@ -13,7 +13,13 @@ from scoring.boards import boards_as_shown
 from scoring.recount import recount
 from snapshots.models import BoardSnapshot
 from snapshots.recompute import snapshot_recompute, snapshots_sweep
-from tests.builders.site import checks_timeouts_bundle, outcomes_timeout_bundle, scored_bundle, weekly_gaps_bundle
+from tests.builders.site import (
+    checks_median_ties_bundle,
+    checks_timeouts_bundle,
+    outcomes_timeout_bundle,
+    scored_bundle,
+    weekly_gaps_bundle,
+)
 
 pytestmark = pytest.mark.django_db
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -113,7 +119,10 @@ def test_the_public_download_of_each_demo_benchmark_recounts_to_the_boards_the_s
     assert leader in client.get(f"/b/{slug}/r/{last['round']}/").content.decode()
 
 
-@pytest.mark.parametrize("build", [scored_bundle, checks_timeouts_bundle, outcomes_timeout_bundle, weekly_gaps_bundle])
+@pytest.mark.parametrize(
+    "build",
+    [scored_bundle, checks_timeouts_bundle, outcomes_timeout_bundle, weekly_gaps_bundle, checks_median_ties_bundle],
+)
 def test_recount_of_the_site_test_bundles_equals_the_sites_snapshots(build):
     # The small hand-built bundles of the rule tests (a skipped task's pass@k, time-limit runs
     # in the trade-off axes, ...): `recount` on the file gives
