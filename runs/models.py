@@ -12,6 +12,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from leaderboard.models import Entry, in_published_round, major
+from scoring.addresses import is_link_address
 from scoring.common import budget_tokens
 from scoring.types import RUN_COUNT_FIELDS, RUN_MEASURE_FIELDS, RunInput, VerdictInput
 
@@ -240,6 +241,12 @@ class Evidence(models.Model):
     @property
     def href(self) -> str:
         return self.file.url if self.file else self.url
+
+    @property
+    def link(self) -> str:
+        """`href` when a page may render it as a link, else "": a row stored before imports refused other
+        schemes (or written around them) never becomes a `javascript:` or `data:` link."""
+        return self.href if is_link_address(self.href) else ""
 
 
 class CheckKind(models.TextChoices):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .addresses import is_link_address, is_web_address
 from .bundle_checker import (
     BIGINT_MAX,
     CHECK_KINDS,
@@ -94,6 +95,10 @@ def _check_run_fields(c: Checker, run: dict, p: str) -> None:
         c.number(run, f, p, maximum=COST_MAX if f == "cost_usd" else None)
     for f in STRING_FIELDS:
         c.string(run, f, p, max_len=2000)
+    preview = run.get("preview_url")
+    if isinstance(preview, str) and preview and len(preview) <= 2000 and not is_web_address(preview):
+        # The vote screen frames it: a `javascript:` or `data:` address would run in the voter's page.
+        c.add(f"{p}.preview_url", f"{_shown(preview)} is not an http or https address")
     c.number(run, "score", p, minimum=None)
     c.number(run, "auto_pass_rate", p, minimum=0.0, maximum=1.0)
     c.number(run, "heuristic", p, minimum=0.0, maximum=1.0)
@@ -161,7 +166,10 @@ def _check_run_attachments(c: Checker, run: dict, p: str) -> None:
                 c.add(ep, "give a url or a path, not both")
             _check_relative_path(c, e, ep, "file")
         else:
-            c.string(e, "url", ep, required=True, max_len=2000)
+            url = c.string(e, "url", ep, required=True, max_len=2000)
+            if url is not None and not is_link_address(url):
+                # The run's page lists it as a link: a `javascript:` or `data:` one would run on the site.
+                c.add(f"{ep}.url", f"{_shown(url)} is not an http or https address (nor a path on this site)")
     if builds > 1:
         c.add(f"{p}.evidence", "at most one app build per run")
     for _, cp, ch in c.each(run, "checks", p):
@@ -173,6 +181,10 @@ def _check_run_attachments(c: Checker, run: dict, p: str) -> None:
         c.string(d, "reason", dp, required=True, choices=DISPUTE_REASONS)
         c.string(d, "status", dp, choices=DISPUTE_STATUSES)
         c.string(d, "note", dp, max_len=MAX_TEXT)
+
+
+def _shown(url: str) -> str:
+    return repr(url if len(url) <= 80 else url[:77] + "...")
 
 
 def _check_app_build_path(c: Checker, e: dict, ep: str) -> None:

@@ -15,6 +15,7 @@ from django.utils.text import slugify
 from leaderboard.models import Benchmark, task_input
 from runs.models import AppBuild, Evidence, EvidenceKind, Run, RunStatus, run_input
 from scoring import checks as checks_rules
+from scoring.addresses import is_web_address
 from scoring.common import is_stale
 
 from . import queries
@@ -185,7 +186,7 @@ def live_kind(run: Run) -> str:
     (an opaque preview address, redirected to through the alias) or "" (no live app)."""
     if app_build_of(run) is not None:
         return "build"
-    if run.preview_url and url_is_opaque(run.preview_url, run):
+    if run.preview_url and is_web_address(run.preview_url) and url_is_opaque(run.preview_url, run):
         return "url"
     return ""
 

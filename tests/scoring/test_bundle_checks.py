@@ -647,13 +647,13 @@ def test_a_runs_evidence_checks_and_disputes_name_what_they_are_and_an_unknown_r
         {
             **base,
             "steps": 0,
-            "evidence": [{"kind": "log", "url": "u" * 2000}],
+            "evidence": [{"kind": "log", "url": "https://" + "u" * 1992}],
             "checks": [{"kind": "api", "name": "GET /", "passed": True}],
             "disputes": [{"reason": "other", "status": "open", "note": "n" * MAX_TEXT}],
         },
         {
             **base,
-            "evidence": [{"kind": "log"}, {"kind": "log", "url": "u" * 2001}],
+            "evidence": [{"kind": "log"}, {"kind": "log", "url": "https://" + "u" * 1993}],
             "checks": [{"passed": False}, {"kind": "vibes", "name": "x", "passed": True}],
             "disputes": [{}, {"reason": "other", "status": "sulking", "note": "n" * (MAX_TEXT + 1)}],
         },
