@@ -16,6 +16,13 @@ of our own. The mapping (docs/inspect.md):
   ``product_version``; the agent is the model, the solver or a tag (``agent_from``).
 
 A log of an eval that did not finish (started, cancelled or stopped by an error) is refused with its status.
+
+A log is checked for size before Inspect reads it, since Inspect reads a sample whole: an `.eval` log is a zip,
+and a 1.6 MB one can hold a sample that inflates to gigabytes. Every entry of the zip is inflated in chunks and
+its bytes counted as they come out (`bundles.zip_inflate`: the sizes its headers declare are not trusted), and
+the log is refused (`LogTooLarge`) as soon as one entry passes INSPECT_LOG_MAX_ENTRY_BYTES or all of them
+together pass INSPECT_LOG_MAX_BYTES. A `.json` log, and the file of either kind, may be at most
+INSPECT_LOG_MAX_BYTES.
 """
 
 from __future__ import annotations
@@ -27,6 +34,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
+
+from django.conf import settings
+
+from .zip_inflate import OverLimit, check_inflated
 
 try:
     from inspect_ai.log import EvalLog, EvalSample, read_eval_log
@@ -49,6 +60,15 @@ class InspectLogError(ValueError):
         super().__init__("\n".join(problems))
 
 
+class LogTooLarge(InspectLogError):
+    """Logs refused for their size (at least one of `problems` is a log over a limit); the upload API answers
+    413."""
+
+
+class _OverLimit(Exception):
+    """One log over a size limit; the message says which and by how much."""
+
+
 @dataclass(frozen=True)
 class NamedLog:
     """A log as read, with the name problems are reported under (its file name)."""
@@ -61,25 +81,49 @@ def read_logs(sources: Iterable[tuple[str, IO[bytes] | str | Path]]) -> list[Nam
     """Read every (name, file or path) with Inspect; unreadable ones are reported together."""
     if read_eval_log is None:
         raise InspectLogError([MISSING_EXTRA])
-    logs, problems = [], []
+    logs, problems, too_large = [], [], False
     for name, source in sources:
         try:
             logs.append(NamedLog(name, _read_one(source)))
+        except _OverLimit as exc:
+            problems.append(f"{name}: {exc}")
+            too_large = True
         except Exception as exc:  # Inspect raises many kinds (zip, JSON, validation); each is this file's problem
             problems.append(f"{name}: not a readable Inspect log ({type(exc).__name__}: {str(exc)[:200]})")
     if problems:
-        raise InspectLogError(problems)
+        raise (LogTooLarge if too_large else InspectLogError)(problems)
     return logs
 
 
 def _read_one(source: IO[bytes] | str | Path) -> EvalLog:
     if isinstance(source, str | Path):
+        with open(source, "rb") as f:
+            _check_size(f, Path(source).stat().st_size)
         return read_eval_log(str(source), resolve_attachments=True, exclude_fields={"events", "store"})
-    data = source.read()
+    data = source.read(settings.INSPECT_LOG_MAX_BYTES + 1)
+    _check_size(io.BytesIO(data), len(data))
     # An uploaded stream has no extension to go by: an .eval log is a zip archive, a .json one is not.
     if data[:2] == b"PK":
         return read_eval_log(io.BytesIO(data), resolve_attachments=True, format="eval")
     return read_eval_log(io.BytesIO(data), resolve_attachments=True, format="json")
+
+
+def _check_size(f: IO[bytes], size: int) -> None:
+    """`_OverLimit` when the file (`size` bytes) or, for a zip, what it inflates to is over the limits
+    (`bundles.zip_inflate`: every entry inflated and counted, before Inspect reads any)."""
+    max_total, max_entry = settings.INSPECT_LOG_MAX_BYTES, settings.INSPECT_LOG_MAX_ENTRY_BYTES
+    if size > max_total:
+        raise _OverLimit(f"the file is over {max_total:,} bytes (INSPECT_LOG_MAX_BYTES)")
+    if f.read(2) != b"PK":
+        return  # a .json log: its size is what it is
+    f.seek(0)
+    try:
+        check_inflated(f, max_entry=max_entry, max_total=max_total)
+    except OverLimit as over:
+        what = f"{over.entry[:100]!r} inflates" if over.entry is not None else "the log inflates"
+        setting = "INSPECT_LOG_MAX_ENTRY_BYTES" if over.entry is not None else "INSPECT_LOG_MAX_BYTES"
+        said = " by what its zip headers declare" if over.declared else ""
+        raise _OverLimit(f"{what} to over {over.limit:,} bytes{said} ({setting}); it was not read") from None
 
 
 def key_part(text: str) -> str:

@@ -255,6 +255,10 @@ API_RATE_WINDOW_SECONDS = env_int("API_RATE_WINDOW_SECONDS", 60)
 API_UPLOAD_RATE_LIMIT = env_int("API_UPLOAD_RATE_LIMIT", 60)
 API_UPLOAD_RATE_WINDOW_SECONDS = env_int("API_UPLOAD_RATE_WINDOW_SECONDS", 3600)
 API_UPLOAD_MAX_BYTES = env_int("API_UPLOAD_MAX_BYTES", 50 * 1024 * 1024)
+# Inspect logs (upload API, import_inspect, the admin's import page): what a log may inflate to in all and in one
+# entry of its zip, counted as it is inflated before Inspect reads it (reading takes about 2-3 times as much memory).
+INSPECT_LOG_MAX_BYTES = env_int("INSPECT_LOG_MAX_BYTES", 200_000_000)
+INSPECT_LOG_MAX_ENTRY_BYTES = env_int("INSPECT_LOG_MAX_ENTRY_BYTES", 50_000_000)
 
 LOGGING = {
     "version": 1,

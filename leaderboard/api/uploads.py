@@ -20,7 +20,7 @@ from ninja.responses import Status
 from ninja.security import HttpBearer
 from ninja.throttling import BaseThrottle
 
-from bundles.inspect_logs import InspectLogError, read_logs
+from bundles.inspect_logs import InspectLogError, LogTooLarge, read_logs
 from bundles.report import ImportReport
 from bundles.uploads import bundle_upload, inspect_upload
 from scoring.bundle import BundleError, DocumentError, parse_document
@@ -188,6 +188,11 @@ def upload_inspect(
     a trial per epoch, an entry per model; docs/inspect.md). Sending the same logs again changes nothing."""
     try:
         named = read_logs([(f.name or f"log {i + 1}", f) for i, f in enumerate(logs)])
+    except LogTooLarge as exc:
+        return Status(413, {"detail": "; ".join(exc.problems)})
+    except InspectLogError as exc:
+        return _refused(exc.problems)
+    try:
         result = inspect_upload(
             logs=named, benchmark=request.auth.benchmark, round_key=round, agent_from=agent_from, scorer=scorer
         )

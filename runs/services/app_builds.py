@@ -51,6 +51,13 @@ ZIP_ERRORS = (
 )
 
 
+# The compression methods read here. Python's zipfile inflates deflate no further than a read asks (give or take
+# 4 KB), but bzip2, lzma and zstandard (which importing Inspect patches in) all the compressed input a read takes
+# at once, however much it makes: a few kilobytes of bzip2 make gigabytes before the size limit is compared.
+INFLATED_IN_STEPS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
+METHOD_NAMES = {zipfile.ZIP_BZIP2: "bzip2", zipfile.ZIP_LZMA: "lzma", 93: "zstandard"}
+
+
 class AppBuildError(ValueError):
     """A build that cannot be used; the message says why."""
 
@@ -106,8 +113,9 @@ def _add(files: dict[str, bytes], name: str, data: bytes) -> None:
 
 
 def read_zip(fileobj: IO[bytes]) -> dict[str, bytes]:
-    """The files of a zip, checked: no symlink, no climbing path, within the limits (checked against the sizes
-    the zip declares before anything is inflated, then against what is actually read)."""
+    """The files of a zip, checked: no symlink, no climbing path, stored or deflated, within the limits (checked
+    against the sizes the zip declares before anything is inflated, then against the bytes actually inflated:
+    no read inflates much past what the build may still hold)."""
     max_bytes, max_files = _limits()
     try:
         archive = zipfile.ZipFile(fileobj)
@@ -124,13 +132,20 @@ def read_zip(fileobj: IO[bytes]) -> dict[str, bytes]:
         if sum(m.file_size for m in members) > max_bytes:
             raise AppBuildError(f"over {max_bytes} bytes (APP_BUILD_MAX_BYTES)")
         files: dict[str, bytes] = {}
+        left = max_bytes
         for m in members:
+            if m.compress_type not in INFLATED_IN_STEPS:
+                method = METHOD_NAMES.get(m.compress_type, f"method {m.compress_type}")
+                raise AppBuildError(
+                    f"{_shown(m.filename)}: compressed in a way that cannot be read ({method}); use deflate or none"
+                )
             try:
                 with archive.open(m) as f:
-                    data = f.read(max_bytes + 1)
+                    data = f.read(left + 1)  # one byte past what the build may still hold says it is over
             except ZIP_ERRORS as exc:
                 raise AppBuildError(f"{_shown(m.filename)}: {_zip_problem(exc)}") from None
             _add(files, m.filename, data)
+            left -= len(data)
     return files
 
 
