@@ -10,6 +10,13 @@ on load. Every HTML document therefore starts with a small shim: when `localStor
 replaced by an in-memory store kept in `window.name`, which lives as long as the frame, so an app finds its
 data again after a reload, and nothing leaves the frame.
 
+Every HTML document, script and style sheet of a build is also sent with a comment of its own for the pair
+(`serving_mark`, from the site's secret and the alias): the same build is otherwise the same bytes for every
+voter, and a voter who kept a digest of each file that a reveal named would recognise the build in the next
+pair. The comment changes nothing the app does. It only stops a digest of a file as served from matching; a
+voter who takes the comment out again, or compares pictures, fonts or data files (sent as they are), or the
+app's look, can still tell a build they have seen (docs/vote-screen.md, "What still tells an app").
+
 The same script keeps an app's `focus()` from scrolling until a moment after the app has loaded. Many apps
 focus a field as they render; in a frame that scrolls the voter's page to the app (on a phone, down past the
 task and its scenarios), and the vote screen (`static/js/vote.js`) takes the focus back but cannot undo the
@@ -24,6 +31,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.http import FileResponse, HttpResponse
+from django.utils.crypto import salted_hmac
 from django.utils.csp import CSP
 
 APP_CSP = {
@@ -56,6 +64,8 @@ STORAGE_SHIM = b"""<script>(function () {
 """
 _DOCTYPE = re.compile(rb"^\s*(\xef\xbb\xbf)?\s*<!doctype[^>]*>", re.IGNORECASE)
 _TYPES = {".js": "text/javascript", ".mjs": "text/javascript", ".css": "text/css", ".json": "application/json"}
+# Files sent with the pair's comment added at their end (a block comment is harmless in either).
+_MARKED = {".js", ".mjs", ".css"}
 
 
 def content_type_of(path: Path) -> str:
@@ -66,17 +76,27 @@ def content_type_of(path: Path) -> str:
     return f"{guessed}; charset=utf-8" if guessed.startswith("text/") else guessed
 
 
-def with_storage_shim(html: bytes) -> bytes:
-    """The document with the shim right after its doctype (so standards mode is kept), or at its start."""
+def serving_mark(alias: str) -> str:
+    """The comment text of one side of one pair: from the site's secret and the alias, so it says nothing."""
+    return salted_hmac("voting.app_serving", alias, algorithm="sha256").hexdigest()[:32]
+
+
+def with_storage_shim(html: bytes, mark: str = "") -> bytes:
+    """The document with the shim, then the pair's comment, right after its doctype (so standards mode is
+    kept), or at its start."""
     match = _DOCTYPE.match(html)
     cut = match.end() if match else 0
-    return html[:cut] + b"\n" + STORAGE_SHIM + html[cut:]
+    comment = f"<!-- {mark} -->\n".encode() if mark else b""
+    return html[:cut] + b"\n" + STORAGE_SHIM + comment + html[cut:]
 
 
-def app_file_response(path: Path, *, private_seconds: int) -> HttpResponse:
+def app_file_response(path: Path, *, private_seconds: int, mark: str = "") -> HttpResponse:
     content_type = content_type_of(path)
+    response: HttpResponse
     if content_type.startswith("text/html"):
-        response: HttpResponse = HttpResponse(with_storage_shim(path.read_bytes()), content_type=content_type)
+        response = HttpResponse(with_storage_shim(path.read_bytes(), mark), content_type=content_type)
+    elif mark and path.suffix.lower() in _MARKED:
+        response = HttpResponse(path.read_bytes() + f"\n/* {mark} */\n".encode(), content_type=content_type)
     else:
         response = FileResponse(path.open("rb"), content_type=content_type)
         response.headers.pop("Content-Disposition", None)

@@ -8,8 +8,6 @@ run's address (see `preview_shot` and `preview_live`).
 from __future__ import annotations
 
 import math
-import mimetypes
-from pathlib import PurePosixPath
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
@@ -25,9 +23,9 @@ from django.views.decorators.http import require_GET, require_POST
 from runs.models import Run
 from runs.services.app_builds import app_build_file
 
-from .app_serving import APP_CSP, app_file_response
+from .app_serving import APP_CSP, app_file_response, serving_mark
 from .models import Vote, Winner
-from .pictures import MAX_PICTURE_BYTES, UnreadablePicture, without_metadata
+from .pictures import MAX_PICTURE_BYTES, UnreadablePicture, picture_for_voter, serving_key
 from .pool import VotePool, vote_pool, vote_pool_last
 from .selectors import (
     app_build_of,
@@ -213,27 +211,24 @@ def _private(response: HttpResponse, matchup) -> HttpResponse:
 @login_required
 @require_GET
 def preview_shot(request: HttpRequest, alias: str, index: int) -> HttpResponse:
-    """A side's screenshot, stored on the site and sent through the alias: no file name in any header, and
-    none of the text the file carries beside the picture (`pictures`)."""
+    """A side's screenshot, stored on the site and sent through the alias: no file name in any header, and the
+    picture drawn again with bytes of this pair's own, nothing of the stored file's (`pictures`)."""
     try:
-        matchup, run, _letter = _preview_target(request, alias)
+        matchup, run, letter = _preview_target(request, alias)
     except MatchupRefused as refusal:
         return _plain(refusal.message, refusal.status)
     shots = preview_shots(run)
     if index >= len(shots):
         return _plain("No such picture.", 404)
     file = shots[index].evidence.file
-    content_type = mimetypes.guess_type(PurePosixPath(file.name).name)[0]
-    if not (content_type or "").startswith("image/") or content_type == "image/svg+xml":
-        content_type = "application/octet-stream"
     try:
         if file.size > MAX_PICTURE_BYTES:
             return _plain("This picture is too large to show.", 404)
         with file.open("rb") as f:
-            picture = without_metadata(f.read())
-    except (OSError, UnreadablePicture):  # gone from the storage, or not a picture that can be read
+            picture = picture_for_voter(f.read(), key=serving_key(matchup.key, letter, index))
+    except (OSError, UnreadablePicture):  # gone from the storage, or not a picture that can be decoded
         return _plain("No such picture.", 404)
-    response = HttpResponse(picture, content_type=content_type)
+    response = HttpResponse(picture.data, content_type=picture.content_type)
     response["X-Content-Type-Options"] = "nosniff"
     return _private(response, matchup)
 
@@ -276,7 +271,7 @@ def preview_app(request: HttpRequest, alias: str, path: str = "") -> HttpRespons
     target = app_build_file(build, path) if build is not None else None
     if target is None:
         return _plain("No such file.", 404)
-    return app_file_response(target, private_seconds=_remaining(matchup))
+    return app_file_response(target, private_seconds=_remaining(matchup), mark=serving_mark(alias))
 
 
 def _remaining(matchup) -> int:

@@ -278,7 +278,7 @@ def test_a_build_is_served_sandboxed_with_no_cookie_and_no_name(voter_client, bu
         assert page.content.startswith(b"<!doctype html>\n<script>")  # the storage shim, after the doctype
         assert page.content.endswith(INDEX[len(b"<!doctype html>") :])
         assert asset["Content-Type"] == "text/css; charset=utf-8"
-        assert b"".join(asset.streaming_content) == b"body{color:red}"
+        assert asset.content == b"body{color:red}" + _marked(matchup.alias_a)
 
 
 SVG = b'<svg xmlns="http://www.w3.org/2000/svg"><script>parent.document.title = "owned"</script></svg>'
@@ -318,6 +318,13 @@ def test_paths_out_of_the_build_or_missing_are_404(voter_client, built, path, me
     assert b"secret" not in response.content
 
 
+def _marked(alias: str) -> bytes:
+    """The comment a style sheet or script is sent with on this side of this pair (`app_serving.serving_mark`)."""
+    from voting.app_serving import serving_mark
+
+    return f"\n/* {serving_mark(alias)} */\n".encode()
+
+
 def _fetch_build(c: Client, alias: str) -> tuple[int, int]:
     """The status of the build's page and of one of its assets through `alias`, checking what a 200 carries."""
     page = c.get(reverse("vote_preview_app", args=[alias]))
@@ -325,7 +332,7 @@ def _fetch_build(c: Client, alias: str) -> tuple[int, int]:
     if page.status_code == 200:
         assert page.content.endswith(INDEX[len(b"<!doctype html>") :])
     if asset.status_code == 200:
-        assert b"".join(asset.streaming_content) == b"body{color:red}"
+        assert asset.content == b"body{color:red}" + _marked(alias)
     return page.status_code, asset.status_code
 
 
