@@ -141,8 +141,10 @@ def _checks_overall_table(ctx: BoardContext) -> Table:
         note="Overall is the mean of each agent's median score over the round's to-spec tasks (a task "
         "without runs counts as 0; a task with only platform failures waits for a re-run and is "
         "left out). Range: the overall from each agent's worst counted run on every task to the "
-        "one from its best. Equal overall scores go to fewer tokens, then less time. Invent and "
-        "startup tasks are ranked by votes only; the vote rating never changes this score.",
+        "one from its best. Equal overall scores go to fewer tokens, then less time, summed over the "
+        "median runs of every to-spec task: a task without a median run makes the total unknown, ranked "
+        "after known totals. Invent and startup tasks are ranked by votes only; the vote rating never "
+        "changes this score.",
     )
 
 

@@ -229,7 +229,9 @@ def compute_checks_boards(round_input: RoundInput) -> dict[str, Any]:
     (only platform failures) is left out of that agent's mean and listed in `pending`. The spread ("the range
     from its worst run to its best") is the overall the agent would have from its worst counted run on each
     task (`min`) and from its best (`max`), a task without runs 0 in both. Equal overall scores go to fewer
-    tokens, then less time, summed over the median runs; equal on all three share a rank.
+    tokens, then less time, summed over the median runs of every to-spec task: a task without a median run
+    (skipped, nothing counted, or awaiting a re-run) makes the total unknown, ranked after known totals, so a
+    skipped task never wins the tie with a smaller sum; equal on all three share a rank.
     """
     tasks = sorted(round_input.tasks, key=lambda t: t.key)
     runs = effective_runs(round_input)
@@ -279,7 +281,8 @@ def overall_runs(agent: str, spec: list[TaskInput], by_cell: dict[tuple[str, str
 
 def overall_row(row: Row, spec: list[TaskInput], medians: dict[tuple[str, str], Row]) -> Row:
     """One agent's overall row (see `compute_checks_boards`): the mean median over the to-spec tasks less its
-    pending ones, the spread from its worst and best runs, and the token and time sums of its median runs."""
+    pending ones, the spread from its worst and best runs, and the token and time sums of its median runs
+    (unknown when a to-spec task has no median run)."""
     per_task: dict[str, float | None] = {}
     worst: list[float] = []
     best: list[float] = []
@@ -290,15 +293,18 @@ def overall_row(row: Row, spec: list[TaskInput], medians: dict[tuple[str, str], 
     for task in spec:
         cell = medians.get((row["agent"], task.key))
         per_task[task.key] = cell["median"] if cell else None
+        # The tie-break totals are over every to-spec task: a task without a median run (no counted run, or
+        # awaiting a re-run) has unknown tokens and time, so the total is unknown, never a smaller sum.
+        has_median = bool(cell and cell["median"] is not None)
+        tokens.append(cell["tokens"] if cell and has_median else None)
+        seconds.append(cell["seconds"] if cell and has_median else None)
         if cell and cell["awaiting_rerun"]:
             pending.append(task.key)
             continue
         worst.append(cell["min"] if cell and cell["min"] is not None else 0.0)
         best.append(cell["max"] if cell and cell["max"] is not None else 0.0)
-        if cell and cell["median"] is not None:
+        if cell and has_median:
             n_runs += cell["runs"]
-            tokens.append(cell["tokens"])
-            seconds.append(cell["seconds"])
     scored_tasks = len(spec) - len(pending)
     row.update(
         {

@@ -492,3 +492,21 @@ def checks_median_ties_bundle() -> dict[str, Any]:
                 tokens_input=inputs[run["trial"]],
             )
     return doc
+
+
+def checks_skipped_tie_bundle() -> dict[str, Any]:
+    """`checks_bundle` with one run per task: agent-00 scores 100 on shop (150k tokens) and 0 on notes (150k
+    tokens); agent-01 scores 100 on shop (200k tokens) and has no notes run. Both overalls are 50."""
+    doc = checks_bundle(agents=2, votes=False, runs_per_task=1)
+    doc["runs"] = [r for r in doc["runs"] if not (r["agent"] == "agent-01" and r["task"] == "notes")]
+    for run in doc["runs"]:
+        full = run["task"] == "shop"
+        run.update(
+            api_checks_passed=10 if full else 0,
+            browser_steps_passed=9 if full else 0,
+            browser_steps_total=9,
+            tokens_input=200_000 if run["agent"] == "agent-01" else 150_000,
+            tokens_output=0,
+            tokens_cache_write=0,
+        )
+    return doc

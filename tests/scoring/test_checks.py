@@ -220,14 +220,14 @@ def test_the_interval_leaves_out_a_task_awaiting_a_rerun():
     }
 
 
-def test_the_overall_row_counts_an_unrun_task_as_zero_in_the_score_and_its_range_and_sums_known_usage():
+def test_the_overall_row_counts_an_unrun_task_as_zero_in_the_score_and_its_range_and_its_usage_as_unknown():
     from tests.builders.scoring import make_agent
 
     # a: shop 50 (400 tokens, 30 s) and 100 (tokens unknown): lower middle 50, the 400-token run; booking 25
     #    (200 tokens, time unknown). Overall (50 + 25) / 2 = 37.5; worst (50 + 25) / 2 = 37.5; best
     #    (100 + 25) / 2 = 62.5; tokens 400 + 200 = 600; time unknown on booking's median run: unknown.
     # b: shop 100 (tokens unknown, 60 s), booking not run (0): overall, worst and best (100 + 0) / 2 = 50;
-    #    tokens unknown; 60 s.
+    #    tokens unknown; time unknown too: booking has no median run, so 60 s would be a sum over shop only.
     # c: entered, no run: 0 everywhere, no tokens, no time.
     runs = [
         checks_run("a", api=(5, 10), browser=(2, 4), tokens_input=300, tokens_output=100, wall_seconds=30.0, trial=1),
@@ -239,7 +239,7 @@ def test_the_overall_row_counts_an_unrun_task_as_zero_in_the_score_and_its_range
     rows = compute_checks_boards(make_round("checks", [SHOP, BOOK], runs, agents=agents))["overall"]
     fields = ("agent", "rank", "overall", "min", "max", "tokens", "seconds", "runs", "tested", "of")
     assert [tuple(r[f] for f in fields) for r in rows] == [
-        ("b", 1, 50.0, 50.0, 50.0, None, 60.0, 1, 1, 2),
+        ("b", 1, 50.0, 50.0, 50.0, None, None, 1, 1, 2),
         ("a", 2, 37.5, 37.5, 62.5, 600, None, 3, 2, 2),
         ("c", 3, 0.0, 0.0, 0.0, None, None, 0, 0, 2),
     ]

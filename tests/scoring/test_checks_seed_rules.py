@@ -148,6 +148,40 @@ def test_equal_overall_scores_go_to_fewer_tokens_then_less_time():
     assert [(r["agent"], r["rank"], r["tokens"]) for r in overall] == [("c", 1, 200), ("b", 2, 200), ("a", 3, 300)]
 
 
+def test_a_skipped_task_makes_the_token_total_unknown_so_it_cannot_win_an_overall_tie():
+    # Two to-spec tasks. a: shop 100 (10/10, 4/4) with 500 tokens, booking 0 (0/10, 0/4) with 500 tokens:
+    # overall (100 + 0) / 2 = 50, tokens 500 + 500 = 1,000. b: shop 100 with 600 tokens, no booking run:
+    # overall (100 + 0) / 2 = 50 too; its booking tokens are unknown, so its total is unknown, ranked after
+    # a's known 1,000 (a sum over shop alone, 600, would have put b first).
+    runs = [
+        run("a", "shop", api=(10, 10), browser=(4, 4), tokens_input=400, tokens_output=100),
+        run("a", "booking", api=(0, 10), browser=(0, 4), tokens_input=400, tokens_output=100),
+        run("b", "shop", api=(10, 10), browser=(4, 4), tokens_input=500, tokens_output=100),
+    ]
+    overall = boards([SHOP, BOOK], runs)["overall"]
+    assert [(r["agent"], r["overall"], r["rank"], r["tokens"]) for r in overall] == [
+        ("a", 50.0, 1, 1000),
+        ("b", 50.0, 2, None),
+    ]
+
+
+def test_a_task_awaiting_a_rerun_or_with_nothing_counted_makes_the_totals_unknown():
+    # a: shop 100 with 500 tokens / 60 s; booking only a platform failure (awaiting a re-run, left out of the
+    # overall: 100 / 1 = 100). c: shop the same; booking one run that went over its budget (status
+    # over_budget: not counted, so booking is a 0 in the overall: (100 + 0) / 2 = 50). Neither has a median
+    # run on booking: both totals are unknown, not 500 tokens and 60 s.
+    runs = [
+        run("a", "shop", api=(10, 10), browser=(4, 4), tokens_input=400, tokens_output=100, wall_seconds=60),
+        run("a", "booking", status="infra_error"),
+        run("c", "shop", api=(10, 10), browser=(4, 4), tokens_input=400, tokens_output=100, wall_seconds=60),
+        run("c", "booking", status="over_budget"),
+    ]
+    overall = boards([SHOP, BOOK], runs)["overall"]
+    a, c = row_of(overall, "a"), row_of(overall, "c")
+    assert (a["overall"], a["pending"], a["tokens"], a["seconds"]) == (100.0, ["booking"], None, None)
+    assert (c["overall"], c["tokens"], c["seconds"]) == (50.0, None, None)
+
+
 # --- the median run in the full order ----------------------------------------------------------------------------
 
 

@@ -15,6 +15,7 @@ from snapshots.models import BoardSnapshot
 from snapshots.recompute import snapshot_recompute, snapshots_sweep
 from tests.builders.site import (
     checks_median_ties_bundle,
+    checks_skipped_tie_bundle,
     checks_timeouts_bundle,
     outcomes_timeout_bundle,
     scored_bundle,
@@ -121,7 +122,14 @@ def test_the_public_download_of_each_demo_benchmark_recounts_to_the_boards_the_s
 
 @pytest.mark.parametrize(
     "build",
-    [scored_bundle, checks_timeouts_bundle, outcomes_timeout_bundle, weekly_gaps_bundle, checks_median_ties_bundle],
+    [
+        scored_bundle,
+        checks_timeouts_bundle,
+        outcomes_timeout_bundle,
+        weekly_gaps_bundle,
+        checks_median_ties_bundle,
+        checks_skipped_tie_bundle,
+    ],
 )
 def test_recount_of_the_site_test_bundles_equals_the_sites_snapshots(build):
     # The small hand-built bundles of the rule tests (a skipped task's pass@k, time-limit runs
