@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from scoring.boards import compute_boards
 from scoring.intervals import IntervalRule, bootstrap, paired_difference, rank_ub
+from scoring.methodologies import REGISTRY, get
 from tests.builders.scoring import make_round, make_run, make_task, row_of, verdicts
 
 
@@ -153,35 +156,68 @@ def test_rank_ub_counts_the_agents_whose_lower_bound_is_above_the_upper_bound():
     }
 
 
-# The coverage check: rounds simulated from known true scores. A checks agent's true overall is the mean over the
-# population of tasks of its expected median run: level + E[difficulty] + E[median of 5 normal errors] = level
-# (difficulty and errors have mean 0, and a median of symmetric errors has mean 0). A scored agent's true score is
-# level + E[best of 3 normal errors] = level + 0.8463 x noise (the expected maximum of 3 standard normals).
+# The coverage check: rounds simulated from known true scores, each bootstrapped with the interval settings the site
+# uses for its methodology (its registry entry, `scoring.methodologies`), only the cells being the simulation's own.
+# A checks agent's true overall is the mean over the population of tasks of its expected median run: level +
+# E[difficulty] + E[median of 5 normal errors] = level (difficulty and errors have mean 0, and a median of symmetric
+# errors has mean 0). A scored agent's true score is level + E[best of 3 normal errors] = level + 0.8463 x noise
+# (the expected maximum of 3 standard normals). An outcomes agent's task has pass / partial / fail probabilities
+# drawn from Dirichlet(3, 2, 2), so its expected points over the population of tasks are 2 x 3/7 + 1 x 2/7 = 8/7,
+# and its true 0-10 score is 5 x 8/7 = 40/7 = 5.714.
 SIMULATIONS = 200
 
 
-def _simulate_checks(rng: np.random.Generator, level: float):
+def _site_rule(methodology: str, cells) -> IntervalRule:
+    """The site's interval rule for `methodology`, read from the registry, reading the simulated `cells`."""
+    rule = get(methodology).interval
+    assert rule is not None
+    return replace(rule, cells=lambda round_input, boards: cells)
+
+
+def _simulate_checks(rng: np.random.Generator):
+    level = 60.0
     difficulty = rng.normal(0, 10, 30)
     cells = {("a", f"t{i:02d}"): (list(level + d + rng.normal(0, 8, 5)), True) for i, d in enumerate(difficulty)}
-    return cells, IntervalRule(cells=lambda r, b: cells, statistic="median", resample_runs=True), level
+    return cells, _site_rule("checks", cells), level
 
 
-def _simulate_scored(rng: np.random.Generator, level: float):
+def _simulate_scored(rng: np.random.Generator):
+    level = 0.5
     difficulty = rng.normal(0, 0.1, 30)
     cells = {
         ("a", f"t{i:02d}"): ([float(np.max(level + d + rng.normal(0, 0.05, 3)))], True)
         for i, d in enumerate(difficulty)
     }
-    return cells, IntervalRule(cells=lambda r, b: cells, statistic="best", resample_runs=False), level + 0.8463 * 0.05
+    return cells, _site_rule("scored", cells), level + 0.8463 * 0.05
+
+
+def _simulate_outcomes(rng: np.random.Generator):
+    chances = rng.dirichlet((3, 2, 2), 30)  # pass, partial, fail per task
+    cells = {("a", f"t{i:02d}"): ([float(rng.choice([2, 1, 0], p=p))], True) for i, p in enumerate(chances)}
+    return cells, _site_rule("outcomes", cells), 5 * 8 / 7
+
+
+SIMULATE = {"checks": _simulate_checks, "scored": _simulate_scored, "outcomes": _simulate_outcomes}
+
+
+@pytest.mark.parametrize("methodology", sorted(k for k, m in REGISTRY.items() if m.interval is not None))
+def test_the_coverage_simulation_uses_the_interval_settings_the_site_uses(methodology):
+    # Every methodology whose board has an interval is simulated, and with the rule its registry entry gives
+    # the site and `recount` (statistic, runs drawn again or not, factor, floor, board), not a rule of its own.
+    assert methodology in SIMULATE
+    _, rule, _ = SIMULATE[methodology](np.random.default_rng(0))
+    site = get(methodology).interval
+    assert site is not None
+    assert replace(rule, cells=site.cells) == site
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("simulate,level", [(_simulate_checks, 60.0), (_simulate_scored, 0.5)])
-def test_95_intervals_cover_the_true_score_in_90_to_99_percent_of_simulated_rounds(simulate, level):
+@pytest.mark.parametrize("methodology", sorted(SIMULATE))
+def test_95_intervals_cover_the_true_score_in_90_to_99_percent_of_simulated_rounds(methodology):
     rng = np.random.default_rng(2024)
     covered = 0
     for _ in range(SIMULATIONS):
-        cells, rule, truth = simulate(rng, level)
+        cells, rule, truth = SIMULATE[methodology](rng)
         found = bootstrap(cells, rule).agents["a"]
         covered += found["ci_low"] <= truth <= found["ci_high"]
     assert 0.90 * SIMULATIONS <= covered <= 0.99 * SIMULATIONS, covered
