@@ -30,7 +30,6 @@ from .types import (
     VERDICT_ROLES,
 )
 
-
 TOKEN_FIELDS = ("tokens_input", "tokens_output", "tokens_cache_write")
 COST_MAX = 999_999.999999  # the stored cost: 12 digits, 6 after the point
 

@@ -1,6 +1,9 @@
-"""Accounts: sign up with an email and a password, sign in, sign out."""
+"""Accounts: sign up with an email and a password, sign in, sign out; and the one limit on password guessing."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
 
 from django.conf import settings
 from django.contrib.auth import login, logout
@@ -36,6 +39,21 @@ def _too_many_attempts(request: HttpRequest, what: str) -> HttpResponse | None:
     return response
 
 
+def sign_in_limited(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Every way to check a password (this site's sign-in, the admin's login and its password change, whose
+    form asks for the old password) counts against one limit: ACCOUNT_RATE_LIMIT attempts per address per
+    window, all of them together, so an address cannot get more guesses by spreading them over the forms.
+    Every attempt counts, the right password included: past the limit it waits like a wrong one."""
+
+    @wraps(view)
+    def limited(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        if request.method == "POST" and (refused := _too_many_attempts(request, "sign-in")):
+            return refused
+        return view(request, *args, **kwargs)
+
+    return limited
+
+
 def _next_url(request: HttpRequest) -> str:
     target = request.POST.get("next") or request.GET.get("next") or ""
     if url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
@@ -59,9 +77,8 @@ def signup(request: HttpRequest) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
+@sign_in_limited
 def signin(request: HttpRequest) -> HttpResponse:
-    if request.method == "POST" and (refused := _too_many_attempts(request, "sign-in")):
-        return refused
     form = SignInForm(request, data=request.POST or None)
     if request.method == "POST" and form.is_valid():
         login(request, form.get_user())

@@ -2,8 +2,15 @@ from django.contrib import admin, messages
 
 from runs.admin import DeletesThroughService
 
+from .accounts import sign_in_limited
 from .models import Matchup, Vote, VoterFlag
 from .services import vote_change, voter_flag_clear
+
+# The admin's own password checks count against the site's sign-in limit (one limit per address for every way
+# to sign in). The default AdminSite is kept, as for its index (runs/admin/queue.py); its URLs are built from
+# these attributes when the URLconf is loaded, after every admin module is imported.
+admin.site.login = sign_in_limited(admin.site.login)  # type: ignore[method-assign]
+admin.site.password_change = sign_in_limited(admin.site.password_change)  # type: ignore[method-assign]
 
 
 @admin.register(Vote)
