@@ -25,9 +25,20 @@ PRODUCTION = env_bool("PRODUCTION", False)
 TESTING = "pytest" in sys.modules or env_bool("TESTING", False)
 
 SECRET_KEY = env_str("SECRET_KEY")
-if not SECRET_KEY:
-    if not DEBUG and PRODUCTION:
+if PRODUCTION:
+    # Production never falls back: not to debug pages (which also drop secure cookies and HSTS below), not to
+    # the public development key, not to a key short or plain enough to guess (Django's own deploy check's
+    # bar: 50 characters, 5 different ones, not a generated "django-insecure-" key).
+    if DEBUG:
+        raise ImproperlyConfigured("DEBUG must be off in production: unset DEBUG or set PRODUCTION=false")
+    if not SECRET_KEY:
         raise ImproperlyConfigured("SECRET_KEY must be set in production")
+    if len(SECRET_KEY) < 50 or len(set(SECRET_KEY)) < 5 or SECRET_KEY.startswith("django-insecure-"):
+        raise ImproperlyConfigured(
+            "SECRET_KEY is too weak for production: use at least 50 random characters "
+            '(python -c "import secrets; print(secrets.token_urlsafe(50))")'
+        )
+if not SECRET_KEY:
     SECRET_KEY = "local-only-insecure-key-set-SECRET_KEY-in-production-0123456789abcdefghijkl"
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver", "[::1]"])

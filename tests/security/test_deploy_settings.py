@@ -165,3 +165,22 @@ def test_signing_in_sets_a_session_cookie_scripts_cannot_read_and_other_sites_ca
     assert session.value and session["httponly"] is True and session["samesite"] == "Lax"
     header = session.output(header="").strip().lower()
     assert "httponly" in header and "samesite=lax" in header
+
+
+@pytest.mark.parametrize(
+    "env, says",
+    [
+        ({**PROD_ENV, "SECRET_KEY": "short-but-set"}, "SECRET_KEY is too weak"),
+        ({**PROD_ENV, "SECRET_KEY": "ab" * 40}, "SECRET_KEY is too weak"),  # 80 characters, 2 different ones
+        ({**PROD_ENV, "SECRET_KEY": ""}, "SECRET_KEY must be set"),
+        ({**PROD_ENV, "DEBUG": "true"}, "DEBUG must be off in production"),
+        # DEBUG with no key used to fall back to the public development key, with secure cookies and HSTS off.
+        ({"PRODUCTION": "true", "DEBUG": "true", "ALLOWED_HOSTS": "leaderboard.example.org"}, "DEBUG must be off"),
+    ],
+)
+def test_production_refuses_to_start_with_a_weak_key_or_debug_on(env, says):
+    # As an operator would start it: `check --deploy` exits non-zero, naming what to fix, and nothing is served.
+    result = _run(["manage.py", "check", "--deploy"], env)
+    assert result.returncode != 0
+    assert says in result.stderr
+    assert "local-only-insecure-key" not in result.stdout + result.stderr
