@@ -104,6 +104,22 @@ def order_key(row: Row) -> tuple:
     )
 
 
+def week_cost(used: list[RunInput], without_run: list[str], entry: EntryInput | None) -> Row:
+    """The week's cost: dollars when every counted run is metered and no task of the week lacks a run (a
+    skipped task's cost is unknown, not 0), else the plan the runs were on."""
+    metered = bool(used) and all(r.cost_usd is not None for r in used)
+    dollars = metered and not without_run
+    labels = sorted({r.plan_label for r in used if r.cost_usd is None and r.plan_label})
+    plan_label = None
+    if not metered:
+        plan_label = ", ".join(labels) if labels else (entry.plan if entry else None)
+    return {
+        "cost_usd": fsum_or_none(r.cost_usd for r in used) if dollars else None,
+        "plan_label": plan_label,
+        "cost_kind": "dollars" if dollars else ("unknown" if metered else ("plan" if plan_label else None)),
+    }
+
+
 def agent_row(row: Row, runs: list[RunInput], week_tasks: list[str], entry: EntryInput | None) -> Row:
     """One agent's week over the week's task keys: "One run is labeled and scored" (the latest trial when
     several exist).
@@ -138,13 +154,7 @@ def agent_row(row: Row, runs: list[RunInput], week_tasks: list[str], entry: Entr
     passes = outcomes.count("pass")
     used = list(chosen.values())
     without_run = sorted(k for k in week_tasks if k not in chosen)
-    metered = bool(used) and all(r.cost_usd is not None for r in used)
-    dollars = metered and not without_run
-    labels = sorted({r.plan_label for r in used if r.cost_usd is None and r.plan_label})
-    plan_label = None
-    if not metered:
-        plan_label = ", ".join(labels) if labels else (entry.plan if entry else None)
-    cost_kind = "dollars" if dollars else ("unknown" if metered else ("plan" if plan_label else None))
+    row.update(week_cost(used, without_run, entry))
     row.update(
         {
             "passes": passes,
@@ -158,9 +168,6 @@ def agent_row(row: Row, runs: list[RunInput], week_tasks: list[str], entry: Entr
             "interventions_unrecorded": sorted(r.task for r in used if r.interventions is None),
             "seconds": fsum_or_none(c["seconds"] for c in cells.values()),
             "runs_without_time": sum(1 for c in cells.values() if c["seconds"] is None),
-            "cost_usd": fsum_or_none(r.cost_usd for r in used) if dollars else None,
-            "plan_label": plan_label,
-            "cost_kind": cost_kind,
             "in_review": sorted(k for k, c in cells.items() if c["outcome"] == "in_review"),
             "not_counted": not_counted,
             "tasks": cells,
