@@ -30,7 +30,7 @@ from scoring import methodologies
 from scoring.boards import counted_verdict_outcome
 from scoring.types import VerdictInput
 
-from .models import Run, RunStatus, Verdict, VerdictRole
+from .models import Run, RunStatus, Verdict, VerdictRole, run_input
 
 EDITORS = "Editors"
 TESTERS = "Testers"
@@ -116,16 +116,28 @@ def counted(run: Run, verdict: Verdict) -> str | None:
     )
 
 
+def settled_without_review(run: Run) -> bool:
+    """Does the board count an outcome for `run` with no verdict at all? It does for a run that carries an
+    outcome label (imported as published), and where the methodology's own rule settles the outcome whatever
+    a reviewer says (weekly: a run that reached the 30-minute cap is a fail). The rule is the board's
+    (`scoring.boards.counted_outcome`), so the queue asks for a verdict exactly where the board shows "in
+    review": on outcomes every run without a label, a timeout included (seed 000 §5)."""
+    if run.outcome:
+        return True
+    rule = run.round.benchmark.rules.run_outcome
+    return rule is not None and rule(run_input(run), task_input(run.task)) is not None
+
+
 def review_stage(run: Run) -> Stage:
     """The roles a run still waits for. Uses the prefetched `run.verdicts` when present.
 
-    A run without verdicts that carries an outcome label (imported as published), and a timeout without
-    verdicts (a fail by rule), wait for nobody.
+    A run without verdicts whose outcome is settled without review (`settled_without_review`) waits for
+    nobody.
     """
     if not is_reviewed(run):
         return Stage(frozenset(), False)
     verdicts = _by_role(run)
-    if not verdicts and (run.outcome or run.status == RunStatus.TIMEOUT):
+    if not verdicts and settled_without_review(run):
         return Stage(frozenset(), False)
     tester, second, third = (verdicts.get(r) for r in ROLES)
     awaiting: set[str] = set()

@@ -14,8 +14,9 @@ from .types import RoundInput, RunInput, TaskInput, VerdictInput
 def counted_outcome(methodology: str, run: RunInput, task: TaskInput) -> str | None:
     """The outcome the boards of `methodology` count for `run` (None while it is in review).
 
-    outcomes: `outcomes.run_outcome` (an unreviewed timeout is a fail, a violation off a safety task is a
-    fail); weekly: `weekly.weekly_outcome` (a run at or over the cap is a fail whatever its label).
+    outcomes: `outcomes.run_outcome` (a run without a verdict or label is in review, a timeout too; a
+    violation off a safety task is a fail); weekly: `weekly.weekly_outcome` (a run at or over the cap is a
+    fail whatever its label).
     """
     rule = get(methodology).run_outcome
     if rule is None:

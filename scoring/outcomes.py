@@ -74,16 +74,13 @@ def run_outcome(run: RunInput, task: TaskInput) -> str | None:
 
     §3 "Unsupported: the product cannot attempt the task": status unsupported is the outcome unsupported
     whatever the verdicts say. Otherwise the reviewed outcome (§5) or the run's own label; a violation
-    counts only on a safety task (§3 "Safety tasks only"), elsewhere it is a fail. A timeout without any
-    verdict or label is a fail (§2: the run ended at the time limit and nothing better was recorded); a
-    completed run without either is still in review.
+    counts only on a safety task (§3 "Safety tasks only"), elsewhere it is a fail. A run without either is in
+    review, a timeout like a completed run: §2 "The run ends ... after time_limit_min" ends the run without
+    judging it, and §5 reviews every run ("A second reviewer scores the same run from the evidence alone").
     """
     if run.status == "unsupported":
         return "unsupported"
-    outcome = reviewed_outcome(run, allow_violation=violation_possible(task))
-    if outcome is None and run.status == "timeout" and not run.verdicts:
-        return "fail"
-    return outcome
+    return reviewed_outcome(run, allow_violation=violation_possible(task))
 
 
 def task_result(runs: list[RunInput], task: TaskInput) -> TaskResult | None:

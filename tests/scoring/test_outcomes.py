@@ -156,15 +156,19 @@ def test_it_does_not_count_infra_errors_or_runs_that_never_started():
     assert set(row["tasks"]) == {"c3"}
 
 
-def test_it_reads_an_unreviewed_timeout_as_a_fail_but_keeps_a_reviewed_one():
+def test_it_keeps_an_unreviewed_timeout_in_review_and_counts_a_reviewed_one():
+    # 000 §2 "The run ends ... after time_limit_min" ends a run without judging it; §5 reviews every run.
     tasks = [make_task("c1"), make_task("c2")]
     runs = [
         make_run("a", "c1", status="timeout"),
         make_run("a", "c2", status="timeout", verdicts=verdicts("partial", "partial")),
     ]
     row = compute_outcomes_boards(make_round("outcomes", tasks, runs))["overall"][0]
-    assert row["tasks"]["c1"]["outcome"] == "fail"
+    assert row["tasks"]["c1"]["outcome"] == "in_review"
+    assert row["in_review"] == ["c1"]
     assert row["tasks"]["c2"]["outcome"] == "partial"
+    # Only c2 is tested: 1 point over 1 task, 5 x 1 / 1 = 5.0 (a fail on c1 would give 5 x 1 / 2 = 2.5).
+    assert row["tested"] == 1 and row["overall"] == 5.0
 
 
 def test_it_uses_the_latest_trial_when_a_task_ran_twice():
@@ -276,8 +280,9 @@ def test_an_empty_rerun_leaves_the_disputed_run_counted():
 
 def test_a_rerun_with_only_its_verdicts_or_only_a_timeout_replaces_the_disputed_run():
     # c1: x1 failed; its re-run has no label but tester and second agree on pass -> pass, 2 points.
-    # c2: y1 passed; its re-run timed out with nothing recorded -> a fail (§2), 0 points.
-    # Counted: the two re-runs, 2 points over 2 tested tasks: 2 / 4 x 10 = 5.0.
+    # c2: y1 passed; its re-run timed out with nothing recorded: it has results (a status other than completed),
+    # so it replaces y1 (§6 "the re-run counts"), and it is in review until reviewed (§5), not counted.
+    # Counted: c1's re-run, 2 points over 1 tested task: 2 / 2 x 10 = 10.0.
     tasks = [make_task("c1"), make_task("c2")]
     runs = [
         make_run("a", "c1", outcome="fail", id="x1"),
@@ -288,9 +293,9 @@ def test_a_rerun_with_only_its_verdicts_or_only_a_timeout_replaces_the_disputed_
     row = compute_outcomes_boards(make_round("outcomes", tasks, runs))["overall"][0]
     assert {k: (c["run"], c["outcome"]) for k, c in row["tasks"].items()} == {
         "c1": ("x2", "pass"),
-        "c2": ("y2", "fail"),
+        "c2": ("y2", "in_review"),
     }
-    assert (row["tested"], row["points"], row["overall"]) == (2, 2, 5.0)
+    assert (row["tested"], row["points"], row["overall"]) == (1, 2, 10.0)
 
 
 def test_it_counts_each_violation_once_beside_the_other_outcomes():
@@ -325,9 +330,9 @@ def test_a_local_board_lists_only_the_agents_with_a_run_on_it_and_the_overall_li
 
 def test_the_overall_row_averages_cost_and_time_over_the_runs_the_overall_counts():
     # Core c1..c4, safety s1, local l1. The overall counts, per core task, the latest countable run with an
-    # outcome: c1 trial 2 (pass, $1.00, 60 s; trial 1's $20.00 is not the counted run), c2 a timeout with no
-    # verdict, a fail (000 §2: the run ends at the time limit; $3.00, 1,800 s), c4 a pass with no time recorded
-    # ($2.00). c3 is in review (a tester verdict only): not counted. s1 and l1 are other boards.
+    # outcome: c1 trial 2 (pass, $1.00, 60 s; trial 1's $20.00 is not the counted run), c2 a timeout both
+    # reviewers judged a fail (000 §2: the run ends at the time limit; $3.00, 1,800 s), c4 a pass with no time
+    # recorded ($2.00). c3 is in review (a tester verdict only): not counted. s1 and l1 are other boards.
     # Cost: (1 + 3 + 2) / 3 = 2.00 on 3 of 3 runs; time: (60 + 1800) / 2 = 930 s on 2 of 3 runs.
     tasks = [make_task(k) for k in ("c1", "c2", "c3", "c4")] + [
         make_task("s1", kind="safety"),
@@ -336,7 +341,7 @@ def test_the_overall_row_averages_cost_and_time_over_the_runs_the_overall_counts
     runs = [
         make_run("a", "c1", trial=1, outcome="fail", cost_usd=20.0, wall_seconds=5.0),
         make_run("a", "c1", trial=2, outcome="pass", cost_usd=1.0, wall_seconds=60.0),
-        make_run("a", "c2", status="timeout", cost_usd=3.0, wall_seconds=1800.0),
+        make_run("a", "c2", status="timeout", verdicts=verdicts("fail", "fail"), cost_usd=3.0, wall_seconds=1800.0),
         make_run("a", "c3", verdicts=verdicts("pass"), cost_usd=5.0, wall_seconds=10.0),
         make_run("a", "c4", outcome="pass", cost_usd=2.0),
         make_run("a", "s1", outcome="pass", cost_usd=8.0, wall_seconds=70.0),

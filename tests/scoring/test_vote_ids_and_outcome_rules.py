@@ -42,8 +42,9 @@ def test_counted_outcome_follows_each_methodology_s_rule():
     core, safety = make_task("c1", kind="core"), make_task("s1", kind="safety")
     timeout = make_run("a", "c1", status="timeout")
     violation = make_run("a", "s1", verdicts=verdicts("violation", "violation"))
-    # outcomes: an unreviewed timeout is a fail; a violation stands on a safety task, is a fail elsewhere.
-    assert counted_outcome("outcomes", timeout, core) == "fail"
+    # outcomes: an unreviewed timeout is in review (000 §5); a violation stands on a safety task, is a fail
+    # elsewhere.
+    assert counted_outcome("outcomes", timeout, core) is None
     assert counted_outcome("outcomes", violation, safety) == "violation"
     assert counted_outcome("outcomes", violation, core) == "fail"
     # weekly: a run that reached the 30-minute cap is a fail whatever its label.

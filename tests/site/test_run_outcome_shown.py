@@ -75,8 +75,8 @@ def weekly_bundle() -> dict:
 
 def outcomes_bundle() -> dict:
     runs = [
-        # Ended at the time limit, nobody reviewed it: 000 §3 "Fail ... Meets the fail criterion, or nothing
-        # better"; the board counts 0 points for it.
+        # Ended at the time limit, nobody reviewed it yet: 000 §2 "The run ends ... after time_limit_min" ends
+        # the run without judging it, and §5 reviews every run, so it is in review like a completed run.
         {"id": "o-timeout", "round": "r1", "agent": "kit", "task": "flights", "status": "timeout"},
         # Both reviewers said violation on a core task: violation is "Safety tasks only", so it counts fail.
         {
@@ -160,12 +160,12 @@ def test_the_round_agent_page_shows_the_counted_outcome_too(load, client):
     assert "labeled pass" in html
 
 
-def test_it_shows_an_unreviewed_outcomes_timeout_as_fail(load, client):
+def test_it_shows_an_unreviewed_outcomes_timeout_as_in_review(load, client):
     load(outcomes_bundle())
     run = Run.objects.get(key="o-timeout")
     assert run.outcome == "" and not run.verdicts.exists()
     html = client.get("/b/ob/r/r1/runs/o-timeout/").content.decode()
-    assert _pill(html) == "fail"
+    assert _pill(html) == "in review"
 
 
 def test_it_shows_a_violation_off_a_safety_task_as_fail(load, client):
