@@ -15,7 +15,10 @@ of our own. The mapping (docs/inspect.md):
 - the eval's model and solver become the entry (``model``, ``cli``) and the Inspect version its
   ``product_version``; the agent is the model, the solver or a tag (``agent_from``).
 
-A log of an eval that did not finish (started, cancelled or stopped by an error) is refused with its status.
+A log of an eval that did not finish (started, cancelled or stopped by an error) is refused with its status, and
+a log that no scorer scored (`inspect eval --no-score`) is refused, naming `inspect score`: a result nobody
+scored is not a 0. In a scored log, a sample its scorer gave no score is a run without a score, which the board
+leaves out and lists as not scored.
 
 A log is checked for size before Inspect reads it, since Inspect reads a sample whole: an `.eval` log is a zip,
 and a 1.6 MB one can hold a sample that inflates to gigabytes. Every entry of the zip is inflated in chunks and
@@ -185,8 +188,13 @@ def _tag_value(log: EvalLog, name: str) -> str | None:
     return str(value) if value not in (None, "") else None
 
 
-def refusal(log: EvalLog) -> str | None:
-    """Why a log cannot be imported, or None: only a finished eval with its samples is a result."""
+def refusal(named: NamedLog) -> str | None:
+    """Why a log cannot be imported, or None: only a finished, scored eval with its samples is a result.
+
+    A log whose samples ran to their end but carry no score at all (an eval run with `--no-score`, or Inspect's
+    own test logs) is refused: a result nobody scored is not a 0, and it is scored with `inspect score`. A log
+    whose every sample errored has nothing to score and imports as infra errors."""
+    log = named.log
     if log.status == "started":
         return "the eval has not finished (status 'started'); import its log once it has"
     if log.status == "cancelled":
@@ -198,19 +206,37 @@ def refusal(log: EvalLog) -> str | None:
         return f"the eval's status is {log.status!r}, not 'success'"
     if not log.samples:
         return "the log holds no samples (was the eval run with log_samples off?)"
+    ended = [s for s in log.samples if s.error is None]
+    if ended and not any(s.scores for s in ended):
+        return (
+            "no sample has a score: the eval ran without scoring (as `inspect eval --no-score` does), and a result "
+            f"nobody scored is not a 0. Score the log first, `inspect score {named.name}` (it writes a scored copy; "
+            "`--overwrite` scores the file in place), then import the scored log"
+        )
     return None
 
 
 def sample_score(named: NamedLog, sample: EvalSample, scorer: str | None) -> float | None:
     """The sample's score by the chosen scorer (`scorer`, else the first), through Inspect's `value_to_float`.
 
-    A sample with no score (it errored) has none; a score that is not one number (a dict or list of values) or
-    falls outside 0..1 is refused, since a `scored` board reads scores as fractions."""
+    A sample with no score (it errored, or its scorer gave none) has none: its run is not scored, and the board
+    leaves it out. One stopped by a limit without a score is refused, since a run stopped at a limit with no
+    score counts 0 (`scoring.scored`), a 0 nobody measured (Inspect scores a sample stopped by a limit as it
+    stood). A score that is not one number (a dict or list of values) or falls outside 0..1 is refused, since a
+    `scored` board reads scores as fractions."""
+    where = f"{named.name}: sample {sample.id!r} epoch {sample.epoch}"
     if not sample.scores:
+        if sample.error is None and sample.limit is not None:
+            raise InspectLogError(
+                [
+                    f"{where}: stopped by its {sample.limit.type} limit with no score; a run stopped at a limit "
+                    f"without a score would count 0, which nobody measured: score it first (`inspect score "
+                    f"{named.name}`)"
+                ]
+            )
         return None
     if scorer is None:
         scorer = next(iter(sample.scores))
-    where = f"{named.name}: sample {sample.id!r} epoch {sample.epoch}"
     if scorer not in sample.scores:
         raise InspectLogError([f"{where}: no score from scorer {scorer!r} (it has {', '.join(sample.scores)})"])
     value = sample.scores[scorer].value
@@ -274,7 +300,7 @@ def logs_to_bundle(
     sample and a run per sample and epoch. Raises `InspectLogError` listing every problem (nothing partial)."""
     found = _Collected({}, {}, {}, {}, [], {})
     for named in logs:
-        reason = refusal(named.log)
+        reason = refusal(named)
         if reason:
             found.problems.append(f"{named.name}: {reason}")
             continue

@@ -151,6 +151,8 @@ class RunOut(Schema):
     status: str
     outcome: str
     rerun_of: str | None
+    counts: bool = Field(description="whether the boards count it (a re-run, once it has results, in place of its run)")
+    why_not_counted: str | None = Field(description="why the boards leave it out, in words; null when it counts")
     score: float | None
     auto_pass_rate: float | None
     tests_passed: int | None

@@ -10,7 +10,7 @@ from django.http import Http404
 
 from bundles.export import run_doc
 from leaderboard.models import Agent, Benchmark, Entry, Round, RoundParameter, RoundStatus, Task, fill_prompt
-from runs.models import Run
+from runs.models import Run, run_counting
 from scoring import methodologies
 from snapshots.models import BoardSnapshot, SnapshotKind
 
@@ -24,7 +24,6 @@ from .selectors import (
     ratings_maps,
     round_pick,
     rounds_published,
-    run_counts,
     run_summary,
     snapshot_state,
     snapshots_for,
@@ -38,8 +37,9 @@ def run_page(*, bench_slug: str, round_key: str, run_key: str) -> dict[str, Any]
     run = (
         Run.objects.published()
         .filter(round__benchmark__slug=bench_slug, round__key=round_key, key=run_key)
-        .select_related("round__benchmark", "entry__agent", "task", "rerun_of", "rerun")
-        .prefetch_related("verdicts", "evidence", "checks", "disputes")
+        .with_reruns()
+        .select_related("round__benchmark", "entry__agent", "rerun_of__task")
+        .prefetch_related("evidence", "checks", "disputes")
         .first()
     )
     if run is None:
@@ -54,6 +54,7 @@ def run_page(*, bench_slug: str, round_key: str, run_key: str) -> dict[str, Any]
     verdicts = sorted(run.verdicts.all(), key=lambda v: order.index(v.role) if v.role in order else 9)
     passed, total = checks_passed(run)
     rerun = run.rerun if _has_rerun(run) else None
+    counting = run_counting(run, bench.methodology)
     return {
         "bench": bench,
         "round": rnd,
@@ -73,8 +74,12 @@ def run_page(*, bench_slug: str, round_key: str, run_key: str) -> dict[str, Any]
         "summary": run_summary(run, bench.methodology),
         "checks_passed": passed,
         "checks_total": total,
-        "counts": run_counts(run, bench.methodology, rerun is not None),
+        "counts": counting.counts,
+        "why_not_counted": counting.why_not,
         "rerun": rerun,
+        # The other run of a disputed pair, and whether it counts: the page says which of the two the board counts.
+        "rerun_counting": run_counting(rerun, bench.methodology) if rerun else None,
+        "original_counting": run_counting(run.rerun_of, bench.methodology) if run.rerun_of else None,
         "third_decided": any(v.role == "third" for v in verdicts),
         "standing_label": methodologies.get(bench.methodology).standing_label,
     }
@@ -111,23 +116,24 @@ def round_agent_page(*, bench_slug: str, round_key: str, agent_slug: str) -> dic
         raise Http404("No such agent in this round")
     runs = list(
         Run.objects.filter(round=rnd, entry=entry)
-        .select_related("task", "rerun_of")
-        .prefetch_related("verdicts")
+        .with_reruns()
+        .select_related("rerun_of")
         .order_by("task__position", "task__key", "trial", "key")
     )
     snap = BoardSnapshot.objects.filter(round=rnd, kind=SnapshotKind.BOARDS).first()
     data = snap.data if snap and snap.data else {}
     standing = standing_runs(bench.methodology, data)
-    replaced = {r.rerun_of_id for r in runs if r.rerun_of_id}
     rows = []
     for run in runs:
+        counting = run_counting(run, bench.methodology)
         rows.append(
             {
                 "run": run,
                 "href": run_url(bench.slug, rnd.key, run.key),
                 "standing": run.key in standing,
                 "summary": run_summary(run, bench.methodology),
-                "counts": run_counts(run, bench.methodology, run.id in replaced),
+                "counts": counting.counts,
+                "why_not_counted": counting.why_not,
                 "stale": run.is_stale,
                 "task_href": task_url(bench.slug, run.task.key, agent_slug),
             }
@@ -182,8 +188,8 @@ def task_page(*, bench_slug: str, task_key: str, agent: str | None) -> dict[str,
     runs = list(
         Run.objects.published()
         .filter(task=task)
-        .select_related("round", "entry__agent", "task")
-        .prefetch_related("verdicts")
+        .with_reruns()
+        .select_related("round", "entry__agent")
         .order_by("-round__starts_on", "-round__published_at", "entry__agent__name", "trial", "key")
     )
     rounds = {r.round_id: r.round for r in runs}
@@ -225,11 +231,10 @@ def _task_sections(
     by_round: dict[int, dict[str, list[Run]]] = {}
     for run in runs:
         by_round.setdefault(run.round_id, {}).setdefault(run.entry.agent.slug, []).append(run)
-    replaced = {r.rerun_of_id for r in runs if r.rerun_of_id}
     return [
         {
             "round": rounds[round_id],
-            "items": _task_items(task, rounds[round_id], snaps.get(round_id), agents, replaced, ratings, selected),
+            "items": _task_items(task, rounds[round_id], snaps.get(round_id), agents, ratings, selected),
             "params": [p for p in params if p.round_id == round_id],
         }
         for round_id, agents in by_round.items()
@@ -241,7 +246,6 @@ def _task_items(
     rnd: Round,
     snap: BoardSnapshot | None,
     agents: dict[str, list[Run]],
-    replaced: set[int],
     ratings: dict[str, dict],
     selected: str | None,
 ) -> list[dict[str, Any]]:
@@ -262,10 +266,11 @@ def _task_items(
                 "run": r,
                 "summary": run_summary(r, m),
                 "standing": r.key in standing,
-                "counts": run_counts(r, m, r.id in replaced),
+                "counts": counting.counts,
+                "why_not_counted": counting.why_not,
                 "href": run_url(bench.slug, rnd.key, r.key),
             }
-            for r in agent_runs
+            for r, counting in ((r, run_counting(r, m)) for r in agent_runs)
         ]
         scores = [s["summary"]["score"] for s in summaries if s["counts"] and s["summary"]["score"] is not None]
         crow = checks_rows.get(slug)

@@ -12,9 +12,9 @@ from typing import Any
 from django.http import HttpResponse
 
 from leaderboard.models import Benchmark
-from runs.models import Run
+from runs.models import Run, run_counting
 
-from .selectors import benchmark_get, board_page, checks_passed, run_counts, run_score, snapshots_for, standing_runs
+from .selectors import benchmark_get, board_page, checks_passed, run_score, snapshots_for, standing_runs
 from .tables import Table
 
 # A spreadsheet reads a cell that starts with one of these as a formula (OWASP "CSV Injection": = + - @, tab
@@ -60,6 +60,7 @@ RUN_CSV_COLUMNS = [
     "language",
     "status",
     "counted",
+    "why_not_counted",
     "median_run",
     "score",
     "outcome",
@@ -81,24 +82,26 @@ RUN_CSV_COLUMNS = [
 
 
 def runs_csv_rows(*, bench_slug: str) -> tuple[Benchmark, list[list[Any]]]:
-    """Every run of the benchmark's published rounds, one CSV row each, with whether it counts and whether it
-    stands for its agent on its task (`median_run`). Nothing about owners, reviewers or voters."""
+    """Every run of the benchmark's published rounds, one CSV row each, with whether it counts (and why not,
+    `runs.models.run_counting`) and whether it stands for its agent on its task (`median_run`). Nothing about
+    owners, reviewers or voters."""
     bench = benchmark_get(bench_slug)
     runs = list(
         Run.objects.published()
         .filter(round__benchmark=bench)
-        .select_related("round", "entry__agent", "task", "rerun_of")
+        .with_reruns()
+        .select_related("round", "entry__agent", "rerun_of")
         .order_by("round__starts_on", "round__key", "entry__agent__slug", "task__position", "task__key", "trial", "key")
     )
     snaps, _ = snapshots_for(bench, list({r.round_id for r in runs}))
     standing: dict[int, set[str]] = {rid: standing_runs(bench.methodology, s.data) for rid, s in snaps.items()}
-    replaced = {r.rerun_of_id for r in runs if r.rerun_of_id}
     m = bench.methodology
     out = []
     for r in runs:
         passed, total = checks_passed(r)
         score = run_score(r, m)
         e = r.entry
+        counting = run_counting(r, m)
         out.append(
             [
                 bench.slug,
@@ -114,7 +117,8 @@ def runs_csv_rows(*, bench_slug: str) -> tuple[Benchmark, list[list[Any]]]:
                 r.trial,
                 r.language,
                 r.status,
-                "yes" if run_counts(r, m, r.id in replaced) else "no",
+                "yes" if counting.counts else "no",
+                counting.why_not or "",
                 "yes" if r.key in standing.get(r.round_id, set()) else "no",
                 "" if score is None else round(score, 6),
                 r.outcome,

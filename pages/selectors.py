@@ -20,7 +20,7 @@ from django.db.models import Prefetch, Q
 from django.http import Http404
 
 from leaderboard.models import Benchmark, Entry, Round, task_input
-from runs.models import Run, run_input
+from runs.models import Run, run_counting, run_input, status_counts
 from scoring import boards as board_rules
 from scoring import methodologies
 from scoring.boards import boards_as_shown
@@ -85,20 +85,22 @@ def snapshot_state(snap: BoardSnapshot | None) -> str:
     return "updating" if snap.stale else "fresh"
 
 
+def board_state(snap: BoardSnapshot | None, ratings: BoardSnapshot | None) -> str:
+    """The state of a board page, which shows the round's boards and the benchmark's vote ratings beside them:
+    the boards' own state, or "updating" while the ratings are being refitted (a vote counted, a voter flagged
+    or cleared), so ratings that no longer match the counted votes are never shown as final."""
+    state = snapshot_state(snap)
+    if state == "fresh" and ratings is not None and ratings.stale:
+        return "updating"
+    return state
+
+
 # --- single runs, scored by the same rules as the boards ---------------------------------------------------------
 
 
 def run_score(run: Run, methodology: str) -> float | None:
     """The run's own score on its benchmark's scale (checks 0-100, scored 0-1), None for outcome boards."""
     return methodologies.get(methodology).run_score(run_input(run), task_input(run.task))
-
-
-def run_counts(run: Run, methodology: str, replaced: bool) -> bool:
-    """Whether a run can go into the rankings by its methodology's rules (a run replaced by its re-run never
-    does)."""
-    if replaced:
-        return False
-    return methodologies.get(methodology).run_counts(run_input(run), task_input(run.task))
 
 
 def standing_runs(methodology: str, data: dict | None) -> set[str]:
@@ -123,14 +125,14 @@ def run_summary(run: Run, methodology: str) -> dict[str, Any]:
     if methodologies.get(methodology).counts_outcomes:
         # The outcome the board counted, by the board's own per-run rule; the label the run was given is
         # shown beside it when the rule overrode it (a weekly run at the cap is a fail whatever its label).
-        if run_counts(run, methodology, replaced=False):
+        if status_counts(run, methodology):
             outcome = board_rules.counted_outcome(methodology, run_input(run, with_verdicts=True), task_input(run.task))
             text = outcome or "in review"
             label = run.outcome if run.outcome and outcome and run.outcome != outcome else ""
         else:
             text = OUTCOME_LABEL.get(run.status, run.get_status_display())
     else:
-        text = fmt_score(score, methodology)
+        text = fmt_score(score, methodology) if score is not None else "not scored"
     return {
         "score": score,
         "text": text,
@@ -195,7 +197,7 @@ def board_page(*, bench_slug: str, round_key: str | None, params: Mapping[str, s
     tabs = bench.rules.tabs
     tab = params.get("tab") if params.get("tab") in dict(tabs) else tabs[0][0]
     ratings, task_ratings = ratings_maps(ratings_snap)
-    state = snapshot_state(snap)
+    state = board_state(snap, ratings_snap)
     data = boards_as_shown(bench.methodology, snap.data if snap else None, ratings_snap.data if ratings_snap else None)
     ctx = BoardContext(bench, rnd, data, entries, ratings, task_ratings, tasks)
     task_key = params.get("task")
@@ -240,10 +242,13 @@ def changelog_page(*, bench_slug: str, round_key: str) -> dict[str, Any]:
     entries = list(rnd.changelog.select_related("run").order_by("created_at", "id"))
     reruns = list(
         Run.objects.filter(round=rnd, rerun_of__isnull=False)
-        .select_related("rerun_of", "entry__agent", "task")
+        .with_reruns()
+        .select_related("rerun_of__task", "entry__agent")
         .prefetch_related(Prefetch("rerun_of__disputes"))
     )
-    return {"bench": bench, "round": rnd, "entries": entries, "reruns": reruns}
+    m = bench.methodology
+    rows = [{"run": r, "counting": run_counting(r, m), "original": run_counting(r.rerun_of, m)} for r in reruns]
+    return {"bench": bench, "round": rnd, "entries": entries, "reruns": rows}
 
 
 def methodology_page(*, bench_slug: str) -> dict[str, Any]:

@@ -25,6 +25,15 @@ def _missing_note(meta: dict[str, Any], axis: str) -> str:
     return text + (f" ({partial} on some runs only)" if partial else "")
 
 
+def _coverage_note(row: dict[str, Any]) -> str:
+    """ "tested k of n" when some tasks have no score, and how many runs nothing scored (left out, not 0)."""
+    parts = [f"tested {row.get('tested')} of {row.get('of')}"] if row.get("tested") != row.get("of") else []
+    unscored = len(row.get("unscored") or [])
+    if unscored:
+        parts.append(f"{unscored} {'run' if unscored == 1 else 'runs'} not scored")
+    return " · ".join(parts)
+
+
 def scored_table(ctx: BoardContext, tab: str) -> Table:
     if tab == "tasks":
         return _scored_tasks_table(ctx)
@@ -43,17 +52,19 @@ def _scored_tasks_table(ctx: BoardContext) -> Table:
         cells = [rank_cell(row), agent_cell(row, ctx)]
         for k in keys:
             c = (row.get("tasks") or {}).get(k)
+            unscored = (row.get("unscored_tasks") or {}).get(k, 0)
             if not c:
-                cells.append(Cell(text="–", sort=None))
+                cells.append(_unscored_cell(unscored))
                 continue
             badges = [("heuristic", "warn")] if c.get("heuristic") else []
+            sub = f"pass@{c['trials']} {fmt_pct(c['pass_at_k'])}" + (f" · {unscored} not scored" if unscored else "")
             cells.append(
                 num_cell(
                     c["best"],
                     fmt_score(c["best"], "scored"),
                     ctx.run_href(c.get("best_run")),
                     f"best of {c['trials']} trials; pass@k {c['passes']}/{c['trials']}",
-                    sub=f"pass@{c['trials']} {fmt_pct(c['pass_at_k'])}",
+                    sub=sub,
                     badges=badges,
                 )
             )
@@ -64,8 +75,18 @@ def _scored_tasks_table(ctx: BoardContext) -> Table:
         rows=out,
         note=f"Each cell is the best score across trials (links to that trial's run); pass@k is "
         f"the share of trials scoring at least {threshold:.2f}. 'heuristic' marks a best trial "
-        f"scored by the heuristic fallback, capped at 0.60.",
+        f"scored by the heuristic fallback, capped at 0.60. 'not scored' marks runs that nothing scored: they "
+        f"are no trials (never a score of 0), and a task with no scored trial counts 0 in the overall score, as "
+        f"any task without a score does.",
     )
+
+
+def _unscored_cell(unscored: int) -> Cell:
+    """A task without a score: not run (–), or run without anything scoring it ("not scored", never 0.00)."""
+    if not unscored:
+        return Cell(text="–", sort=None)
+    runs = "run" if unscored == 1 else "runs"
+    return Cell(text="not scored", sort=None, title=f"{unscored} {runs} that nothing scored: no trial has a score")
 
 
 def _scored_overall_table(ctx: BoardContext) -> Table:
@@ -115,10 +136,10 @@ def _scored_overall_cells(ctx: BoardContext, row: dict[str, Any], domains: list[
         "agent": agent_cell(row, ctx),
         "score": num_cell(
             row.get("score"),
-            fmt_score(row.get("score"), "scored"),
+            fmt_score(row.get("score"), "scored") if row.get("tested") else "not scored",
             href,
             badges=badges,
-            sub=f"tested {row.get('tested')} of {row.get('of')}" if row.get("tested") != row.get("of") else "",
+            sub=_coverage_note(row),
         ),
         "pass_rate": num_cell(row.get("pass_rate"), fmt_pct(row.get("pass_rate")), href),
         "pass_at_k": num_cell(mean_pak, fmt_pct(mean_pak), href),

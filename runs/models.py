@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import dataclass, fields, replace
 from decimal import Decimal
 
 from django.conf import settings
@@ -11,9 +11,10 @@ from django.db.models import F, Q
 from django.urls import reverse
 from django.utils import timezone
 
-from leaderboard.models import Entry, in_published_round, major
+from leaderboard.models import Entry, in_published_round, major, task_input
+from scoring import methodologies
 from scoring.addresses import is_link_address
-from scoring.common import budget_tokens
+from scoring.common import budget_tokens, rerun_left_out
 from scoring.types import RUN_COUNT_FIELDS, RUN_MEASURE_FIELDS, RunInput, VerdictInput
 
 
@@ -39,6 +40,11 @@ class Outcome(models.TextChoices):
 class RunQuerySet(models.QuerySet):
     def published(self) -> RunQuerySet:
         return self.filter(in_published_round())
+
+    def with_reruns(self) -> RunQuerySet:
+        """What `run_counting` reads, loaded with the runs: each run's verdicts, its re-run (one join) and the
+        re-run's verdicts (a query only when some run has a re-run)."""
+        return self.select_related("task", "rerun__task").prefetch_related("verdicts", "rerun__verdicts")
 
 
 def _nonneg(field: str) -> models.CheckConstraint:
@@ -342,6 +348,48 @@ def run_input(run: Run, *, with_verdicts: bool = False) -> RunInput:
         else ()
     )
     return RunInput(id=run.key, round="", agent="", task=run.task.key, verdicts=verdicts, **values)
+
+
+@dataclass(frozen=True)
+class Counting:
+    """Whether the boards count a run and, when they do not, why in words (`why_not`)."""
+
+    counts: bool
+    why_not: str | None = None
+
+
+def run_counting(run: Run, methodology: str) -> Counting:
+    """Whether the boards of `methodology` count `run`, by their own two rules: the re-run rule
+    (`scoring.common.rerun_left_out`: a re-run counts in place of its disputed run once it has results, and
+    until then the disputed run counts, seed 000 §6) and the methodology's rule for a run on its own
+    (`status_counts`). Every page, download and API answer that says whether a run counts asks this, so each
+    says what the board counts. Reads `run.verdicts` and `run.rerun`: load runs with `with_reruns()`."""
+    rerun = run if run.rerun_of_id is not None else _loaded_rerun(run)
+    pair = [] if rerun is None else [_rerun_input(rerun)]
+    why = rerun_left_out(pair).get(str(run.pk))
+    if why is not None:
+        return Counting(False, why)
+    if not status_counts(run, methodology):
+        return Counting(False, run.get_status_display())
+    return Counting(True)
+
+
+def status_counts(run: Run, methodology: str) -> bool:
+    """Whether the methodology's rule for a run on its own lets `run` count (platform failures, runs over a
+    budget and the like never do), the re-run rule aside: `run_counting` is the whole answer."""
+    return methodologies.get(methodology).run_counts(run_input(run), task_input(run.task))
+
+
+def _loaded_rerun(run: Run) -> Run | None:
+    try:
+        return run.rerun
+    except Run.DoesNotExist:  # the reverse one-to-one raises when there is none
+        return None
+
+
+def _rerun_input(rerun: Run) -> RunInput:
+    """A re-run for the re-run rule, named by database ids (run keys are unique within a round only)."""
+    return replace(run_input(rerun, with_verdicts=True), id=str(rerun.pk), rerun_of=str(rerun.rerun_of_id))
 
 
 class AppBuild(models.Model):

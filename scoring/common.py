@@ -40,23 +40,39 @@ def run_sort_key(run: RunInput) -> tuple[int, str]:
 def effective_runs(round_input: RoundInput) -> list[RunInput]:
     """Runs that can count, in a fixed order.
 
-    Rule (outcomes §6): "A disputed run may be re-run once. Both runs are published and the re-run
-    counts": a run X with a re-run (some run has rerun_of = X) is left out and the re-run stands in for it,
-    once the re-run has results (`has_results`); until then the re-run is left out and X still counts.
-    Applied to every methodology. Runs of agents without an entry in the round and of unknown tasks
-    are dropped.
+    The runs the re-run rule leaves out (`rerun_left_out`) are dropped, as are runs of agents without an entry
+    in the round and of unknown tasks. Applied to every methodology.
     """
     entered = {e.agent for e in round_input.entries}
     tasks = tasks_by_key(round_input)
-    reruns = [r for r in round_input.runs if r.rerun_of is not None]
-    replaced = {r.rerun_of for r in reruns if has_results(r)}
-    pending = {r.id for r in reruns if not has_results(r)}
-    runs = [
-        r
-        for r in round_input.runs
-        if r.id not in replaced and r.id not in pending and r.agent in entered and r.task in tasks
-    ]
+    left_out = rerun_left_out(round_input.runs)
+    runs = [r for r in round_input.runs if r.id not in left_out and r.agent in entered and r.task in tasks]
     return sorted(runs, key=lambda r: (r.agent, r.task, run_sort_key(r)))
+
+
+# Why the re-run rule leaves a run out, in the words every page and download gives.
+REPLACED_BY_RERUN = "replaced by its re-run"
+RERUN_AWAITING_RESULTS = "re-run awaiting results"
+
+
+def rerun_left_out(runs: Iterable[RunInput]) -> dict[str, str]:
+    """The runs the re-run rule leaves out of every board, by id, each with why in words.
+
+    Rule (outcomes §6): "A disputed run may be re-run once. Both runs are published and the re-run
+    counts". A re-run is created empty when a dispute is accepted, and "the re-run counts" is about a re-run
+    that took place: once the re-run (a run with rerun_of = X) has results (`has_results`), it stands in for X
+    and X is left out (REPLACED_BY_RERUN); until then the re-run is left out (RERUN_AWAITING_RESULTS) and X
+    still counts. Only the re-runs among `runs` are read: to know whether X is replaced, pass X's re-run.
+    This is the one place that decides it; the boards, the pages, the downloads and the API all ask it.
+    """
+    left_out: dict[str, str] = {}
+    for r in runs:
+        if r.rerun_of is not None:
+            if has_results(r):
+                left_out[r.rerun_of] = REPLACED_BY_RERUN
+            else:
+                left_out[r.id] = RERUN_AWAITING_RESULTS
+    return left_out
 
 
 # Fields that, when recorded, mean the attempt took place and something came of it.

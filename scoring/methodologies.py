@@ -235,7 +235,7 @@ register(
         name="Scored (tests and judge, pass@k)",
         compute_boards=scored.compute_scored_boards,
         run_score=lambda run, task: scored.run_score(run, task).score,
-        run_counts=lambda run, task: run.status in scored.COUNTED,
+        run_counts=scored.counts,
         standing_runs=_standing_in_cells("best_run"),
         standing_label="best trial",
         tabs=(("overall", "Overall"), ("tasks", "Tasks")),

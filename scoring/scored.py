@@ -116,6 +116,12 @@ def run_score(run: RunInput, task: TaskInput) -> RunScore:
     return RunScore(None, False, "none")
 
 
+def counts(run: RunInput, task: TaskInput) -> bool:
+    """Whether a run goes into the board: a counted status, and a score (a run nothing scored is left out and
+    listed as not scored, never counted as 0)."""
+    return run.status in COUNTED and run_score(run, task).score is not None
+
+
 def passes(score: float, threshold: float) -> bool:
     """Pass threshold: "An agent passes a task if its score >= 0.80" (benchmark param `pass_threshold`)."""
     return score >= threshold - TOLERANCE
@@ -180,7 +186,9 @@ def compute_scored_boards(round_input: RoundInput) -> dict[str, Any]:
     score, a task without a score counting 0 (as seed 003 counts a task without runs); `pass_rate` = tasks
     whose best passes / the round's tasks; `mean_pass_at_k` = the mean over the round's tasks of each task's
     pass@k, again 0 for a task without a score; `domains` = the same mean over each domain's tasks. `tested` and
-    `of` say how many of the round's tasks have a score ("tested k of n").
+    `of` say how many of the round's tasks have a score ("tested k of n"). An agent with no score on any task has
+    none of these (None, ranked last): a result nobody scored is not a 0. Runs that nothing scored are left out
+    and listed (`unscored`, and per task `unscored_tasks`), so the board can say "not scored".
 
     Cost and latency are means over the scored runs that report them, None when none does ("We treat missing
     data as None, never 0"). `runs_scored`, `cost_runs` and `latency_runs` count those runs; an axis reported
@@ -205,40 +213,45 @@ def agent_row(
     """One agent's row of the scored board (see `compute_scored_boards`)."""
     agent = row["agent"]
     cells: dict[str, dict[str, Any]] = {}
-    unscored: list[str] = []
+    unscored: dict[str, list[str]] = {}  # task key -> its runs without a score
     for task in tasks:
         task_runs = by_cell.get((agent, task.key), [])
         cell = task_cell(task, task_runs, threshold)
         if cell is not None:
             cells[task.key] = cell
         scored_ids = set(cell["runs"]) if cell else set()
-        unscored.extend(r.id for r in task_runs if r.id not in scored_ids)
+        if missing := [r.id for r in task_runs if r.id not in scored_ids]:
+            unscored[task.key] = missing
     mine = [r for t in tasks for r in by_cell.get((agent, t.key), [])]
     counted_runs = [r for r in mine if any(r.id in c["runs"] for c in cells.values())]
     domains: dict[str, list[float]] = {}
     for task in tasks:
         if task.domain is not None:
             domains.setdefault(task.domain, []).append(cells[task.key]["best"] if task.key in cells else 0.0)
-    score = round_mean([c["best"] for c in cells.values()], len(tasks))
+    # Nothing scored is nothing measured: such a row is blank, not 0 (outcomes: "blank when nothing is tested").
+    n = len(tasks) if cells else 0
+    score = round_mean([c["best"] for c in cells.values()], n)
     row.update(
         {
             "score": score,
             "overall": score,
-            "pass_rate": sum(1 for c in cells.values() if c["passed"]) / len(tasks) if tasks else None,
+            "pass_rate": sum(1 for c in cells.values() if c["passed"]) / n if n else None,
             "tested": len(cells),
             "of": len(tasks),
-            "domains": {d: round_mean(v, len(v)) for d, v in sorted(domains.items())},
+            "domains": {d: round_mean(v, len(v) if cells else 0) for d, v in sorted(domains.items())},
             "heuristic": any(c["heuristic"] for c in cells.values()),
             # 002 "pass@k": the share of passing trials per task, averaged over the round's tasks like the score,
             # a task without a score counting 0 (averaged over the tested tasks only, one lucky task would be 100%).
-            "mean_pass_at_k": round_mean([c["pass_at_k"] for c in cells.values()], len(tasks)),
+            "mean_pass_at_k": round_mean([c["pass_at_k"] for c in cells.values()], n),
             "cost_usd": mean_or_none(r.cost_usd for r in counted_runs),
             "wall_seconds": mean_or_none(r.wall_seconds for r in counted_runs),
             "first_output_seconds": mean_or_none(r.first_output_seconds for r in counted_runs),
             "runs_scored": len(counted_runs),
             "cost_runs": sum(1 for r in counted_runs if r.cost_usd is not None),
             "latency_runs": sum(1 for r in counted_runs if r.wall_seconds is not None),
-            "unscored": sorted(unscored),
+            # Runs of a counted status that nothing scored (no tests, judge or score): left out, shown "not scored".
+            "unscored": sorted(r for ids in unscored.values() for r in ids),
+            "unscored_tasks": {k: len(ids) for k, ids in sorted(unscored.items())},
             "tasks": cells,
         }
     )
@@ -324,9 +337,12 @@ def rerank(rows: list[Row], w_score: float, w_cost: float, w_latency: float) -> 
 def interval_cells(round_input: RoundInput, boards: dict[str, Any]) -> dict[tuple[str, str], tuple[list[float], bool]]:
     """The cells the score's interval resamples (`scoring.intervals`): each agent's best trial on each of the
     round's tasks, a task without a score counting 0 (not ran), as in `agent_row`. The best trial is taken as
-    it is: the best of trials drawn again can only be lower, which would pull the interval below the board."""
+    it is: the best of trials drawn again can only be lower, which would pull the interval below the board. An
+    agent with no scored task has no score, and so no interval."""
     cells: dict[tuple[str, str], tuple[list[float], bool]] = {}
     for row in boards.get("overall") or []:
+        if not row.get("tasks"):
+            continue
         for task in round_input.tasks:
             cell = (row.get("tasks") or {}).get(task.key)
             cells[(row["agent"], task.key)] = ([cell["best"]], True) if cell else ([0.0], False)

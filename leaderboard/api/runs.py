@@ -10,7 +10,7 @@ from django.http import HttpRequest
 from ninja import Path, Query, Router
 from ninja.errors import HttpError
 
-from runs.models import Run, Verdict
+from runs.models import Run, Verdict, run_counting
 from scoring.types import DISPUTE_FIELDS, KEY_PATTERN, PUBLIC_RUN_SCALARS
 
 from .. import api_schemas as s
@@ -39,7 +39,8 @@ def _verdict_fields(v: Verdict) -> dict[str, Any]:
 RUN_FIELDS = (*(f for f in PUBLIC_RUN_SCALARS if f != "cost_usd"), "judge_scores")
 
 
-def _run_fields(run: Run) -> dict[str, Any]:
+def _run_fields(run: Run, methodology: str) -> dict[str, Any]:
+    counting = run_counting(run, methodology)  # what the board counts, re-runs included (seed 000 §6)
     return {
         "key": run.key,
         "round": run.round.key,
@@ -48,14 +49,14 @@ def _run_fields(run: Run) -> dict[str, Any]:
         **{f: getattr(run, f) for f in RUN_FIELDS},
         "cost_usd": float(run.cost_usd) if run.cost_usd is not None else None,
         "rerun_of": run.rerun_of.key if run.rerun_of_id else None,
+        "counts": counting.counts,
+        "why_not_counted": counting.why_not,
         "verdicts": [_verdict_fields(v) for v in run.verdicts.all()],
     }
 
 
 def _runs():
-    return (
-        Run.objects.published().select_related("round", "entry__agent", "task", "rerun_of").prefetch_related("verdicts")
-    )
+    return Run.objects.published().with_reruns().select_related("round", "entry__agent", "rerun_of")
 
 
 @router.get("/benchmarks/{slug}/runs", response={200: s.RunPageOut, **ERRORS}, tags=["runs"])
@@ -85,7 +86,7 @@ def runs(
     if page > pages:
         raise HttpError(404, f"page {page} is past the last page ({pages})")
     start = (page - 1) * page_size
-    items = [_run_fields(r) for r in qs[start : start + page_size]]
+    items = [_run_fields(r, b.methodology) for r in qs[start : start + page_size]]
     return {"count": count, "page": page, "page_size": page_size, "pages": pages, "items": items}
 
 
@@ -114,7 +115,7 @@ def run_detail(
     version = task_version(run.task, run.task_version)
     rerun = Run.objects.filter(rerun_of=run).values_list("key", flat=True).first()
     return {
-        **_run_fields(run),
+        **_run_fields(run, b.methodology),
         "prompt": fill_prompt(version.prompt if version else "", values),
         "parameters": values,
         "rerun": rerun,

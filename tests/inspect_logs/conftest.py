@@ -3,11 +3,18 @@ against two scripted models, with no network, and every test reads the logs it w
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from django.conf import settings
+from django.utils import timezone
 
+from leaderboard.models import Round
+from runs.services.publication import round_enter_preview, round_publish
+from tests.builders.review import make_user
 from tests.inspect_logs import scripted
+from tests.site.conftest import compute_all
 
 
 @pytest.fixture(scope="session")
@@ -16,3 +23,13 @@ def quiz_logs(tmp_path_factory) -> dict[str, Path]:
     logs = scripted.run(["steady", "flaky"], tmp_path_factory.mktemp("inspect-logs"))
     assert all(log.status == "success" for log in logs)
     return {log.eval.model.removeprefix("scripted/"): Path(log.location) for log in logs}
+
+
+def publish(bench: str, round_key: str) -> None:
+    """Publish a round through the editor's services (its preview entered long enough ago) and compute its
+    boards, so that its board, its run pages and the runs API show it."""
+    editor = make_user("publishing-editor", "Editors")
+    rnd = Round.objects.get(benchmark__slug=bench, key=round_key)
+    ago = timezone.now() - timedelta(hours=settings.PREVIEW_HOURS + 1)
+    round_publish(round=round_enter_preview(round=rnd, by=editor, now=ago), by=editor)
+    compute_all()

@@ -12,12 +12,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import anyio
 from inspect_ai import Task, eval
 from inspect_ai.dataset import Sample
 from inspect_ai.log import EvalLog
-from inspect_ai.model import GenerateConfig, ModelAPI, ModelOutput, ModelUsage, modelapi
-from inspect_ai.scorer import includes
-from inspect_ai.solver import generate
+from inspect_ai.model import GenerateConfig, ModelAPI, ModelOutput, ModelUsage, get_model, modelapi
+from inspect_ai.scorer import Score, Scorer, Target, accuracy, includes, scorer
+from inspect_ai.solver import TaskState, generate
 
 QUESTIONS = [
     Sample(id="add", input="What is 17 + 25? Answer with the number.", target="42"),
@@ -29,6 +30,9 @@ SCRIPTS = {
     "steady": {"add": ("42", "42"), "capital": ("Lisbon", "Lisbon"), 3: ("Venus", "Mars")},
     "flaky": {"add": ("42", "41"), "capital": ("Porto", "Porto"), 3: ("Mars", "Mars")},
 }
+SCRIPTS["slow"] = SCRIPTS["steady"]  # right, when it answers before its limit
+# The model "slow" takes this long to answer, so that a time or working-time limit of 1 second stops it.
+SLOW_SECONDS = 5
 USAGE = {"input_tokens": 120, "output_tokens": 8, "input_tokens_cache_read": 900, "input_tokens_cache_write": 30}
 
 
@@ -50,6 +54,8 @@ class ScriptedModel(ModelAPI):
     async def generate(self, input, tools, tool_choice, config) -> ModelOutput:
         if self.model_name == "broken":
             raise RuntimeError("the scripted provider is down")
+        if self.model_name == "slow":
+            await anyio.sleep(SLOW_SECONDS)
         sample = next((s for s in QUESTIONS if s.input == input[-1].text), None)
         if sample is None:
             answer = "I do not know."
@@ -66,16 +72,33 @@ class ScriptedModel(ModelAPI):
         return len(text.split())
 
 
-def quiz(samples: list[Sample] | None = None, name: str = "quiz", **task_args: object) -> Task:
+@scorer(metrics=[accuracy()])
+def includes_except(unscored: list[str | int]) -> Scorer:
+    """`includes`, except that the samples whose id is in `unscored` get no score at all (Inspect keeps a sample
+    without a score when its scorer returns None)."""
+    inner = includes()
+
+    async def score(state: TaskState, target: Target) -> Score | None:
+        if state.sample_id in unscored:
+            return None
+        return await inner(state, target)
+
+    return score  # type: ignore[return-value]
+
+
+def quiz(samples: list[Sample] | None = None, name: str = "quiz", epochs: int = 2, **task_args: object) -> Task:
     """Three samples, two epochs, scored by `includes` (C when the answer contains the target, else I)."""
-    return Task(dataset=samples or QUESTIONS, solver=generate(), scorer=includes(), epochs=2, name=name, **task_args)
+    task_args.setdefault("scorer", includes())
+    return Task(dataset=samples or QUESTIONS, solver=generate(), epochs=epochs, name=name, **task_args)
 
 
 def run(models: list[str], log_dir: Path, task: Task | None = None, **eval_args: object) -> list[EvalLog]:
     """Run the quiz against each scripted model; one log per model, written to `log_dir`."""
+    # A fresh model per run (Inspect keeps one per name otherwise), so each run's answers start from the script's
+    # first answer whatever ran before it in the same process.
     return eval(
         task or quiz(),
-        model=[f"scripted/{m}" for m in models],
+        model=[get_model(f"scripted/{m}", memoize=False) for m in models],
         log_dir=str(log_dir),
         display="none",
         max_samples=1,

@@ -138,14 +138,25 @@ def test_it_ranks_an_agent_that_skipped_tasks_below_one_that_ran_them_all():
     assert (solo["tested"], solo["of"]) == (1, 3) and (full["tested"], full["of"]) == (3, 3)
 
 
-def test_it_scores_an_agent_with_no_scored_task_as_zero_not_blank():
+def test_it_leaves_an_agent_with_no_scored_task_blank_not_zero():
     runs = [
         make_run("a", "code-001", tests_passed=1, tests_total=2),
         make_run("idle", "code-001", status="infra_error"),
+        make_run("unscored", "code-001", id="u1"),  # completed, and nothing scored it
     ]
     rows = board([AUTO, JUDGE], runs)["overall"]
-    # a: (0.5 + 0) / 2 = 0.25; idle: nothing counted, (0 + 0) / 2 = 0, tested 0 of 2.
-    assert [(r["agent"], r["score"], r["tested"]) for r in rows] == [("a", 0.25, 1), ("idle", 0.0, 0)]
+    # a: (0.5 + 0) / 2 = 0.25, tested 1 of 2. idle and unscored: nothing measured, so no score (not 0), ranked
+    # after every score and sharing a rank; unscored's run is listed as not scored.
+    assert [(r["agent"], r["score"], r["tested"], r["rank"]) for r in rows] == [
+        ("a", 0.25, 1, 1),
+        ("idle", None, 0, 2),
+        ("unscored", None, 0, 2),
+    ]
+    idle, unscored = rows[1], rows[2]
+    assert (idle["pass_rate"], idle["mean_pass_at_k"]) == (None, None)
+    assert unscored["unscored"] == ["u1"] and unscored["unscored_tasks"] == {"code-001": 1}
+    # No score, no interval: the bootstrap draws nothing for an agent nothing measured.
+    assert {agent for agent, _ in interval_cells(make_round("scored", [AUTO, JUDGE], runs), {"overall": rows})} == {"a"}
 
 
 def test_it_uses_a_custom_pass_threshold():
