@@ -28,7 +28,7 @@ demo: $(STAMP)
 
 serve: demo
 	@mkdir -p var; if [ -n "$$REDIS_URL" ]; then \
-	  $(VENV)/bin/celery -A leaderboard worker --beat --schedule var/celerybeat-schedule --loglevel=WARNING --concurrency=2 & \
+	  $(VENV)/bin/celery -A config worker --beat --schedule var/celerybeat-schedule --loglevel=WARNING --concurrency=2 & \
 	  trap "kill $$!" EXIT; \
 	fi; \
 	DEBUG=$${DEBUG:-true} $(PY) manage.py runserver 127.0.0.1:8000

@@ -170,7 +170,7 @@ class Server:
     def __enter__(self) -> Server:
         args = [
             GUNICORN,
-            "leaderboard.wsgi",
+            "config.wsgi",
             "--bind",
             f"127.0.0.1:{self.port}",
             "--workers",

@@ -28,7 +28,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "leaderboard.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/leaderboard_bench")
 # No broker: the import would otherwise enqueue a recompute (eager mode would run it inside the import).
 os.environ.pop("REDIS_URL", None)
@@ -41,7 +41,7 @@ def ensure_database(url: str) -> None:
     import psycopg
     from psycopg import sql
 
-    from leaderboard.env import database_from_url
+    from config.env import database_from_url
 
     db = database_from_url(url, ROOT)
     kwargs = {

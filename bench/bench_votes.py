@@ -281,7 +281,7 @@ def cpu_used(before: dict[int, float], after: dict[int, float]) -> float:
 
 
 class Worker:
-    """A real Celery worker (`celery -A leaderboard worker`, 1 process) with the run's environment: ratings
+    """A real Celery worker (`celery -A config worker`, 1 process) with the run's environment: ratings
     refits run during the vote storm, as in production."""
 
     def __init__(self, env: dict[str, str], root: Path) -> None:
@@ -294,7 +294,7 @@ class Worker:
             [
                 str(ROOT / ".venv" / "bin" / "celery"),
                 "-A",
-                "leaderboard",
+                "config",
                 "worker",
                 "--concurrency",
                 "1",

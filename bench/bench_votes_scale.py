@@ -70,7 +70,7 @@ def child(step: str, *args: str) -> tuple[float, float, str]:
 
 def _django() -> None:
     sys.path.insert(0, str(ROOT))
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "leaderboard.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django
 
     django.setup()

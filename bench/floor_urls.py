@@ -11,7 +11,7 @@ def floor(request: HttpRequest) -> HttpResponse:
 
 urlpatterns = [
     path("_floor/", floor),
-    path("", include("leaderboard.urls")),
+    path("", include("config.urls")),
 ]
 
 handler404 = "pages.views.page_not_found"

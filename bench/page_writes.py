@@ -13,7 +13,7 @@ show "updating"), the worker refits them, and the refit retires the pages again.
   its own thread; a shared schedule hands out one slot every 1/rate seconds, and a slot more than a second late
   is skipped rather than made up in a burst, so the rate is steady and a slow server shows as a lower achieved
   rate.
-- `CeleryWorker`: `celery -A leaderboard worker` in the environment of the server, so refits happen during the
+- `CeleryWorker`: `celery -A config worker` in the environment of the server, so refits happen during the
   run, as in production.
 """
 
@@ -47,7 +47,7 @@ class CeleryWorker:
 
     def __enter__(self) -> CeleryWorker:
         self.log = tempfile.NamedTemporaryFile("w+", suffix=".celery.log", delete=False)
-        args = [CELERY, "-A", "leaderboard", "worker", "--loglevel", "INFO", "--concurrency", str(self.concurrency)]
+        args = [CELERY, "-A", "config", "worker", "--loglevel", "INFO", "--concurrency", str(self.concurrency)]
         args += ["--without-gossip", "--without-mingle", "--without-heartbeat", "--hostname", "bench-pages@%h"]
         self.proc = subprocess.Popen(args, cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.time() + 60

@@ -61,7 +61,7 @@ def main() -> None:
     from django.test.utils import CaptureQueriesContext
     from django.utils import timezone
 
-    from leaderboard.celery import app
+    from config.celery import app
 
     app.conf.task_always_eager = False  # refits are queued, as in production; no worker runs them here
     User = get_user_model()

@@ -63,13 +63,10 @@ def inspect_import(
 
 def _merged(conversion: Conversion, bench: Benchmark, round_key: str, round_statuses: Collection[str]) -> dict:
     new = conversion.doc
-    if bench.methodology != "scored":
-        raise BundleError(
-            [
-                f"benchmark {bench.slug!r} uses the {bench.methodology!r} methodology; "
-                "Inspect scores make `scored` boards"
-            ]
-        )
+    made = new["benchmark"]["methodology"]  # the methodology the conversion's boards are made by
+    if bench.methodology != made:
+        uses = f"benchmark {bench.slug!r} uses the {bench.methodology!r} methodology"
+        raise BundleError([f"{uses}; Inspect scores make `{made}` boards"])
     stored_round = Round.objects.filter(benchmark=bench, key=round_key).first()
     if stored_round is not None and stored_round.status not in round_statuses:
         raise BundleError(

@@ -54,6 +54,9 @@ TIME_LIMITS = frozenset({"time", "working"})
 KEY_LENGTH = 100
 RUN_ID_LENGTH = 200
 
+# Inspect scores make boards of this methodology: the one place the conversion names it.
+METHODOLOGY = "scored"
+
 
 class InspectLogError(ValueError):
     """Logs that cannot be imported; `problems` lists each with the log it comes from."""
@@ -312,7 +315,7 @@ def logs_to_bundle(
         raise InspectLogError(found.problems)
     doc = {
         "format": "agent-leaderboard-bundle/1",
-        "benchmark": {"slug": benchmark, "name": benchmark, "methodology": "scored"},
+        "benchmark": {"slug": benchmark, "name": benchmark, "methodology": METHODOLOGY},
         "agents": [found.agents[slug] for slug in sorted(found.agents)],
         "tasks": [task for _, task in found.tasks.values()],
         "rounds": [

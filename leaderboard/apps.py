@@ -1,5 +1,4 @@
 from django.apps import AppConfig
-from django.core import checks
 from django.db.models.signals import post_migrate
 
 
@@ -17,6 +16,3 @@ class LeaderboardConfig(AppConfig):
         # Like Django's own permissions, the groups are (re)created after every migrate and flush, so a new
         # model's permissions reach the Editors and a flushed test database still has its groups.
         post_migrate.connect(_ensure_groups, dispatch_uid="leaderboard.groups_ensure")
-        from .checks import preview_origin_check
-
-        checks.register(preview_origin_check)

@@ -121,6 +121,12 @@ class Benchmark(models.Model):
         """The benchmark's methodology as the registry holds it (tabs, headline, scale, per-run rules)."""
         return methodologies.get(self.methodology)
 
+    @property
+    def takes_votes(self) -> bool:
+        """Whether the benchmark takes blind pairwise votes: its methodology's default, unless its params say
+        `"votes": true` or `false`."""
+        return (self.params or {}).get("votes", self.rules.votes_by_default) is True
+
 
 class TaskKind(models.TextChoices):
     CORE = "core"

@@ -19,6 +19,10 @@ def _no_score(run: RunInput, task: TaskInput) -> float | None:
     return None
 
 
+def _never(task: TaskInput) -> bool:
+    return False
+
+
 def _standing_in_cells(key: str, *, needs_points: bool = False) -> Callable[[dict | None], set[str]]:
     """Run ids named by the `key` of each task cell of every board (the counted run, the best trial)."""
 
@@ -178,6 +182,20 @@ class Methodology:
     interval: IntervalRule | None = None
     # One agent's number on each task, for the head-to-head page.
     task_numbers: Callable[[dict | None, str], TaskNumbers] = _outcome_numbers
+    # What a vote screen may draw, on a benchmark that takes votes (`votes_by_default` or its params' "votes"):
+    # runs whose status is in `vote_statuses` and that `vote_admits` (beyond these, the site draws only runs of
+    # published rounds, not replaced by a re-run, under the task's current major version, with something to
+    # show). `vote_after_admission` marks the tasks where only the runs the methodology admitted are drawn (the
+    # vote screen says so). How the votes then join the board is `with_votes`.
+    vote_statuses: frozenset[str] = frozenset({"completed"})
+    vote_admits: Callable[[RunInput, TaskInput], bool] | None = None
+    vote_after_admission: Callable[[TaskInput], bool] = _never
+
+    def run_votable(self, run: RunInput, task: TaskInput) -> bool:
+        """Whether a vote screen may draw the run, by this methodology's rules (`vote_statuses`, `vote_admits`;
+        by default a run that counts)."""
+        admits = self.vote_admits or self.run_counts
+        return run.status in self.vote_statuses and admits(run, task)
 
     @property
     def counts_outcomes(self) -> bool:
@@ -264,6 +282,9 @@ register(
         format_score=lambda v: f"{v:.1f}",
         with_votes=checks.boards_with_votes,
         votes_by_default=True,
+        vote_statuses=checks.COUNTED - {"not_started"},
+        vote_admits=checks.votable,
+        vote_after_admission=lambda task: task.kind in checks.ADMISSION_KINDS,
         task_medians=True,
         tradeoff_axes=_run_axes("overall"),
         axes_runs="the runs the overall board counts: every counted run of a to-spec task, a run stopped at the "

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from leaderboard.celery import app as celery_app
+from config.celery import app as celery_app
 from tests.isolation import cache_clear_own
 
 celery_app.conf.task_always_eager = True

@@ -1,4 +1,4 @@
-"""What keeps two test runs on one machine apart (see TEST_RUN_ID in leaderboard/settings.py)."""
+"""What keeps two test runs on one machine apart (see TEST_RUN_ID in config/settings.py)."""
 
 from django.core.cache import cache
 

@@ -1,5 +1,5 @@
-"""The shape of the code (DESIGN.md, "Layers"): `scoring/` is pure, and no first-party module imports another
-that imports it back."""
+"""The shape of the code (DESIGN.md, "Layers"): `scoring/` is pure, the packages import one way only, bottom to
+top, and no first-party module imports another that imports it back (imports inside functions included)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-FIRST_PARTY = ("leaderboard", "runs", "voting", "scoring", "snapshots", "bundles", "pages")
+FIRST_PARTY = ("leaderboard", "runs", "voting", "scoring", "snapshots", "bundles", "pages", "api", "config")
 PURE_ALLOWED = {
     "__future__",
     "collections",
@@ -61,9 +61,100 @@ def _imports(name: str, path: Path, *, top_level_only: bool) -> set[str]:
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module or ""
-            found.add(target)
-            found.update(f"{target}.{a.name}" for a in node.names)
+            # `from package import module` imports the module; `from module import name`, the module.
+            subs = [f"{target}.{a.name}" for a in node.names if f"{target}.{a.name}" in _MODULES]
+            found.update(subs)
+            if len(subs) < len(node.names):
+                found.add(target)
     return found
+
+
+_MODULES = _modules()
+
+
+def _resolve(target: str) -> str | None:
+    """The first-party module an import names (`leaderboard.models.Agent` -> `leaderboard.models`), or None."""
+    while target and target not in _MODULES:
+        target = target.rpartition(".")[0]
+    return target or None
+
+
+# The packages bottom to top (README, "Architecture"): a module may import only from its own layer or below.
+# Within a package, the edges (admin, management commands, views, urls, forms, sign-in) sit with the edges.
+EDGE_PARTS = {"admin", "management", "views", "urls", "forms", "accounts", "apps"}
+LAYERS = (
+    "scoring",  # pure rules: no Django, no app
+    "catalogue",  # leaderboard (benchmarks, tasks, agents, rounds) and marking snapshots stale
+    "runs",  # runs, verdicts, evidence, review
+    "voting",  # votes, the vote pool, the draw
+    "bundles",  # results bundles in and out, Inspect logs
+    "recomputing",  # snapshots: recomputing a board from a bundle export
+    "edges",  # pages, the API, admins, management commands, views
+    "config",  # settings, urls, the Celery app
+)
+
+
+def layer_of(module: str) -> str:
+    top, *rest = module.split(".")
+    if top == "config":
+        return "config"
+    if top in ("pages", "api") or EDGE_PARTS & set(rest):
+        return "edges"
+    if top == "leaderboard" or module in ("snapshots.models", "snapshots.stale", "snapshots"):
+        return "catalogue"
+    if top == "snapshots":
+        return "recomputing"
+    return top
+
+
+def upward_imports(modules: dict[str, Path]) -> list[str]:
+    """Every import (inside functions too) of a module from a higher layer, as "path:line module -> target"."""
+    out = []
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Import | ast.ImportFrom):
+                continue
+            targets = _imports_of(name, path, node)
+            for target in targets:
+                if target != name and LAYERS.index(layer_of(target)) > LAYERS.index(layer_of(name)):
+                    out.append(
+                        f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}:{node.lineno} {name} "
+                        f"({layer_of(name)}) -> {target} ({layer_of(target)})"
+                    )
+    return sorted(out)
+
+
+def _imports_of(name: str, path: Path, node: ast.Import | ast.ImportFrom) -> set[str]:
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    if isinstance(node, ast.Import):
+        raw = {a.name for a in node.names}
+    else:
+        if node.level:
+            base = package.split(".")
+            base = base[: len(base) - node.level + 1]
+            target = ".".join(base + ([node.module] if node.module else []))
+        else:
+            target = node.module or ""
+        subs = {f"{target}.{a.name}" for a in node.names if f"{target}.{a.name}" in _MODULES}
+        raw = subs | ({target} if len(subs) < len(node.names) else set())
+    return {r for r in (_resolve(t) for t in raw) if r}
+
+
+def test_every_module_is_in_a_layer():
+    assert all(layer_of(m) in LAYERS for m in _MODULES), [m for m in _MODULES if layer_of(m) not in LAYERS]
+
+
+def test_the_packages_import_one_way_bottom_to_top():
+    assert upward_imports(_MODULES) == []
+
+
+def test_the_order_check_names_an_upward_import_with_its_line(tmp_path, monkeypatch):
+    # A deliberately added upward import: the catalogue reaching up into the run services, inside a function.
+    bad = tmp_path / "models.py"
+    bad.write_text("def f():\n    from runs.services.review import lowest_outcome\n")
+    found = upward_imports({"leaderboard.models": bad, "runs.services.review": ROOT / "runs/services/review.py"})
+    assert found == [f"{bad}:2 leaderboard.models (catalogue) -> runs.services.review (runs)"]
 
 
 def test_scoring_imports_neither_django_nor_any_app():
@@ -81,7 +172,7 @@ def test_scoring_imports_neither_django_nor_any_app():
 def test_no_first_party_import_cycle():
     modules = _modules()
     graph = {
-        name: {t for t in _imports(name, path, top_level_only=True) if t in modules and t != name}
+        name: {r for t in _imports(name, path, top_level_only=False) if (r := _resolve(t)) and r != name}
         for name, path in modules.items()
     }
     seen: dict[str, int] = {}

@@ -1,6 +1,6 @@
 """The vote pool: every run that may be drawn for a blind vote, worked out once and shared by all processes.
 
-Which runs can be drawn (`selectors.drawable` and `selectors.run_is_drawable`: published, not superseded,
+Which runs can be drawn (`drawable.drawable` and `drawable.run_is_drawable`: published, not superseded,
 counted, started, admitted, something to show) depends on runs, their evidence and builds, rounds, entries,
 agents, tasks (and their versions) and benchmarks, never on votes. Working it out reads every run of the
 votable benchmarks, so instead of doing that on every vote screen the pool is kept in the shared cache under
@@ -11,7 +11,7 @@ a *pool version*:
 - the pool also expires after POOL_TTL_SECONDS, which bounds what a write that sends no signal (a queryset
   update) can leave behind: at worst a run that became drawable waits that long;
 - a draw never trusts the pool alone: the two runs it picks are checked again against the database rules a
-  write without a signal can change (`selectors.drawable_run_ids`: published round, not superseded, counted,
+  write without a signal can change (`drawable.drawable_run_ids`: published round, not superseded, counted,
   started, not the voter's organization) before the matchup is made, and a failed check rebuilds the pool. A
   run that stopped being drawable that way (a round withdrawn, an agent's organization changed) is therefore
   never shown, however old the pool.
@@ -39,8 +39,10 @@ from django.core.cache import cache
 from django.db import transaction
 from django.db.models import F
 
-from leaderboard.models import Task, TaskVersion
-from scoring.checks import ADMISSION_KINDS
+from leaderboard.models import Task, TaskVersion, task_input
+from runs.models import Run
+
+from .drawable import drawable, live_kind, preview_shots, run_is_drawable, votable_benchmarks, with_previews
 
 log = logging.getLogger(__name__)
 
@@ -86,8 +88,8 @@ class PoolRun:
     task_id: int
     agent_id: int
     organization_id: int | None
-    live: str  # what the side's frame shows (`selectors.live_kind`)
-    shots: int  # how many screenshots can be shown blind (`selectors.preview_shots`)
+    live: str  # what the side's frame shows (`drawable.live_kind`)
+    shots: int  # how many screenshots can be shown blind (`drawable.preview_shots`)
 
 
 @dataclass(frozen=True)
@@ -112,9 +114,6 @@ class VotePool:
 
 def pool_build() -> VotePool:
     """Work the pool out from the database (every run of the votable benchmarks is read)."""
-    from runs.models import Run
-
-    from .selectors import drawable, live_kind, preview_shots, run_is_drawable, votable_benchmarks, with_previews
 
     benchmarks = []
     for bench in votable_benchmarks():
@@ -125,7 +124,7 @@ def pool_build() -> VotePool:
                 t.id,
                 t.key,
                 t.title or t.key,
-                t.kind in ADMISSION_KINDS,
+                bench.rules.vote_after_admission(task_input(t)),
                 bench.name,
                 current[t.id].prompt if t.id in current else "",
                 tuple(current[t.id].scenarios or ()) if t.id in current else (),

@@ -21,8 +21,7 @@ from django.db.models import Model
 from django.utils.dateparse import parse_datetime
 
 from leaderboard.models import Agent, Benchmark, Entry, Organization, Round, RoundStatus, Task
-from runs.models import Run, RunStatus
-from scoring.checks import COUNTED
+from runs.models import Run
 
 from .models import Held, Matchup, Vote, VoteCell, VoterFlag
 
@@ -258,33 +257,6 @@ def claim_target(*, key: str) -> ClaimTarget | None:
         status_a == RoundStatus.PUBLISHED and status_b == RoundStatus.PUBLISHED,
         reveal,
     )
-
-
-def drawable_run_ids(*, task_id: int, run_ids: list[int], organization_id: int | None) -> set[int]:
-    """Which of `run_ids` (runs of one task) pass the database part of the draw rules and are not of an agent
-    of the organization `organization_id`: `selectors.drawable(Run.objects.filter(task_id=task_id,
-    id__in=run_ids)).exclude(entry__agent__organization_id=organization_id)` (tests/voting/test_draw.py checks
-    the two agree on runs in every state those rules look at)."""
-    if not run_ids:
-        return set()
-    counted = sorted(COUNTED - {RunStatus.NOT_STARTED})
-    own = ""
-    params: list = [task_id, *run_ids, RoundStatus.PUBLISHED, *counted, True]
-    if organization_id is not None:
-        own = (
-            f" AND NOT EXISTS (SELECT 1 FROM {_table(Entry)} e JOIN {_table(Agent)} a ON a.id = e.agent_id"
-            " WHERE e.id = r.entry_id AND a.organization_id = %s)"
-        )
-        params.append(organization_id)
-    rows = _all(
-        f"SELECT r.id FROM {_table(Run)} r JOIN {_table(Round)} d ON d.id = r.round_id"
-        f" WHERE r.task_id = %s AND r.id IN ({', '.join(['%s'] * len(run_ids))}) AND d.status = %s"
-        f" AND r.status IN ({', '.join(['%s'] * len(counted))})"
-        " AND (r.app_started IS NULL OR r.app_started = %s)"
-        f" AND NOT EXISTS (SELECT 1 FROM {_table(Run)} x WHERE x.rerun_of_id = r.id){own}",
-        params,
-    )
-    return {row[0] for row in rows}
 
 
 def voter_lock(*, voter_id: int) -> None:

@@ -7,18 +7,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
-from django.db.models import Prefetch, Q
+from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.text import slugify
 
-from leaderboard.models import Benchmark, task_input
-from runs.models import AppBuild, Evidence, EvidenceKind, Run, RunStatus, run_input
-from scoring import checks as checks_rules
-from scoring.addresses import is_web_address
-from scoring.common import is_stale
+from runs.models import Run
 
 from . import queries
+from .drawable import live_kind, preview_shots, voter_organization_id, with_previews
 from .models import Matchup
 from .pool import VotePool, vote_pool
 
@@ -34,12 +30,6 @@ def is_token(value: str) -> bool:
 
 def scope_is_valid(scope: str) -> bool:
     return bool(SCOPE_RE.fullmatch(scope or ""))
-
-
-def votable_benchmarks() -> list[Benchmark]:
-    """Benchmarks open to votes: those whose agents build apps (the `checks` methodology) unless their params
-    say `"votes": false`, and any other whose params say `"votes": true`."""
-    return [b for b in Benchmark.objects.all() if (b.params or {}).get("votes", b.rules.votes_by_default) is True]
 
 
 def scope_tasks(scope: str, pool: VotePool | None = None) -> list[int]:
@@ -58,47 +48,11 @@ def scope_tasks(scope: str, pool: VotePool | None = None) -> list[int]:
     ]
 
 
-def _organization_id(voter) -> int | None:
-    membership = getattr(voter, "membership", None) if voter.is_authenticated else None
-    return membership.organization_id if membership else None
-
-
-def drawable(runs):
-    """The database part of the draw rules: runs of published rounds, not superseded by a re-run, that count,
-    whose app did not fail to start."""
-    return (
-        runs.published()
-        .filter(status__in=checks_rules.COUNTED, rerun__isnull=True)
-        .exclude(status=RunStatus.NOT_STARTED)
-        .exclude(app_started=False)
-        .select_related("task__benchmark")
-    )
-
-
-def run_is_drawable(run: Run) -> bool:
-    """The rest of the draw rules, on a run read through `drawable` and `with_previews`: on invent and
-    startup tasks the checks admitted it (`scoring.checks.votable`), it was made under the task's current
-    major version (a stale run answered an older wording: the screen shows the current prompt and scenarios,
-    so both sides must have been asked the same; `scoring.common.is_stale`), and it has something to show
-    (`has_something_to_show`)."""
-    run_in, task_in = run_input(run), task_input(run.task)
-    return checks_rules.votable(run_in, task_in) and not is_stale(run_in, task_in) and has_something_to_show(run)
-
-
-def drawable_run_ids(*, voter, task_id: int, run_ids: list[int]) -> set[int]:
-    """Which of `run_ids` (runs of one task) pass the database part of the draw rules (`drawable`) and are not
-    of an agent of the voter's own organization: one small query. A draw checks the two runs it picked from
-    the vote pool with it, since these are the rules a write without a signal (a queryset update of a round,
-    a run or an agent) can change; the rest (admission, something to show) is kept in the pool, which every
-    save of a run, its evidence or its build retires."""
-    return queries.drawable_run_ids(task_id=task_id, run_ids=run_ids, organization_id=_organization_id(voter))
-
-
 def pool_runs(*, voter, task_ids: list[int], pool: VotePool) -> list[tuple[int, int, int]]:
     """The runs that may be shown to `voter`, read from the vote pool: (run id, task id, agent id) of the runs
     that pass the draw rules (`drawable` and `run_is_drawable`), never of the voter's own organization."""
     wanted = set(task_ids)
-    org_id = _organization_id(voter)
+    org_id = voter_organization_id(voter)
     return [
         (run.id, run.task_id, run.agent_id)
         for run in pool.runs
@@ -138,70 +92,6 @@ def matchup_open(*, voter, scope: str, now: datetime | None = None) -> Matchup |
     so a voter cannot reroll until a pair they like comes up). Its task is not read: the screen takes it from
     the vote pool (`screen_task`)."""
     return queries.matchup_open(voter_id=voter.pk, scope=scope, now=now or timezone.now())
-
-
-# --- previews -----------------------------------------------------------------------------------------------
-
-
-def identifying_strings(run: Run) -> list[str]:
-    """Strings that would name the run, its agent, model or vendor if they appeared on the vote page."""
-    entry, agent = run.entry, run.entry.agent
-    values = [run.key, agent.slug, agent.name, slugify(agent.name), entry.model, entry.cli, entry.product_version]
-    if agent.organization_id:
-        values += [agent.organization.name, agent.organization.slug]
-    return [v.lower() for v in values if v and len(v) >= 3]
-
-
-def url_is_opaque(url: str, run: Run) -> bool:
-    """True when a URL names none of the run's identifying strings (nor its database id as a path part)."""
-    low = url.lower()
-    if any(s in low for s in identifying_strings(run)):
-        return False
-    return not re.search(rf"(^|[/=_.-]){run.pk}([/?&#=_.-]|$)", low.split("://", 1)[-1])
-
-
-@dataclass(frozen=True)
-class Shot:
-    """One picture of a side: a screenshot stored on the site, streamed through the alias. A screenshot kept
-    only as an external address is never shown blind: the address is listed on the run's public page and in
-    the download, so the voter could look it up (seed 003: "the page never gets run ids")."""
-
-    evidence: Evidence
-
-
-def preview_shots(run: Run) -> list[Shot]:
-    """The run's screenshots that can be shown blind (reads `run.evidence.all()`, so a prefetch serves it)."""
-    return [Shot(ev) for ev in run.evidence.all() if ev.kind == EvidenceKind.SCREENSHOT and ev.file]
-
-
-def app_build_of(run: Run) -> AppBuild | None:
-    try:
-        return run.app_build
-    except AppBuild.DoesNotExist:
-        return None
-
-
-def live_kind(run: Run) -> str:
-    """What the side's frame shows: "build" (the run's static app, served sandboxed through the alias), "url"
-    (an opaque preview address, redirected to through the alias) or "" (no live app)."""
-    if app_build_of(run) is not None:
-        return "build"
-    if run.preview_url and is_web_address(run.preview_url) and url_is_opaque(run.preview_url, run):
-        return "url"
-    return ""
-
-
-def has_something_to_show(run: Run) -> bool:
-    """A run is drawn only with something a voter can look at: a build, an opaque preview address or at least
-    one screenshot that can be shown blind."""
-    return bool(live_kind(run)) or bool(preview_shots(run))
-
-
-def with_previews(runs):
-    """Runs with what `live_kind`, `preview_shots` and `identifying_strings` read, in a fixed number of queries."""
-    return runs.select_related("entry__agent__organization", "round", "app_build").prefetch_related(
-        Prefetch("evidence", queryset=Evidence.objects.filter(kind=EvidenceKind.SCREENSHOT).order_by("id"))
-    )
 
 
 @dataclass(frozen=True)

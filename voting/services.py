@@ -56,13 +56,13 @@ from snapshots.stale import snapshots_mark_stale
 from . import queries
 from .cells import VOTE_CELL_FIELDS, cell_of, cells_apply, votes_lock
 from .draw import pair_pick
+from .drawable import drawable_run_ids
 from .models import Held, Matchup, Outcome, Vote, VoteCell, VoterFlag, Winner
 from .pool import VotePool, vote_pool
 from .selectors import (
     VoterStatus,
     account_counts_from,
     day_start,
-    drawable_run_ids,
     is_token,
     pool_runs,
     scope_tasks,
@@ -127,7 +127,7 @@ def matchup_draw(
 
     Rules: only runs of published rounds (completed, not superseded by a re-run), under the task's current
     major version, with something to show (an app build, an opaque preview address or a stored screenshot:
-    `selectors.drawable` and `selectors.run_is_drawable`); never an agent of the voter's own organization;
+    `drawable.drawable` and `drawable.run_is_drawable`); never an agent of the voter's own organization;
     tasks ranked by votes (invent, startup) first: their pairs the voter has not voted on, then to-spec pairs
     (`draw.first_pairs`); two different agents; pairs with fewer votes are favoured (weight
     1 / (1 + counted votes on that pair in that task)^2, read from the vote cells); the pair the voter last
@@ -135,7 +135,7 @@ def matchup_draw(
     and each agent's run is picked at random among its runs of the task.
 
     The runs come from the shared vote pool (`voting.pool`); the two picked are checked against the database
-    (`selectors.drawable_run_ids`) before the matchup is made, and a failed check draws again from a pool
+    (`drawable.drawable_run_ids`) before the matchup is made, and a failed check draws again from a pool
     worked out afresh (`pool.vote_pool_last` then gives the screen that pool, not the one found stale).
 
     `after` is the pair the voter has just voted on, when the next pair is drawn with the vote: it is then the

@@ -24,22 +24,19 @@ from runs.models import Run
 from runs.services.app_builds import app_build_file
 
 from .app_serving import APP_CSP, app_file_response, serving_mark
+from .drawable import app_build_of, live_kind, preview_shots, with_previews
 from .models import Vote, Winner
 from .pictures import MAX_PICTURE_BYTES, UnreadablePicture, picture_for_voter, serving_key
 from .pool import VotePool, vote_pool, vote_pool_last
 from .selectors import (
-    app_build_of,
-    live_kind,
     matchup_for_alias,
     matchup_open,
     matchup_reveal,
     matchup_sides,
-    preview_shots,
     scope_is_valid,
     screen_task,
     vote_scopes,
     voter_status,
-    with_previews,
 )
 from .services import Cast, MatchupRefused, client_address, matchup_check, matchup_draw, rate_limits_hit, vote_cast
 

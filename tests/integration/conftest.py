@@ -14,7 +14,7 @@ from django.conf import settings
 from django.db import connection
 from live_services import Workers, broker_flush
 
-from leaderboard.celery import app as celery_app
+from config.celery import app as celery_app
 
 
 @pytest.fixture

@@ -70,7 +70,7 @@ class Workers:
         env = {k: v for k, v in os.environ.items() if k != "CELERY_TASK_ALWAYS_EAGER"}
         env.update(
             {
-                "DJANGO_SETTINGS_MODULE": "leaderboard.settings",
+                "DJANGO_SETTINGS_MODULE": "config.settings",
                 "DATABASE_URL": worker_database_url(),
                 "REDIS_URL": settings.REDIS_URL,
                 "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
@@ -87,7 +87,7 @@ class Workers:
         cmd = [
             str(CELERY),
             "-A",
-            "leaderboard",
+            "config",
             "worker",
             "--pool=solo",
             "--concurrency=1",

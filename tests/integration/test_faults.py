@@ -340,7 +340,7 @@ def test_an_import_command_killed_half_way_writes_nothing(transactional_db, tmp_
     path = tmp_path / "bundle.json"
     path.write_text(json.dumps(checks_bundle(slug="killed", agents=20, tasks=10, trials=10)))  # 2,000 runs
     env = {
-        "DJANGO_SETTINGS_MODULE": "leaderboard.settings",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
         "DATABASE_URL": worker_database_url(),
         "PATH": "/usr/bin:/bin",
         "PYTHONUNBUFFERED": "1",

@@ -3,7 +3,7 @@
 import pytest
 from django.test import RequestFactory, override_settings
 
-from leaderboard.api import client_id
+from api import client_id
 from leaderboard.clients import client_address
 
 FORWARDED = {"REMOTE_ADDR": "10.0.0.2", "HTTP_X_FORWARDED_FOR": "6.6.6.6, 203.0.113.7"}

@@ -29,7 +29,7 @@ def _settings(env_extra, names, clear=("DEBUG", "CI", "PRODUCTION", "SECRET_KEY"
         "import django, json; django.setup(); from django.conf import settings as s; "
         f"print(json.dumps({{n: str(getattr(s, n)) for n in {names!r}}}))"
     )
-    result = _run(["-c", code], {"DJANGO_SETTINGS_MODULE": "leaderboard.settings", **env_extra}, clear=clear)
+    result = _run(["-c", code], {"DJANGO_SETTINGS_MODULE": "config.settings", **env_extra}, clear=clear)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout.strip().splitlines()[-1])
 
@@ -130,7 +130,7 @@ def test_under_media_the_site_serves_only_evidence_through_its_own_view(env):
         "    except Resolver404:\n"
         "        print('not served', path)\n"
     )
-    result = _run(["-c", code], {"DJANGO_SETTINGS_MODULE": "leaderboard.settings", **env})
+    result = _run(["-c", code], {"DJANGO_SETTINGS_MODULE": "config.settings", **env})
     assert result.returncode == 0, result.stderr
     assert result.stdout.split("\n")[:3] == [
         "not served /media/app-builds/0123abcd/index.html",

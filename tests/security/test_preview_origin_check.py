@@ -1,4 +1,4 @@
-"""PREVIEW_ORIGIN's system check (leaderboard/checks.py): a preview origin that cannot work, or would be no
+"""PREVIEW_ORIGIN's system check (voting/checks.py): a preview origin that cannot work, or would be no
 separate origin, stops the site from starting in production and CI, and is a warning elsewhere."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from django.core import checks
 
-from leaderboard.checks import preview_origin_check
+from voting.checks import preview_origin_check
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = "https://leaderboard.example.org"

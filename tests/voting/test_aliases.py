@@ -112,7 +112,7 @@ def test_a_replay_racing_the_first_vote_records_exactly_one():
 
 
 def test_a_nul_byte_in_an_alias_or_scope_is_refused_before_any_view(voter_client, world):
-    # leaderboard.middleware.RejectNulMiddleware: PostgreSQL refuses NUL in text, so nothing passes it on.
+    # config.middleware.RejectNulMiddleware: PostgreSQL refuses NUL in text, so nothing passes it on.
     assert voter_client.post("/vote/m/%00/", {"winner": "a"}).status_code == 404
     assert voter_client.get("/vote/p/%00/0/").status_code == 404
     assert voter_client.get(reverse("vote"), {"scope": "\x00"}).status_code == 400

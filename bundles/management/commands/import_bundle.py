@@ -3,7 +3,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from bundles.importer import bundle_import
-from leaderboard.management.files import read_json
+from bundles.management.files import read_json
 from leaderboard.progress import progress
 from scoring.bundle import BundleError
 

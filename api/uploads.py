@@ -23,14 +23,14 @@ from ninja.throttling import BaseThrottle
 from bundles.inspect_logs import InspectLogError, LogTooLarge, read_logs
 from bundles.report import ImportReport
 from bundles.uploads import bundle_upload, inspect_upload
+from leaderboard import ratelimit
+from leaderboard.api_keys import api_key_check
+from leaderboard.models import ApiKey
+from leaderboard.ratelimit import window_hit
 from scoring.bundle import BundleError, DocumentError, parse_document
 from scoring.types import KEY_PATTERN
 
-from .. import api_schemas as s
-from .. import ratelimit
-from ..api_keys import api_key_check
-from ..models import ApiKey
-from ..ratelimit import window_hit
+from . import schemas as s
 from .boards import router as boards_router
 
 router = Router(tags=["uploads"])

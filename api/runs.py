@@ -10,11 +10,11 @@ from django.http import HttpRequest
 from ninja import Path, Query, Router
 from ninja.errors import HttpError
 
+from leaderboard.models import Agent, RoundParameter, fill_prompt
 from runs.models import Run, Verdict, run_counting
 from scoring.types import DISPUTE_FIELDS, KEY_PATTERN, PUBLIC_RUN_SCALARS
 
-from .. import api_schemas as s
-from ..models import Agent, RoundParameter, fill_prompt
+from . import schemas as s
 from .common import ERRORS
 from .lookups import benchmark_or_404, published_round_or_404, task_or_404, task_version
 

@@ -3,7 +3,7 @@ from django.urls import include, path
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("api/", include("leaderboard.api_urls")),
+    path("api/", include("api.urls")),
     path("", include("voting.urls")),
     path("", include("runs.urls")),
     path("", include("pages.urls")),

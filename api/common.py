@@ -20,10 +20,11 @@ from ninja.openapi.docs import DocsBase
 from ninja.operation import Operation
 from ninja.throttling import BaseThrottle
 
-from .. import api_schemas as s
-from .. import ratelimit
-from ..clients import client_address
-from ..ratelimit import window_hit
+from leaderboard import ratelimit
+from leaderboard.clients import client_address
+from leaderboard.ratelimit import window_hit
+
+from . import schemas as s
 
 CACHE_MAX_AGE = 10
 ERRORS: dict[int, Any] = {404: s.ErrorOut, 422: s.ErrorOut, 429: s.ErrorOut}

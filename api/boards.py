@@ -13,7 +13,7 @@ from scoring.boards import boards_as_shown
 from scoring.types import KEY_PATTERN
 from snapshots.models import BoardSnapshot, SnapshotKind
 
-from .. import api_schemas as s
+from . import schemas as s
 from .common import ERRORS
 from .lookups import benchmark_or_404, published_round_or_404
 

@@ -1,4 +1,4 @@
-"""Response shapes of the read API (leaderboard.api). Every response is typed so the OpenAPI schema says
+"""Response shapes of the read API (api). Every response is typed so the OpenAPI schema says
 exactly what a client gets, and schemathesis can check responses against it. Computed board and rating data
 is free-form JSON inside a typed envelope: its shape belongs to each methodology in `scoring/`.
 

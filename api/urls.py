@@ -4,7 +4,7 @@ assets, and a JSON 404 for any other path so API clients never get an HTML page.
 from django.http import HttpRequest, JsonResponse
 from django.urls import path, re_path
 
-from .api import api, docs_asset
+from api import api, docs_asset
 
 
 def api_not_found(request: HttpRequest, rest: str = "") -> JsonResponse:

@@ -14,7 +14,7 @@ from pathlib import Path
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
-from .env import database_from_url, env_bool, env_int, env_list, env_str
+from config.env import database_from_url, env_bool, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
@@ -57,14 +57,15 @@ INSTALLED_APPS = [
     "runs",
     "voting",
     "snapshots.apps.SnapshotsConfig",
+    "bundles.apps.BundlesConfig",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
-    "leaderboard.middleware.AdminStylesCSPMiddleware",
-    "leaderboard.middleware.RejectNulMiddleware",
+    "config.middleware.AdminStylesCSPMiddleware",
+    "config.middleware.RejectNulMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -78,8 +79,8 @@ MIDDLEWARE = [
 SESSION_ENGINE = "leaderboard.auth"
 AUTHENTICATION_BACKENDS = ["leaderboard.auth.ModelBackend"]
 
-ROOT_URLCONF = "leaderboard.urls"
-WSGI_APPLICATION = "leaderboard.wsgi.application"
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
 
 TEMPLATES = [
     {
@@ -91,7 +92,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "leaderboard.context_processors.site",
+                "config.context_processors.site",
             ],
         },
     },
@@ -129,7 +130,7 @@ if CI and not REDIS_URL:
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "leaderboard.redis_cache.RedisCache",
+            "BACKEND": "config.redis_cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "lb") + (f"-{RUN_NAMESPACE}" if RUN_NAMESPACE else ""),
             "TIMEOUT": 300,
@@ -197,7 +198,7 @@ SECURE_HSTS_PRELOAD = SECURE
 SECURE_CONTENT_TYPE_NOSNIFF = True
 # Django's own Content-Security-Policy middleware: scripts only from this site, no inline script, nothing
 # frames the site. The vote screen widens frame-src for the sandboxed previews (`csp_override` on its views);
-# the admin gets its inline styles back (leaderboard.middleware.AdminStylesCSPMiddleware).
+# the admin gets its inline styles back (config.middleware.AdminStylesCSPMiddleware).
 SECURE_CSP = {
     "default-src": [CSP.SELF],
     "script-src": [CSP.SELF],
@@ -251,7 +252,7 @@ VOTE_FLAG_P_VALUE = float(env_str("VOTE_FLAG_P_VALUE", "0.001"))
 VOTES_INLINE_LIMIT = env_int("VOTES_INLINE_LIMIT", 100_000)
 # App builds shown live on the vote screen: their size limits, and an optional separate origin to serve them
 # from (e.g. https://apps.example.net, pointing at this same site); blank serves them from this site. A system
-# check (leaderboard/checks.py) refuses a PREVIEW_ORIGIN that cannot work: not an origin, a host not in
+# check (voting/checks.py) refuses a PREVIEW_ORIGIN that cannot work: not an origin, a host not in
 # ALLOWED_HOSTS, the site's own host, or no site origin in CSRF_TRUSTED_ORIGINS to frame the apps.
 APP_BUILD_MAX_BYTES = env_int("APP_BUILD_MAX_BYTES", 5_000_000)
 APP_BUILD_MAX_FILES = env_int("APP_BUILD_MAX_FILES", 300)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ninja.errors import HttpError
 
-from ..models import Benchmark, Round, Task, TaskVersion
+from leaderboard.models import Benchmark, Round, Task, TaskVersion
 
 
 def benchmark_or_404(slug: str) -> Benchmark:

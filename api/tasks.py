@@ -8,11 +8,11 @@ from django.db.models import Q
 from django.http import HttpRequest
 from ninja import Path, Router
 
+from leaderboard.models import Round, RoundParameter, Task, fill_prompt, in_published_round
 from runs.models import Run
 from scoring.types import KEY_PATTERN
 
-from .. import api_schemas as s
-from ..models import Round, RoundParameter, Task, fill_prompt, in_published_round
+from . import schemas as s
 from .common import ERRORS
 from .lookups import benchmark_or_404, task_or_404, task_version
 

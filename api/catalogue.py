@@ -8,10 +8,10 @@ from django.db.models import Count
 from django.http import HttpRequest
 from ninja import Path, Router
 
+from leaderboard.models import Benchmark, Round, RoundParameter
 from scoring.types import ENTRY_FIELDS, KEY_PATTERN
 
-from .. import api_schemas as s
-from ..models import Benchmark, Round, RoundParameter
+from . import schemas as s
 from .common import ERRORS
 from .lookups import benchmark_or_404, published_round_or_404
 

@@ -8,10 +8,10 @@ from django.http import HttpRequest
 from ninja import Path, Router
 from ninja.errors import HttpError
 
+from leaderboard.models import Agent, Entry, in_published_round
 from scoring.types import ENTRY_FIELDS, KEY_PATTERN
 
-from .. import api_schemas as s
-from ..models import Agent, Entry, in_published_round
+from . import schemas as s
 from .common import ERRORS
 
 router = Router()

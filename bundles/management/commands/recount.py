@@ -4,7 +4,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from leaderboard.management.files import read_json, read_json_lines
+from bundles.management.files import read_json, read_json_lines
 from scoring.bundle import BundleError
 from scoring.recount import recount
 
