@@ -86,7 +86,7 @@ MUTANTS = [
     Mutant(
         "voting",
         "the voter's own votes in everyone else's fit",
-        (("voting/services.py", "others[task_id][cell_of(task_id, a, b, winner)[1:]] -= n", "pass"),),
+        (("voting/services/flagging.py", "others[task_id][cell_of(task_id, a, b, winner)[1:]] -= n", "pass"),),
         ("tests/voting/test_counting.py",),
         (*DJANGO, "-k", "agreement or flag"),
     ),
@@ -94,9 +94,9 @@ MUTANTS = [
         "voting",
         "the new-account delay ignored on unflagging",
         (
-            ("voting/services.py", "held.filter(counts_from__gt=now).update(held=Held.NEW_ACCOUNT)", "pass"),
+            ("voting/services/flagging.py", "held.filter(counts_from__gt=now).update(held=Held.NEW_ACCOUNT)", "pass"),
             (
-                "voting/services.py",
+                "voting/services/flagging.py",
                 "rows = votes_lock(held.filter(Q(counts_from__isnull=True) | Q(counts_from__lte=now)))",
                 "rows = votes_lock(held)",
             ),

@@ -12,8 +12,10 @@ from django.shortcuts import redirect, render, resolve_url
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
+from leaderboard.clients import client_address
+
 from .forms import SignInForm, SignUpForm
-from .services import client_address, rate_limit_hit
+from .services.limits import rate_limit_hit
 
 
 def _too_many_attempts(request: HttpRequest, what: str) -> HttpResponse | None:

@@ -1,5 +1,5 @@
-"""Which pair a draw picks among the runs the voter may see (`services.matchup_draw` gathers them and makes
-the matchup): invent and startup pairs first, fewer votes favoured, not the pair just seen."""
+"""Which pair a draw picks among the runs the voter may see (`services.drawing.matchup_draw` gathers them and
+makes the matchup): invent and startup pairs first, fewer votes favoured, not the pair just seen."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from . import queries
 def pair_pick(
     voter, runs_by_task: dict[int, dict[int, list[int]]], pool, rng: Random, after=None
 ) -> tuple[int, int, int] | None:
-    """(task id, run A id, run B id) by the rules of `services.matchup_draw`, or None when there is no pair."""
+    """(task id, run A id, run B id) by the rules of `services.drawing.matchup_draw`, or None when there is no
+    pair."""
     candidates: list[tuple[int, int, int]] = []
     for task_id, agents in runs_by_task.items():
         ids = sorted(agents)

@@ -209,7 +209,7 @@ def voter_day(*, voter_id: int, since: datetime) -> tuple[int, bool]:
 
 
 class ClaimTarget(NamedTuple):
-    """What a vote reads of its matchup: whether it may be used (`services.matchup_check`), what the vote
+    """What a vote reads of its matchup: whether it may be used (`services.drawing.matchup_check`), what the vote
     stores, and what the screen then reveals."""
 
     pk: int

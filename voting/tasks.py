@@ -7,7 +7,9 @@ from django.db import OperationalError
 
 from leaderboard.models import Benchmark
 
-from .services import matchups_prune, voters_flag, votes_mature
+from .services.counting import votes_mature
+from .services.drawing import matchups_prune
+from .services.flagging import voters_flag
 
 
 @shared_task(bind=True, max_retries=5)

@@ -20,6 +20,7 @@ from django.views.decorators.clickjacking import xframe_options_exempt, xframe_o
 from django.views.decorators.csp import csp_override
 from django.views.decorators.http import require_GET, require_POST
 
+from leaderboard.clients import client_address
 from runs.models import Run
 from runs.services.app_builds import app_build_file
 
@@ -38,7 +39,9 @@ from .selectors import (
     vote_scopes,
     voter_status,
 )
-from .services import Cast, MatchupRefused, client_address, matchup_check, matchup_draw, rate_limits_hit, vote_cast
+from .services.counting import Cast, vote_cast
+from .services.drawing import MatchupRefused, matchup_check, matchup_draw
+from .services.limits import rate_limits_hit
 
 # The vote screen frames the two sandboxed apps (through this site's aliases, from PREVIEW_ORIGIN when set, or
 # a live app over https); naming no preview host keeps a preview's address out of the headers.

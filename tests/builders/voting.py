@@ -157,7 +157,7 @@ def matchup_for(voter, run_a: Run, run_b: Run, *, now=None):
 
 
 def cast(voter, run_a: Run, run_b: Run, winner: str, *, now=None):
-    from voting.services import vote_record
+    from voting.services.counting import vote_record
 
     return vote_record(key=matchup_for(voter, run_a, run_b, now=now).key, voter=voter, winner=winner, now=now)
 

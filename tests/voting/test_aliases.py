@@ -12,7 +12,8 @@ from django.utils import timezone
 
 from tests.builders.voting import build_world, make_user
 from voting.models import Matchup, Vote
-from voting.services import MatchupRefused, matchup_draw, vote_record
+from voting.services.counting import vote_record
+from voting.services.drawing import MatchupRefused, matchup_draw
 
 pytestmark = pytest.mark.django_db
 

@@ -15,7 +15,8 @@ from snapshots.models import BoardSnapshot
 from tests.builders.voting import cast, make_user
 from voting.cells import votes_add
 from voting.models import Vote, VoterFlag
-from voting.services import voter_agreement, voter_flag_clear, voters_flag, votes_mature
+from voting.services.counting import votes_mature
+from voting.services.flagging import voter_agreement, voter_flag_clear, voters_flag
 
 pytestmark = pytest.mark.django_db
 

@@ -16,7 +16,7 @@ from tests.builders.voting import make_user, tiny_png
 from voting.cells import votes_add
 from voting.models import Matchup, Vote
 from voting.pool import vote_pool_retire
-from voting.services import matchup_draw
+from voting.services.drawing import matchup_draw
 
 pytestmark = pytest.mark.django_db
 

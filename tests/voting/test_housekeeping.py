@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from tests.builders.voting import cast, make_user, matchup_for
 from voting.models import Held, Matchup, Vote, VoterFlag
-from voting.services import matchups_prune
+from voting.services.drawing import matchups_prune
 from voting.tasks import voters_flag_all, votes_housekeeping
 
 pytestmark = pytest.mark.django_db

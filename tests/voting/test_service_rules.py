@@ -1,4 +1,4 @@
-"""Rules of voting/services.py that mutation testing found no test of: what a cast vote stores and reports,
+"""Rules of voting/services/ that mutation testing found no test of: what a cast vote stores and reports,
 the rate limits with the cache down and at a window's end, maturing one voter's votes, and the agreement
 check's edge cases (`make mutate`, docs/testing.md)."""
 
@@ -13,16 +13,10 @@ from snapshots.models import BoardSnapshot
 from tests.builders.voting import cast, make_user, matchup_for
 from voting.cells import votes_add
 from voting.models import Vote, VoterFlag
-from voting.services import (
-    MatchupRefused,
-    rate_limit_hit,
-    vote_cast,
-    vote_record,
-    voter_agreement,
-    voter_flag_clear,
-    voters_flag,
-    votes_mature,
-)
+from voting.services.counting import vote_cast, vote_record, votes_mature
+from voting.services.drawing import MatchupRefused
+from voting.services.flagging import voter_agreement, voter_flag_clear, voters_flag
+from voting.services.limits import rate_limit_hit
 
 pytestmark = pytest.mark.django_db
 

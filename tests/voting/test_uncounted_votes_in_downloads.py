@@ -17,7 +17,7 @@ from snapshots.recompute import snapshot_recompute
 from snapshots.stale import snapshots_mark_stale
 from tests.builders.voting import build_world, cast, make_user
 from voting.models import Vote
-from voting.services import voters_flag
+from voting.services.flagging import voters_flag
 
 pytestmark = pytest.mark.django_db
 

@@ -23,7 +23,9 @@ from tests.builders.bundles import make_bundle
 from tests.builders.voting import cast, cast_then_withdraw, make_user
 from voting.cells import cells_differences, votes_add
 from voting.models import Vote, VoteCell, VoterFlag
-from voting.services import vote_change, voter_flag_clear, voters_flag, votes_mature
+from voting.services.counting import votes_mature
+from voting.services.editing import vote_change
+from voting.services.flagging import voter_flag_clear, voters_flag
 
 pytestmark = pytest.mark.django_db
 

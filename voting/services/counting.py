@@ -1,0 +1,156 @@
+"""Casting a vote and the counting rules: whether a vote counts now, later or never, and new-account votes
+starting to count.
+
+The counting rules, in the order they are applied when a vote is cast (`vote_standing`):
+
+1. a voter with an active flag: stored, held "flagged" (counts once an editor clears the flag);
+2. the voter already has VOTE_DAILY_CAP votes today (UTC) that count or will count: stored, held "daily-cap"
+   for good;
+3. an account younger than VOTE_NEW_ACCOUNT_DELAY_HOURS: stored, held "new-account" until `counts_from`
+   (sign-up + the delay); `votes_mature` turns it into a counting vote then;
+4. otherwise it counts.
+
+`Vote.counts` is true exactly when `held` is blank for site votes, so `recount` (which reads `counts` from the
+download) agrees with the site.
+
+What one account can do (tested in tests/voting/test_counting.py): at most VOTE_RATE_LIMIT votes per
+VOTE_RATE_WINDOW_SECONDS get through at all (per account and per address, `limits`; a fixed window, so a burst
+across a window edge can reach twice that), and at most VOTE_DAILY_CAP of a day's votes ever count. A new
+account adds nothing for VOTE_NEW_ACCOUNT_DELAY_HOURS, and the hourly agreement check
+(`flagging.voters_flag`, against a fit of everyone else's votes) flags a voter who keeps picking the crowd's
+loser; a flagged voter's votes stop counting at once, so the push is undone at the next refit. A voter who
+pushes only where the crowd is split (pairs rated about equal) is not caught by the check; the cap is the bound
+there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from snapshots.stale import snapshots_mark_stale
+
+from .. import queries
+from ..cells import cells_apply, votes_lock
+from ..models import Held, Vote, VoterFlag, Winner
+from ..selectors import VoterStatus, account_counts_from, day_start, is_token
+from .drawing import MatchupRefused, matchup_check, refuse_forged
+
+
+@dataclass(frozen=True)
+class Standing:
+    held: str
+    counts_from: datetime | None
+    today: int = 0  # the voter's votes cast today (UTC) before this one that count or will count
+    flagged: bool = False  # the voter has an active flag
+
+    @property
+    def counts(self) -> bool:
+        return self.held == Held.NONE
+
+
+def vote_standing(*, voter, now: datetime) -> Standing:
+    """Whether a vote cast now by `voter` counts, and if not why (the rules in the module docstring)."""
+    counts_from = account_counts_from(voter)
+    today, flagged = queries.voter_day(voter_id=voter.pk, since=day_start(now))
+    if flagged:
+        return Standing(Held.FLAGGED, counts_from if counts_from > now else None, today, flagged)
+    if today >= settings.VOTE_DAILY_CAP:
+        return Standing(Held.DAILY_CAP, None, today, flagged)
+    if counts_from > now:
+        return Standing(Held.NEW_ACCOUNT, counts_from, today, flagged)
+    return Standing(Held.NONE, None, today, flagged)
+
+
+@dataclass(frozen=True)
+class Cast:
+    """A vote just cast, and where its voter stands after it (what the screen's notice says)."""
+
+    vote: Vote
+    voter: VoterStatus
+    reveal: queries.Reveal  # the pair voted on, with both sides' makers (its vote fields unset: see `vote`)
+
+
+def vote_record(*, key: str, voter, winner: str, now: datetime | None = None) -> Vote:
+    """Cast `voter`'s vote on the matchup `key`: exactly once, by the voter it was issued to, before it
+    expires. Marks the task's ratings stale (the refit runs after commit, debounced)."""
+    return vote_cast(key=key, voter=voter, winner=winner, now=now).vote
+
+
+def vote_cast(*, key: str, voter, winner: str, now: datetime | None = None) -> Cast:
+    """`vote_record`, also returning the voter's standing after the vote, read in the same transaction (so the
+    screen that answers the vote needs no second read of it)."""
+    if winner not in Winner.values:
+        raise ValueError(f"unknown winner {winner!r}")
+    if not is_token(key):
+        raise refuse_forged()
+    now = now or timezone.now()
+    with transaction.atomic():
+        # Locking the voter's row serialises one voter's concurrent votes, so two requests cannot both pass
+        # the daily cap at cap - 1.
+        queries.voter_lock(voter_id=voter.pk)
+        # Locking the matchup makes a replayed key wait for the first vote and then see used_at set.
+        target = queries.claim_target(key=key)
+        matchup_check(target, voter_id=voter.pk, now=now, for_vote=True)
+        assert target is not None
+        if not target.published:  # withdrawn while the pair was on screen: its runs are no longer shown
+            raise MatchupRefused("withdrawn", 410, "This pair is no longer shown. Load a new pair to vote.")
+        # The conditional update is the claim: only one request can turn used_at from NULL.
+        if not queries.matchup_use(matchup_id=target.pk, now=now):
+            raise MatchupRefused("used", 410, "You already voted on this pair. Each pair takes one vote.")
+        standing = vote_standing(voter=voter, now=now)
+        vote = Vote(
+            task_id=target.task_id,
+            agent_a_id=target.agent_a_id,
+            agent_b_id=target.agent_b_id,
+            run_a_id=target.run_a_id,
+            run_b_id=target.run_b_id,
+            winner=winner,
+            voter=voter,
+            cast_at=now,
+            counts=standing.counts,
+            held=standing.held,
+            counts_from=standing.counts_from,
+            matchup_id=target.pk,
+        )
+        queries.insert(vote)
+        if standing.counts:
+            cells_apply(added=[(vote.task_id, vote.agent_a_id, vote.agent_b_id, vote.winner)])
+            snapshots_mark_stale(benchmark_ids=[target.benchmark_id])  # its ratings
+    counts_from = account_counts_from(voter)
+    after = VoterStatus(
+        counts_from=counts_from if counts_from > now else None,
+        flagged=standing.flagged,
+        counted_today=standing.today + (standing.held != Held.DAILY_CAP),
+        daily_cap=settings.VOTE_DAILY_CAP,
+    )
+    target.reveal.matchup.used_at = now
+    return Cast(vote, after, target.reveal)
+
+
+def votes_mature(*, now: datetime | None = None, voter_id: int | None = None) -> int:
+    """New-account votes whose `counts_from` has passed start counting (a flagged voter's become held
+    "flagged" instead). Returns how many started counting."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        due = Vote.objects.filter(held=Held.NEW_ACCOUNT, counts_from__lte=now)
+        if voter_id is not None:
+            due = due.filter(voter_id=voter_id)
+        flagged = VoterFlag.objects.active().values("voter_id")
+        due.filter(voter_id__in=flagged).update(held=Held.FLAGGED)
+        rows = votes_lock(due.exclude(voter_id__in=flagged))
+        votes_update([i for i, _ in rows], held=Held.NONE, counts=True)
+        cells_apply(added=[key for _, key in rows])
+        if rows:
+            snapshots_mark_stale(rating_task_ids={key[0] for _, key in rows})
+    return len(rows)
+
+
+def votes_update(ids: list[int], **values) -> None:
+    """Update the votes `ids` (already locked) in batches a database's parameter limit allows."""
+    for start in range(0, len(ids), 1000):
+        Vote.objects.filter(pk__in=ids[start : start + 1000]).update(**values)

@@ -1,0 +1,133 @@
+"""Matchups: drawing a pair for a voter, checking that a voter may use a matchup, pruning expired ones.
+
+An open matchup is shown again when the page is reloaded (no rerolling for a wanted pair), new pairs are
+limited to VOTE_DRAW_RATE_LIMIT per window (`limits`), a vote on a pair whose round was withdrawn while it was
+on screen is refused (`counting.vote_cast`), the vote key works once (row lock plus a conditional update on
+`used_at`), and the preview aliases serve only the issuing voter until VOTE_ALIAS_TTL_SECONDS have passed
+(after the vote too, so the revealed pair keeps its pictures; by then the names are on the screen anyway).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections import defaultdict
+from datetime import datetime, timedelta
+from random import Random
+from typing import Protocol
+
+from django.conf import settings
+from django.utils import timezone
+
+from .. import queries
+from ..draw import pair_pick
+from ..drawable import drawable_run_ids
+from ..models import Matchup
+from ..pool import VotePool, vote_pool
+from ..selectors import pool_runs, scope_tasks
+
+# System randomness for draws and tokens: a voter must not be able to predict the next pair.
+_system_random = secrets.SystemRandom()
+
+
+class MatchupRefused(Exception):
+    """A vote or preview on a matchup that cannot be used: forged, another voter's, used or expired."""
+
+    def __init__(self, reason: str, status: int, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.status = status
+        self.message = message
+
+
+def refuse_forged() -> MatchupRefused:
+    # The same answer for an unknown token and for another voter's: it tells a forger nothing.
+    return MatchupRefused("forged", 400, "This pair was not issued to you. Load a new pair to vote.")
+
+
+class _Usable(Protocol):
+    @property
+    def voter_id(self) -> int: ...
+    @property
+    def used_at(self) -> datetime | None: ...
+    @property
+    def expires_at(self) -> datetime: ...
+
+
+def matchup_check[U: _Usable](matchup: U | None, *, voter_id: int, now: datetime, for_vote: bool) -> U:
+    """Raise MatchupRefused unless this voter may use the matchup now (to vote: only once)."""
+    if matchup is None or matchup.voter_id != voter_id:
+        raise refuse_forged()
+    if for_vote and matchup.used_at is not None:
+        raise MatchupRefused("used", 410, "You already voted on this pair. Each pair takes one vote.")
+    if matchup.expires_at <= now:
+        raise MatchupRefused("expired", 410, "This pair has expired. Load a new pair to vote.")
+    return matchup
+
+
+def _token() -> str:
+    return secrets.token_urlsafe(18)
+
+
+def matchup_draw(
+    *,
+    voter,
+    scope: str = "",
+    now: datetime | None = None,
+    rng: Random | None = None,
+    pool: VotePool | None = None,
+    after: Matchup | queries.ClaimTarget | None = None,
+) -> Matchup | None:
+    """Draw a pair of runs of one task for `voter`, or None when the scope has no two agents to compare.
+
+    Rules: only runs of published rounds (completed, not superseded by a re-run), under the task's current
+    major version, with something to show (an app build, an opaque preview address or a stored screenshot:
+    `drawable.drawable` and `drawable.run_is_drawable`); never an agent of the voter's own organization;
+    tasks ranked by votes (invent, startup) first: their pairs the voter has not voted on, then to-spec pairs
+    (`draw.first_pairs`); two different agents; pairs with fewer votes are favoured (weight
+    1 / (1 + counted votes on that pair in that task)^2, read from the vote cells); the pair the voter last
+    saw in that task is not drawn again straight away when there is another. A and B are assigned at random
+    and each agent's run is picked at random among its runs of the task.
+
+    The runs come from the shared vote pool (`voting.pool`); the two picked are checked against the database
+    (`drawable.drawable_run_ids`) before the matchup is made, and a failed check draws again from a pool
+    worked out afresh (`pool.vote_pool_last` then gives the screen that pool, not the one found stale).
+
+    `after` is the pair the voter has just voted on, when the next pair is drawn with the vote: it is then the
+    pair last seen, and is not read again.
+    """
+    rng = rng or _system_random
+    now = now or timezone.now()
+    for attempt in range(2):
+        pool = vote_pool(fresh=True) if attempt else (pool or vote_pool())
+        runs_by_task: dict[int, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
+        for run_id, task_id, agent_id in pool_runs(voter=voter, task_ids=scope_tasks(scope, pool), pool=pool):
+            runs_by_task[task_id][agent_id].append(run_id)
+        picked = pair_pick(voter, runs_by_task, pool, rng, after)
+        if picked is None:
+            return None
+        task_id, run_a_id, run_b_id = picked
+        # The pool may be a moment old: the two runs are checked against the database before they are shown.
+        if len(drawable_run_ids(voter=voter, task_id=task_id, run_ids=[run_a_id, run_b_id])) == 2:
+            break
+    else:
+        return None
+    matchup = Matchup(
+        key=_token(),
+        alias_a=_token(),
+        alias_b=_token(),
+        voter=voter,
+        task_id=task_id,
+        run_a_id=run_a_id,
+        run_b_id=run_b_id,
+        scope=scope,
+        created_at=now,
+        expires_at=now + timedelta(seconds=settings.VOTE_ALIAS_TTL_SECONDS),
+    )
+    return queries.insert(matchup)
+
+
+def matchups_prune(*, now: datetime | None = None, keep_days: int = 2) -> int:
+    """Delete matchups that expired unused more than `keep_days` ago (used ones stay with their vote)."""
+    now = now or timezone.now()
+    deleted, _ = Matchup.objects.filter(used_at__isnull=True, expires_at__lt=now - timedelta(days=keep_days)).delete()
+    return deleted
