@@ -28,8 +28,8 @@ from leaderboard.models import (
     TaskVersion,
 )
 from runs.models import CheckResult, Dispute, Evidence, Run, Verdict
+from runs.services.review import lowest_outcome
 from scoring.bundle import BundleError, check_bundle, vote_ids
-from scoring.common import OUTCOME_ORDER
 from snapshots.stale import snapshots_mark_stale
 from voting.cells import cells_apply, votes_add
 from voting.models import Vote
@@ -401,7 +401,10 @@ def _write_run_children(
         changed = False
         for v in run_doc.get("verdicts") or []:
             matched = list(v.get("matched") or [])
-            values = {"outcome": v.get("outcome") or _lowest(matched), "matched": matched, "note": v.get("note") or ""}
+            # The lowest of the outcome and the rows matched (seed 000 §3), by the one rule the boards use; the
+            # bundle checks refuse a verdict with neither.
+            outcome = lowest_outcome(outcome=v.get("outcome"), matched=matched)
+            values = {"outcome": outcome, "matched": matched, "note": v.get("note") or ""}
             if v.get("at"):
                 values["created_at"] = parse_time(v["at"])
             changed |= verdicts.put((run.pk, v["role"]), {"run": run, "role": v["role"]}, values)[1]
@@ -436,11 +439,6 @@ def _write_run_children(
     for rows in (verdicts, evidence, checks, disputes):
         rows.flush()
     return changed_runs
-
-
-def _lowest(matched: list[str]) -> str:
-    """The lowest matched outcome (the order is scoring's, seed 000 §3)."""
-    return min(matched, key=OUTCOME_ORDER.__getitem__) if matched else "fail"
 
 
 def _write_votes(

@@ -15,18 +15,11 @@ from django.urls import reverse
 from django.utils import timezone
 
 from scoring import methodologies
+from scoring.common import major
 from scoring.types import KEY_PATTERN, VERSION_PATTERN, TaskInput
 
 key_validator = RegexValidator(KEY_PATTERN, "Letters, digits, '-', '_' and '.' only.")
 version_validator = RegexValidator(VERSION_PATTERN, "A version such as 1.0, 1.1 or 2.0.")
-
-
-def major(version: str) -> int:
-    """The major number of a task version ("2.1" -> 2)."""
-    try:
-        return int(str(version).split(".")[0])
-    except ValueError:
-        return 0
 
 
 def methodology_choices() -> list[tuple[str, str]]:

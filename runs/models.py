@@ -11,11 +11,12 @@ from django.db.models import F, Q
 from django.urls import reverse
 from django.utils import timezone
 
-from leaderboard.models import Entry, in_published_round, major, task_input
+from leaderboard.models import Entry, in_published_round, task_input
 from scoring import methodologies
 from scoring.addresses import is_link_address
-from scoring.common import budget_tokens, rerun_left_out
-from scoring.types import RUN_COUNT_FIELDS, RUN_MEASURE_FIELDS, RunInput, VerdictInput
+from scoring.bundle import run_input as bundle_run_input
+from scoring.common import budget_tokens, major, rerun_left_out
+from scoring.types import RUN_COUNT_FIELDS, RUN_MEASURE_FIELDS, RunInput
 
 
 class RunStatus(models.TextChoices):
@@ -327,27 +328,20 @@ RUN_INPUT_FIELDS = {f.name for f in fields(RunInput)} - {"id", "round", "agent",
 
 
 def run_input(run: Run, *, with_verdicts: bool = False) -> RunInput:
-    """A run as the pure scoring code sees it (`scoring.types.RunInput`): the one conversion, for pages and
-    services alike."""
-    values = {}
+    """A run as the pure scoring code sees it (`scoring.types.RunInput`), for pages and services: its fields
+    as a bundle document would carry them (numbers as floats, a blank string as null), read by the boards'
+    own conversion (`scoring.bundle.run_input`), so the two cannot drift apart."""
+    doc: dict = {}
     for name in RUN_INPUT_FIELDS:
         value = getattr(run, name)
-        if isinstance(value, Decimal):
-            value = float(value)
-        if value == "" and name != "language":
-            value = None
-        values[name] = value
-    values["judge_scores"] = tuple(run.judge_scores or ())
+        doc[name] = float(value) if isinstance(value, Decimal) else (None if value == "" else value)
     # Only outcome boards read verdicts; their callers prefetch them (one query per list of runs).
-    verdicts = (
-        tuple(
-            VerdictInput(role=v.role, outcome=v.outcome or None, matched=tuple(v.matched or ()))
-            for v in run.verdicts.all()
-        )
-        if with_verdicts
-        else ()
-    )
-    return RunInput(id=run.key, round="", agent="", task=run.task.key, verdicts=verdicts, **values)
+    verdicts = [
+        {"role": v.role, "outcome": v.outcome or None, "matched": v.matched, "note": v.note}
+        for v in (run.verdicts.all() if with_verdicts else ())
+    ]
+    doc.update(id=run.key, round="", agent="", task=run.task.key, verdicts=verdicts, rerun_of=None)
+    return bundle_run_input(doc)
 
 
 @dataclass(frozen=True)

@@ -89,7 +89,11 @@ def _tuple(v: Any) -> tuple:
     return tuple(v) if v else ()
 
 
-def _run_input(run: dict) -> RunInput:
+def run_input(run: dict) -> RunInput:
+    """A run's bundle document as the scoring code sees it: the one conversion. The boards read runs through
+    it from an export, and the site's run pages and services through `runs.models.run_input`, which hands it
+    the same document built from a model, so a default (task version 1.0, trial 1) or a blank value (None)
+    is read the same way on both."""
     verdicts = tuple(
         VerdictInput(
             role=v["role"], outcome=v.get("outcome"), matched=_tuple(v.get("matched")), note=v.get("note") or ""
@@ -185,7 +189,7 @@ def round_inputs(doc: dict, round_key: str | None = None) -> list[RoundInput]:
     tasks = tuple(_task_input(t) for t in doc.get("tasks") or [])
     runs_by_round: dict[str, list[RunInput]] = {}
     for run in doc.get("runs") or []:
-        runs_by_round.setdefault(run["round"], []).append(_run_input(run))
+        runs_by_round.setdefault(run["round"], []).append(run_input(run))
     out = []
     for r in doc.get("rounds") or []:
         if round_key is not None and r["key"] != round_key:

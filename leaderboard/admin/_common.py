@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from django import forms
 
+from leaderboard.services.changes import PART_OF_PUBLISHED
 from runs import services
-from runs.admin import change_reason, reason_field, refused_as_denied
+from runs.admin import ask_reason, change_reason, reason_field, refused_as_denied
 
 
 class ReasonForm(forms.ModelForm):
@@ -20,15 +21,8 @@ class ReasonForm(forms.ModelForm):
     def clean(self):
         data = super().clean()
         changed = [f for f in self.changed_data if f != "change_reason"]
-        if (
-            self.instance.pk
-            and changed
-            and not (data.get("change_reason") or "").strip()
-            and self.published_rounds().exists()
-        ):
-            self.add_error(
-                "change_reason", "A round this is part of is published: say why (it goes into the changelog)."
-            )
+        if self.instance.pk and changed:
+            ask_reason(self, published=self.published_rounds().exists(), message=PART_OF_PUBLISHED)
         return data
 
 

@@ -9,8 +9,9 @@ from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 
+from leaderboard.services.changes import require_reason
 from runs import services
-from runs.admin import change_reason, reason_field, refused_as_denied, related_changed
+from runs.admin import ask_reason, change_reason, reason_field, refused_as_denied, related_changed
 from runs.selectors import user_is_editor
 
 from ..models import ChangelogEntry, Entry, Round, RoundParameter
@@ -33,10 +34,11 @@ class RoundChildFormSet(forms.BaseInlineFormSet):
                 "The round is published: its entries and parameter values are public and are "
                 "never deleted; correct them instead, with a reason."
             )
-        if rnd.pk and rnd.is_published and self.has_changed() and not (self.data.get("change_reason") or "").strip():
-            raise forms.ValidationError(
-                "The round is published: say why in “change reason” (it goes into the changelog)."
-            )
+        if rnd.pk and self.has_changed():
+            try:
+                require_reason(self.data.get("change_reason"), published=rnd.is_published)
+            except ValidationError as e:
+                raise forms.ValidationError(f"{e.message_dict['reason'][0]} Give it in “change reason”.") from e
 
 
 class EntryInline(admin.TabularInline):
@@ -143,13 +145,8 @@ class RoundParameterForm(forms.ModelForm):
     def clean(self):
         data = super().clean()
         rnd = self.instance.round if self.instance.pk else data.get("round")
-        if (
-            rnd is not None
-            and rnd.is_published
-            and self.has_changed()
-            and not (data.get("change_reason") or "").strip()
-        ):
-            self.add_error("change_reason", "The round is published: say why (it goes into the changelog).")
+        if rnd is not None and self.has_changed():
+            ask_reason(self, published=rnd.is_published)
         return data
 
 

@@ -13,8 +13,9 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
+from leaderboard.services.changes import BENCHMARK_PUBLISHED
 from runs import services
-from runs.admin import DeletesThroughService, reason_field, refused_as_denied
+from runs.admin import DeletesThroughService, ask_reason, reason_field, refused_as_denied
 from runs.selectors import user_is_editor
 
 from ..models import Round, Task, TaskVersion
@@ -52,16 +53,9 @@ class TaskForm(forms.ModelForm):
         data = super().clean()
         bench = self.instance.benchmark if self.instance.pk else data.get("benchmark")
         changed = [f for f in self.changed_data if f != "change_reason"]
-        if (
-            self.instance.pk
-            and bench is not None
-            and changed
-            and not (data.get("change_reason") or "").strip()
-            and Round.objects.published().filter(benchmark=bench).exists()
-        ):
-            self.add_error(
-                "change_reason", "A round of this benchmark is published: say why (it goes into the changelog)."
-            )
+        if self.instance.pk and bench is not None and changed:
+            published = Round.objects.published().filter(benchmark=bench).exists()
+            ask_reason(self, published=published, message=BENCHMARK_PUBLISHED)
         return data
 
 

@@ -24,6 +24,7 @@ the admin index's counts).
 from . import app_builds, disputes, queue, runs, verdicts
 from ._common import (
     DeletesThroughService,
+    ask_reason,
     change_reason,
     formset_changes,
     reason_field,
@@ -34,6 +35,7 @@ from ._common import (
 __all__ = [
     "DeletesThroughService",
     "app_builds",
+    "ask_reason",
     "change_reason",
     "disputes",
     "formset_changes",

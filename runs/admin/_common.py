@@ -13,6 +13,8 @@ from django.db import transaction
 from django.http import HttpResponseRedirect
 from django.urls import reverse
 
+from leaderboard.services.changes import ROUND_PUBLISHED, require_reason
+
 
 @contextmanager
 def refused_as_denied():
@@ -118,3 +120,12 @@ REASON_HELP = "Required once a round it is part of is published: the reason goes
 def reason_field(help_text: str = REASON_HELP) -> forms.CharField:
     """The "change reason" every correction form asks for once a round it touches is published."""
     return forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}), help_text=help_text)
+
+
+def ask_reason(form, *, published: bool, message: str = ROUND_PUBLISHED) -> None:
+    """The form's side of the one rule (`leaderboard.services.changes.require_reason`): asked in `clean()`,
+    before anything is written, with the same test the service applies when it writes."""
+    try:
+        require_reason(form.cleaned_data.get("change_reason"), published=published, message=message)
+    except ValidationError as e:
+        form.add_error("change_reason", e.message_dict["reason"])

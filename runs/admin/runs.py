@@ -24,6 +24,7 @@ from ..selectors import (
 )
 from ._common import (
     DeletesThroughService,
+    ask_reason,
     change_reason,
     reason_field,
     refused_as_denied,
@@ -97,13 +98,8 @@ class RunAdminForm(forms.ModelForm):
         data = super().clean()
         rnd = self.instance.round if self.instance.pk else data.get("round")
         changed = [f for f in self.changed_data if f != "change_reason"]
-        if (
-            rnd is not None
-            and rnd.is_published
-            and (changed or not self.instance.pk)
-            and not (data.get("change_reason") or "").strip()
-        ):
-            self.add_error("change_reason", "The round is published: say why (it goes into the changelog).")
+        if rnd is not None and (changed or not self.instance.pk):
+            ask_reason(self, published=rnd.is_published)
         return data
 
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.utils import timezone
 from django.utils.formats import date_format
 
 from leaderboard.models import ChangelogEntry, Round
+from leaderboard.services import changes
+from leaderboard.services.changes import changes_apply  # noqa: F401 - moving with the catalogue writes
 
 from ..models import Outcome, Run, VerdictRole
 from ..selectors import user_is_editor, user_verdict_roles
@@ -53,11 +54,8 @@ def verdict_logged(*, run: Run, who, reason: str, what: str, before: str | None,
 
 
 def require_reason(round: Round, reason: str) -> None:
-    if round.is_published and not (reason or "").strip():
-        raise ValidationError(
-            {"reason": "The round is published: say why (the reason goes into its public changelog)."},
-            code="reason_required",
-        )
+    """A change to a run of a published round needs a reason (`leaderboard.services.changes`, the one rule)."""
+    changes.require_reason(reason, published=round.is_published)
 
 
 def locked_run(run: Run) -> Run:
@@ -68,22 +66,6 @@ def locked_run(run: Run) -> Run:
         .select_related("round__benchmark", "task", "entry__agent")
         .get(pk=run.pk)
     )
-
-
-def _show(value: Any) -> str:
-    return "none" if value is None or value == "" else str(value)
-
-
-def changes_apply(obj: Any, changes: dict[str, Any]) -> list[str]:
-    """Set each field of `obj` that `changes` gives a new value (the caller saves), and describe each change
-    for the changelog: "<field> <old> -> <new>"."""
-    described = []
-    for name, value in changes.items():
-        old = getattr(obj, name)
-        if old != value:
-            described.append(f"{obj._meta.get_field(name).verbose_name} {_show(old)} -> {_show(value)}")
-            setattr(obj, name, value)
-    return described
 
 
 def clean_matched(matched: Iterable[str]) -> list[str]:

@@ -11,6 +11,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from leaderboard.models import Agent, Benchmark, ChangelogEntry, Round, RoundParameter, RoundStatus, Task
+from leaderboard.services.changes import BENCHMARK_PUBLISHED, PART_OF_PUBLISHED
+from leaderboard.services.changes import require_reason as changes_reason
 from snapshots.stale import snapshots_mark_stale
 
 from ..models import Run, Verdict
@@ -173,11 +175,7 @@ def _catalogue_change(
     if not described:
         return []
     published = [r for r in rounds if r.status == RoundStatus.PUBLISHED]
-    if published and not (reason or "").strip():
-        raise ValidationError(
-            {"reason": "A round this is part of is published: say why (the reason goes into its public changelog)."},
-            code="reason_required",
-        )
+    changes_reason(reason, published=bool(published), message=PART_OF_PUBLISHED)
     obj.save()
     for rnd in published:
         changelog_add(round=rnd, run=None, who=by, why=reason.strip(), what=f"{label}: {'; '.join(described)}")
@@ -227,14 +225,7 @@ def task_update(*, task: Task, by, changes: dict[str, Any], reason: str = "") ->
         if not described:
             return locked
         published = list(Round.objects.published().filter(benchmark=locked.benchmark_id))
-        if published and not (reason or "").strip():
-            raise ValidationError(
-                {
-                    "reason": "A round of this benchmark is published: say why (the reason goes "
-                    "into its public changelog)."
-                },
-                code="reason_required",
-            )
+        changes_reason(reason, published=bool(published), message=BENCHMARK_PUBLISHED)
         locked.save()
         for rnd in published:
             changelog_add(

@@ -9,7 +9,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from leaderboard.models import Benchmark, Round, RoundStatus, Task, TaskVersion, major
+from leaderboard.models import Benchmark, Round, RoundStatus, Task, TaskVersion
+from scoring.common import major
 from snapshots.stale import snapshots_mark_stale
 
 from ..models import Run

@@ -227,3 +227,42 @@ def test_an_editor_adds_an_agent_and_a_changelog_note_through_the_admin(client, 
     # A written note stays as written: its change form is read-only.
     page = client.get(f"/admin/leaderboard/changelogentry/{note.pk}/change/").content.decode()
     assert 'name="_save"' not in page
+
+
+@pytest.mark.parametrize(("reason", "asked"), [("", True), ("   ", True), ("\t\n ", True), (" typo ", False)])
+def test_the_admin_form_and_the_service_ask_for_a_reason_by_the_same_rule(client, w, reason, asked):
+    """One rule (leaderboard.services.changes.require_reason): the form refuses exactly what the service would,
+    white space alone included, so an editor is never let through a form only to be refused on save."""
+    from django.core.exceptions import ValidationError
+
+    from runs.services import agent_update
+
+    publish(w)
+    client.force_login(w["editor"])
+    agent = Agent.objects.get(slug="acme-agent")
+    form = {
+        "name": "Acme Agent Pro",
+        "slug": agent.slug,
+        "organization": agent.organization_id,
+        "primary_language": "en",
+        "languages": "[]",
+        "change_reason": reason,
+    }
+    response = client.post(f"/admin/leaderboard/agent/{agent.pk}/change/", form)
+    form_asked = response.status_code == 200 and "say why" in response.content.decode()
+    if form_asked:
+        try:
+            agent_update(agent=agent, by=w["editor"], changes={"name": "Acme Agent Pro"}, reason=reason)
+            service_asked = False
+        except ValidationError as e:
+            service_asked = "reason" in e.message_dict
+    else:
+        assert response.status_code == 302
+        agent.name = "Acme Agent"
+        agent.save()
+        try:
+            agent_update(agent=agent, by=w["editor"], changes={"name": "Acme Agent Pro"}, reason=reason)
+            service_asked = False
+        except ValidationError:
+            service_asked = True
+    assert form_asked == service_asked == asked
