@@ -16,6 +16,7 @@ from leaderboard.clients import client_address
 
 from .forms import SignInForm, SignUpForm
 from .services.limits import rate_limit_hit
+from .too_many import too_many_page
 
 
 def _too_many_attempts(request: HttpRequest, what: str) -> HttpResponse | None:
@@ -30,15 +31,7 @@ def _too_many_attempts(request: HttpRequest, what: str) -> HttpResponse | None:
     )
     if not wait:
         return None
-    context = {
-        "limit": settings.ACCOUNT_RATE_LIMIT,
-        "window_minutes": -(-window // 60),
-        "wait_minutes": -(-wait // 60),
-        "what": f"{what} attempts",
-    }
-    response = render(request, "429.html", context, status=429)
-    response["Retry-After"] = str(wait)
-    return response
+    return too_many_page(request, what=f"{what} attempts", limit=settings.ACCOUNT_RATE_LIMIT, window=window, wait=wait)
 
 
 def sign_in_limited(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:

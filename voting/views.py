@@ -7,8 +7,6 @@ run's address (see `preview_shot` and `preview_live`).
 
 from __future__ import annotations
 
-import math
-
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
@@ -42,6 +40,7 @@ from .selectors import (
 from .services.counting import Cast, vote_cast
 from .services.drawing import MatchupRefused, matchup_check, matchup_draw
 from .services.limits import rate_limits_hit
+from .too_many import too_many_page
 
 # The vote screen frames the two sandboxed apps (through this site's aliases, from PREVIEW_ORIGIN when set, or
 # a live app over https); naming no preview host keeps a preview's address out of the headers.
@@ -77,16 +76,8 @@ def _too_many(request: HttpRequest, bucket: str, limit: int, wait: int | None = 
         wait = _rate_limited(request, {bucket: limit})[bucket]
     if not wait:
         return None
-    window = settings.VOTE_RATE_WINDOW_SECONDS
-    context = {
-        "limit": limit,
-        "window_minutes": math.ceil(window / 60),
-        "wait_minutes": math.ceil(wait / 60),
-        "what": "votes" if bucket == "vote" else "new pairs",
-    }
-    response = render(request, "429.html#message" if request.htmx else "429.html", context, status=429)
-    response["Retry-After"] = str(wait)
-    return response
+    what = "votes" if bucket == "vote" else "new pairs"
+    return too_many_page(request, what=what, limit=limit, window=settings.VOTE_RATE_WINDOW_SECONDS, wait=wait)
 
 
 def _refused(request: HttpRequest, refusal: MatchupRefused) -> HttpResponse:
