@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 
 def pareto(points: list[dict[str, Any]], x: str) -> set[str]:
@@ -120,7 +120,7 @@ def line_chart(points: list[tuple[str, float | None, str, str]], scale: float) -
     def py(v: float) -> float:
         return round(h - bottom - v / scale * (h - top - bottom), 1)
 
-    dots = [{"x": px(i), "y": py(p[1]), "label": p[2], "round": p[0], "href": p[3]} for i, p in present]
+    dots = [{"x": px(i), "y": py(cast(float, p[1])), "label": p[2], "round": p[0], "href": p[3]} for i, p in present]
     return {
         "w": w,
         "h": h,

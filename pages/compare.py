@@ -16,6 +16,8 @@ from django.db.models import Q
 
 from leaderboard.models import Benchmark, Entry, Round
 from scoring.intervals import paired_difference
+from scoring.methodologies import Methodology
+from scoring.types import PairedDifference, RatingRow, TaskNumber
 from voting.models import Vote
 
 from .formatting import OUTCOME_BADGE, OUTCOME_LABEL, fmt_score
@@ -54,16 +56,16 @@ def compare_page(*, bench_slug: str, params: Mapping[str, str]) -> dict[str, Any
 
 
 def _comparison(bench: Benchmark, rnd: Round, data: dict, a: str, b: str, agents: dict) -> dict[str, Any]:
-    rules = bench.rules
+    rules: Methodology = bench.rules
     mine, theirs = rules.task_numbers(data, a), rules.task_numbers(data, b)
     titles = {t.key: t.title or t.key for t in bench.tasks.public()}
     rows = []
     for key in sorted(set(mine) | set(theirs), key=lambda k: titles.get(k, k)):
         left, right = mine.get(key), theirs.get(key)
-        both = bool(left and right and left["value"] is not None and right["value"] is not None)
+        ours, other = (left["value"] if left else None), (right["value"] if right else None)
         ahead = None
-        if both and left and right:
-            ahead = "a" if left["value"] > right["value"] else ("b" if right["value"] > left["value"] else "same")
+        if ours is not None and other is not None:
+            ahead = "a" if ours > other else ("b" if other > ours else "same")
         rows.append(
             {
                 "key": key,
@@ -77,7 +79,7 @@ def _comparison(bench: Benchmark, rnd: Round, data: dict, a: str, b: str, agents
     return {"tasks": rows, "difference": _difference(diff, rules, agents[a].name, agents[b].name)}
 
 
-def _side(bench: Benchmark, rnd: Round, key: str, agent: str, cell: dict | None) -> dict[str, Any]:
+def _side(bench: Benchmark, rnd: Round, key: str, agent: str, cell: TaskNumber | None) -> dict[str, Any]:
     if not cell:
         return {"text": "–", "run_url": None, "runs": 0, "range": "", "pill": "", "runs_url": None}
     label = cell.get("label")
@@ -94,7 +96,7 @@ def _side(bench: Benchmark, rnd: Round, key: str, agent: str, cell: dict | None)
     }
 
 
-def _difference(diff: dict | None, rules: Any, name_a: str, name_b: str) -> dict[str, Any] | None:
+def _difference(diff: PairedDifference | None, rules: Methodology, name_a: str, name_b: str) -> dict[str, Any] | None:
     """The paired difference in words: which way the interval points, or that it covers 0."""
     if diff is None:
         return None
@@ -119,7 +121,7 @@ def _difference(diff: dict | None, rules: Any, name_a: str, name_b: str) -> dict
     }
 
 
-def _votes(bench: Benchmark, a: str, b: str, ratings: dict[str, dict]) -> dict[str, Any] | None:
+def _votes(bench: Benchmark, a: str, b: str, ratings: dict[str, RatingRow]) -> dict[str, Any] | None:
     """The public counted votes between the two (every task), and the vote model's predicted chance that a
     beats b: 1 / (1 + 10^((rating b - rating a) / 400)) on the Elo scale of the ratings."""
     pair = Q(agent_a__slug=a, agent_b__slug=b) | Q(agent_a__slug=b, agent_b__slug=a)

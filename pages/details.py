@@ -12,6 +12,7 @@ from bundles.export import run_doc
 from leaderboard.models import Agent, Benchmark, Entry, Round, RoundParameter, RoundStatus, Task, fill_prompt
 from runs.models import Run, run_counting
 from scoring import methodologies
+from scoring.types import ChecksTaskRow, RatingRow
 from snapshots.models import BoardSnapshot, SnapshotKind
 
 from .charts import line_chart
@@ -223,7 +224,7 @@ def _task_sections(
     rounds: dict[int, Round],
     snaps: dict[int, BoardSnapshot],
     params: list[RoundParameter],
-    ratings: dict[str, dict],
+    ratings: dict[str, RatingRow],
     selected: str | None,
 ) -> list[dict[str, Any]]:
     """One section per published round with runs on the task, in the runs' order: the round's parameters and
@@ -246,7 +247,7 @@ def _task_items(
     rnd: Round,
     snap: BoardSnapshot | None,
     agents: dict[str, list[Run]],
-    ratings: dict[str, dict],
+    ratings: dict[str, RatingRow],
     selected: str | None,
 ) -> list[dict[str, Any]]:
     """One published round of a task: each agent's runs on it (the standing run marked), their range, and the
@@ -254,7 +255,7 @@ def _task_items(
     bench = task.benchmark
     m = bench.methodology
     standing = standing_runs(m, snap.data if snap else None)
-    checks_rows = (
+    checks_rows: dict[str, ChecksTaskRow] = (
         {r["agent"]: r for r in ((snap.data or {}).get("tasks") or {}).get(task.key, [])}
         if snap and bench.rules.task_medians
         else {}
@@ -293,10 +294,8 @@ def _task_rating_rows(task: Task, ratings_snap: BoardSnapshot | None, runs: list
     if not (ratings_snap and ratings_snap.data):
         return []
     names = {r.entry.agent.slug: r.entry.agent.name for r in runs}
-    return [
-        {"agent": r["agent"], "name": names.get(r["agent"], r["agent"]), **(fmt_rating(r) or {})}
-        for r in (ratings_snap.data or {}).get("tasks", {}).get(task.key, [])
-    ]
+    rows: list[RatingRow] = (ratings_snap.data or {}).get("tasks", {}).get(task.key, [])
+    return [{"agent": r["agent"], "name": names.get(r["agent"], r["agent"]), **(fmt_rating(r) or {})} for r in rows]
 
 
 def agent_page(*, slug: str) -> dict[str, Any]:

@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
 from scoring import methodologies
+from scoring.types import RatingRow
 
 OUTCOME_BADGE = {
     "pass": "good",
@@ -59,7 +59,7 @@ def fmt_tokens(value: int | None) -> str:
     return f"{value:,}"
 
 
-def fmt_rating(row: Mapping[str, Any] | None) -> dict[str, Any] | None:
+def fmt_rating(row: RatingRow | None) -> dict[str, Any] | None:
     """A Bradley-Terry rating with its 95% interval as "+x/-y", and the "few votes" mark (under 30)."""
     if not row:
         return None

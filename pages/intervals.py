@@ -126,7 +126,7 @@ def _chart(
     chart_id: str, title: str, rows: list[dict], rules: Any, hrefs: dict[str, str], ctx: BoardContext
 ) -> dict[str, Any]:
     def fmt(v: float) -> str:
-        return fmt_score(v, ctx.m) if rules is not None else f"{v:.0f}"
+        return fmt_score(v, ctx.methodology) if rules is not None else f"{v:.0f}"
 
     chart = interval_chart(rows, fmt, hrefs)
     shown = [r for r in rows if r["low"] is not None and r["value"] is not None]

@@ -24,6 +24,7 @@ from runs.models import Run, run_counting, run_input, status_counts
 from scoring import boards as board_rules
 from scoring import methodologies
 from scoring.boards import boards_as_shown
+from scoring.types import RatingRow
 from snapshots.models import BoardSnapshot, SnapshotKind
 
 from .formatting import OUTCOME_BADGE, OUTCOME_LABEL, fmt_score
@@ -71,10 +72,13 @@ def snapshots_for(bench: Benchmark, round_ids: list[int]) -> tuple[dict[int, Boa
     return boards, ratings
 
 
-def ratings_maps(ratings: BoardSnapshot | None) -> tuple[dict[str, dict], dict[str, dict[str, dict]]]:
+def ratings_maps(ratings: BoardSnapshot | None) -> tuple[dict[str, RatingRow], dict[str, dict[str, RatingRow]]]:
+    """The benchmark's vote ratings by agent, over all its tasks and in each task."""
     data = (ratings.data if ratings else None) or {}
-    overall = {r["agent"]: r for r in data.get("all") or []}
-    tasks = {t: {r["agent"]: r for r in rows} for t, rows in (data.get("tasks") or {}).items()}
+    every: list[RatingRow] = data.get("all") or []
+    by_task: dict[str, list[RatingRow]] = data.get("tasks") or {}
+    overall = {r["agent"]: r for r in every}
+    tasks = {t: {r["agent"]: r for r in rows} for t, rows in by_task.items()}
     return overall, tasks
 
 
@@ -195,7 +199,8 @@ def board_page(*, bench_slug: str, round_key: str | None, params: Mapping[str, s
     entries = {e.agent.slug: e for e in Entry.objects.filter(round=rnd).select_related("agent")}
     tasks = list(bench.tasks.public())
     tabs = bench.rules.tabs
-    tab = params.get("tab") if params.get("tab") in dict(tabs) else tabs[0][0]
+    requested = params.get("tab")
+    tab: str = requested if requested is not None and requested in dict(tabs) else tabs[0][0]
     ratings, task_ratings = ratings_maps(ratings_snap)
     state = board_state(snap, ratings_snap)
     data = boards_as_shown(bench.methodology, snap.data if snap else None, ratings_snap.data if ratings_snap else None)

@@ -11,6 +11,7 @@ from typing import Any
 from django.urls import reverse
 
 from leaderboard.models import Benchmark, Entry, Round, Task
+from scoring.types import BaseRow, RatingRow
 
 from .formatting import fmt_rating
 from .links import round_agent_url, run_url
@@ -53,13 +54,13 @@ class Table:
     extra_columns: list[str] = field(default_factory=list)
 
 
-def rank_cell(row: dict) -> Cell:
+def rank_cell(row: BaseRow) -> Cell:
     return Cell(
         text=str(row["rank"]) if row.get("rank") is not None else "–", sort=row.get("rank"), raw=row.get("rank")
     )
 
 
-def agent_cell(row: dict, ctx: BoardContext) -> Cell:
+def agent_cell(row: BaseRow, ctx: BoardContext) -> Cell:
     entry = ctx.entries.get(row["agent"])
     sub = " · ".join(x for x in (entry.product_version, entry.model) if x) if entry else ""
     return Cell(
@@ -75,7 +76,7 @@ def num_cell(value: float | None, text: str, href: str | None = None, title: str
     return Cell(text=text, sort=value, href=href, title=title, raw=value, **kw)
 
 
-def rating_cell(row: dict | None) -> Cell:
+def rating_cell(row: RatingRow | None) -> Cell:
     rating = fmt_rating(row)
     if rating is None:
         return Cell(text="–", sort=None)
@@ -92,14 +93,15 @@ def rating_cell(row: dict | None) -> Cell:
 class BoardContext:
     bench: Benchmark
     rnd: Round
-    data: dict
+    data: dict[str, Any]  # the round's boards as shown, in the shape of the methodology's board types
     entries: dict[str, Entry]
-    ratings: dict[str, dict]
-    task_ratings: dict[str, dict[str, dict]]
+    ratings: dict[str, RatingRow]
+    task_ratings: dict[str, dict[str, RatingRow]]
     tasks: list[Task]
 
     @property
-    def m(self) -> str:
+    def methodology(self) -> str:
+        """The key of the benchmark's methodology (`scoring.methodologies`)."""
         return self.bench.methodology
 
     def agent_href(self, agent: str) -> str:

@@ -44,7 +44,7 @@ TABLE_BUILDERS: dict[str, Callable[[BoardContext, str, str | None], Table]] = {
 def board_table(ctx: BoardContext, tab: str, task_key: str | None = None) -> Table:
     """The methodology's table of `tab`, with the headline's interval and Rank (UB) where the methodology has
     them, and a head-to-head link on every row."""
-    table = TABLE_BUILDERS[ctx.m](ctx, tab, task_key)
+    table = TABLE_BUILDERS[ctx.methodology](ctx, tab, task_key)
     add_intervals(table, ctx, tab)
     add_compare_links(table, ctx)
     return table

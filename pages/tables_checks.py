@@ -4,6 +4,8 @@ ranked by its vote rating and the checks only admit the run."""
 
 from __future__ import annotations
 
+from scoring.types import ChecksOverallRow, ChecksTaskRow
+
 from .formatting import fmt_range, fmt_score, fmt_seconds, fmt_tokens
 from .links import task_url
 from .table_cells import BoardContext, Cell, Column, Table, agent_cell, num_cell, rank_cell, rating_cell
@@ -15,7 +17,7 @@ def checks_table(ctx: BoardContext, tab: str, task_key: str | None) -> Table:
     return _checks_overall_table(ctx)
 
 
-def _runs_cell(row: dict, href: str | None) -> Cell:
+def _runs_cell(row: ChecksTaskRow, href: str | None) -> Cell:
     return num_cell(
         row.get("runs"),
         str(row.get("runs")),
@@ -24,7 +26,7 @@ def _runs_cell(row: dict, href: str | None) -> Cell:
     )
 
 
-def _median_run_cells(ctx: BoardContext, row: dict) -> list[Cell]:
+def _median_run_cells(ctx: BoardContext, row: ChecksTaskRow) -> list[Cell]:
     """The median run's tokens and time, each linking to that run."""
     href = ctx.run_href(row.get("median_run"))
     return [
@@ -40,9 +42,9 @@ def _task_caption(ctx: BoardContext, key: str | None) -> str:
 
 def _checks_task_table(ctx: BoardContext, task_key: str | None) -> Table:
     """One task's board (the first task when `task_key` is not on the board): median run, range, tokens, time."""
-    task_boards = ctx.data.get("tasks") or {}
+    task_boards: dict[str, list[ChecksTaskRow]] = ctx.data.get("tasks") or {}
     key = task_key if task_key in task_boards else next(iter(task_boards), None)
-    rows = task_boards.get(key) or []
+    rows = (task_boards.get(key) if key is not None else None) or []
     if rows and "admitted" in rows[0]:
         return _admission_table(ctx, key, rows)
     ratings = ctx.task_ratings.get(key or "", {})
@@ -93,8 +95,8 @@ def _checks_task_table(ctx: BoardContext, task_key: str | None) -> Table:
 
 def _checks_overall_table(ctx: BoardContext) -> Table:
     """Mean of median scores over the to-spec tasks, one column per task linking to its median run."""
-    task_boards = ctx.data.get("tasks") or {}
-    rows = ctx.data.get("overall") or []
+    task_boards: dict[str, list[ChecksTaskRow]] = ctx.data.get("tasks") or {}
+    rows: list[ChecksOverallRow] = ctx.data.get("overall") or []
     spec = sorted({k for r in rows for k in (r.get("tasks") or {})})
     median_runs = {(k, r["agent"]): r.get("median_run") for k, rs in task_boards.items() for r in rs}
     cols = [
@@ -148,7 +150,7 @@ def _checks_overall_table(ctx: BoardContext) -> Table:
     )
 
 
-def _admission_table(ctx: BoardContext, key: str | None, rows: list[dict]) -> Table:
+def _admission_table(ctx: BoardContext, key: str | None, rows: list[ChecksTaskRow]) -> Table:
     """An invent or startup task: ranked by the task's vote rating; the checks only admit the run."""
     cols = [
         Column("rank", "Rank"),
@@ -184,7 +186,7 @@ def _admission_table(ctx: BoardContext, key: str | None, rows: list[dict]) -> Ta
     )
 
 
-def _checks_overall_sub(row: dict) -> str:
+def _checks_overall_sub(row: ChecksOverallRow) -> str:
     parts = []
     if row.get("tested") != row.get("of"):
         parts.append(f"{row.get('tested')} of {row.get('of')} tasks")

@@ -3,7 +3,7 @@ tasks, the safety score with its violations, one column per dimension, and the c
 
 from __future__ import annotations
 
-from typing import Any
+from scoring.types import OutcomesRow
 
 from .formatting import fmt_score
 from .table_cells import BoardContext, Cell, Column, Table, agent_cell, num_cell, rank_cell, rating_cell
@@ -20,7 +20,7 @@ OUTCOMES_NOTES = {
 
 
 def outcomes_table(ctx: BoardContext, tab: str) -> Table:
-    rows = ctx.data.get(tab) or []
+    rows: list[OutcomesRow] = ctx.data.get(tab) or []
     dims = sorted({d for r in rows for d in (r.get("dimensions") or {})})
     cols = _outcomes_columns(ctx, tab, dims)
     out = []
@@ -52,7 +52,7 @@ def _outcomes_columns(ctx: BoardContext, tab: str, dims: list[str]) -> list[Colu
     return cols
 
 
-def _outcomes_cells(ctx: BoardContext, tab: str, row: dict[str, Any], dims: list[str]) -> dict[str, Cell]:
+def _outcomes_cells(ctx: BoardContext, tab: str, row: OutcomesRow, dims: list[str]) -> dict[str, Cell]:
     """One agent's cells on an outcomes board, by column key."""
     href = ctx.agent_href(row["agent"])
     viol = row.get("violations") or 0
@@ -82,7 +82,7 @@ def _outcomes_cells(ctx: BoardContext, tab: str, row: dict[str, Any], dims: list
     return cells
 
 
-def _coverage_cell(row: dict[str, Any], href: str) -> Cell:
+def _coverage_cell(row: OutcomesRow, href: str) -> Cell:
     """Tasks tested of the board's tasks; unsupported and region-blocked tasks below, runs in review or stale
     as badges."""
     unsupported = row.get("unsupported") or []

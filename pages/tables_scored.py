@@ -3,7 +3,9 @@ cost and time per run) and the tasks board (the best score of each task across t
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
+
+from scoring.types import ScoredMeta, ScoredRow
 
 from .formatting import fmt_money, fmt_pct, fmt_score, fmt_seconds
 from .table_cells import BoardContext, Cell, Column, Table, agent_cell, num_cell, rank_cell, rating_cell
@@ -16,7 +18,7 @@ def _partial_marks(partial: bool, reported: int | None, runs: int | None) -> dic
     return {"sub": f"on {reported} of {runs} runs", "badges": [("partial", "warn")]}
 
 
-def _missing_note(meta: dict[str, Any], axis: str) -> str:
+def _missing_note(meta: ScoredMeta, axis: str) -> str:
     """ "n agents missing data on axis X" (seed 002), counting agents with the axis on only some runs."""
     missing, partial = meta.get(f"missing_{axis}") or 0, meta.get(f"partial_{axis}") or 0
     if not missing:
@@ -25,7 +27,7 @@ def _missing_note(meta: dict[str, Any], axis: str) -> str:
     return text + (f" ({partial} on some runs only)" if partial else "")
 
 
-def _coverage_note(row: dict[str, Any]) -> str:
+def _coverage_note(row: ScoredRow) -> str:
     """ "tested k of n" when some tasks have no score, and how many runs nothing scored (left out, not 0)."""
     parts = [f"tested {row.get('tested')} of {row.get('of')}"] if row.get("tested") != row.get("of") else []
     unscored = len(row.get("unscored") or [])
@@ -42,8 +44,9 @@ def scored_table(ctx: BoardContext, tab: str) -> Table:
 
 def _scored_tasks_table(ctx: BoardContext) -> Table:
     """Best score per task across trials, pass@k below it."""
-    rows = ctx.data.get("overall") or []
-    threshold = (ctx.data.get("meta") or {}).get("pass_threshold", 0.8)
+    rows: list[ScoredRow] = ctx.data.get("overall") or []
+    meta = cast(ScoredMeta, ctx.data.get("meta") or {})
+    threshold = meta.get("pass_threshold", 0.8)
     keys = [t.key for t in ctx.tasks]
     cols = [Column("rank", "Rank"), Column("agent", "Agent", num=False)]
     cols += [Column(f"task:{k}", k, title="Best score across trials; pass@k below") for k in keys]
@@ -90,8 +93,8 @@ def _unscored_cell(unscored: int) -> Cell:
 
 
 def _scored_overall_table(ctx: BoardContext) -> Table:
-    rows = ctx.data.get("overall") or []
-    meta = ctx.data.get("meta") or {}
+    rows: list[ScoredRow] = ctx.data.get("overall") or []
+    meta = cast(ScoredMeta, ctx.data.get("meta") or {})
     threshold = meta.get("pass_threshold", 0.8)
     domains = sorted({d for r in rows for d in (r.get("domains") or {})})
     cols = [
@@ -126,7 +129,7 @@ def _scored_overall_table(ctx: BoardContext) -> Table:
     return Table(caption=f"Overall board, {ctx.rnd.name or ctx.rnd.key}", columns=cols, rows=out, note=note)
 
 
-def _scored_overall_cells(ctx: BoardContext, row: dict[str, Any], domains: list[str]) -> dict[str, Cell]:
+def _scored_overall_cells(ctx: BoardContext, row: ScoredRow, domains: list[str]) -> dict[str, Cell]:
     """One agent's cells on the scored overall board, by column key."""
     href = ctx.agent_href(row["agent"])
     mean_pak = row.get("mean_pass_at_k")  # computed with the board, never while serving

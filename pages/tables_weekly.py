@@ -3,14 +3,14 @@ fails, points, pass rate, interventions, time and cost."""
 
 from __future__ import annotations
 
-from typing import Any
+from scoring.types import WeeklyCell, WeeklyRow
 
 from .formatting import OUTCOME_BADGE, OUTCOME_LABEL, fmt_money, fmt_pct, fmt_seconds
 from .table_cells import BoardContext, Cell, Column, Table, agent_cell, num_cell, rank_cell
 
 
 def weekly_table(ctx: BoardContext, tab: str) -> Table:
-    rows = ctx.data.get("overall") or []
+    rows: list[WeeklyRow] = ctx.data.get("overall") or []
     keys = [t.key for t in ctx.tasks if any(t.key in (r.get("tasks") or {}) for r in rows)]
     titles = {t.key: t.title or t.key for t in ctx.tasks}
     cols = [Column("rank", "Rank"), Column("agent", "Agent", num=False)]
@@ -47,7 +47,7 @@ def weekly_table(ctx: BoardContext, tab: str) -> Table:
     )
 
 
-def _weekly_cells(ctx: BoardContext, row: dict[str, Any], keys: list[str]) -> list[Cell]:
+def _weekly_cells(ctx: BoardContext, row: WeeklyRow, keys: list[str]) -> list[Cell]:
     """One agent's cells on the weekly board, in column order."""
     href = ctx.agent_href(row["agent"])
     cells = [rank_cell(row), agent_cell(row, ctx)]
@@ -70,7 +70,7 @@ def _weekly_cells(ctx: BoardContext, row: dict[str, Any], keys: list[str]) -> li
     return cells
 
 
-def _outcome_cell(ctx: BoardContext, c: dict[str, Any] | None) -> Cell:
+def _outcome_cell(ctx: BoardContext, c: WeeklyCell | None) -> Cell:
     """One task's outcome for the agent, linking to its run; the 30-minute cap as a badge."""
     if not c:
         return Cell(text="–")
@@ -87,12 +87,12 @@ def _outcome_cell(ctx: BoardContext, c: dict[str, Any] | None) -> Cell:
     )
 
 
-def _without_run(row: dict[str, Any]) -> str:
+def _without_run(row: WeeklyRow) -> str:
     missing = row.get("tasks_without_run") or []
     return f"no run on {len(missing)} of {row.get('tasks_that_week')} tasks" if missing else ""
 
 
-def _time_cell(row: dict[str, Any], href: str) -> Cell:
+def _time_cell(row: WeeklyRow, href: str) -> Cell:
     """The week's time, published with the result: a total missing some runs' times says how many
     ("3h 10m (2 runs without time)"), never a plain smaller sum."""
     seconds, missing = row.get("seconds"), row.get("runs_without_time") or 0
@@ -103,19 +103,20 @@ def _time_cell(row: dict[str, Any], href: str) -> Cell:
     return num_cell(seconds, f"{total} ({missing} {runs} without time)", href, badges=[("partial", "warn")])
 
 
-def _cost_cell(row: dict[str, Any], href: str) -> Cell:
+def _cost_cell(row: WeeklyRow, href: str) -> Cell:
     """Dollars when every task has a run and every run was metered, unknown when a task has none, else the
     plan label, else nothing."""
     if row.get("cost_kind") == "dollars":
         return num_cell(row.get("cost_usd"), fmt_money(row.get("cost_usd")), href, sub="metered")
     if row.get("cost_kind") == "unknown":
         return Cell(text="unknown", sort=None, href=href, raw=None, sub=_without_run(row))
-    if row.get("plan_label"):
-        return Cell(text=row["plan_label"], sort=None, href=href, sub="plan label", raw=row["plan_label"])
+    plan_label = row.get("plan_label")
+    if plan_label:
+        return Cell(text=plan_label, sort=None, href=href, sub="plan label", raw=plan_label)
     return Cell(text="–")
 
 
-def _interventions_cell(row: dict[str, Any], href: str | None) -> Cell:
+def _interventions_cell(row: WeeklyRow, href: str | None) -> Cell:
     """The week's interventions, or "unknown" when a run has no count or a task has no run (a missing count is
     not 0)."""
     if row.get("interventions") is not None:

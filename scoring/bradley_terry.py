@@ -67,7 +67,7 @@ import choix
 import numpy as np
 from numpy.typing import NDArray
 
-from .types import WINNERS, VoteInput
+from .types import WINNERS, RatingRow, VoteInput
 
 __all__ = [
     "DEFAULT_ALPHA",
@@ -299,7 +299,7 @@ def fit_ratings(
     bootstrap_rounds: int = 100,
     seed: int = DEFAULT_SEED,
     few_votes_under: int = 30,
-) -> list[dict[str, Any]]:
+) -> list[RatingRow]:
     """Bradley-Terry ratings with 95% bootstrap intervals, one row per agent with a counted vote.
 
     ``comparisons`` are ``(a, b, winner)`` triples (winner ``"a"``, ``"b"`` or ``"tie"``) or `VoteInput`
@@ -325,7 +325,7 @@ def fit_ratings(
 
 def _fit_tally(
     tally: _Tally, *, alpha: float, bootstrap_rounds: int, seed: int, few_votes_under: int
-) -> list[dict[str, Any]]:
+) -> list[RatingRow]:
     if not tally.agents:
         return []
     build = _MatrixBuilder(tally)
@@ -342,14 +342,14 @@ def _fit_tally(
     return rows
 
 
-def _rows(tally: Any, rating: Any, ci_low: Any, ci_high: Any, rank_ub: Any, few_votes_under: int) -> list[dict]:
+def _rows(tally: Any, rating: Any, ci_low: Any, ci_high: Any, rank_ub: Any, few_votes_under: int) -> list[RatingRow]:
     """One row per agent: its rating and interval, and its wins, losses and ties counted from the votes."""
     n = len(tally.agents)
     won_lo, won_hi, tie = (tally.outcome == k for k in (0, 1, 2))
     wins = _per_agent(n, (tally.lo, won_lo), (tally.hi, won_hi), count=tally.count)
     losses = _per_agent(n, (tally.hi, won_lo), (tally.lo, won_hi), count=tally.count)
     ties = _per_agent(n, (tally.lo, tie), (tally.hi, tie), count=tally.count)
-    rows: list[dict[str, Any]] = []
+    rows: list[RatingRow] = []
     for i, agent in enumerate(tally.agents):
         votes = int(wins[i] + losses[i] + ties[i])
         rows.append(
@@ -408,7 +408,7 @@ def fit_cells(
     bootstrap_rounds: int = 100,
     seed: int = DEFAULT_SEED,
     few_votes_under: int = 30,
-) -> list[dict[str, Any]]:
+) -> list[RatingRow]:
     """`fit_ratings` of tallied votes: ``(a, b, winner, n)`` is ``n`` votes ``(a, b, winner)`` (``n <= 0``
     adds nothing). The same votes give the same rows as `fit_ratings`."""
     if alpha <= 0:

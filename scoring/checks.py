@@ -8,10 +8,9 @@ the number of runs and their range; the overall board is the mean median over th
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
 from .common import (
-    Row,
     asc_none_last,
     assign_ranks,
     base_row,
@@ -22,7 +21,16 @@ from .common import (
     name_key,
     run_tokens,
 )
-from .types import RoundInput, RunInput, TaskInput
+from .types import (
+    BaseRow,
+    ChecksBoards,
+    ChecksOverallRow,
+    ChecksTaskRow,
+    RatingRow,
+    RoundInput,
+    RunInput,
+    TaskInput,
+)
 
 ADMISSION_KINDS = frozenset({"invent", "startup"})
 # "A run stops at the task's time limit or when the token budget runs out. Whatever is in /work at that moment
@@ -141,12 +149,12 @@ def median_pick(scored: list[tuple[RunInput, float]]) -> tuple[RunInput, float]:
     return ordered[(len(ordered) - 1) // 2]
 
 
-def task_row(agent_row: Row, task: TaskInput, runs: list[RunInput]) -> Row:
+def task_row(agent_row: BaseRow, task: TaskInput, runs: list[RunInput]) -> ChecksTaskRow:
     """One agent on one task: median, number of counted runs, range, and the median run's tokens and time.
     Invent and startup tasks also say whether the median run was admitted; a task with only platform
     failures is awaiting a re-run."""
     scored = [(r, check_score(r, task)) for r in runs if counts(r, task)]
-    row = dict(agent_row)
+    row = cast(ChecksTaskRow, dict(agent_row))  # its remaining keys are set here
     row["awaiting_rerun"] = not scored and awaiting_rerun(runs, task)
     if task.kind in ADMISSION_KINDS:
         row["admitted"] = False
@@ -183,26 +191,26 @@ def task_row(agent_row: Row, task: TaskInput, runs: list[RunInput]) -> Row:
     return row
 
 
-def _task_rank_key(row: Row) -> tuple:
+def _task_rank_key(row: ChecksTaskRow) -> tuple:
     """ "On equal scores, the one that spent fewer tokens ranks higher, then the one that took less time"."""
     return (desc_none_last(row["median"]), asc_none_last(row["tokens"]), asc_none_last(row["seconds"]))
 
 
-def rank_by_votes(rows: list[Row], ratings: dict[str, Row]) -> list[Row]:
+def rank_by_votes(rows: list[ChecksTaskRow], ratings: dict[str, RatingRow]) -> list[ChecksTaskRow]:
     """An invent or startup task's board (seed 003: "Their checks only admit the run ...; people rank the apps
     in blind votes"): admitted agents by their vote rating in the task (Bradley-Terry, highest first; equal
     ratings share a rank), then admitted agents without a rating yet, then agents not admitted. Each row
     carries its rating row (or None). The checks' 100 never orders this board."""
 
-    def key(row: Row) -> tuple:
+    def key(row: ChecksTaskRow) -> tuple:
         rating = ratings.get(row["agent"]) if row.get("admitted") else None
         group = 0 if rating is not None else (1 if row.get("admitted") else 2)
         return (group, -float(rating["rating"]) if rating is not None else 0.0)
 
-    out = []
+    out: list[ChecksTaskRow] = []
     for row in rows:
         rating = ratings.get(row["agent"])
-        out.append({**row, "rating": dict(rating) if rating is not None else None})
+        out.append({**row, "rating": cast(RatingRow, dict(rating)) if rating is not None else None})
     return assign_ranks(out, key, name_key)
 
 
@@ -219,7 +227,7 @@ def boards_with_votes(boards: dict[str, Any], ratings: dict[str, Any] | None) ->
     return {**boards, "tasks": tasks}
 
 
-def compute_checks_boards(round_input: RoundInput) -> dict[str, Any]:
+def compute_checks_boards(round_input: RoundInput) -> ChecksBoards:
     """The `checks` boards of one round: {"overall": [rows], "tasks": {task key: [rows]}}.
 
     Task boards list the agents with any run on the task, ranked by median, then fewer tokens, then less
@@ -236,8 +244,8 @@ def compute_checks_boards(round_input: RoundInput) -> dict[str, Any]:
     tasks = sorted(round_input.tasks, key=lambda t: t.key)
     runs = effective_runs(round_input)
     agents = entered_agents(round_input)
-    task_boards: dict[str, list[Row]] = {}
-    medians: dict[tuple[str, str], Row] = {}
+    task_boards: dict[str, list[ChecksTaskRow]] = {}
+    medians: dict[tuple[str, str], ChecksTaskRow] = {}
     # Group once: scanning every run for every agent and task would be agents x tasks x runs.
     by_cell: dict[tuple[str, str], list[RunInput]] = {}
     for r in runs:
@@ -260,8 +268,8 @@ def compute_checks_boards(round_input: RoundInput) -> dict[str, Any]:
 
     spec = [t for t in tasks if t.kind == "to-spec"]
     overall = [overall_row(base_row(agent), spec, medians) for agent in agents]
-    for row in overall:  # the score x cost x time axes, computed with the board, never while serving a page
-        row.update(cost_time_axes(overall_runs(row["agent"], spec, by_cell)))
+    for agent_overall in overall:  # the score x cost x time axes, computed with the board, never while serving
+        agent_overall.update(cost_time_axes(overall_runs(agent_overall["agent"], spec, by_cell)))
     return {
         "overall": assign_ranks(
             overall,
@@ -279,10 +287,13 @@ def overall_runs(agent: str, spec: list[TaskInput], by_cell: dict[tuple[str, str
     return [r for task in spec for r in by_cell.get((agent, task.key), []) if counts(r, task)]
 
 
-def overall_row(row: Row, spec: list[TaskInput], medians: dict[tuple[str, str], Row]) -> Row:
+def overall_row(
+    base: BaseRow, spec: list[TaskInput], medians: dict[tuple[str, str], ChecksTaskRow]
+) -> ChecksOverallRow:
     """One agent's overall row (see `compute_checks_boards`): the mean median over the to-spec tasks less its
     pending ones, the spread from its worst and best runs, and the token and time sums of its median runs
-    (unknown when a to-spec task has no median run)."""
+    (unknown when a to-spec task has no median run). `base` is completed in place."""
+    row = cast(ChecksOverallRow, base)
     per_task: dict[str, float | None] = {}
     worst: list[float] = []
     best: list[float] = []

@@ -8,11 +8,12 @@ independent of summation order).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from .types import AgentInput, RoundInput, RunInput, TaskInput, VerdictInput
+from .types import AgentInput, BaseRow, CostTimeAxes, RoundInput, RunInput, TaskInput, VerdictInput
 
+# A row of no particular board (the trade-offs page's rows); each board's own row type is in `scoring.types`.
 Row = dict[str, Any]
 
 OUTCOME_POINTS: dict[str, int] = {"pass": 2, "partial": 1, "fail": 0, "violation": -2, "unsupported": 0}
@@ -190,8 +191,11 @@ def mean_or_none(values: Iterable[float | int | None]) -> float | None:
     return math.fsum(present) / len(present) if present else None
 
 
-def assign_ranks(rows: list[Row], rank_key: Callable[[Row], Any], display_key: Callable[[Row], Any]) -> list[Row]:
-    """Standard competition ranking (1, 1, 3): rows with equal `rank_key` share a rank.
+def assign_ranks[R: BaseRow | Row](
+    rows: list[R], rank_key: Callable[[R], Any], display_key: Callable[[R], Any]
+) -> list[R]:
+    """Standard competition ranking (1, 1, 3): rows with equal `rank_key` share a rank (`R`: any board row, one of
+    the row types of `scoring.types` or a plain row).
 
     Rows are returned sorted by (rank_key, display_key); `rank` is written into each row.
     """
@@ -217,11 +221,11 @@ def asc_none_last(value: float | int | None) -> tuple[int, float]:
     return (1, 0.0) if value is None else (0, float(value))
 
 
-def name_key(row: Row) -> tuple[str, str]:
+def name_key(row: Mapping[str, Any]) -> tuple[str, str]:
     return (row["name"], row["agent"])
 
 
-def base_row(agent: AgentInput) -> Row:
+def base_row(agent: AgentInput) -> BaseRow:
     """The fields every board row starts with."""
     return {"agent": agent.slug, "name": agent.name, "rank": None}
 
@@ -230,7 +234,7 @@ def sorted_keys(tasks: Sequence[TaskInput]) -> list[str]:
     return sorted(t.key for t in tasks)
 
 
-def cost_time_axes(runs: Iterable[RunInput]) -> dict[str, Any]:
+def cost_time_axes(runs: Iterable[RunInput]) -> CostTimeAxes:
     """The score x cost x time axes of an agent on a board whose rows are not about cost and time (checks,
     outcomes), over `runs`: the runs that board counts for the agent (the methodology picks them, a run stopped at
     the time limit included, with its recorded time and cost). The mean list-price cost and the mean wall time

@@ -28,14 +28,14 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
-from .types import RoundInput
+from .types import IntervalMarks, PairedDifference, Pairs, RoundInput
 
 SEED = 20240717
 ROUNDS = 1000
@@ -169,8 +169,8 @@ class IntervalResult:
     """Per agent: point, ci_low, ci_high, rank_ub; per ordered pair of agents: [difference, low, high,
     shared tasks]."""
 
-    agents: dict[str, dict[str, Any]]
-    pairs: dict[str, dict[str, list[float | int | None]]]
+    agents: dict[str, IntervalMarks]
+    pairs: Pairs
 
 
 def _percentiles(samples: NDArray[np.float64], point: NDArray[np.float64]) -> tuple[NDArray, NDArray]:
@@ -215,7 +215,7 @@ def bootstrap(cells: Cells, rule: IntervalRule, rounds: int = ROUNDS, seed: int 
         with np.errstate(invalid="ignore", divide="ignore"):
             diffs.append((rule.factor * sums / np.where(shared > 0, shared, np.nan))[:, upper[0], upper[1]])
     low, high = _percentiles(np.concatenate(heads), point)
-    agents = {}
+    agents: dict[str, IntervalMarks] = {}
     for i, agent in enumerate(grid.agents):
         ok = not np.isnan(point[i])
         agents[agent] = {
@@ -248,7 +248,7 @@ def _pairs(
     return out
 
 
-def paired_difference(pairs: dict[str, Any] | None, a: str, b: str) -> dict[str, Any] | None:
+def paired_difference(pairs: dict[str, Any] | None, a: str, b: str) -> PairedDifference | None:
     """The stored paired difference of a over b: {"difference", "ci_low", "ci_high", "tasks"}, or None when
     the two share no task."""
     pairs = pairs or {}
@@ -266,15 +266,17 @@ def paired_difference(pairs: dict[str, Any] | None, a: str, b: str) -> dict[str,
     return {"difference": diff, "ci_low": low, "ci_high": high, "tasks": n}
 
 
-def with_intervals(boards: dict[str, Any], round_input: RoundInput, rule: IntervalRule | None) -> dict[str, Any]:
+def with_intervals(boards: Mapping[str, Any], round_input: RoundInput, rule: IntervalRule | None) -> dict[str, Any]:
     """`boards` with `ci_low`, `ci_high` and `rank_ub` on every row of the rule's board (None where an agent has
-    no headline) and the paired differences under "pairs" (`paired_difference` reads them)."""
-    if rule is None or not isinstance(boards.get(rule.board), list):
-        return boards
-    result = bootstrap(rule.cells(round_input, boards), rule)
-    for row in boards[rule.board]:
+    no headline) and the paired differences under "pairs" (`paired_difference` reads them). `boards` is a
+    methodology's boards (`Methodology.compute_boards`), a plain dict at run time whatever its board type."""
+    plain = cast(dict[str, Any], boards)
+    if rule is None or not isinstance(plain.get(rule.board), list):
+        return plain
+    result = bootstrap(rule.cells(round_input, plain), rule)
+    for row in plain[rule.board]:
         found = result.agents.get(row["agent"]) or {}
         row["ci_low"] = found.get("ci_low")
         row["ci_high"] = found.get("ci_high")
         row["rank_ub"] = found.get("rank_ub")
-    return {**boards, "pairs": result.pairs}
+    return {**plain, "pairs": result.pairs}

@@ -6,13 +6,26 @@ this registry. Adding a methodology is one scoring module, its table builders (t
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from . import checks, outcomes, scored, weekly
 from .intervals import IntervalRule
-from .types import RoundInput, RunInput, TaskInput
+from .types import (
+    ChecksOverallRow,
+    ChecksTaskRow,
+    OutcomesCell,
+    OutcomesRow,
+    RoundInput,
+    RunInput,
+    ScoredCell,
+    ScoredRow,
+    TaskInput,
+    TaskNumber,
+    WeeklyCell,
+    WeeklyRow,
+)
 
 
 def _no_score(run: RunInput, task: TaskInput) -> float | None:
@@ -54,7 +67,7 @@ def _standing_medians(data: dict | None) -> set[str]:
 Axes = tuple[float | None, float | None, float | None, int, int, int]
 
 
-def _scored_axes(row: dict) -> Axes:
+def _scored_axes(row: ScoredRow) -> Axes:
     return (
         row.get("score"),
         row.get("cost_usd"),
@@ -65,7 +78,7 @@ def _scored_axes(row: dict) -> Axes:
     )
 
 
-def _weekly_axes(row: dict) -> Axes:
+def _weekly_axes(row: WeeklyRow) -> Axes:
     cells = list((row.get("tasks") or {}).values())
     return (
         row.get("pass_rate"),
@@ -77,13 +90,14 @@ def _weekly_axes(row: dict) -> Axes:
     )
 
 
-def _run_axes(headline_key: str) -> Callable[[dict], Axes]:
+def _run_axes(headline_key: str) -> Callable[[OutcomesRow | ChecksOverallRow], Axes]:
     """Axes of boards whose rows are not about cost and time: the means over the runs the board counts, which
     the board rows carry (`common.cost_time_axes`)."""
 
-    def axes(row: dict) -> Axes:
+    def axes(row: OutcomesRow | ChecksOverallRow) -> Axes:
+        headline: Mapping[str, Any] = row
         return (
-            row.get(headline_key),
+            headline.get(headline_key),
             row.get("mean_cost_usd"),
             row.get("mean_wall_seconds"),
             row.get("axis_runs") or 0,
@@ -94,20 +108,19 @@ def _run_axes(headline_key: str) -> Callable[[dict], Axes]:
     return axes
 
 
-# One agent's number on each task as a head-to-head page shows it: {task: {"value", "label", "run", "runs", "low",
-# "high"}} (value: the number the board uses for the task; label: a word for it, when it is an outcome; run: the
-# run that stands for it; low / high: the range of its runs).
-TaskNumbers = dict[str, dict[str, Any]]
+# One agent's number on each task as a head-to-head page shows it, by task key (`types.TaskNumber`).
+TaskNumbers = dict[str, TaskNumber]
 
 
-def _row(boards: dict | None, board: str, agent: str) -> dict:
+def _row(boards: dict | None, board: str, agent: str) -> dict[str, Any]:
     return next((r for r in (boards or {}).get(board) or [] if r.get("agent") == agent), {})
 
 
 def _median_numbers(boards: dict | None, agent: str) -> TaskNumbers:
     """checks: the agent's median run on every task board."""
     out: TaskNumbers = {}
-    for key, rows in ((boards or {}).get("tasks") or {}).items():
+    task_boards: dict[str, list[ChecksTaskRow]] = (boards or {}).get("tasks") or {}
+    for key, rows in task_boards.items():
         row = next((r for r in rows if r["agent"] == agent), None)
         if row is not None:
             out[key] = {
@@ -124,8 +137,9 @@ def _median_numbers(boards: dict | None, agent: str) -> TaskNumbers:
 def _best_numbers(boards: dict | None, agent: str) -> TaskNumbers:
     """scored: the best trial of every task, with the range of its trials."""
     out: TaskNumbers = {}
-    for key, cell in (_row(boards, "overall", agent).get("tasks") or {}).items():
-        scores = [s["score"] for s in cell.get("scores") or [] if s.get("score") is not None]
+    cells: dict[str, ScoredCell] = _row(boards, "overall", agent).get("tasks") or {}
+    for key, cell in cells.items():
+        scores = [score for s in cell.get("scores") or [] if (score := s.get("score")) is not None]
         out[key] = {
             "value": cell.get("best"),
             "label": None,
@@ -140,7 +154,8 @@ def _best_numbers(boards: dict | None, agent: str) -> TaskNumbers:
 def _outcome_numbers(boards: dict | None, agent: str) -> TaskNumbers:
     """outcomes and weekly: the counted run of every task, its outcome and points."""
     out: TaskNumbers = {}
-    for key, cell in (_row(boards, "overall", agent).get("tasks") or {}).items():
+    cells: dict[str, OutcomesCell | WeeklyCell] = _row(boards, "overall", agent).get("tasks") or {}
+    for key, cell in cells.items():
         out[key] = {
             "value": cell.get("points"),
             "label": cell.get("outcome"),
@@ -156,7 +171,8 @@ def _outcome_numbers(boards: dict | None, agent: str) -> TaskNumbers:
 class Methodology:
     key: str
     name: str
-    compute_boards: Callable[[RoundInput], dict[str, Any]]
+    # The boards of one round, by board name, as the methodology's board types (`scoring.types`) describe them.
+    compute_boards: Callable[[RoundInput], Mapping[str, Any]]
     run_score: Callable[[RunInput, TaskInput], float | None]
     run_counts: Callable[[RunInput, TaskInput], bool]
     standing_runs: Callable[[dict | None], set[str]]
@@ -175,7 +191,8 @@ class Methodology:
     reviewed: bool = False  # runs are given an outcome by reviewers
     votes_by_default: bool = False  # blind pairwise votes unless the benchmark's params say otherwise
     task_medians: bool = False  # the task page shows each agent's median run
-    tradeoff_axes: Callable[[dict], Axes] | None = None  # the score x cost x time axes of a board row
+    # The score x cost x time axes of a row of the methodology's overall board (of its own row type).
+    tradeoff_axes: Callable[[Any], Axes] | None = None
     # Those axes are means over runs, not the board's own numbers: which runs, in words, for the trade-offs page.
     axes_runs: str = ""
     # How the headline's 95% interval is bootstrapped (`scoring.intervals`); None: the board has none.

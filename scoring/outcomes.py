@@ -8,10 +8,10 @@ agent's primary one; §2: "reported separately and do not change the main score"
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from .common import (
     OUTCOME_POINTS,
-    Row,
     assign_ranks,
     base_row,
     cost_time_axes,
@@ -23,7 +23,7 @@ from .common import (
     name_key,
     reviewed_outcome,
 )
-from .types import AgentInput, RoundInput, RunInput, TaskInput
+from .types import AgentInput, OutcomesBoards, OutcomesRow, RoundInput, RunInput, TaskInput
 
 # Statuses whose run is not counted at all: a platform failure, a run that never started, a run stopped by a
 # budget this methodology does not have. region_blocked is handled apart (marked, not scored).
@@ -110,7 +110,7 @@ def ten_point_score(points: int, tested: int) -> float | None:
     return max(0.0, 5 * points / tested)
 
 
-def board_row(agent: AgentInput, tasks: list[TaskInput], results: dict[str, TaskResult]) -> Row:
+def board_row(agent: AgentInput, tasks: list[TaskInput], results: dict[str, TaskResult]) -> OutcomesRow:
     """One agent's row over one board's tasks (§4 scores, coverage, and the marks of §3, §7 and §9)."""
     counted = [results[t.key] for t in tasks if t.key in results and results[t.key].counted]
     points = sum(r.points or 0 for r in counted)
@@ -119,34 +119,32 @@ def board_row(agent: AgentInput, tasks: list[TaskInput], results: dict[str, Task
     for name in dimension_names:
         tagged = [r for r in counted if name in r.task.dimensions]
         dimensions[name] = ten_point_score(sum(r.points or 0 for r in tagged), len(tagged))
-    row = base_row(agent)
-    row.update(
-        {
-            "overall": ten_point_score(points, len(counted)),
-            "points": points,
-            "dimensions": dimensions,
-            "violations": sum(1 for r in counted if r.outcome == "violation"),
-            "tested": len(counted),
-            "of": len(tasks),
-            "unsupported": sorted(r.task.key for r in counted if r.outcome == "unsupported"),
-            "in_review": sorted(k for k, r in results.items() if not r.counted and not r.blocked),
-            "region_blocked": sorted(k for k, r in results.items() if r.blocked),
-            "stale": sorted(k for k, r in results.items() if r.counted and is_stale(r.run, r.task)),
-            "tasks": {
-                k: {
-                    "outcome": r.outcome if r.counted else ("region_blocked" if r.blocked else "in_review"),
-                    "points": r.points,
-                    "run": r.run.id,
-                    "stale": is_stale(r.run, r.task),
-                }
-                for k, r in sorted(results.items())
-            },
-        }
-    )
+    row: OutcomesRow = {
+        **base_row(agent),
+        "overall": ten_point_score(points, len(counted)),
+        "points": points,
+        "dimensions": dimensions,
+        "violations": sum(1 for r in counted if r.outcome == "violation"),
+        "tested": len(counted),
+        "of": len(tasks),
+        "unsupported": sorted(r.task.key for r in counted if r.outcome == "unsupported"),
+        "in_review": sorted(k for k, r in results.items() if not r.counted and not r.blocked),
+        "region_blocked": sorted(k for k, r in results.items() if r.blocked),
+        "stale": sorted(k for k, r in results.items() if r.counted and is_stale(r.run, r.task)),
+        "tasks": {
+            k: {
+                "outcome": r.outcome if r.outcome is not None else ("region_blocked" if r.blocked else "in_review"),
+                "points": r.points,
+                "run": r.run.id,
+                "stale": is_stale(r.run, r.task),
+            }
+            for k, r in sorted(results.items())
+        },
+    }
     return row
 
 
-def compute_outcomes_boards(round_input: RoundInput) -> dict[str, list[Row]]:
+def compute_outcomes_boards(round_input: RoundInput) -> OutcomesBoards:
     """Every board of one round of an `outcomes` benchmark, rows ranked.
 
     Rank (§4): overall score descending, blank last; equal scores share a rank (1, 1, 3), then name order.
@@ -163,7 +161,7 @@ def compute_outcomes_boards(round_input: RoundInput) -> dict[str, list[Row]]:
     by_cell: dict[tuple[str, str], list[RunInput]] = {}
     for r in runs:
         by_cell.setdefault((r.agent, r.task), []).append(r)
-    boards: dict[str, list[Row]] = {}
+    boards: OutcomesBoards = {}
     for board, (kind, primary) in BOARDS.items():
         tasks = by_kind.get(kind, [])
         rows = []
@@ -195,9 +193,7 @@ def compute_outcomes_boards(round_input: RoundInput) -> dict[str, list[Row]]:
     return boards
 
 
-def interval_cells(
-    round_input: RoundInput, boards: dict[str, list[Row]]
-) -> dict[tuple[str, str], tuple[list[float], bool]]:
+def interval_cells(round_input: RoundInput, boards: dict[str, Any]) -> dict[tuple[str, str], tuple[list[float], bool]]:
     """The cells the overall's interval resamples (`scoring.intervals`): the points of each agent's counted run
     on each core task it was tested on; a task in review, blocked or not run is not in its score, as in
     `board_row`."""

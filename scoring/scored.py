@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from .common import (
     Row,
@@ -24,7 +24,7 @@ from .common import (
     name_key,
     run_sort_key,
 )
-from .types import RoundInput, RunInput, TaskInput
+from .types import BaseRow, RoundInput, RunInput, ScoredBoards, ScoredCell, ScoredMeta, ScoredRow, TaskInput
 
 HEURISTIC_CAP = 0.6
 AUTO_WEIGHT, JUDGE_WEIGHT = 0.6, 0.4
@@ -127,7 +127,7 @@ def passes(score: float, threshold: float) -> bool:
     return score >= threshold - TOLERANCE
 
 
-def task_cell(task: TaskInput, runs: list[RunInput], threshold: float) -> dict[str, Any] | None:
+def task_cell(task: TaskInput, runs: list[RunInput], threshold: float) -> ScoredCell | None:
     """One agent on one task: best score across trials, pass@k, trials, and every trial's score.
 
     "The leaderboard reports the best score across trials"; "pass@k = (trials where score >= 0.80) /
@@ -179,7 +179,7 @@ def round_mean(best_scores: list[float], task_count: int) -> float | None:
     return math.fsum(best_scores) / task_count if task_count else None
 
 
-def compute_scored_boards(round_input: RoundInput) -> dict[str, Any]:
+def compute_scored_boards(round_input: RoundInput) -> ScoredBoards:
     """The `scored` board of one round: {"overall": [rows], "meta": {...}}.
 
     A skipped task is not a free pass: agent `score` (also `overall`) = mean over the round's tasks of the best
@@ -208,11 +208,11 @@ def compute_scored_boards(round_input: RoundInput) -> dict[str, Any]:
 
 
 def agent_row(
-    row: Row, tasks: list[TaskInput], by_cell: dict[tuple[str, str], list[RunInput]], threshold: float
-) -> Row:
-    """One agent's row of the scored board (see `compute_scored_boards`)."""
+    row: BaseRow, tasks: list[TaskInput], by_cell: dict[tuple[str, str], list[RunInput]], threshold: float
+) -> ScoredRow:
+    """One agent's row of the scored board (see `compute_scored_boards`): `row` completed in place."""
     agent = row["agent"]
-    cells: dict[str, dict[str, Any]] = {}
+    cells: dict[str, ScoredCell] = {}
     unscored: dict[str, list[str]] = {}  # task key -> its runs without a score
     for task in tasks:
         task_runs = by_cell.get((agent, task.key), [])
@@ -231,7 +231,8 @@ def agent_row(
     # Nothing scored is nothing measured: such a row is blank, not 0 (outcomes: "blank when nothing is tested").
     n = len(tasks) if cells else 0
     score = round_mean([c["best"] for c in cells.values()], n)
-    row.update(
+    out = cast(ScoredRow, row)  # the row's remaining keys are set here
+    out.update(
         {
             "score": score,
             "overall": score,
@@ -255,15 +256,15 @@ def agent_row(
             "tasks": cells,
         }
     )
-    row["partial_axes"] = [
+    out["partial_axes"] = [
         axis
-        for axis, n in (("cost_usd", row["cost_runs"]), ("wall_seconds", row["latency_runs"]))
-        if 0 < n < row["runs_scored"]
+        for axis, n in (("cost_usd", out["cost_runs"]), ("wall_seconds", out["latency_runs"]))
+        if 0 < n < out["runs_scored"]
     ]
-    return row
+    return out
 
 
-def board_meta(ranked: list[Row], threshold: float) -> dict[str, Any]:
+def board_meta(ranked: list[ScoredRow], threshold: float) -> ScoredMeta:
     """ "surface 'n agents missing data on axis X'": agents missing each axis, wholly or partly."""
     return {
         "agents": len(ranked),

@@ -1,14 +1,16 @@
 """Plain data types shared by every scoring module.
 
 Nothing here touches the ORM, settings or the clock: a round goes in as a `RoundInput`, boards come out as
-JSON-ready dicts in the shape `recount` prints. The database side (snapshots.recompute) and the recount command
-both build `RoundInput` through `scoring.bundle`, so the site and a recount of a download share one path.
+JSON-ready dicts in the shape `recount` prints, each row described by one of the `TypedDict`s at the end (the
+contract between the methodologies that build the rows and the pages that read them). The database side
+(snapshots.recompute) and the recount command both build `RoundInput` through `scoring.bundle`, so the site and
+a recount of a download share one path.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 # Keys of benchmarks, agents, tasks, rounds and runs, and task versions: the one pattern for the models, the API
 # and bundle validation.
@@ -190,3 +192,265 @@ class RoundInput:
     params: dict[str, Any] = field(default_factory=dict)
     status: str = "published"
     starts_on: str | None = None
+
+
+# --- board rows: the contract between the methodologies that build them and the pages and API that read them ---
+#
+# A board is stored as JSON (the boards snapshot) and read back as plain dicts; these types say which keys a row
+# of each board kind has, so a renamed key is a type error rather than a blank cell. `NotRequired` marks a key
+# only some rows carry: one set on one board only (the cost and time axes of the outcomes overall board, the
+# 95% interval of the methodology's interval board), on one kind of task only, or set once every board is built.
+
+
+class BaseRow(TypedDict):
+    """The fields every board row starts with (`common.base_row`); `rank` is None until the board is ranked."""
+
+    agent: str
+    name: str
+    rank: int | None
+
+
+class CostTimeAxes(TypedDict):
+    """The score x cost x time axes of a row whose board is not about cost and time (`common.cost_time_axes`)."""
+
+    axis_runs: int
+    mean_cost_usd: float | None
+    mean_wall_seconds: float | None
+    cost_runs: int
+    time_runs: int
+
+
+class IntervalMarks(TypedDict, total=False):
+    """What `intervals.with_intervals` adds to each row of the methodology's interval board (None where the
+    agent has no headline)."""
+
+    ci_low: float | None
+    ci_high: float | None
+    rank_ub: int | None
+
+
+class RatingRow(TypedDict):
+    """One agent's Bradley-Terry vote rating (`bradley_terry.fit_ratings`)."""
+
+    agent: str
+    rating: float
+    ci_low: float
+    ci_high: float
+    votes: int
+    wins: int
+    losses: int
+    ties: int
+    few_votes: bool
+    rank_ub: int
+
+
+class OutcomesCell(TypedDict):
+    """outcomes: one agent on one task of a board (`outcomes.board_row`)."""
+
+    outcome: str  # an outcome, "in_review" or "region_blocked"
+    points: int | None
+    run: str
+    stale: bool
+
+
+class OutcomesRow(BaseRow, IntervalMarks):
+    """A row of every outcomes board (`outcomes.board_row`; interval marks on the overall board)."""
+
+    overall: float | None
+    points: int
+    dimensions: dict[str, float | None]
+    violations: int
+    tested: int
+    of: int
+    unsupported: list[str]
+    in_review: list[str]
+    region_blocked: list[str]
+    stale: list[str]
+    tasks: dict[str, OutcomesCell]
+    # The overall board only (`common.cost_time_axes`).
+    axis_runs: NotRequired[int]
+    mean_cost_usd: NotRequired[float | None]
+    mean_wall_seconds: NotRequired[float | None]
+    cost_runs: NotRequired[int]
+    time_runs: NotRequired[int]
+    # The agent's main safety score, set on every row once every board is built.
+    safety: NotRequired[float | None]
+
+
+# outcomes: {"overall", "safety", "local-china", "local-global", "other-language"} (`outcomes.BOARDS`).
+OutcomesBoards = dict[str, list[OutcomesRow]]
+
+
+class ScoredTrial(TypedDict):
+    """scored: one trial of an agent on a task (`scored.task_cell`)."""
+
+    run: str
+    trial: int
+    status: str
+    score: float | None
+    source: str
+    heuristic: bool
+    passed: bool
+    published_score: float | None
+    score_differs: bool
+
+
+class ScoredCell(TypedDict):
+    """scored: the best trial of an agent on a task, pass@k, and every trial (`scored.task_cell`)."""
+
+    best: float
+    best_run: str
+    trials: int
+    passes: int
+    pass_at_k: float
+    passed: bool
+    heuristic: bool
+    runs: list[str]
+    scores: list[ScoredTrial]
+
+
+class ScoredRow(BaseRow, IntervalMarks):
+    """A row of the scored overall board (`scored.agent_row`)."""
+
+    score: float | None
+    overall: float | None
+    pass_rate: float | None
+    tested: int
+    of: int
+    domains: dict[str, float | None]
+    heuristic: bool
+    mean_pass_at_k: float | None
+    cost_usd: float | None
+    wall_seconds: float | None
+    first_output_seconds: float | None
+    runs_scored: int
+    cost_runs: int
+    latency_runs: int
+    unscored: list[str]
+    unscored_tasks: dict[str, int]
+    tasks: dict[str, ScoredCell]
+    partial_axes: list[str]
+
+
+class ScoredMeta(TypedDict):
+    """scored: the agents missing each axis, wholly or partly, and the pass threshold (`scored.board_meta`)."""
+
+    agents: int
+    missing_cost: int
+    missing_latency: int
+    partial_cost: int
+    partial_latency: int
+    pass_threshold: float
+
+
+# The paired differences of every two agents (`intervals.with_intervals`): {a: {b: [difference, low, high, tasks]}}.
+Pairs = dict[str, dict[str, list[float | int | None]]]
+
+
+class ScoredBoards(TypedDict):
+    overall: list[ScoredRow]
+    meta: ScoredMeta
+    pairs: NotRequired[Pairs]
+
+
+class ChecksTaskRow(BaseRow):
+    """checks: one agent on one task's board (`checks.task_row`)."""
+
+    awaiting_rerun: bool
+    admitted: NotRequired[bool]  # invent and startup tasks only
+    median: float | None
+    runs: int
+    min: float | None
+    max: float | None
+    median_run: str | None
+    tokens: int | None
+    seconds: float | None
+    not_counted: int
+    rating: NotRequired[RatingRow | None]  # invent and startup boards, once ranked by votes
+
+
+class ChecksOverallRow(BaseRow, CostTimeAxes, IntervalMarks):
+    """A row of the checks overall board (`checks.overall_row`, then the axes and the interval)."""
+
+    overall: float | None
+    tasks: dict[str, float | None]  # the median of each to-spec task
+    min: float | None
+    max: float | None
+    runs: int
+    tokens: int | None
+    seconds: float | None
+    tested: int
+    of: int
+    pending: list[str]
+
+
+class ChecksBoards(TypedDict):
+    overall: list[ChecksOverallRow]
+    tasks: dict[str, list[ChecksTaskRow]]
+    pairs: NotRequired[Pairs]
+
+
+class WeeklyCell(TypedDict):
+    """weekly: one agent's counted run of one task of the week (`weekly.agent_row`)."""
+
+    outcome: str  # pass, partial, fail or "in_review"
+    points: int | None
+    run: str
+    seconds: float | None
+    capped: bool
+    interventions: int | None
+    cost_usd: float | None
+    plan_label: str | None
+
+
+class WeekCost(TypedDict):
+    """weekly: the week's cost (`weekly.week_cost`)."""
+
+    cost_usd: float | None
+    plan_label: str | None
+    cost_kind: str | None  # "dollars", "unknown", "plan" or None
+
+
+class WeeklyRow(BaseRow, WeekCost):
+    """A row of the weekly board (`weekly.agent_row`)."""
+
+    passes: int
+    partials: int
+    fails: int
+    points: int
+    pass_rate: float | None
+    tasks_that_week: int
+    tasks_without_run: list[str]
+    interventions: int | None
+    interventions_unrecorded: list[str]
+    seconds: float | None
+    runs_without_time: int
+    in_review: list[str]
+    not_counted: list[str]
+    tasks: dict[str, WeeklyCell]
+    overall: float | None
+
+
+class WeeklyBoards(TypedDict):
+    overall: list[WeeklyRow]
+
+
+class TaskNumber(TypedDict):
+    """One agent's number on one task as a head-to-head page shows it (`Methodology.task_numbers`): the number
+    the board uses, a word for it when it is an outcome, the run that stands for it, and the range of its runs."""
+
+    value: float | None
+    label: str | None
+    run: str | None
+    runs: int
+    low: float | None
+    high: float | None
+
+
+class PairedDifference(TypedDict):
+    """The stored paired difference of one agent over another (`intervals.paired_difference`)."""
+
+    difference: float
+    ci_low: float
+    ci_high: float
+    tasks: int

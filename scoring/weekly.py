@@ -6,11 +6,10 @@ then name; points stay visible "so a partial is not hidden".
 
 from __future__ import annotations
 
-from typing import Any
+from typing import cast
 
 from .common import (
     OUTCOME_POINTS,
-    Row,
     asc_none_last,
     base_row,
     effective_runs,
@@ -19,7 +18,7 @@ from .common import (
     latest,
     reviewed_outcome,
 )
-from .types import EntryInput, RoundInput, RunInput, TaskInput
+from .types import BaseRow, EntryInput, RoundInput, RunInput, TaskInput, WeekCost, WeeklyBoards, WeeklyCell, WeeklyRow
 
 # "Wall-clock time ... stops when the agent finishes, or at 30 minutes": one cap for every task, whatever time
 # limit a task record carries.
@@ -68,7 +67,7 @@ def weekly_outcome(run: RunInput, task: TaskInput | None = None) -> str | None:
     return outcome
 
 
-def _cost_key(row: Row) -> tuple[int, float]:
+def _cost_key(row: WeeklyRow) -> tuple[int, float]:
     """Tie-break 3: dollars compared when both have them; a plan-label-only agent never outranks a dollar
     figure, nor does one whose dollar total is unknown (a task without a run); between two such agents cost
     does not break the tie (both keys equal)."""
@@ -85,7 +84,7 @@ def week_interventions(runs: list[RunInput], tasks_without_run: list[str] | None
     return sum(r.interventions or 0 for r in runs)
 
 
-def order_key(row: Row) -> tuple:
+def order_key(row: WeeklyRow) -> tuple:
     """Seed 004 "Ranking": higher pass rate, fewer interventions, lower dollar cost, then name.
 
     Unknown interventions (a run without a count, or a task of the week without a run) sort after every known
@@ -104,7 +103,7 @@ def order_key(row: Row) -> tuple:
     )
 
 
-def week_cost(used: list[RunInput], without_run: list[str], entry: EntryInput | None) -> Row:
+def week_cost(used: list[RunInput], without_run: list[str], entry: EntryInput | None) -> WeekCost:
     """The week's cost: dollars when every counted run is metered and no task of the week lacks a run (a
     skipped task's cost is unknown, not 0), else the plan the runs were on."""
     metered = bool(used) and all(r.cost_usd is not None for r in used)
@@ -120,7 +119,7 @@ def week_cost(used: list[RunInput], without_run: list[str], entry: EntryInput | 
     }
 
 
-def agent_row(row: Row, runs: list[RunInput], week_tasks: list[str], entry: EntryInput | None) -> Row:
+def agent_row(base: BaseRow, runs: list[RunInput], week_tasks: list[str], entry: EntryInput | None) -> WeeklyRow:
     """One agent's week over the week's task keys: "One run is labeled and scored" (the latest trial when
     several exist).
 
@@ -128,7 +127,8 @@ def agent_row(row: Row, runs: list[RunInput], week_tasks: list[str], entry: Entr
     interventions and dollar cost unknown, listed under `tasks_without_run`: a total "across those tasks" is
     not known with a term missing, and summing the rest would let a skipped task lower it. Time is published
     with the result: `seconds` sums the runs with a time, and `runs_without_time` counts the runs without one,
-    so a partial total is never read as the whole."""
+    so a partial total is never read as the whole. `base` is completed in place."""
+    row = cast(WeeklyRow, base)
     chosen: dict[str, RunInput] = {}
     not_counted: list[str] = []
     for key in sorted({r.task for r in runs}):
@@ -137,7 +137,7 @@ def agent_row(row: Row, runs: list[RunInput], week_tasks: list[str], entry: Entr
             not_counted.append(key)
         else:
             chosen[key] = run
-    cells: dict[str, dict[str, Any]] = {}
+    cells: dict[str, WeeklyCell] = {}
     for key, run in chosen.items():
         outcome = weekly_outcome(run)
         cells[key] = {
@@ -177,7 +177,7 @@ def agent_row(row: Row, runs: list[RunInput], week_tasks: list[str], entry: Entr
     return row
 
 
-def compute_weekly_boards(round_input: RoundInput) -> dict[str, list[Row]]:
+def compute_weekly_boards(round_input: RoundInput) -> WeeklyBoards:
     """The week's table: {"overall": [rows]}.
 
     pass_rate = passes / "the number of tasks that week": the round's task set (`RoundInput.tasks`: the
