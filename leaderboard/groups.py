@@ -8,6 +8,14 @@ from __future__ import annotations
 
 from django.contrib.auth.models import Group, Permission
 
+# The groups' names: every check of a role and every place that makes one spells it with these (a test,
+# tests/test_role_names.py, finds a literal name anywhere else in the code).
+EDITORS = "Editors"
+TESTERS = "Testers"
+REVIEWERS = "Reviewers"
+VENDORS = "Vendors"
+ROLE_GROUPS = (EDITORS, TESTERS, REVIEWERS, VENDORS)
+
 EDITOR_MODELS = {
     "leaderboard": [
         "organization",
@@ -58,7 +66,7 @@ def groups_ensure() -> None:
                 out.append(perm)
         return out
 
-    editors, _ = Group.objects.get_or_create(name="Editors")
+    editors, _ = Group.objects.get_or_create(name=EDITORS)
     editors.permissions.add(
         *perms(
             [
@@ -76,8 +84,8 @@ def groups_ensure() -> None:
         not in {f"{a}_{m}" for a in ("add", "change", "delete", "view") for ms in EDITOR_MODELS.values() for m in ms}
     ]
     editors.permissions.add(*extra)
-    testers, _ = Group.objects.get_or_create(name="Testers")
-    reviewers, _ = Group.objects.get_or_create(name="Reviewers")
+    testers, _ = Group.objects.get_or_create(name=TESTERS)
+    reviewers, _ = Group.objects.get_or_create(name=REVIEWERS)
     testers.permissions.add(*perms(REVIEW_PERMISSIONS + TESTER_EXTRA))
     reviewers.permissions.add(*perms(REVIEW_PERMISSIONS))
-    Group.objects.get_or_create(name="Vendors")
+    Group.objects.get_or_create(name=VENDORS)

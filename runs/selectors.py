@@ -25,17 +25,13 @@ from datetime import datetime
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
+from leaderboard.groups import EDITORS, REVIEWERS, TESTERS
 from leaderboard.models import in_published_round, task_input
 from scoring import methodologies
 from scoring.boards import counted_verdict_outcome
 from scoring.types import VerdictInput
 
 from .models import Run, RunStatus, Verdict, VerdictRole, run_input
-
-EDITORS = "Editors"
-TESTERS = "Testers"
-REVIEWERS = "Reviewers"
-VENDORS = "Vendors"
 
 # Statuses that are never reviewed: not counted at all, region blocked (marked, not scored), or unsupported
 # (the outcome is unsupported whatever anyone says).

@@ -7,6 +7,7 @@ from django.core.management.base import BaseCommand
 
 from bundles.importer import bundle_import
 from bundles.inspect_logs import InspectLogError, logs_to_bundle, read_logs
+from leaderboard.groups import EDITORS, REVIEWERS, TESTERS, VENDORS
 from leaderboard.models import Membership, Organization
 from snapshots.models import BoardSnapshot
 from snapshots.recompute import snapshot_recompute, snapshots_sweep
@@ -17,11 +18,11 @@ DEMO_INSPECT_LOG = "inspect-quiz.eval"
 DEMO_PASSWORD = "demo-pass-2026"
 DEMO_USERS = [
     # username, group, staff, organization slug
-    ("editor", "Editors", True, None),
-    ("tester", "Testers", True, None),
-    ("reviewer", "Reviewers", True, None),
-    ("reviewer2", "Reviewers", True, None),
-    ("vendor", "Vendors", False, "first"),
+    ("editor", EDITORS, True, None),
+    ("tester", TESTERS, True, None),
+    ("reviewer", REVIEWERS, True, None),
+    ("reviewer2", REVIEWERS, True, None),
+    ("vendor", VENDORS, False, "first"),
 ]
 
 
