@@ -16,7 +16,7 @@ admin.site.password_change = sign_in_limited(admin.site.password_change)  # type
 
 @admin.register(Vote)
 class VoteAdmin(DeletesThroughService, admin.ModelAdmin):
-    """Votes change only through voting.services.vote_change, which refits the ratings."""
+    """Votes change only through voting.services.editing.vote_change, which refits the ratings."""
 
     list_display = ["task", "agent_a", "agent_b", "winner", "voter_label", "cast_at", "counts", "held"]
     list_filter = ["counts", "held", "winner", "task__benchmark"]
