@@ -33,7 +33,6 @@ from scoring.bundle import BundleError, check_bundle, vote_ids
 from snapshots.stale import snapshots_mark_stale
 from voting.cells import cells_apply, votes_add
 from voting.models import Vote
-from voting.pool import vote_pool_changed
 
 from .app_builds import app_builds_write, read_app_builds
 from .evidence_files import evidence_files_write, read_evidence_files
@@ -127,13 +126,21 @@ def bundle_import(
         # A round that changed (published, say) may make agents public, and their votes with them.
         bench_ids = {Benchmark.objects.get(slug=report.benchmark).id} if report.round_ids else set()
         bench_ids |= {r.benchmark_id for r in shared_rounds}
-        snapshots_mark_stale(
-            round_ids=report.round_ids | {r.id for r in shared_rounds},
-            rating_task_ids=report.rating_tasks,
-            benchmark_ids=bench_ids,
-        )
-        vote_pool_changed()  # rows written in bulk send no signals: the runs a vote can draw may have changed
+        round_ids = report.round_ids | {r.id for r in shared_rounds}
+        snapshots_mark_stale(round_ids=round_ids, rating_task_ids=report.rating_tasks, benchmark_ids=bench_ids)
+        # Files beside the bundle (evidence, app builds) change what a run page and a vote screen show, not
+        # what a board counts.
+        shown = _rounds_of_files(doc["benchmark"]["slug"], builds, files) - round_ids
+        if shown:
+            snapshots_mark_stale(round_ids=shown, boards=False)
     return report
+
+
+def _rounds_of_files(benchmark: str, *attached: dict) -> set[int]:
+    """The rounds whose runs got a file beside the bundle (keys start with round key, run id)."""
+    keys = {key[:2] for files in attached for key in files}
+    rounds = dict(Round.objects.filter(benchmark__slug=benchmark).values_list("key", "id"))
+    return {rounds[round_key] for round_key, _ in keys if round_key in rounds}
 
 
 # Any 64-bit number no other lock of the site's uses; it reads "bundles" in ASCII.

@@ -105,6 +105,28 @@ def content_version_bump(*, benchmarks: Iterable[str] | None = None, outside: bo
         log.warning("could not bump the content version: cache unreachable")
 
 
+# The vote pool's shared version (voting.pool keeps the pool itself; a retirement needs only its key, so the
+# one "this changed" call, snapshots.stale.snapshots_mark_stale, reaches it without knowing the pool).
+VOTE_POOL_VERSION_KEY = "vote-pool:version"
+_draws_generation = [0]  # bumped by every retirement in this process: the pool drops its local copy
+
+
+def draws_generation() -> int:
+    """How many times this process has retired the vote pool (its local copy is good for one generation)."""
+    return _draws_generation[0]
+
+
+def draws_retire() -> None:
+    """Retire the vote pool: the runs a vote can draw, or what its screen shows of them, may have changed.
+    This process's copy goes at once; every other process's within the pool's recheck interval."""
+    with _local_lock:
+        _draws_generation[0] += 1
+    try:
+        cache.delete(VOTE_POOL_VERSION_KEY)
+    except Exception:  # noqa: BLE001 - a cache that is down holds no pool
+        log.warning("vote pool: cache unreachable, could not retire the pool")
+
+
 def _cacheable(request: HttpRequest) -> bool:
     # DEBUG (make serve) renders every time, so template edits show at once.
     return (

@@ -25,8 +25,9 @@ from datetime import datetime
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
-from leaderboard.groups import EDITORS, REVIEWERS, TESTERS
+from leaderboard.groups import REVIEWERS, TESTERS
 from leaderboard.models import in_published_round, task_input
+from leaderboard.roles import user_groups, user_is_editor
 from scoring import methodologies
 from scoring.boards import counted_verdict_outcome
 from scoring.types import VerdictInput
@@ -47,26 +48,12 @@ NOT_REVIEWED_STATUSES = (
 ROLES = (VerdictRole.TESTER, VerdictRole.SECOND, VerdictRole.THIRD)
 
 
-def _groups(user) -> set[str]:
-    if not getattr(user, "is_authenticated", False):
-        return set()
-    cached = getattr(user, "_review_groups", None)
-    if cached is None:
-        cached = set(user.groups.values_list("name", flat=True))
-        user._review_groups = cached
-    return cached
-
-
-def user_is_editor(user) -> bool:
-    return bool(getattr(user, "is_superuser", False)) or EDITORS in _groups(user)
-
-
 def user_verdict_roles(user) -> set[str]:
     """The verdict roles a person may ever enter: testers the first, reviewers the second and third."""
     if user_is_editor(user):
         return set(ROLES)
     roles: set[str] = set()
-    groups = _groups(user)
+    groups = user_groups(user)
     if TESTERS in groups:
         roles.add(VerdictRole.TESTER)
     if REVIEWERS in groups:

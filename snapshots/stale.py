@@ -1,9 +1,13 @@
-"""Marking board snapshots stale when their inputs change, and enqueueing their recompute.
+"""The one way to say "this changed": marking board snapshots stale, enqueueing their recompute, and
+retiring what was kept from before (the cached pages, the vote pool).
 
-A write that changes a board's inputs calls `snapshots_mark_stale` inside its transaction; the recompute is
-enqueued after commit, and only when a snapshot turns from fresh to stale, so a burst of writes (a vote
-storm, a bundle import) is one recompute. This module depends only on models: the recompute itself
-(snapshots.recompute) is reached through the Celery task registry, by name.
+A write that changes a board's inputs, or what a page or a vote screen shows, calls `snapshots_mark_stale`
+inside its transaction. Once it commits: the recompute is enqueued (only for a snapshot that turned from fresh
+to stale, so a burst of writes, a vote storm or a bundle import, is one recompute), the cached pages of the
+benchmarks it reached are retired (`leaderboard.caching.content_version_bump`), and the vote pool is retired
+(`leaderboard.caching.draws_retire`) unless only votes changed. No model signal does any of this. This module
+depends only on models: the recompute itself (snapshots.recompute) is reached through the Celery task
+registry, by name.
 """
 
 from __future__ import annotations
@@ -13,9 +17,10 @@ from collections.abc import Iterable
 
 from celery import current_app
 from django.db import connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 
-from leaderboard.caching import content_version_bump
+from leaderboard.caching import content_version_bump, draws_retire
 from leaderboard.models import Benchmark, Round, Task
 
 from .models import BoardSnapshot, SnapshotKind
@@ -55,19 +60,28 @@ def _ratings_flag(benchmark_id: int) -> dict[int, bool]:
 
 
 def snapshots_mark_stale(
-    *, round_ids: Iterable[int] = (), rating_task_ids: Iterable[int] = (), benchmark_ids: Iterable[int] = ()
+    *,
+    round_ids: Iterable[int] = (),
+    rating_task_ids: Iterable[int] = (),
+    benchmark_ids: Iterable[int] = (),
+    boards: bool = True,
 ) -> list[int]:
-    """Mark the boards of these rounds (and the ratings of the benchmarks of these tasks) stale, in the
-    caller's transaction, and enqueue their recompute once it commits. Returns the snapshot ids that turned
-    stale."""
+    """Mark the boards of these rounds (and the ratings of these benchmarks, and of the benchmarks of these
+    tasks) stale, in the caller's transaction; once it commits, enqueue their recompute, retire the cached
+    pages they reach and, unless only votes changed (`rating_task_ids` alone), the vote pool. With
+    `boards=False` nothing a board counts changed (an app build, an organization's name): only the pages of
+    these rounds' benchmarks and the vote pool are retired. Returns the snapshot ids that turned stale."""
     round_ids = set(round_ids)
     bench_ids = set(benchmark_ids)
     rating_task_ids = set(rating_task_ids)
+    draws = bool(round_ids)  # votes (ratings alone) never change what a vote can draw
+    if not boards:
+        _shown_changed(round_ids, bench_ids)
+        return []
     if rating_task_ids:
         bench_ids |= set(Task.objects.filter(id__in=rating_task_ids).values_list("benchmark_id", flat=True))
     now = timezone.now()
     turned: list[int] = []
-    rating_turned: list[int] = []
     for rnd in Round.objects.filter(id__in=round_ids).only("id", "benchmark_id") if round_ids else ():
         snap, created = BoardSnapshot.objects.get_or_create(
             round_id=rnd.id,
@@ -78,21 +92,9 @@ def snapshots_mark_stale(
             turned.append(snap.id)
         elif BoardSnapshot.objects.filter(pk=snap.pk, stale=False).update(stale=True, stale_since=now):
             turned.append(snap.id)
-    for bench_id in bench_ids:
-        ratings = _ratings_flag(bench_id)
-        if not ratings:
-            snap, created = BoardSnapshot.objects.get_or_create(
-                benchmark_id=bench_id,
-                round=None,
-                kind=SnapshotKind.RATINGS,
-                defaults={"stale": True, "stale_since": now},
-            )
-            if created or BoardSnapshot.objects.filter(pk=snap.pk, stale=False).update(stale=True, stale_since=now):
-                rating_turned.append(snap.id)
-            continue
-        [(snap_id, stale)] = ratings.items()
-        if not stale and BoardSnapshot.objects.filter(pk=snap_id, stale=False).update(stale=True, stale_since=now):
-            rating_turned.append(snap_id)
+    rating_turned = _ratings_mark_stale(bench_ids, now)
+    if draws:
+        transaction.on_commit(draws_retire)
     if turned or rating_turned:
         slugs = list(
             Benchmark.objects.filter(snapshots__id__in=turned + rating_turned).distinct().values_list("slug", flat=True)
@@ -106,3 +108,39 @@ def snapshots_mark_stale(
 
         transaction.on_commit(after_commit)
     return turned + rating_turned
+
+
+def _ratings_mark_stale(bench_ids: set[int], now) -> list[int]:
+    """Mark these benchmarks' ratings snapshots stale (made stale when missing); the ids that turned."""
+    turned: list[int] = []
+    for bench_id in bench_ids:
+        ratings = _ratings_flag(bench_id)
+        if not ratings:
+            snap, created = BoardSnapshot.objects.get_or_create(
+                benchmark_id=bench_id,
+                round=None,
+                kind=SnapshotKind.RATINGS,
+                defaults={"stale": True, "stale_since": now},
+            )
+            if created or BoardSnapshot.objects.filter(pk=snap.pk, stale=False).update(stale=True, stale_since=now):
+                turned.append(snap.id)
+            continue
+        [(snap_id, stale)] = ratings.items()
+        if not stale and BoardSnapshot.objects.filter(pk=snap_id, stale=False).update(stale=True, stale_since=now):
+            turned.append(snap_id)
+    return turned
+
+
+def _shown_changed(round_ids: set[int], bench_ids: set[int]) -> None:
+    """What the pages and the vote screen of these benchmarks show changed, not what their boards count."""
+    slugs = list(
+        Benchmark.objects.filter(Q(id__in=bench_ids) | Q(rounds__id__in=round_ids))
+        .distinct()
+        .values_list("slug", flat=True)
+    )
+
+    def after_commit() -> None:
+        content_version_bump(benchmarks=slugs, outside=False)
+        draws_retire()
+
+    transaction.on_commit(after_commit)

@@ -6,10 +6,12 @@ agents, tasks (and their versions) and benchmarks, never on votes. Working it ou
 votable benchmarks, so instead of doing that on every vote screen the pool is kept in the shared cache under
 a *pool version*:
 
-- any save or delete of one of those models (`voting.apps`), and a bundle import, retires the version at once
-  and again when its transaction commits (`vote_pool_changed`);
-- the pool also expires after POOL_TTL_SECONDS, which bounds what a write that sends no signal (a queryset
-  update) can leave behind: at worst a run that became drawable waits that long;
+- every service that writes one of those (a bundle import, a correction, a review, a publication, an app
+  build, an organization renamed) says so in the one "this changed" call,
+  `snapshots.stale.snapshots_mark_stale`, which marks the boards stale, retires the cached pages and retires
+  this version, all once its transaction commits (`leaderboard.caching.draws_retire`);
+- the pool also expires after POOL_TTL_SECONDS, which bounds what a write outside the services (a queryset
+  update in a shell) can leave behind: at worst a run that became drawable waits that long;
 - a draw never trusts the pool alone: the two runs it picks are checked again against the database rules a
   write without a signal can change (`drawable.drawable_run_ids`: published round, not superseded, counted,
   started, not the voter's organization) before the matchup is made, and a failed check rebuilds the pool. A
@@ -36,9 +38,9 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from django.core.cache import cache
-from django.db import transaction
 from django.db.models import F
 
+from leaderboard.caching import VOTE_POOL_VERSION_KEY, draws_generation, draws_retire
 from leaderboard.models import Task, TaskVersion, task_input
 from runs.models import Run
 
@@ -50,7 +52,7 @@ log = logging.getLogger(__name__)
 # new code never reads a pool written by the old one (as happens during a deploy) and old processes never read
 # the new one.
 POOL_FORMAT = 3
-POOL_VERSION_KEY = f"vote-pool:{POOL_FORMAT}:version"
+POOL_VERSION_KEY = VOTE_POOL_VERSION_KEY  # the pool's data key carries POOL_FORMAT
 POOL_TTL_SECONDS = 60
 _local_lock = threading.Lock()
 # How long a process uses its copy of the pool before checking the shared version again. Another process's
@@ -58,7 +60,7 @@ _local_lock = threading.Lock()
 # the database on every draw anyway (see the module docstring), so this only delays a run newly drawable, or
 # one newly without anything to show, by at most this long.
 POOL_RECHECK_SECONDS = 1.0
-_local: dict[str, VotePool] = {}  # version -> pool (at most one entry)
+_local: dict[tuple[str, int], VotePool] = {}  # (version, draws generation) -> pool (at most one entry)
 _local_checked = [0.0]  # time.monotonic() when _local's version was last found current
 _thread = threading.local()  # .last: the pool vote_pool last returned in this thread
 
@@ -166,7 +168,9 @@ def _vote_pool(*, fresh: bool) -> VotePool:
         # This process's copy, checked against the shared version within the last POOL_RECHECK_SECONDS: no
         # cache round trip at all (a retirement by this process clears the copy at once).
         if _local and time.monotonic() - _local_checked[0] < POOL_RECHECK_SECONDS:
-            return next(iter(_local.values()))
+            [(_, generation)] = _local
+            if generation == draws_generation():
+                return next(iter(_local.values()))
     try:
         version = cache.get(POOL_VERSION_KEY)
         if version is None:
@@ -176,8 +180,9 @@ def _vote_pool(*, fresh: bool) -> VotePool:
     except Exception:  # noqa: BLE001 - cache down: work it out every time
         log.warning("vote pool: cache unreachable, working the pool out per request")
         return pool_build()
+    generation = draws_generation()
     with _local_lock:
-        local = _local.get(version)
+        local = _local.get((version, generation))
         if local is not None:
             _local_checked[0] = time.monotonic()
     if local is not None:
@@ -195,7 +200,7 @@ def _vote_pool(*, fresh: bool) -> VotePool:
             pass
     with _local_lock:
         _local.clear()
-        _local[version] = pool
+        _local[(version, generation)] = pool
         _local_checked[0] = time.monotonic()
     return pool
 
@@ -216,15 +221,4 @@ def vote_pool_retire() -> None:
     """Retire the pool now: the next vote screen of any process works it out again."""
     with _local_lock:
         _local.clear()
-    try:
-        cache.delete(POOL_VERSION_KEY)
-    except Exception:  # noqa: BLE001 - a cache that is down holds no pool
-        log.warning("vote pool: cache unreachable, could not retire the pool")
-
-
-def vote_pool_changed(**_signal_kwargs) -> None:
-    """Retire the pool now and again once the current transaction commits: something a draw depends on has
-    changed. (A request that works the pool out between the two reads the data from before the commit; the
-    second retirement drops what it shared.) Usable as a signal receiver."""
-    vote_pool_retire()
-    transaction.on_commit(vote_pool_retire)
+    draws_retire()

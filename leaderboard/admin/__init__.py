@@ -3,7 +3,7 @@
 - a round's status moves only through the actions "Enter preview" and "Publish" (runs.services), which refuse
   with the reasons (preview window, runs in review, open disputes); status and dates are read-only;
 - a published task version's prompt, criteria, parameters and interruption are read-only: a change is a
-  new version ("New version" on the version's page, runs.services.task_version_create);
+  new version ("New version" on the version's page, leaderboard.services.task_version_create);
 - round parameters are editor-only (no other group has a permission on them).
 
 Importing this package registers every model admin of its modules: `catalogue` (organizations,

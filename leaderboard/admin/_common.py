@@ -6,8 +6,9 @@ from __future__ import annotations
 from django import forms
 
 from leaderboard.services.changes import PART_OF_PUBLISHED
-from runs import services
 from runs.admin import ask_reason, change_reason, reason_field, refused_as_denied
+
+from .. import services
 
 
 class ReasonForm(forms.ModelForm):
@@ -39,8 +40,8 @@ def changes(obj, form) -> dict:
 
 class SavesThroughServices:
     """save_model for a catalogue row: a new one through `services.catalogue_create`, a change through the
-    admin's `update(obj, by=..., changes=..., reason=...)` service call; a refusal is shown as
-    PermissionDenied."""
+    admin's `update(obj, by=..., changes=..., reason=...)` service call, a delete through `delete(obj, by)`
+    (`services.catalogue_delete`); a refusal is shown as PermissionDenied."""
 
     def update(self, obj, **kwargs) -> None:
         raise NotImplementedError
@@ -51,3 +52,15 @@ class SavesThroughServices:
             return
         with refused_as_denied():
             self.update(obj, by=request.user, changes=changes(obj, form), reason=change_reason(form))
+
+    def delete(self, obj, by) -> None:
+        services.catalogue_delete(obj=obj, by=by)
+
+    def delete_model(self, request, obj):
+        with refused_as_denied():
+            self.delete(obj, request.user)
+
+    def delete_queryset(self, request, queryset):
+        with refused_as_denied():
+            for obj in queryset:
+                self.delete(obj, request.user)

@@ -4,17 +4,32 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from runs import services
-
+from .. import services
 from ..models import Agent, Benchmark, Membership, Organization, Round
 from ._common import ReasonForm, SavesThroughServices
 from .imports import ImportsResults
 
 
+class OrganizationForm(ReasonForm):
+    class Meta:
+        model = Organization
+        exclude: list[str] = []
+
+    def published_rounds(self):
+        return Round.objects.published().filter(entries__agent__organization=self.instance)
+
+
 @admin.register(Organization)
-class OrganizationAdmin(admin.ModelAdmin):
+class OrganizationAdmin(SavesThroughServices, admin.ModelAdmin):
+    form = OrganizationForm
     list_display = ["name", "slug"]
     search_fields = ["name", "slug"]
+
+    def update(self, obj, **kwargs) -> None:
+        services.organization_update(organization=obj, **kwargs)
+
+    def delete(self, obj, by) -> None:
+        services.organization_delete(organization=obj, by=by)
 
 
 @admin.register(Membership)

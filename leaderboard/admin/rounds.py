@@ -10,10 +10,11 @@ from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 
 from leaderboard.services.changes import require_reason
-from runs import services
+from runs import services as run_services
 from runs.admin import ask_reason, change_reason, reason_field, refused_as_denied, related_changed
 from runs.selectors import user_is_editor
 
+from .. import services
 from ..models import ChangelogEntry, Entry, Round, RoundParameter
 from ._common import ReasonForm, SavesThroughServices
 
@@ -89,7 +90,7 @@ def _publication_for(request):
         def publication(rnd: Round) -> str:
             if rnd.pk is None:
                 return ""
-            problems = services.round_publish_problems(rnd, viewer=request.user)
+            problems = run_services.round_publish_problems(rnd, viewer=request.user)
             return "ready to publish" if not problems else " ".join(problems)
 
         request._round_publication = publication
@@ -118,11 +119,11 @@ class RoundAdmin(SavesThroughServices, admin.ModelAdmin):
 
     @admin.action(description="Enter preview (vendors see their results, may dispute)", permissions=["change"])
     def enter_preview(self, request, queryset):
-        self._each(request, queryset, services.round_enter_preview, "is in preview", "did not enter the preview")
+        self._each(request, queryset, run_services.round_enter_preview, "is in preview", "did not enter the preview")
 
     @admin.action(description="Publish (after the preview, with every run reviewed)", permissions=["change"])
     def publish(self, request, queryset):
-        self._each(request, queryset, services.round_publish, "is published", "was not published")
+        self._each(request, queryset, run_services.round_publish, "is published", "was not published")
 
     def _each(self, request, queryset, service, done: str, refused: str) -> None:
         """`service` on each selected round; a message per round says how it went and why one was refused."""

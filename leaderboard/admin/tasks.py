@@ -1,6 +1,6 @@
 """Tasks and their versions in the admin. A published task version's prompt, criteria, parameters and
 interruption are read-only: a change is a new version ("New version" on the version's page,
-runs.services.task_version_create)."""
+leaderboard.services.task_version_create)."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from leaderboard.services.changes import BENCHMARK_PUBLISHED
-from runs import services
 from runs.admin import DeletesThroughService, ask_reason, reason_field, refused_as_denied
 from runs.selectors import user_is_editor
 
+from .. import services
 from ..models import Round, Task, TaskVersion
 
 

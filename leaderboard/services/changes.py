@@ -1,15 +1,31 @@
-"""The rules every catalogue and run write shares: the reason a published round asks for, and how a change
-is described in its changelog."""
+"""The rules every catalogue and run write shares: the editor check, the reason a published round asks for,
+its changelog, and how a change is described there."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.utils import timezone
+
+from ..models import ChangelogEntry, Round
+from ..roles import changelog_role, user_is_editor
 
 ROUND_PUBLISHED = "The round is published: say why (the reason goes into its public changelog)."
 PART_OF_PUBLISHED = "A round this is part of is published: say why (the reason goes into its public changelog)."
 BENCHMARK_PUBLISHED = "A round of this benchmark is published: say why (the reason goes into its public changelog)."
+
+
+def require_editor(user) -> None:
+    if not user_is_editor(user):
+        raise PermissionDenied("Only editors may do this.")
+
+
+def changelog_add(*, round: Round, run: Any | None, what: str, why: str, who) -> ChangelogEntry:
+    """A line of the round's public changelog: what changed, why, by whom (named by role) and when."""
+    return ChangelogEntry.objects.create(
+        round=round, run=run, what=what, why=why, who=who, who_role=changelog_role(who), created_at=timezone.now()
+    )
 
 
 def reason_given(reason: str | None) -> bool:

@@ -1,47 +1,25 @@
-"""What the service modules share: the editor check, the reason a published round asks for, its
-changelog, the row lock on a run, and how a change is described."""
+"""What the run service modules share: the reason a published round asks for, the changelog of a verdict,
+the row lock on a run. (The editor check and the changelog itself are the catalogue's:
+`leaderboard.services.changes`.)"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
 
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.utils import timezone
 from django.utils.formats import date_format
 
-from leaderboard.models import ChangelogEntry, Round
+from leaderboard.models import Round
 from leaderboard.services import changes
-from leaderboard.services.changes import changes_apply  # noqa: F401 - moving with the catalogue writes
+from leaderboard.services.changes import changelog_add
 
-from ..models import Outcome, Run, VerdictRole
-from ..selectors import user_is_editor, user_verdict_roles
+from ..models import Outcome, Run
 
 
 def when(value: datetime) -> str:
     return date_format(timezone.localtime(value), "DATETIME_FORMAT")
-
-
-def _role_of(user) -> str:
-    if user_is_editor(user):
-        return "editor"
-    roles = user_verdict_roles(user)
-    if VerdictRole.SECOND in roles:
-        return "reviewer"
-    if VerdictRole.TESTER in roles:
-        return "tester"
-    return ""
-
-
-def require_editor(user) -> None:
-    if not user_is_editor(user):
-        raise PermissionDenied("Only editors may do this.")
-
-
-def changelog_add(*, round: Round, run: Run | None, what: str, why: str, who) -> ChangelogEntry:
-    return ChangelogEntry.objects.create(
-        round=round, run=run, what=what, why=why, who=who, who_role=_role_of(who), created_at=timezone.now()
-    )
 
 
 def verdict_logged(*, run: Run, who, reason: str, what: str, before: str | None, after: str | None) -> None:

@@ -28,6 +28,8 @@ from typing import IO
 from django.conf import settings
 from django.db import transaction
 
+from snapshots.stale import snapshots_mark_stale
+
 from ..models import AppBuild, Run
 
 BUILDS_DIR = "app-builds"
@@ -250,6 +252,8 @@ def app_build_save(*, run: Run, files: dict[str, bytes]) -> AppBuild:
             build = AppBuild.objects.create(
                 run=run, directory=directory, files=len(files), size=sum(map(len, files.values())), sha256=digest
             )
+            # What the vote screen can show of this run changed, not what its board counts.
+            snapshots_mark_stale(round_ids=[run.round_id], boards=False)
     except BaseException:
         shutil.rmtree(root, ignore_errors=True)
         raise

@@ -1,6 +1,6 @@
-"""Corrections by editors: runs, verdicts, agents, benchmarks, tasks, rounds and their parameters. Once a
-round is published each change needs a reason and goes into its public changelog; every change marks the
-boards it feeds stale."""
+"""Corrections by editors: runs and verdicts (the catalogue's own changes, agents to round parameters, are
+`leaderboard.services.catalogue`). Once a round is published each change needs a reason and goes into its
+public changelog; every change marks the boards it feeds stale."""
 
 from __future__ import annotations
 
@@ -10,24 +10,19 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from leaderboard.models import Agent, Benchmark, ChangelogEntry, Round, RoundParameter, RoundStatus, Task
-from leaderboard.services.changes import BENCHMARK_PUBLISHED, PART_OF_PUBLISHED
-from leaderboard.services.changes import require_reason as changes_reason
+from leaderboard.models import Round
+from leaderboard.services.changes import changelog_add, changes_apply, require_editor
 from snapshots.stale import snapshots_mark_stale
 
 from ..models import Run, Verdict
 from ._common import (
-    changelog_add,
-    changes_apply,
     clean_matched,
     locked_run,
-    require_editor,
     require_reason,
     verdict_logged,
 )
 from .preview import preview_restart
 from .review import lowest_outcome, store_outcome
-from .versions import TASK_FIELDS
 
 
 def verdict_change(
@@ -164,174 +159,3 @@ def run_related_changed(*, run: Run, by, what: list[str], reason: str = "") -> N
             )
         preview_restart(locked.round)
         snapshots_mark_stale(round_ids=[locked.round_id])
-
-
-def _catalogue_change(
-    obj: Any, *, by, changes: dict[str, Any], reason: str, rounds: list[Round], label: str
-) -> list[str]:
-    """Apply `changes` to `obj`; refuse without a reason when a round it is part of is published; log the
-    change in each published round; mark every round it touches stale. Returns what changed."""
-    described = changes_apply(obj, changes)
-    if not described:
-        return []
-    published = [r for r in rounds if r.status == RoundStatus.PUBLISHED]
-    changes_reason(reason, published=bool(published), message=PART_OF_PUBLISHED)
-    obj.save()
-    for rnd in published:
-        changelog_add(round=rnd, run=None, who=by, why=reason.strip(), what=f"{label}: {'; '.join(described)}")
-    snapshots_mark_stale(round_ids=[r.id for r in rounds], benchmark_ids={r.benchmark_id for r in rounds})
-    return described
-
-
-def agent_update(*, agent: Agent, by, changes: dict[str, Any], reason: str = "") -> Agent:
-    """An editor changes an agent (its name is on every board it is entered in)."""
-    require_editor(by)
-    with transaction.atomic():
-        locked = Agent.objects.select_for_update().get(pk=agent.pk)
-        rounds = list(Round.objects.filter(entries__agent=locked).distinct())
-        _catalogue_change(locked, by=by, changes=changes, reason=reason, rounds=rounds, label=f"Agent {locked.slug}")
-    return locked
-
-
-def benchmark_update(*, benchmark: Benchmark, by, changes: dict[str, Any], reason: str = "") -> Benchmark:
-    """An editor changes a benchmark (its parameters, e.g. the pass threshold, feed every board)."""
-    require_editor(by)
-    with transaction.atomic():
-        locked = Benchmark.objects.select_for_update().get(pk=benchmark.pk)
-        if (
-            "methodology" in changes
-            and changes["methodology"] != locked.methodology
-            and Round.objects.filter(benchmark=locked).exclude(status=RoundStatus.DRAFT).exists()
-        ):
-            raise ValidationError({"methodology": "A benchmark with rounds out never changes its methodology."})
-        rounds = list(Round.objects.filter(benchmark=locked))
-        _catalogue_change(
-            locked, by=by, changes=changes, reason=reason, rounds=rounds, label=f"Benchmark {locked.slug}"
-        )
-    return locked
-
-
-def task_update(*, task: Task, by, changes: dict[str, Any], reason: str = "") -> Task:
-    """An editor changes a task's attributes (title, kind, dimensions, limits...). Its wording changes only
-    through a new version (`task_version_create`). Once a round of its benchmark is published the reason is
-    required, each published round gets a changelog entry, and every round of the benchmark is recomputed."""
-    require_editor(by)
-    with transaction.atomic():
-        locked = Task.objects.select_for_update().get(pk=task.pk)
-        refused = [name for name in changes if name not in TASK_FIELDS]
-        if refused:
-            raise ValidationError(f"A task's {refused[0]} is not edited here.", code="not_editable")
-        described = changes_apply(locked, changes)
-        if not described:
-            return locked
-        published = list(Round.objects.published().filter(benchmark=locked.benchmark_id))
-        changes_reason(reason, published=bool(published), message=BENCHMARK_PUBLISHED)
-        locked.save()
-        for rnd in published:
-            changelog_add(
-                round=rnd, run=None, who=by, why=reason.strip(), what=f"Task {locked.key}: {'; '.join(described)}"
-            )
-        snapshots_mark_stale(round_ids=Round.objects.filter(benchmark=locked.benchmark_id).values_list("id", flat=True))
-    return locked
-
-
-def task_delete(*, task: Task, by) -> None:
-    """A task with runs is never deleted (its runs are results); one without runs may be, while no round of
-    its benchmark is published (a published task set only grows: §9)."""
-    require_editor(by)
-    with transaction.atomic():
-        if Run.objects.filter(task=task).exists():
-            raise ValidationError(f"Task {task.key} has runs and is never deleted.", code="task_has_runs")
-        if Round.objects.published().filter(benchmark=task.benchmark_id).exists():
-            raise ValidationError(
-                f"A round of {task.benchmark} is published: its task set is never shrunk.", code="published_task_set"
-            )
-        bench_id = task.benchmark_id
-        task.delete()
-        snapshots_mark_stale(round_ids=Round.objects.filter(benchmark=bench_id).values_list("id", flat=True))
-
-
-def round_update(*, round: Round, by, changes: dict[str, Any], reason: str = "") -> Round:
-    """An editor changes a round's own fields (name, dates, task set, ...): logged once it is published."""
-    require_editor(by)
-    with transaction.atomic():
-        locked = Round.objects.select_for_update().get(pk=round.pk)
-        _catalogue_change(locked, by=by, changes=changes, reason=reason, rounds=[locked], label=f"Round {locked.key}")
-    return locked
-
-
-def round_details_changed(*, round: Round, by, what: list[str], reason: str = "") -> None:
-    """A round's entries or parameter values were edited (admin inlines): recompute, and log it once the round
-    is published (a reason is then required)."""
-    require_editor(by)
-    if not what:
-        return
-    with transaction.atomic():
-        locked = Round.objects.select_for_update().get(pk=round.pk)
-        require_reason(locked, reason)
-        if locked.is_published:
-            changelog_add(
-                round=locked, run=None, who=by, why=reason.strip(), what=f"Round {locked.key}: {'; '.join(what)}"
-            )
-        snapshots_mark_stale(round_ids=[locked.id], benchmark_ids=[locked.benchmark_id])
-
-
-def round_parameter_save(*, parameter: RoundParameter, by, reason: str = "") -> RoundParameter:
-    """An editor sets a round's parameter value; once the round is published (its values are public) the
-    change needs a reason and is logged."""
-    require_editor(by)
-    with transaction.atomic():
-        rnd = Round.objects.select_for_update().get(pk=parameter.round_id)
-        require_reason(rnd, reason)
-        created = parameter.pk is None
-        parameter.save()
-        if rnd.is_published:
-            changelog_add(
-                round=rnd,
-                run=None,
-                who=by,
-                why=reason.strip(),
-                what=f"Parameter {parameter.task.key}.{parameter.name} {'added' if created else 'set'}: "
-                f"{parameter.value}",
-            )
-        snapshots_mark_stale(round_ids=[rnd.id])
-    return parameter
-
-
-def round_parameter_delete(*, parameter: RoundParameter, by) -> None:
-    """A parameter of an unpublished round may be removed; a published one is public and stays."""
-    require_editor(by)
-    with transaction.atomic():
-        rnd = Round.objects.select_for_update().get(pk=parameter.round_id)
-        if rnd.is_published:
-            raise ValidationError(
-                f"{rnd} is published: its parameter values are public and are never deleted; "
-                "correct the value instead, with a reason.",
-                code="published_parameter",
-            )
-        RoundParameter.objects.filter(pk=parameter.pk).delete()
-        snapshots_mark_stale(round_ids=[rnd.id])
-
-
-def catalogue_create(*, obj: Agent | Benchmark | Round, by) -> Agent | Benchmark | Round:
-    """An editor adds an agent, a benchmark or a round. None is on a public board yet (a new round is a draft,
-    an agent becomes public with its first published entry), so nothing turns stale and nothing is logged."""
-    require_editor(by)
-    if isinstance(obj, Round) and obj.status != RoundStatus.DRAFT:
-        raise ValidationError({"status": "A new round starts as a draft; it is published through preview."})
-    with transaction.atomic():
-        obj.save()
-    return obj
-
-
-def changelog_note_add(*, entry: ChangelogEntry, by) -> ChangelogEntry:
-    """An editor writes a note into a round's changelog by hand (a correction explained in words); it names
-    who wrote it. Published notes are never edited: a later note corrects an earlier one."""
-    require_editor(by)
-    if entry.pk is not None:
-        raise ValidationError("A changelog note, once written, stays as it is: add another note instead.")
-    entry.who = by
-    entry.who_role = entry.who_role or "editor"
-    with transaction.atomic():
-        entry.save()
-    return entry

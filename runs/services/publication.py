@@ -10,11 +10,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from leaderboard.models import Round, RoundStatus, TaskVersion
+from leaderboard.services.changes import changelog_add, require_editor
 from snapshots.stale import snapshots_mark_stale
 
 from ..models import Dispute, DisputeReason, DisputeStatus, Run
 from ..selectors import vendor_organization
-from ._common import changelog_add, locked_run, require_editor, when
+from ._common import locked_run, when
 from .preview import preview_ends_at, preview_restart, undecided
 
 

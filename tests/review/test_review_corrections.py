@@ -169,7 +169,7 @@ def test_a_published_rounds_parameter_is_never_deleted_in_the_admin(client, w):
 def test_renaming_a_published_round_through_the_service_logs_it_and_recomputes(w):
     from django.core.exceptions import ValidationError
 
-    from runs.services import round_update
+    from leaderboard.services import round_update
 
     publish(w)
     with pytest.raises(ValidationError):
@@ -235,7 +235,7 @@ def test_the_admin_form_and_the_service_ask_for_a_reason_by_the_same_rule(client
     white space alone included, so an editor is never let through a form only to be refused on save."""
     from django.core.exceptions import ValidationError
 
-    from runs.services import agent_update
+    from leaderboard.services import agent_update
 
     publish(w)
     client.force_login(w["editor"])

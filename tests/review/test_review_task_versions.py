@@ -7,8 +7,8 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from leaderboard.models import ChangelogEntry, Task, TaskVersion
+from leaderboard.services import task_version_create, task_version_publish, task_version_update
 from runs.models import Run
-from runs.services import task_version_create, task_version_publish, task_version_update
 from tests.builders.review import make_people, make_world
 
 pytestmark = pytest.mark.django_db

@@ -203,15 +203,27 @@ def test_a_run_with_only_an_opaque_preview_address_is_drawn(voter, world):
     assert drawn == {r.id for r in live}
 
 
-def test_an_organization_renamed_to_a_word_its_preview_address_holds_stops_its_run_being_drawn_at_once(voter, world):
+def test_an_organization_renamed_to_a_word_its_preview_address_holds_stops_its_run_being_drawn_at_once(
+    voter, world, django_capture_on_commit_callbacks
+):
     # Whether a preview address names the agent depends on its organization's name (`url_is_opaque`), which
-    # the shared vote pool has already judged: renaming the organization must retire the pool at once.
+    # the shared vote pool has already judged: the editor's rename (the service the admin calls) retires the
+    # pool once it commits.
+    from leaderboard.services import organization_update
+
     _only_two_live_previews(world, suffix="-kestrel")
     rng = Random(10)
     assert matchup_draw(voter=voter, rng=rng) is not None  # the pool is now shared, both runs in it
-    org = world.orgs["zephyrbot"]
-    org.name, org.slug = "Kestrel", "kestrel"
-    org.save()
+    from django.contrib.auth.models import User
+
+    editor = User.objects.create_superuser("org-editor", password="x")
+    with django_capture_on_commit_callbacks(execute=True):
+        organization_update(
+            organization=world.orgs["zephyrbot"],
+            by=editor,
+            changes={"name": "Kestrel", "slug": "kestrel"},
+            reason="the vendor renamed itself",
+        )
     # One agent is left with an address that names nothing: there is no pair to draw.
     for _ in range(20):
         assert matchup_draw(voter=voter, rng=rng) is None
@@ -293,7 +305,9 @@ def test_a_round_withdrawn_by_a_write_that_sends_no_signal_is_never_drawn_from_t
         assert matchup_draw(voter=voter, rng=rng) is None
 
 
-def test_a_screenshot_added_after_the_pool_was_shared_makes_its_run_drawable_at_once(voter, world):
+def test_a_screenshot_added_after_the_pool_was_shared_makes_its_run_drawable_at_once(
+    voter, world, django_capture_on_commit_callbacks
+):
     todo = world.tasks[0]
     scope = f"{world.benchmark.slug}/{todo.key}"
     blank = [r for r in world.runs if r.task_id == todo.id and r.entry.agent.slug == "zephyrbot"]
@@ -304,7 +318,16 @@ def test_a_screenshot_added_after_the_pool_was_shared_makes_its_run_drawable_at_
         m = matchup_draw(voter=voter, scope=scope, rng=rng)
         drawn |= {m.run_a_id, m.run_b_id}
     assert not drawn & {r.id for r in blank}
+    # As the admin adds one: the evidence inline saves it, then tells the service (`run_related_changed`),
+    # which retires the pool once it commits.
+    from django.contrib.auth.models import User
+
+    from runs.services import run_related_changed
+
     Evidence(run=blank[0], kind="screenshot").file.save("home.png", ContentFile(tiny_png(81)), save=True)
+    editor = User.objects.create_superuser("shot-editor", password="x")
+    with django_capture_on_commit_callbacks(execute=True):
+        run_related_changed(run=blank[0], by=editor, what=["1 evidence added"], reason="a screenshot was missing")
     for _ in range(200):
         m = matchup_draw(voter=voter, scope=scope, rng=rng)
         drawn |= {m.run_a_id, m.run_b_id}

@@ -272,14 +272,23 @@ def test_a_pair_whose_run_left_the_vote_pool_is_shown_again_on_reload_from_the_d
     assert {letter: _shots_listed(again, letter) for letter in "AB"} == shots
 
 
-def test_a_task_s_new_wording_shows_on_the_vote_screen_at_once(voter_client, world):
-    # The task's prompt and scenarios come from the shared vote pool; saving the task's version retires it.
+def test_a_task_s_new_wording_shows_on_the_vote_screen_at_once(voter_client, world, django_capture_on_commit_callbacks):
+    # The task's prompt and scenarios come from the shared vote pool; the editor's change of the version (the
+    # service, as the admin does it) retires it once it commits.
+    from django.contrib.auth.models import User
+
+    from leaderboard.services import task_version_update
+
     _page(voter_client)
     matchup = Matchup.objects.get()
-    version = matchup.task.current_version
-    version.prompt = "Build a to-do list that survives a reload."
-    version.scenarios = ["Add three items", "Reload the page"]
-    version.save()
+    editor = User.objects.create_superuser("wording-editor", password="x")
+    with django_capture_on_commit_callbacks(execute=True):
+        task_version_update(
+            version=matchup.task.current_version,
+            by=editor,
+            prompt="Build a to-do list that survives a reload.",
+            scenarios=["Add three items", "Reload the page"],
+        )
     html = _page(voter_client).content.decode()
     assert "Build a to-do list that survives a reload." in html and "Reload the page" in html
 

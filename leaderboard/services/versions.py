@@ -9,12 +9,11 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from leaderboard.models import Benchmark, Round, RoundStatus, Task, TaskVersion
 from scoring.common import major
 from snapshots.stale import snapshots_mark_stale
 
-from ..models import Run
-from ._common import changelog_add, require_editor
+from ..models import Benchmark, Round, RoundStatus, Task, TaskVersion
+from .changes import changelog_add, require_editor
 
 FROZEN_VERSION_FIELDS = ("prompt", "criteria", "parameters", "interruption")
 
@@ -163,7 +162,7 @@ def task_version_delete(*, version: TaskVersion, by) -> None:
         if (
             version.published_at is not None
             or version.version == version.task.version
-            or Run.objects.filter(task=version.task, task_version=version.version).exists()
+            or version.task.runs.filter(task_version=version.version).exists()
         ):
             raise ValidationError(
                 f"{version} is published, current or has runs: it is never deleted.", code="version_in_use"
