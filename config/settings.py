@@ -58,6 +58,7 @@ INSTALLED_APPS = [
     "voting",
     "snapshots.apps.SnapshotsConfig",
     "bundles.apps.BundlesConfig",
+    "pages.apps.PagesConfig",
 ]
 
 MIDDLEWARE = [

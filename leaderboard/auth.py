@@ -25,7 +25,11 @@ class ModelBackend(DjangoModelBackend):
     def get_user(self, user_id):
         """`User.objects.select_related("membership").get(pk=user_id)`, as one raw statement (the ORM's
         converters still apply: `raw()`); the membership, or its absence, is cached on the user as
-        select_related would."""
+        select_related would.
+
+        Why SQL: bench/README.md, "Votes under load" (2026-12-01 10:05 and 2026-12-03): with these statements a vote
+        costs 6.3 ms of server CPU (target 10 ms); building the same queries in the ORM was about 24% of a vote's
+        CPU."""
         from leaderboard.models import Membership
 
         UserModel = get_user_model()
@@ -49,6 +53,10 @@ class ModelBackend(DjangoModelBackend):
 
 class SessionStore(DjangoSessionStore):
     def _get_session_from_db(self):
+        """`Session.objects.get(session_key=..., expire_date__gt=now)` as one statement.
+
+        Why SQL: bench/README.md, "Votes under load" (2026-12-01 10:05): the session and user reads were 16% of
+        a vote's CPU, most of it building the queries in the ORM."""
         model = self.model
         with connection.cursor() as cursor:
             cursor.execute(

@@ -27,6 +27,7 @@ from scoring.boards import boards_as_shown
 from scoring.types import RatingRow
 from snapshots.models import BoardSnapshot, SnapshotKind
 
+from .checks import methodology_template
 from .formatting import OUTCOME_BADGE, OUTCOME_LABEL, fmt_score
 from .intervals import board_charts
 from .links import round_agent_url
@@ -268,5 +269,5 @@ def methodology_page(*, bench_slug: str) -> dict[str, Any]:
         "tasks": tasks,
         "kinds": kinds,
         "round": rounds[0] if rounds else None,
-        "template": f"leaderboard/methodology/{bench.methodology}.html",
+        "template": methodology_template(bench.methodology),
     }

@@ -49,7 +49,10 @@ def _ratings_flag(benchmark_id: int) -> dict[int, bool]:
     """{id: stale} of the benchmark's ratings snapshot (empty when there is none): its id and flag only (a
     ratings snapshot's data can be large). Every counted vote reads it, so it is one plain statement:
     `BoardSnapshot.objects.filter(benchmark_id=..., round=None, kind=RATINGS).values_list("id", "stale")[:1]`
-    (the ORM's version cost several times what the database spends on it)."""
+    (the ORM's version cost several times what the database spends on it).
+
+    Why SQL: bench/README.md, "Votes under load" (2026-12-01 10:05 and 2026-12-03): with these statements a vote
+    costs 6.3 ms of server CPU (target 10 ms); building the same queries in the ORM was about 24% of a vote's CPU."""
     table = connection.ops.quote_name(BoardSnapshot._meta.db_table)
     with connection.cursor() as cursor:
         cursor.execute(

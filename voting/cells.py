@@ -65,7 +65,10 @@ class CellsOutOfStep(Exception):
 
 def cells_apply(*, added: Iterable[VoteKey] = (), removed: Iterable[VoteKey] = ()) -> None:
     """Count the votes `added` and uncount the votes `removed` (each as `VoteKey`), in the caller's
-    transaction. Call it in the same transaction as the write that changed whether those votes count."""
+    transaction. Call it in the same transaction as the write that changed whether those votes count.
+
+    Why SQL: no queryset says "add n to this cell, creating it at n" in one statement (an upsert that adds);
+    bench/README.md, "Votes at scale" (a refresh reads the cells, not the votes)."""
     deltas = _deltas(added, 1)
     deltas.update(_deltas(removed, -1))
     changes = sorted((key, n) for key, n in deltas.items() if n)
@@ -146,7 +149,9 @@ def cells_rebuild() -> list[CellDifference]:
     """Recount the cells from the votes and store the recount. Returns the differences it corrected.
 
     On PostgreSQL the cell table is locked first, so a vote committed while the recount runs waits and then
-    adds its own count on top of the rebuilt cells instead of being lost or counted twice."""
+    adds its own count on top of the rebuilt cells instead of being lost or counted twice.
+
+    Why SQL: a table lock, which the ORM does not take."""
     with transaction.atomic():
         if connection.vendor == "postgresql":
             with connection.cursor() as cursor:

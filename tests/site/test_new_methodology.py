@@ -40,7 +40,12 @@ def toy_table(ctx: BoardContext, tab: str, task_key: str | None) -> Table:
 
 
 @pytest.fixture
-def toy():
+def toy(tmp_path, settings):
+    # Its methodology page's text, as templates/leaderboard/methodology/toy.html would be.
+    page = tmp_path / "leaderboard" / "methodology" / "toy.html"
+    page.parent.mkdir(parents=True)
+    page.write_text("<p>The toy rule: an agent scores one point per completed run.</p>")
+    settings.TEMPLATES = [{**settings.TEMPLATES[0], "DIRS": [tmp_path, *settings.TEMPLATES[0]["DIRS"]]}]
     methodologies.register(
         methodologies.Methodology(
             key="toy",
@@ -94,3 +99,46 @@ def test_a_registered_toy_methodology_is_imported_computed_and_shown(toy, client
     assert html.index("Zinc") < html.index("Alder") and "2 done" in html and "1 done" in html
     home = client.get("/").content.decode()
     assert "Completed runs" in home  # the home card's headline comes from the registry entry
+    page = client.get("/b/toybench/methodology/")
+    assert page.status_code == 200 and "one point per completed run" in page.content.decode()
+
+
+def test_the_system_check_names_a_methodology_the_pages_do_not_follow(toy):
+    from pages.checks import methodologies_check
+
+    assert methodologies_check() == []  # the four, and the toy with its builder and page text
+    TABLE_BUILDERS["ghost"] = toy_table  # a builder left behind
+    builder = TABLE_BUILDERS.pop("toy")  # a registered methodology without one
+    try:
+        ids = sorted(e.id for e in methodologies_check())
+        messages = " ".join(e.msg for e in methodologies_check())
+    finally:
+        TABLE_BUILDERS.pop("ghost")
+        TABLE_BUILDERS["toy"] = builder
+    assert ids == ["pages.E001", "pages.E002"] and "'toy'" in messages and "'ghost'" in messages
+
+
+def test_a_registered_methodology_without_its_page_text_fails_the_check():
+    from pages.checks import methodologies_check
+
+    methodologies.register(
+        methodologies.Methodology(
+            key="textless",
+            name="No page text",
+            compute_boards=compute_toy_boards,
+            run_score=lambda run, task: None,
+            run_counts=lambda run, task: True,
+            standing_runs=lambda data: set(),
+            tabs=(("overall", "Overall"),),
+            headline_key="completed",
+            headline_label="Completed runs",
+            scale=10.0,
+            format_score=lambda v: f"{v:.0f}",
+        )
+    )
+    TABLE_BUILDERS["textless"] = toy_table
+    try:
+        assert [e.id for e in methodologies_check()] == ["pages.E003"]
+    finally:
+        methodologies.REGISTRY.pop("textless")
+        TABLE_BUILDERS.pop("textless")
