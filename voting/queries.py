@@ -311,7 +311,7 @@ def insert(obj: Model) -> Model:
     """`obj.save()` for a new row, in one INSERT built without the ORM's query compiler: what the vote and the
     draw use to store the vote and the next pair (`Model.objects.create` cost several times the statement). The
     field values go through each field's own `pre_save` and `get_db_prep_save`, as the ORM does; the model's
-    save signals are not sent (neither Vote nor Matchup has receivers: voting/apps.py).
+    save signals are not sent (the site has no receivers: "this changed" is said by the services).
 
     Why SQL: bench/README.md, "Votes under load" (2026-12-01 10:05 and 2026-12-03): with these statements a vote
     costs 6.3 ms of server CPU (target 10 ms); building the same queries in the ORM was about 24% of a vote's CPU."""
