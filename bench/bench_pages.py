@@ -54,6 +54,12 @@ SECRET = "bench-only-secret-key-0123456789-abcdefghijklmnopqrstuvwxyz-ABCDEFGHIJ
 LARGE = {"slug": "bench-large", "agents": 100, "tasks": 30, "trials": 3}
 
 
+def project_package(root: Path) -> str:
+    """The package holding the project's settings, wsgi and Celery app in the code at `root`: `config` (older
+    commits, compared against with --compare, kept them in `leaderboard`)."""
+    return "config" if (root / "config" / "settings.py").exists() else "leaderboard"
+
+
 def bench_env(*, database: str, redis_db: int, extra: dict[str, str] | None = None) -> dict[str, str]:
     """The environment of every process of a run: production-like, loopback, its own database and Redis."""
     env = dict(os.environ)
@@ -170,7 +176,7 @@ class Server:
     def __enter__(self) -> Server:
         args = [
             GUNICORN,
-            "config.wsgi",
+            f"{project_package(ROOT)}.wsgi",
             "--bind",
             f"127.0.0.1:{self.port}",
             "--workers",

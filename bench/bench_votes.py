@@ -294,7 +294,7 @@ class Worker:
             [
                 str(ROOT / ".venv" / "bin" / "celery"),
                 "-A",
-                "config",
+                bench_pages.project_package(self.root),
                 "worker",
                 "--concurrency",
                 "1",
