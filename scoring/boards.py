@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from .agreement import review_agreement
 from .common import verdict_outcome
 from .intervals import with_intervals
-from .methodologies import get
+from .methodologies import Methodology, get
+from .task_stats import task_statistics
 from .types import RoundInput, RunInput, TaskInput, VerdictInput
 
 
@@ -38,10 +40,31 @@ def compute_boards(round_input: RoundInput) -> dict[str, Any]:
     outcomes: {"overall", "safety", "local-china", "local-global", "other-language"}; scored: {"overall",
     "meta"}; checks: {"overall", "tasks"}; weekly: {"overall"}. Where the methodology has an interval rule,
     its overall rows also carry `ci_low`, `ci_high` and `rank_ub`, and "pairs" holds the paired differences
-    of every two agents (`scoring.intervals`).
+    of every two agents (`scoring.intervals`). Every methodology's boards also carry "statistics", first
+    (`round_statistics`), so a printed recount keeps every line it had before and adds these.
     """
     methodology = get(round_input.methodology)
-    return with_intervals(methodology.compute_boards(round_input), round_input, methodology.interval)
+    boards = with_intervals(methodology.compute_boards(round_input), round_input, methodology.interval)
+    return {"statistics": round_statistics(methodology, round_input, boards), **boards}
+
+
+def round_statistics(methodology: Methodology, round_input: RoundInput, boards: dict[str, Any]) -> dict[str, Any]:
+    """The figures about the round rather than any agent (docs/statistics.md): "tasks", which tasks separate
+    the agents of the overall board and the split-half reliability of its ranking (`scoring.task_stats`,
+    from each agent's number on each task, `Methodology.task_numbers`); and, on methodologies with blind
+    double review, "review", how often the reviewers agreed (`scoring.agreement`)."""
+    numbers: dict[str, dict[str, float | None]] = {}
+    passes: dict[str, dict[str, bool | None]] = {}
+    for row in boards.get("overall") or []:
+        cells = methodology.task_numbers(boards, row["agent"])
+        numbers[row["agent"]] = {task: cell["value"] for task, cell in cells.items()}
+        passes[row["agent"]] = {
+            task: (cell["label"] == "pass" if cell["label"] else None) for task, cell in cells.items()
+        }
+    out: dict[str, Any] = {"tasks": task_statistics(numbers, passes if methodology.counts_outcomes else None)}
+    if methodology.double_review:
+        out["review"] = review_agreement(round_input, methodology.violation_possible)
+    return out
 
 
 def boards_as_shown(methodology: str, boards: dict[str, Any] | None, ratings: dict[str, Any] | None) -> dict[str, Any]:

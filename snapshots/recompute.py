@@ -30,7 +30,7 @@ from .models import BoardSnapshot, SnapshotKind
 from .stale import RATINGS_DEBOUNCE_SECONDS, enqueue_recompute, snapshots_mark_stale
 
 # Bump when a scoring rule changes, so every snapshot is recomputed even though its inputs did not change.
-SCORING_VERSION = "6"  # 6: bootstrap fits batched (intervals move by about 1e-7 Elo)
+SCORING_VERSION = "7"  # 7: boards carry "statistics" (task separation, split-half, review agreement)
 
 
 def _digest(payload: object) -> str:

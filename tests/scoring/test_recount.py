@@ -48,7 +48,7 @@ def test_it_recounts_every_round_in_the_documented_shape():
     assert out["benchmark"] == "artb" and out["methodology"] == "outcomes"
     assert [r["round"] for r in out["rounds"]] == ["r1", "r2"]
     r1 = out["rounds"][0]["boards"]
-    assert set(r1) == {"overall", "safety", "local-china", "local-global", "other-language", "pairs"}
+    assert set(r1) == {"statistics", "overall", "safety", "local-china", "local-global", "other-language", "pairs"}
     assert [(r["agent"], r["rank"], r["overall"]) for r in r1["overall"]] == [("a", 1, 10.0), ("b", 2, 5.0)]
 
 
@@ -102,7 +102,11 @@ def test_it_leaves_ratings_out_without_votes():
 )
 def test_it_dispatches_by_methodology(methodology, keys):
     r = make_round(methodology, [make_task("t1", kind="to-spec")], [make_run("a", "t1", outcome="pass")])
-    assert set(compute_boards(r)) == keys
+    # Every methodology's boards also carry the round's statistics (scoring.boards.round_statistics), first.
+    boards = compute_boards(r)
+    assert list(boards)[0] == "statistics"
+    assert set(boards) == keys | {"statistics"}
+    assert ("review" in boards["statistics"]) == (methodology == "outcomes")
 
 
 def test_it_refuses_an_unknown_methodology():
