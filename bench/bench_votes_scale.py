@@ -97,6 +97,7 @@ def step_setup() -> None:
                 "status": "published",
                 "published_at": "2026-11-01T00:00:00Z",
                 "entries": [{"agent": a} for a in agents],
+                "tasks": tasks,  # the round's task set: its tasks are public once it is published
             }
         ],
         "runs": [],
@@ -190,11 +191,76 @@ def step_download(folder: str) -> None:
     doc = bundle_export(benchmark=bench, votes_inline_limit=0, votes_file_url="votes.jsonl.gz")
     Path(folder, "bundle.json").write_text(json.dumps(doc))
     size = 0
+    started = time.perf_counter()
     with open(Path(folder, "votes.jsonl.gz"), "wb") as fh:
         for piece in votes_file_chunks(bench):
             fh.write(piece)
             size += len(piece)
-    print(json.dumps({"votes_file_mib": size / 2**20, "votes": doc["votes_file"]["votes"]}))
+    stream_s = time.perf_counter() - started
+    print(
+        json.dumps(
+            {"votes_file_mib": size / 2**20, "votes": (doc.get("votes_file") or {}).get("votes"), "stream_s": stream_s}
+        )
+    )
+
+
+def step_floor(folder: str) -> None:
+    """The download's floor: PostgreSQL builds the same lines (json_build_object, the same joins and filter)
+    and streams them with COPY ... TO STDOUT, compressed with zlib at the download's level; nothing else."""
+    import zlib
+
+    _django()
+    from django.conf import settings
+    from django.db import connection
+
+    from leaderboard.models import Agent, Benchmark, Entry, Task, in_published_round
+    from voting.models import Vote
+
+    bench = Benchmark.objects.get(slug="arena")
+    agents = sorted(
+        set(Entry.objects.filter(in_published_round(), round__benchmark=bench).values_list("agent_id", flat=True))
+    )
+    tasks = sorted(Task.objects.public().filter(benchmark=bench).values_list("id", flat=True))
+    vote, task, agent = (m._meta.db_table for m in (Vote, Task, Agent))
+    secret = settings.SECRET_KEY.replace("'", "''")
+    ids = "{" + ",".join(map(str, agents)) + "}"
+    sql = (
+        "COPY (SELECT json_build_object('id', v.key, 'task', t.key, 'a', aa.slug, 'b', ab.slug, 'winner', v.winner,"
+        " 'voter', CASE WHEN v.voter_id IS NULL THEN v.voter_label ELSE 'voter-' || left(encode(sha256(convert_to("
+        f"'{secret}:voter:' || v.voter_id, 'UTF8')), 'hex'), 10) END, 'cast_at', to_char(v.cast_at AT TIME ZONE"
+        " 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), 'counts', v.counts)::text"
+        f" FROM {vote} v JOIN {task} t ON t.id = v.task_id JOIN {agent} aa ON aa.id = v.agent_a_id"
+        f" JOIN {agent} ab ON ab.id = v.agent_b_id WHERE v.task_id = ANY('{{{','.join(map(str, tasks))}}}')"
+        f" AND v.agent_a_id = ANY('{ids}') AND v.agent_b_id = ANY('{ids}') ORDER BY v.id) TO STDOUT"
+    )
+    gz = zlib.compressobj(6, zlib.DEFLATED, 31)
+    started = time.perf_counter()
+    size = 0
+    with open(Path(folder, "floor.jsonl.gz"), "wb") as fh, connection.cursor() as cursor:
+        with cursor.connection.cursor().copy(sql) as copy:
+            for data in copy:
+                piece = gz.compress(data)
+                size += len(piece)
+                fh.write(piece)
+        fh.write(gz.flush())
+    print(json.dumps({"floor_s": time.perf_counter() - started}))
+
+
+def step_parse_floor(folder: str) -> None:
+    """The recount's floor: decompress the votes file and parse every line, keeping nothing; once with the
+    standard library's json, once with orjson (the parser the recount uses)."""
+    import gzip
+
+    import orjson
+
+    out = {}
+    for name, loads in (("json", json.loads), ("orjson", orjson.loads)):
+        started = time.perf_counter()
+        with gzip.open(Path(folder, "votes.jsonl.gz"), "rb") as fh:
+            for line in fh:
+                loads(line)
+        out[f"parse_{name}_s"] = time.perf_counter() - started
+    print(json.dumps(out))
 
 
 def step_site_ratings(folder: str) -> None:
@@ -211,6 +277,8 @@ STEPS = {
     "refresh": step_refresh,
     "download": step_download,
     "site": step_site_ratings,
+    "floor": step_floor,
+    "parse_floor": step_parse_floor,
 }
 
 
@@ -249,7 +317,8 @@ def main() -> None:
     loaded = 0
     print(
         "votes       load s  cells s  refresh s  read s  refresh MiB  download s  download MiB  file MiB  "
-        "recount s  recount MiB  recount = site"
+        "recount s  recount MiB  recount = site  floor s  download/floor  parse json s  parse orjson s  "
+        "recount/orjson floor"
     )
     for size in [int(s) for s in args.sizes.split(",")]:
         load_s, _, out = child("load", str(size - loaded), str(loaded))
@@ -268,6 +337,11 @@ def main() -> None:
         child("site", args.folder)
         down_s, down_mib, out = child("download", args.folder)
         file_mib = json.loads(out.splitlines()[-1])["votes_file_mib"]
+        down_stream_s = json.loads(out.splitlines()[-1])["stream_s"]
+        # The floors, each timed inside its child (no Django start-up in the figure); the download's own wall
+        # time includes its child's start-up and the bundle export, so the ratio is taken on the timed loop.
+        floor_s = json.loads(child("floor", args.folder)[2].splitlines()[-1])["floor_s"]
+        parsed = json.loads(child("parse_floor", args.folder)[2].splitlines()[-1])
         started = time.perf_counter()
         proc = subprocess.Popen(
             [
@@ -290,7 +364,9 @@ def main() -> None:
         print(
             f"{size:>10,}  {load_s:6.1f}  {cells_s:7.1f}  {refresh_s:9.2f}  {read_s:8.2f}  {refresh_mib:11.0f}  "
             f"{down_s:10.1f}  {down_mib:12.0f}  {file_mib:8.1f}  {recount_s:9.1f}  {recount_mib:11.0f}  "
-            f"{'yes' if same else 'NO'}",
+            f"{'yes' if same else 'NO':>14}  {floor_s:7.1f}  {down_stream_s / floor_s:14.2f}  "
+            f"{parsed['parse_json_s']:12.1f}  {parsed['parse_orjson_s']:14.1f}  "
+            f"{recount_s / parsed['parse_orjson_s']:20.2f}",
             flush=True,
         )
 

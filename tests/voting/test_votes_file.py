@@ -99,3 +99,35 @@ def test_recount_names_the_bad_lines_of_a_votes_file(client, world, settings, tm
         call_command("recount", str(bundle_path), "--votes", str(votes_path), stdout=StringIO(), stderr=err)
     assert "votes file line 2: b: agent 'nobody' is not in the bundle" in err.getvalue()
     assert "votes file line 3: not a JSON object" in err.getvalue()
+
+
+def test_each_line_is_compact_json_with_non_ascii_kept_and_the_reader_refuses_what_json_refuses(
+    client, world, settings, tmp_path
+):
+    """The lines are what `json.dumps(vote, ensure_ascii=False, separators=(",", ":"))` writes (the format does
+    not depend on the encoder that writes it), and the recount's reader is as strict as the bundle parser: NaN
+    and a line that is not UTF-8 are bad lines, named by number, not numbers or text that slip through."""
+    from voting.models import Vote
+
+    _votes(world)
+    Vote.objects.filter(voter__isnull=False).update(voter=None, voter_label="électeur-7")  # an imported voter
+    raw = gzip.decompress(b"".join(client.get(reverse("votes_file", args=[world.benchmark.slug])).streaming_content))
+    lines = raw.decode("utf-8").splitlines()
+    assert lines and all(
+        line == json.dumps(json.loads(line), ensure_ascii=False, separators=(",", ":")) for line in lines
+    )
+    assert '"voter":"électeur-7"' in lines[0]
+
+    settings.VOTES_INLINE_LIMIT = 0
+    bundle_path = tmp_path / "bundle.json"
+    bundle_path.write_text(client.get(reverse("bundle_json", args=[world.benchmark.slug])).content.decode())
+    votes_path = tmp_path / "votes.jsonl"
+    votes_path.write_bytes(
+        raw.splitlines()[0] + b"\n" + b'{"task": NaN}\n' + b'{"task": "\xff"}\n' + b'{"task": ["t"], "a": "x"}\n'
+    )
+    err = StringIO()
+    with pytest.raises(CommandError, match="3 problem"):
+        call_command("recount", str(bundle_path), "--votes", str(votes_path), stdout=StringIO(), stderr=err)
+    assert "votes file line 2: not a JSON object" in err.getvalue()
+    assert "votes file line 3: not a JSON object" in err.getvalue()
+    assert "votes file line 4: task, a, b and winner must be strings" in err.getvalue()
