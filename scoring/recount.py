@@ -78,8 +78,8 @@ def recount(doc: dict, round_key: str | None = None, votes_file: Iterable[dict] 
     "ratings": {"all": [ROW], "tasks": {TASK: [ROW]}} from the counted votes when the bundle has votes
     (only votes with "counts": true are fitted); boards that rank by votes (checks invent and startup tasks)
     are ranked with those ratings, as the site shows them; the ratings also carry "margins", how many votes hold
-    each vote-ranked board's top place (`scoring.vote_margins`). Raises `BundleError` for an invalid bundle or an unknown
-    round.
+    each vote-ranked board's top place (`scoring.vote_margins`). Raises `BundleError` for an invalid bundle or
+    an unknown round.
 
     A bundle whose votes are too many to inline names a `votes_file` instead: pass its lines (parsed, one dict
     per vote) as `votes_file`; they are tallied as they are read and fitted from the tallies, exactly as the

@@ -24,13 +24,14 @@ from leaderboard.models import Round
 from scoring.boards import compute_boards
 from scoring.bradley_terry import ratings_from_cells
 from scoring.bundle import round_inputs
+from scoring.vote_margins import with_vote_margins
 from voting.models import Outcome, VoteCell
 
 from .models import BoardSnapshot, SnapshotKind
 from .stale import RATINGS_DEBOUNCE_SECONDS, enqueue_recompute, snapshots_mark_stale
 
 # Bump when a scoring rule changes, so every snapshot is recomputed even though its inputs did not change.
-SCORING_VERSION = "7"  # 7: boards carry "statistics" (task separation, split-half, review agreement)
+SCORING_VERSION = "8"  # 8: ratings carry "margins" (how many votes hold the top place)
 
 
 def _digest(payload: object) -> str:
@@ -89,7 +90,8 @@ def compute_ratings(benchmark_id: int, *, unless_digest: str = "") -> tuple[str,
     if digest == unless_digest:
         return digest, None
     winner = {Outcome.LO: "a", Outcome.HI: "b", Outcome.TIE: "tie"}
-    return digest, ratings_from_cells((t, lo, hi, winner[Outcome(o)], n) for t, lo, hi, o, n in cells)
+    tallies = [(t, lo, hi, winner[Outcome(o)], n) for t, lo, hi, o, n in cells]
+    return digest, with_vote_margins(tallies, ratings_from_cells(tallies))
 
 
 def snapshot_recompute(*, snapshot_id: int) -> bool:
