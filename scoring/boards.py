@@ -9,6 +9,7 @@ from .agreement import review_agreement
 from .common import verdict_outcome
 from .intervals import with_intervals
 from .methodologies import Methodology, get
+from .noise import noise_floor, pair_spreads
 from .task_stats import task_statistics
 from .types import RoundInput, RunInput, TaskInput, VerdictInput
 
@@ -49,7 +50,9 @@ def compute_boards(round_input: RoundInput) -> dict[str, Any]:
 
 
 def round_statistics(methodology: Methodology, round_input: RoundInput, boards: dict[str, Any]) -> dict[str, Any]:
-    """The figures about the round rather than any agent (docs/statistics.md): "tasks", which tasks separate
+    """The figures about the round rather than any agent (docs/statistics.md): on boards with intervals,
+    "noise", the noise floor and the spread of every pair's per-task differences (`scoring.noise`), first, so a
+    printed recount keeps its old lines; "tasks", which tasks separate
     the agents of the overall board and the split-half reliability of its ranking (`scoring.task_stats`,
     from each agent's number on each task, `Methodology.task_numbers`); and, on methodologies with blind
     double review, "review", how often the reviewers agreed (`scoring.agreement`)."""
@@ -61,7 +64,11 @@ def round_statistics(methodology: Methodology, round_input: RoundInput, boards: 
         passes[row["agent"]] = {
             task: (cell["label"] == "pass" if cell["label"] else None) for task, cell in cells.items()
         }
-    out: dict[str, Any] = {"tasks": task_statistics(numbers, passes if methodology.counts_outcomes else None)}
+    out: dict[str, Any] = {}
+    if methodology.interval is not None and "pairs" in boards:
+        spreads = pair_spreads(methodology.interval.cells(round_input, boards), methodology.interval)
+        out["noise"] = noise_floor(boards["pairs"], spreads)
+    out["tasks"] = task_statistics(numbers, passes if methodology.counts_outcomes else None)
     if methodology.double_review:
         out["review"] = review_agreement(round_input, methodology.violation_possible)
     return out

@@ -107,6 +107,9 @@ def test_it_dispatches_by_methodology(methodology, keys):
     assert list(boards)[0] == "statistics"
     assert set(boards) == keys | {"statistics"}
     assert ("review" in boards["statistics"]) == (methodology == "outcomes")
+    # Boards with intervals also carry the noise floor (scoring.noise), first in the statistics.
+    assert ("noise" in boards["statistics"]) == (methodology != "weekly")
+    assert list(boards["statistics"])[0] == ("noise" if methodology != "weekly" else "tasks")
 
 
 def test_it_refuses_an_unknown_methodology():
