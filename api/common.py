@@ -76,8 +76,9 @@ class SelfHostedSwagger(DocsBase):
     script."""
 
     page = engines["django"].from_string(
-        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{{ title }}</title>'
+        '{% load static %}<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{{ title }}</title>'
         '<link rel="stylesheet" href="{{ assets }}swagger-ui.css?v={{ v }}">'
+        '<link rel="stylesheet" href="{% static \'css/api-docs.css\' %}">'
         '<link rel="icon" href="{{ assets }}favicon.svg?v={{ v }}" type="image/svg+xml"></head>'
         '<body data-csrf-token="" data-api-csrf="">{{ swagger|json_script:"swagger-settings" }}'
         '<div id="swagger-ui"></div>'
@@ -90,7 +91,7 @@ class SelfHostedSwagger(DocsBase):
             "title": api.title,
             "v": ninja.__version__,
             "assets": reverse("api-docs-asset", args=["x"])[:-1],
-            "swagger": {"url": self.get_openapi_url(api, kwargs), "layout": "BaseLayout", "deepLinking": True},
+            "swagger": {"url": self.get_openapi_url(api, kwargs), "layout": "BaseLayout", "deepLinking": False},
         }
         return HttpResponse(self.page.render(context, request))
 

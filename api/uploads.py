@@ -136,7 +136,7 @@ BUNDLE_EXAMPLE = {
             "required": True,
             "content": {"application/json": {"schema": {"type": "object"}, "example": BUNDLE_EXAMPLE}},
         },
-        "responses": {"200": {"content": {"application/json": {"example": UPLOAD_EXAMPLE}}}},
+        "responses": {200: {"content": {"application/json": {"example": UPLOAD_EXAMPLE}}}},
     },
 )
 def upload_bundle(request: HttpRequest, slug: str = Path(..., pattern=KEY_PATTERN, max_length=100)):
@@ -173,7 +173,7 @@ def upload_bundle(request: HttpRequest, slug: str = Path(..., pattern=KEY_PATTER
                 }
             }
         },
-        "responses": {"200": {"content": {"application/json": {"example": UPLOAD_EXAMPLE}}}},
+        "responses": {200: {"content": {"application/json": {"example": UPLOAD_EXAMPLE}}}},
     },
 )
 def upload_inspect(

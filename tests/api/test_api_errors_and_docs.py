@@ -3,6 +3,8 @@ served, the docs with no CDN."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 pytestmark = pytest.mark.usefixtures("no_rate_limit")
@@ -81,3 +83,20 @@ def test_the_docs_page_loads_swagger_from_this_site(client):
 def test_only_the_docs_assets_are_served(client):
     assert client.get("/api/docs/assets/swagger-ui-bundle.js.map").status_code == 404
     assert client.get("/api/docs/assets/..%2F..%2F__init__.py").status_code == 404
+
+
+def _refuse_duplicates(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    keys = [k for k, _ in pairs]
+    duplicated = sorted({k for k in keys if keys.count(k) > 1})
+    assert not duplicated, f"duplicated keys in the schema: {duplicated}"
+    return dict(pairs)
+
+
+def test_the_openapi_schema_text_has_no_duplicated_key(client):
+    # Swagger UI refuses a schema with a key twice ("Parser error: duplicated mapping key") and shows nothing.
+    text = client.get("/api/openapi.json").content.decode()
+    schema = json.loads(text, object_pairs_hook=_refuse_duplicates)
+    for path in ("/api/benchmarks/{slug}/bundle", "/api/benchmarks/{slug}/inspect"):
+        ok = schema["paths"][path]["post"]["responses"]["200"]
+        assert ok["content"]["application/json"]["example"]["benchmark"] == "my-bench"
+        assert "schema" in ok["content"]["application/json"]
