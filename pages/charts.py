@@ -134,19 +134,41 @@ def line_chart(points: list[tuple[str, float | None, str, str]], scale: float) -
     }
 
 
+def _interval_axis(lo: float, hi: float, bounds: tuple[float, float] | None) -> list[float]:
+    """Round ticks over [lo, hi], kept inside the score's own range when it has one (a 0-1 score is never drawn
+    on a 1.00-2.00 axis). Intervals of one width (every agent at the same value) get a little room around them,
+    on the side the range leaves free."""
+    if bounds:  # never cut data off: a range the data leaves is widened to hold it
+        bounds = (min(bounds[0], lo), max(bounds[1], hi))
+    if hi - lo < 1e-9:
+        pad = (bounds[1] - bounds[0]) * 0.1 if bounds else max(abs(lo) * 0.1, 1.0)
+        lo, hi = lo - pad, hi + pad
+    if bounds:
+        lo, hi = max(lo, bounds[0]), min(hi, bounds[1])
+    ticks = _ticks(lo, hi)
+    if bounds:
+        inside = [t for t in ticks if bounds[0] - 1e-9 <= t <= bounds[1] + 1e-9]
+        ticks = sorted({max(ticks[0], bounds[0]), *inside, min(ticks[-1], bounds[1])})
+    return ticks
+
+
 def interval_chart(
-    rows: list[dict[str, Any]], fmt: Callable[[float], str], hrefs: dict[str, str]
+    rows: list[dict[str, Any]],
+    fmt: Callable[[float], str],
+    hrefs: dict[str, str],
+    bounds: tuple[float, float] | None = None,
 ) -> dict[str, Any] | None:
     """SVG geometry of an interval plot (as LMArena's confidence-interval plot): one line per agent, in the
     order given, a dot at its number and a bar over its 95% interval, all on one shared horizontal axis, so
     overlapping bars are seen. Rows are {"agent", "name", "value", "low", "high", "rank_ub"}; rows without an
-    interval are left out."""
+    interval are left out. `bounds` is the score's own range (0 to the methodology's scale): the axis stays
+    inside it."""
     pts = [r for r in rows if r.get("value") is not None and r.get("low") is not None and r.get("high") is not None]
     if not pts:
         return None
     line, top, bottom, left, right, w = 26, 12, 40, 200, 24, 720
     h = top + bottom + line * len(pts)
-    ticks = _ticks(min(p["low"] for p in pts), max(p["high"] for p in pts))
+    ticks = _interval_axis(min(p["low"] for p in pts), max(p["high"] for p in pts), bounds)
     x0, x1 = ticks[0], ticks[-1]
 
     def px(v: float) -> float:

@@ -73,7 +73,7 @@ def add_compare_links(table: Table, ctx: BoardContext) -> None:
     agents = [r["agent"] for r in table.rows]
     if len(agents) < 2:
         return
-    table.columns.append(Column("compare", "Head-to-head", num=False, csv=False))
+    table.columns.append(Column("compare", "Head-to-head", num=False, csv=False, sortable=False))
     for i, row in enumerate(table.rows):
         other = agents[i - 1] if i else agents[1]
         name = next((c.text for c, k in zip(row["cells"], table.columns, strict=False) if k.key == "agent"), "")
@@ -128,7 +128,7 @@ def _chart(
     def fmt(v: float) -> str:
         return fmt_score(v, ctx.methodology) if rules is not None else f"{v:.0f}"
 
-    chart = interval_chart(rows, fmt, hrefs)
+    chart = interval_chart(rows, fmt, hrefs, (0.0, float(rules.scale)) if rules is not None else None)
     shown = [r for r in rows if r["low"] is not None and r["value"] is not None]
     return {
         "id": chart_id,

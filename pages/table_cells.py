@@ -27,6 +27,7 @@ class Column:
     aria_sort: str = ""
     arrow: str = ""
     csv: bool = True  # a column of links only (head-to-head) is left out of the CSV
+    sortable: bool = True  # a column of links only has no order to sort by
 
 
 @dataclass

@@ -54,7 +54,7 @@ def table_sort(table: Table, sort: str | None, direction: str, base: dict[str, s
     """Sort rows in place by a column's sort value (missing values always last), and give every column
     header its link (the next direction) and aria-sort. An unknown column keeps the board's rank order."""
     keys = [c.key for c in table.columns]
-    if not sort or sort not in keys:
+    if not sort or sort not in keys or not table.columns[keys.index(sort)].sortable:
         sort, direction = "rank", "asc"
     i = keys.index(sort)
     present = [r for r in table.rows if r["cells"][i].sort is not None]

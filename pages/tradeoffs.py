@@ -132,5 +132,7 @@ def tradeoffs_page(*, bench_slug: str, params: Mapping[str, str]) -> dict[str, A
         "partial_cost": [_partial_name(r, "cost_usd") for r in rows if "cost_usd" in r["partial_axes"]],
         "partial_time": [_partial_name(r, "wall_seconds") for r in rows if "wall_seconds" in r["partial_axes"]],
         "axes_runs": bench.rules.axes_runs,
+        # No agent reports cost or time: nothing to plot or trade off, and a re-rank would only rescale the score.
+        "no_axes": bool(rows) and all(r["cost_usd"] is None and r["wall_seconds"] is None for r in rows),
         "headline": bench.rules.headline_label,
     }
