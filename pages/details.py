@@ -280,13 +280,21 @@ def _task_items(
                 "agent": agent_runs[0].entry.agent,
                 "slug": slug,
                 "runs": summaries,
-                "range": fmt_range(min(scores), max(scores)) if len(scores) > 1 else "",
+                "range": _runs_range(scores, sum(1 for s in summaries if s["counts"])),
                 "median": fmt_score(crow.get("median"), m) if crow else None,
                 "rating": fmt_rating(ratings.get(slug)) if bench.rules.task_medians else None,
                 "selected": slug == selected,
             }
         )
     return items
+
+
+def _runs_range(scores: list[float], counted: int) -> str:
+    """The Range column: the spread of the counted runs' scores, "one run" where a single run counts (there is
+    no spread to show), blank where runs carry no score to spread (outcomes)."""
+    if counted == 1:
+        return "one run"
+    return fmt_range(min(scores), max(scores)) if len(scores) > 1 else ""
 
 
 def _task_rating_rows(task: Task, ratings_snap: BoardSnapshot | None, runs: list[Run]) -> list[dict[str, Any]]:
