@@ -234,6 +234,8 @@ STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 WHITENOISE_USE_FINDERS = DEBUG or TESTING or not any(STATIC_ROOT.iterdir())
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # Run transcripts (names under "transcripts/"), compressed pages read by the run page.
+    "transcripts": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 

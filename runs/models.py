@@ -400,3 +400,48 @@ class AppBuild(models.Model):
 
     def __str__(self) -> str:
         return f"app build of {self.run}"
+
+
+class Transcript(models.Model):
+    """A run's transcript: the input, every message (role, text, tool calls and their results), the final
+    output, every scorer's value and explanation, the sample's error or limit, and per-model usage. Kept
+    outside the tables the boards read: the messages are stored compressed, in pages of `page_size`, through
+    the "transcripts" storage under `path`; `meta` holds the sample-level facts shown beside them. The format
+    of a message is the one documented in docs/transcripts.md."""
+
+    run = models.OneToOneField(Run, on_delete=models.CASCADE, related_name="transcript")
+    source = models.CharField(max_length=20, help_text="Where it came from: inspect or bundle.")
+    path = models.CharField(max_length=300, help_text="The storage name prefix of its pages.")
+    message_count = models.PositiveIntegerField(default=0)
+    page_size = models.PositiveIntegerField(default=100)
+    raw_bytes = models.BigIntegerField(default=0, help_text="The messages' size as JSON, uncompressed.")
+    stored_bytes = models.BigIntegerField(default=0, help_text="Compressed, all pages together.")
+    meta = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"transcript of {self.run}"
+
+
+class SearchKind(models.TextChoices):
+    MESSAGE = "message"
+    JUDGE = "judge"
+    NOTE = "note"
+
+
+class SearchEntry(models.Model):
+    """One text of a run a reader can search: a transcript message (anchor "m-<index>"), a judge's narrative
+    (anchor "judge"), a reviewer's note (anchor "verdict-<id>"). Visibility follows the run's round."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="search_entries")
+    kind = models.CharField(max_length=10, choices=SearchKind.choices)
+    anchor = models.CharField(max_length=40)
+    text = models.TextField()
+
+    class Meta:
+        ordering = ["run", "id"]
+        constraints = [models.UniqueConstraint(fields=["run", "anchor"], name="search_entry_run_anchor")]
+        verbose_name_plural = "search entries"
+
+    def __str__(self) -> str:
+        return f"{self.run} {self.anchor}"
