@@ -8,9 +8,9 @@ from collections.abc import Mapping
 
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
-from django.db import models
+from django.db import connection, models
 from django.db.models import Q
-from django.db.models.functions import JSONArray
+from django.db.models.functions import Cast, Concat, JSONArray
 from django.urls import reverse
 from django.utils import timezone
 
@@ -149,10 +149,20 @@ def task_in_published_round(task: str = "pk") -> Q:
     runs = Task._meta.get_field("runs").related_model.objects.filter(  # runs.Run (runs.models imports this module)
         in_published_round(), task=models.OuterRef(task)
     )
-    rounds = Round.objects.published().filter(
-        benchmark=models.OuterRef(f"{prefix}benchmark"), task_keys__contains=JSONArray(models.OuterRef(f"{prefix}key"))
-    )
+    rounds = Round.objects.published().filter(benchmark=models.OuterRef(f"{prefix}benchmark"))
+    rounds = rounds.filter(_task_set_holds(models.OuterRef(f"{prefix}key")))
     return Q(models.Exists(runs)) | Q(models.Exists(rounds))
+
+
+def _task_set_holds(key: models.OuterRef) -> Q:
+    """A round's frozen task set (`task_keys`, a JSON list of keys) holds `key`. PostgreSQL tests JSON
+    containment (indexable); SQLite, the embedded default, has no JSON containment, so there the stored JSON text
+    is searched for the quoted key (task keys are slugs, `key_validator`, so a key never needs escaping and
+    a quoted key matches a whole element only)."""
+    if connection.features.supports_json_field_contains:
+        return Q(task_keys__contains=JSONArray(key))
+    quoted = Concat(models.Value('"'), key, models.Value('"'), output_field=models.TextField())
+    return Q(models.lookups.Contains(Cast("task_keys", models.TextField()), quoted))
 
 
 class TaskQuerySet(models.QuerySet):
