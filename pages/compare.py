@@ -24,6 +24,7 @@ from .formatting import OUTCOME_BADGE, OUTCOME_LABEL, fmt_score
 from .intervals import ci_label, compare_url
 from .links import run_url, task_url
 from .selectors import benchmark_get, ratings_maps, round_pick, rounds_published, snapshot_state, snapshots_for
+from .statistics import power
 
 
 def compare_page(*, bench_slug: str, params: Mapping[str, str]) -> dict[str, Any]:
@@ -76,7 +77,11 @@ def _comparison(bench: Benchmark, rnd: Round, data: dict, a: str, b: str, agents
             }
         )
     diff = paired_difference(data.get("pairs"), a, b) if rules.interval else None
-    return {"tasks": rows, "difference": _difference(diff, rules, agents[a].name, agents[b].name)}
+    return {
+        "tasks": rows,
+        "difference": _difference(diff, rules, agents[a].name, agents[b].name),
+        "power": power(bench, data, diff, a, b),
+    }
 
 
 def _side(bench: Benchmark, rnd: Round, key: str, agent: str, cell: TaskNumber | None) -> dict[str, Any]:

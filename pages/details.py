@@ -30,6 +30,7 @@ from .selectors import (
     snapshots_for,
     standing_runs,
 )
+from .statistics import task_in_round
 
 PUBLISHED = RoundStatus.PUBLISHED
 
@@ -237,9 +238,14 @@ def _task_sections(
             "round": rounds[round_id],
             "items": _task_items(task, rounds[round_id], snaps.get(round_id), agents, ratings, selected),
             "params": [p for p in params if p.round_id == round_id],
+            "stats": task_in_round(task.benchmark, _snap_data(snaps.get(round_id)), task.key),
         }
         for round_id, agents in by_round.items()
     ]
+
+
+def _snap_data(snap: BoardSnapshot | None) -> dict[str, Any] | None:
+    return snap.data if snap else None
 
 
 def _task_items(

@@ -14,7 +14,15 @@ from django.http import HttpResponse
 from leaderboard.models import Benchmark
 from runs.models import Run, run_counting
 
-from .selectors import benchmark_get, board_page, checks_passed, run_score, snapshots_for, standing_runs
+from .selectors import (
+    benchmark_get,
+    board_page,
+    checks_passed,
+    round_tasks_page,
+    run_score,
+    snapshots_for,
+    standing_runs,
+)
 from .tables import Table
 
 # A spreadsheet reads a cell that starts with one of these as a formula (OWASP "CSV Injection": = + - @, tab
@@ -168,4 +176,23 @@ def board_csv(*, bench_slug: str, round_key: str, params: Mapping[str, str]) -> 
                 vals.append(cell.text if col.key == "agent" else _blank(cell.raw if cell.raw is not None else None))
         vals += [_blank(v) for v in row.get("extra") or [None] * len(table.extra_columns)]
         rows.append(vals)
+    return name, rows
+
+
+TASKS_CSV_COLUMNS = ["task", "title", "agents", "mean", "pass_share", "spread", "discrimination", "flag"]
+
+
+def round_tasks_csv(*, bench_slug: str, round_key: str) -> tuple[str, list[list[Any]]]:
+    """The round's task statistics (docs/statistics.md, `statistics.tasks`), one row per task at full
+    precision, then the round's split-half reliability in a last row named in the task column."""
+    page = round_tasks_page(bench_slug=bench_slug, round_key=round_key, params={})
+    name = f"{page['bench'].slug}-{page['round'].key}-tasks"
+    rows: list[list[Any]] = [TASKS_CSV_COLUMNS]
+    for r in page["rows"]:
+        t = r["raw"]
+        rows.append(
+            [t["task"], r["title"], t["agents"], *(_blank(t[k]) for k in TASKS_CSV_COLUMNS[3:7]), t["flag"] or ""]
+        )
+    reliability = ((page["statistics"] or {}).get("reliability") or {}).get("value")
+    rows.append(["(split-half reliability)", "", "", _blank(reliability), "", "", "", ""])
     return name, rows

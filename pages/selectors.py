@@ -31,6 +31,7 @@ from .checks import methodology_template
 from .formatting import OUTCOME_BADGE, OUTCOME_LABEL, fmt_score
 from .intervals import board_charts
 from .links import round_agent_url
+from .statistics import round_statistics, task_rows
 from .tables import BoardContext, board_table, table_sort
 
 # --- lookups that 404 ------------------------------------------------------------------------------------------
@@ -236,9 +237,36 @@ def board_page(*, bench_slug: str, round_key: str | None, params: Mapping[str, s
         "dir": direction,
         "task_key": task_key,
         "task_tabs": task_tabs,
+        "statistics": round_statistics(bench, data) if data else None,
         "tasks": tasks,
         "has_tradeoffs": True,
         "entries": sorted(entries.values(), key=lambda e: e.agent.name),
+    }
+
+
+def round_tasks_page(*, bench_slug: str, round_key: str, params: Mapping[str, str]) -> dict[str, Any]:
+    """The round's Tasks page: which tasks separate its agents, the split-half reliability of its ranking, its
+    noise floor and, where reviewers double-review, how often they agreed. Read from the round's snapshot."""
+    bench = benchmark_get(bench_slug)
+    rounds = rounds_published(bench)
+    rnd = round_pick(rounds, round_key)
+    snaps, _ = snapshots_for(bench, [rnd.id])
+    snap = snaps.get(rnd.id)
+    data = snap.data if snap else None
+    titles = {t.key: t.title or t.key for t in bench.tasks.public()}
+    rows = task_rows(bench, data, titles)
+    order = params.get("sort")
+    if order == "discrimination":  # the weakest separators first: what a benchmark team looks at
+        rows.sort(key=lambda r: (r["discrimination"] is None, r["discrimination"] or 0.0, r["title"]))
+    return {
+        "bench": bench,
+        "round": rnd,
+        "rounds": rounds,
+        "state": snapshot_state(snap),
+        "statistics": round_statistics(bench, data) if data else None,
+        "rows": rows,
+        "sort": "discrimination" if order == "discrimination" else "task",
+        "flagged": sum(1 for r in rows if r["flag"]),
     }
 
 
@@ -264,10 +292,12 @@ def methodology_page(*, bench_slug: str) -> dict[str, Any]:
     for t in tasks:
         kinds[t.get_kind_display()] = kinds.get(t.get_kind_display(), 0) + 1
     rounds = rounds_published(bench)
+    snap = snapshots_for(bench, [rounds[0].id])[0].get(rounds[0].id) if rounds else None
     return {
         "bench": bench,
         "tasks": tasks,
         "kinds": kinds,
         "round": rounds[0] if rounds else None,
+        "statistics": round_statistics(bench, snap.data) if snap and snap.data else None,
         "template": methodology_template(bench.methodology),
     }

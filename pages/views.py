@@ -99,6 +99,19 @@ def methodology(request: HttpRequest, bench: str) -> HttpResponse:
 
 @public_page
 @require_GET
+def round_tasks(request: HttpRequest, bench: str, round: str) -> HttpResponse:
+    context = selectors.round_tasks_page(bench_slug=bench, round_key=round, params=request.GET)
+    return render(request, "leaderboard/round_tasks.html", context)
+
+
+@require_GET
+def round_tasks_csv(request: HttpRequest, bench: str, round: str) -> HttpResponse:
+    name, rows = downloads.round_tasks_csv(bench_slug=bench, round_key=round)
+    return downloads.csv_response(name, rows)
+
+
+@public_page
+@require_GET
 def changelog(request: HttpRequest, bench: str, round: str) -> HttpResponse:
     context = selectors.changelog_page(bench_slug=bench, round_key=round)
     return render(request, "leaderboard/changelog.html", context)

@@ -22,14 +22,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
 from django.utils import timezone
 
 from leaderboard.groups import REVIEWERS, TESTERS
-from leaderboard.models import in_published_round, task_input
+from leaderboard.models import Round, in_published_round, task_input
 from leaderboard.roles import user_groups, user_is_editor
 from scoring import methodologies
+from scoring.agreement import cohen_kappa
 from scoring.boards import counted_verdict_outcome
+from scoring.common import verdict_outcome
 from scoring.types import VerdictInput
 
 from .models import Run, RunStatus, Verdict, VerdictRole, run_input
@@ -338,3 +340,49 @@ def preview_runs(round, organization) -> list[PreviewRow]:
             )
         )
     return rows
+
+
+def reviewer_pair_agreement(user, rnd: Round) -> list[dict]:
+    """Editors' private view of review agreement (seed 000 §5), per pair of people: for every tester and
+    second reviewer who judged the same runs of `rnd`, how many runs, how many they agreed on (the counted
+    outcome, as `scoring.agreement` reads it: lowest matched row, a violation off a safety task a fail) and
+    Cohen's kappa. Only runs whose every verdict `user` may see count, so an editor who reviewed a run blind
+    learns nothing about it here either. Most runs first."""
+    rules = methodologies.get(rnd.benchmark.methodology)
+    runs = (
+        Run.objects.filter(round=rnd)
+        .select_related("task", "round")
+        .prefetch_related(Prefetch("verdicts", queryset=Verdict.objects.select_related("reviewer")))
+    )
+    pairs: dict[tuple[int, int], list[tuple[str, str]]] = {}
+    people: dict[int, str] = {}
+    for run in runs:
+        by_role = {v.role: v for v in run.verdicts.all()}
+        tester, second = by_role.get(VerdictRole.TESTER), by_role.get(VerdictRole.SECOND)
+        if not (tester and second and tester.reviewer and second.reviewer) or not sees_all_verdicts(user, run):
+            continue
+        allow = bool(rules.violation_possible and rules.violation_possible(task_input(run.task)))
+        t, s = (verdict_outcome(_verdict_input(v), allow) for v in (tester, second))
+        if t is None or s is None:
+            continue
+        for person in (tester.reviewer, second.reviewer):
+            people[person.pk] = person.get_full_name() or person.get_username()
+        pairs.setdefault((tester.reviewer.pk, second.reviewer.pk), []).append((t, s))
+    out = []
+    for (t_id, s_id), labels in pairs.items():
+        kappa, p_o, _ = cohen_kappa(labels)
+        out.append(
+            {
+                "tester": people[t_id],
+                "second": people[s_id],
+                "runs": len(labels),
+                "agreed": sum(1 for a, b in labels if a == b),
+                "agreement": p_o,
+                "kappa": kappa,
+            }
+        )
+    return sorted(out, key=lambda r: (-r["runs"], r["tester"], r["second"]))
+
+
+def _verdict_input(v: Verdict) -> VerdictInput:
+    return VerdictInput(role=v.role, outcome=v.outcome or None, matched=tuple(v.matched or ()))

@@ -6,9 +6,12 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
+
+from leaderboard.models import Round
 
 from .. import services
 from ..models import CheckResult, Dispute, Evidence, Run, Verdict, VerdictRole
@@ -16,6 +19,7 @@ from ..selectors import (
     queue_counts,
     review_label,
     review_queue,
+    reviewer_pair_agreement,
     roles_open_to,
     sees_all_verdicts,
     user_is_editor,
@@ -259,7 +263,30 @@ class RunAdmin(DeletesThroughService, admin.ModelAdmin):
                 self.message_user(request, f"Created re-run {rerun.key} of {run.key}.", messages.SUCCESS)
 
     def get_urls(self):
-        return [path("queue/", self.admin_site.admin_view(self.queue_view), name="runs_run_queue"), *super().get_urls()]
+        return [
+            path("queue/", self.admin_site.admin_view(self.queue_view), name="runs_run_queue"),
+            path(
+                "agreement/<int:round_id>/",
+                self.admin_site.admin_view(self.agreement_view),
+                name="runs_run_agreement",
+            ),
+            *super().get_urls(),
+        ]
+
+    def agreement_view(self, request, round_id: int):
+        """Review agreement per pair of reviewers in one round: editors only (private; the public pages give
+        the round's agreement by role)."""
+        if not user_is_editor(request.user):
+            raise PermissionDenied
+        rnd = get_object_or_404(Round.objects.select_related("benchmark"), pk=round_id)
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"Review agreement by reviewer pair: {rnd.benchmark.name} {rnd.name or rnd.key}",
+            "opts": self.opts,
+            "round": rnd,
+            "pairs": reviewer_pair_agreement(request.user, rnd),
+        }
+        return TemplateResponse(request, "admin/runs/run/agreement.html", context)
 
     def queue_view(self, request):
         if not user_verdict_roles(request.user):
