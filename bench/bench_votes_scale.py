@@ -178,7 +178,29 @@ def step_refresh() -> None:
     started = time.perf_counter()
     compute_ratings(bench.id, unless_digest=snap.digest)
     read_s = time.perf_counter() - started
-    print(json.dumps({"refresh_s": elapsed, "read_s": read_s, "votes": sum(r["votes"] for r in snap.data["all"]) // 2}))
+    # The fit alone and the vote margins alone, on the same cells, side by side in this one process.
+    from scoring.bradley_terry import ratings_from_cells
+    from scoring.vote_margins import with_vote_margins
+    from snapshots.recompute import _public_cells, public_tallies
+
+    tallies = public_tallies(_public_cells(bench.id))
+    started = time.perf_counter()
+    fitted = ratings_from_cells(tallies)
+    fit_s = time.perf_counter() - started
+    started = time.perf_counter()
+    with_vote_margins(tallies, fitted)
+    margins_s = time.perf_counter() - started
+    print(
+        json.dumps(
+            {
+                "refresh_s": elapsed,
+                "read_s": read_s,
+                "fit_s": fit_s,
+                "margins_s": margins_s,
+                "votes": sum(r["votes"] for r in snap.data["all"]) // 2,
+            }
+        )
+    )
 
 
 def step_download(folder: str) -> None:
@@ -327,6 +349,12 @@ def main() -> None:
         refresh_wall, refresh_mib, out = child("refresh")
         refreshed = json.loads(out.splitlines()[-1])
         refresh_s, read_s = refreshed["refresh_s"], refreshed["read_s"]
+        fit_s, margins_s = refreshed["fit_s"], refreshed["margins_s"]
+        print(
+            f"  {size:,} votes: ratings fit {fit_s:.2f} s, vote margins {margins_s:.2f} s "
+            f"(fit with margins / fit alone {(fit_s + margins_s) / fit_s:.2f})",
+            flush=True,
+        )
         if args.download_up_to is not None and size > args.download_up_to:
             print(
                 f"{size:>10,}  {load_s:6.1f}  {cells_s:7.1f}  {refresh_s:9.2f}  {read_s:8.2f}  {refresh_mib:11.0f}  "

@@ -30,7 +30,7 @@ from .selectors import (
     snapshots_for,
     standing_runs,
 )
-from .statistics import task_in_round
+from .statistics import task_in_round, vote_margins
 
 PUBLISHED = RoundStatus.PUBLISHED
 
@@ -215,6 +215,12 @@ def task_page(*, bench_slug: str, task_key: str, agent: str | None) -> dict[str,
         "sections": sections,
         "agent": agent,
         "ratings": _task_rating_rows(task, ratings_snap, runs),
+        "margins": vote_margins(
+            ((((ratings_snap.data if ratings_snap else None) or {}).get("margins") or {}).get("tasks") or {}).get(
+                task.key
+            ),
+            {r.entry.agent.slug: r.entry.agent.name for r in runs},
+        ),
         "standing_label": methodologies.get(bench.methodology).standing_label,
     }
 

@@ -31,7 +31,7 @@ from .checks import methodology_template
 from .formatting import OUTCOME_BADGE, OUTCOME_LABEL, fmt_score
 from .intervals import board_charts
 from .links import round_agent_url
-from .statistics import round_statistics, task_rows
+from .statistics import round_statistics, task_rows, vote_margins
 from .tables import BoardContext, board_table, table_sort
 
 # --- lookups that 404 ------------------------------------------------------------------------------------------
@@ -238,10 +238,19 @@ def board_page(*, bench_slug: str, round_key: str | None, params: Mapping[str, s
         "task_key": task_key,
         "task_tabs": task_tabs,
         "statistics": round_statistics(bench, data) if data else None,
+        "margins": _board_margins(ratings_snap, entries, task_key if task_tabs else None),
         "tasks": tasks,
         "has_tradeoffs": True,
         "entries": sorted(entries.values(), key=lambda e: e.agent.name),
     }
+
+
+def _board_margins(ratings: BoardSnapshot | None, entries: dict[str, Entry], task: str | None) -> Any:
+    """How many votes hold the top place of the vote ratings shown on this board: the benchmark's, or the
+    task's when a task's board ranks by votes."""
+    margins = ((ratings.data if ratings else None) or {}).get("margins") or {}
+    board = (margins.get("tasks") or {}).get(task) if task else margins.get("all")
+    return vote_margins(board, {slug: e.agent.name for slug, e in entries.items()})
 
 
 def round_tasks_page(*, bench_slug: str, round_key: str, params: Mapping[str, str]) -> dict[str, Any]:

@@ -135,3 +135,29 @@ def power(
         "sd_text": bench.rules.format_score(sd) if sd is not None else "",
         "tasks": diff["tasks"],
     }
+
+
+def vote_margins(board: dict[str, Any] | None, names: dict[str, str]) -> dict[str, Any] | None:
+    """How many votes hold a vote-ranked board's top place and each clearly separated neighbour
+    (`scoring.vote_margins`), in words; None without a top place."""
+    if not board or not board.get("top"):
+        return None
+    votes = board["votes"]
+
+    def held(figure: dict[str, Any], upper: str, lower: str) -> str:
+        upper, lower = names.get(upper, upper), names.get(lower, lower)
+        if figure["flip"] == 0:
+            return f"{upper} and {lower} are already level."
+        if figure["flip"] is None:
+            removed = figure.get("removed", board.get("max_removed"))
+            return f"{upper} stays ahead of {lower} after removing {removed:,} of {votes:,} votes (the search stops)."
+        return f"{upper} stays ahead of {lower} unless at most {figure['flip']:,} of {votes:,} votes are removed."
+
+    top = board["top"]
+    return {
+        "votes": votes,
+        "top_flip": top["flip"],
+        "summary": f"at most {top['flip']:,} of {votes:,} votes" if top["flip"] else "",
+        "top": held(top, top["agent"], top["runner_up"]),
+        "pairs": [held(p, p["above"], p["below"]) for p in board.get("pairs") or []],
+    }

@@ -10,6 +10,7 @@ from .boards import boards_as_shown, compute_boards
 from .bradley_terry import ratings_from_cells, ratings_from_votes
 from .bundle import BundleError, check_bundle, round_inputs, vote_inputs
 from .types import WINNERS
+from .vote_margins import with_vote_margins
 
 # A votes file with more bad lines than this stops listing them (the count of the rest is reported).
 MAX_LISTED_PROBLEMS = 20
@@ -76,7 +77,8 @@ def recount(doc: dict, round_key: str | None = None, votes_file: Iterable[dict] 
     Returns {"benchmark": slug, "methodology": m, "rounds": [{"round": key, "boards": {...}}]}, plus
     "ratings": {"all": [ROW], "tasks": {TASK: [ROW]}} from the counted votes when the bundle has votes
     (only votes with "counts": true are fitted); boards that rank by votes (checks invent and startup tasks)
-    are ranked with those ratings, as the site shows them. Raises `BundleError` for an invalid bundle or
+    are ranked with those ratings, as the site shows them; the ratings also carry "margins", how many votes hold
+    each vote-ranked board's top place (`scoring.vote_margins`). Raises `BundleError` for an invalid bundle or
     an unknown round.
 
     A bundle whose votes are too many to inline names a `votes_file` instead: pass its lines (parsed, one dict
@@ -89,12 +91,13 @@ def recount(doc: dict, round_key: str | None = None, votes_file: Iterable[dict] 
         raise BundleError([f"round: unknown round {round_key!r}"])
     if votes_file is not None:
         tallies = vote_tallies(doc, votes_file)
-        ratings = ratings_from_cells(tallies) if tallies else None
+        ratings = with_vote_margins(tallies, ratings_from_cells(tallies)) if tallies else None
     elif doc.get("votes_file"):
         raise BundleError(["votes_file: the votes are in a separate file; recount the bundle with it (--votes FILE)"])
     else:
         votes = [v for v in vote_inputs(doc) if v.counts]
-        ratings = ratings_from_votes(votes) if votes else None
+        cells = [(*key, n) for key, n in sorted(Counter((v.task, v.a, v.b, v.winner) for v in votes).items())]
+        ratings = with_vote_margins(cells, ratings_from_votes(votes)) if votes else None
     methodology = doc["benchmark"]["methodology"]
     out: dict[str, Any] = {
         "benchmark": doc["benchmark"]["slug"],

@@ -24,13 +24,16 @@ from leaderboard.models import Round
 from scoring.boards import compute_boards
 from scoring.bradley_terry import ratings_from_cells
 from scoring.bundle import round_inputs
+from scoring.vote_margins import with_vote_margins
 from voting.models import Outcome, VoteCell
 
 from .models import BoardSnapshot, SnapshotKind
 from .stale import RATINGS_DEBOUNCE_SECONDS, enqueue_recompute, snapshots_mark_stale
 
 # Bump when a scoring rule changes, so every snapshot is recomputed even though its inputs did not change.
-SCORING_VERSION = "9"  # 9: statistics carry "noise" (noise floor, per-pair spread); 8: ratings "margins"
+# 10: ratings carry "margins" again (stepped search on large boards); 9: statistics carry "noise" (noise floor,
+# per-pair spread); 8: ratings "margins"
+SCORING_VERSION = "10"
 
 
 def _digest(payload: object) -> str:
@@ -81,6 +84,12 @@ def _public_cells(benchmark_id: int) -> list[tuple]:
     )
 
 
+def public_tallies(cells: list[tuple]) -> list[tuple[str, str, str, str, int]]:
+    """The public vote cells as the scoring side reads them: (task, a, b, winner "a"/"b"/"tie", n)."""
+    winner = {Outcome.LO: "a", Outcome.HI: "b", Outcome.TIE: "tie"}
+    return [(t, lo, hi, winner[Outcome(o)], n) for t, lo, hi, o, n in cells]
+
+
 def compute_ratings(benchmark_id: int, *, unless_digest: str = "") -> tuple[str, dict | None]:
     """The benchmark's public ratings and the digest of their inputs; the data is None (no fit) when the
     digest equals `unless_digest`."""
@@ -88,11 +97,10 @@ def compute_ratings(benchmark_id: int, *, unless_digest: str = "") -> tuple[str,
     digest = _digest(cells)
     if digest == unless_digest:
         return digest, None
-    winner = {Outcome.LO: "a", Outcome.HI: "b", Outcome.TIE: "tie"}
-    tallies = [(t, lo, hi, winner[Outcome(o)], n) for t, lo, hi, o, n in cells]
-    # Not with `scoring.vote_margins` yet: at 1M votes its greedy refits took a ratings refresh from 0.5 s to
-    # 113 s (bench/bench_votes_scale.py); it is wired in again once it is bounded by work, not by removals.
-    return digest, ratings_from_cells(tallies)
+    tallies = public_tallies(cells)
+    # With how many votes hold each vote-ranked board's top place (`scoring.vote_margins`: bounded by fits,
+    # not by votes, so a million votes cost about what a thousand do; bench/bench_votes_scale.py).
+    return digest, with_vote_margins(tallies, ratings_from_cells(tallies))
 
 
 def snapshot_recompute(*, snapshot_id: int) -> bool:
