@@ -143,6 +143,7 @@ def _task_doc(t: Task) -> dict:
         "time_limit_min": t.time_limit_min,
         "token_budget": t.token_budget,
         "domain": t.domain or None,
+        "family": t.family or None,
         "difficulty": t.difficulty or None,
         "evaluation": t.evaluation or None,
         "human_minutes": t.human_minutes,

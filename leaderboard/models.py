@@ -181,6 +181,11 @@ class Task(models.Model):
     version = models.CharField(max_length=20, default="1.0", validators=[version_validator])
     dimensions = models.JSONField(default=list, blank=True)
     domain = models.CharField(max_length=100, blank=True)
+    family = models.CharField(
+        max_length=100,
+        blank=True,
+        help_text="Tasks made together (one scenario, fixture or batch): the intervals resample them together.",
+    )
     difficulty = models.CharField(max_length=50, blank=True)
     evaluation = models.CharField(max_length=20, choices=Evaluation.choices, blank=True)
     time_limit_min = models.FloatField(null=True, blank=True, default=30)
@@ -397,6 +402,7 @@ def task_input(task: Task) -> TaskInput:
         version=task.version,
         dimensions=tuple(task.dimensions or ()),
         domain=task.domain or None,
+        family=task.family or None,
         evaluation=task.evaluation or None,
         time_limit_min=task.time_limit_min,
         token_budget=task.token_budget,

@@ -164,6 +164,7 @@ def _task_input(t: dict) -> TaskInput:
         version=t.get("version") or "1.0",
         dimensions=_tuple(t.get("dimensions")),
         domain=t.get("domain"),
+        family=t.get("family") or None,
         evaluation=t.get("evaluation"),
         time_limit_min=t.get("time_limit_min", 30),
         token_budget=t.get("token_budget"),

@@ -112,6 +112,7 @@ def _check_tasks(c: Checker, tasks: list, declared: Declared) -> None:
         c.string(t, "evaluation", p, choices=EVALUATIONS)
         c.string(t, "prompt", p, max_len=MAX_TEXT)
         c.string(t, "domain", p, max_len=100)
+        c.string(t, "family", p, max_len=100)
         for field in ("dimensions", "scenarios"):
             if t.get(field) is not None and not is_str_list(t[field]):
                 c.add(f"{p}.{field}", "must be a list of strings")

@@ -17,6 +17,11 @@ module puts a number on that gap, the way "Adding Error Bars to Evals" (Miller, 
 * **Paired differences.** For every two agents, the mean over the tasks both ran of (A's task number - B's),
   with its 95% interval from the same resamples (paired bootstrap: both agents' numbers come from the same
   drawn tasks).
+* **Families.** Where the round's tasks name a `family` (tasks made together, which share more than chance:
+  a scenario, a fixture, a batch; AgentBench-Live's domains), one resample draws the families with
+  replacement, then, inside each drawn family, as many of its tasks as it has, with replacement (a
+  hierarchical bootstrap, as METR's time horizons and Miller 2024's clustered standard errors do). A task
+  without a family is a family of its own. Without any family the draw is the flat one above, unchanged.
 * **Determinism.** The generator is seeded with the constant `SEED`; agents are ordered by slug and tasks by
   key, so the same round always gives the same numbers, on the site and in `recount`.
 
@@ -124,14 +129,51 @@ def _order_cdf(width: int, statistic: str) -> NDArray[np.float64]:
     return cdf
 
 
+def _with_gap(grid: _Grid) -> _Grid:
+    """`grid` with one more task row that no agent has a number on: where a grouped draw has no task to put
+    (a drawn family smaller than the largest), it points there, and the row counts for nobody."""
+    n_tasks, n_agents, width = grid.values.shape
+    values = np.concatenate([grid.values, np.full((1, n_agents, width), np.nan)])
+    counts = np.concatenate([grid.counts, np.zeros((1, n_agents), dtype=np.int64)])
+    ran = np.concatenate([grid.ran, np.zeros((1, n_agents), dtype=bool)])
+    return _Grid(grid.agents, [*grid.tasks, ""], values, counts, ran)
+
+
+class _FamilyDraw:
+    """Draws of a round's tasks by family: families with replacement, then each drawn family's tasks with
+    replacement, as many as it has. A draw is [n, families x largest family] task indices, the slots past a
+    drawn family's size pointing at the gap row (`_with_gap`)."""
+
+    def __init__(self, tasks: list[str], families: Mapping[str, str]) -> None:
+        members: dict[str, list[int]] = {}
+        for i, task in enumerate(tasks):
+            members.setdefault(families.get(task) or f"\0{task}", []).append(i)
+        groups = [members[k] for k in sorted(members)]
+        width = max(len(g) for g in groups)
+        self.gap = len(tasks)
+        self.table = np.full((len(groups), width), self.gap, dtype=np.intp)
+        for g, indices in enumerate(groups):
+            self.table[g, : len(indices)] = indices
+        self.sizes = np.array([len(g) for g in groups], dtype=np.intp)
+
+    def __call__(self, rng: np.random.Generator, n: int) -> NDArray[np.intp]:
+        n_groups, width = self.table.shape
+        picked = rng.integers(0, n_groups, size=(n, n_groups))
+        sizes = self.sizes[picked][..., None]  # [n, G, 1]
+        within = np.floor(rng.random((n, n_groups, width)) * sizes).astype(np.intp)
+        tasks = self.table[picked[..., None], within]
+        return np.where(np.arange(width) < sizes, tasks, self.gap).reshape(n, n_groups * width)
+
+
 def _resampled_cells(
-    grid: _Grid, rule: IntervalRule, rng: np.random.Generator, n: int
+    grid: _Grid, rule: IntervalRule, rng: np.random.Generator, n: int, draw: _FamilyDraw | None = None
 ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
     """Cell numbers of `n` resamples, [n, T, A] (nan: not in the headline), and whether the agent ran each
-    drawn task: tasks drawn with replacement, and runs within each drawn cell when the rule resamples runs
-    (through `_order_cdf`)."""
+    drawn task: tasks drawn with replacement (by family when `draw` is given: then `grid` has its gap row),
+    and runs within each drawn cell when the rule resamples runs (through `_order_cdf`)."""
     n_tasks, n_agents, width = grid.values.shape
-    drawn = rng.integers(0, n_tasks, size=(n, n_tasks))
+    drawn = draw(rng, n) if draw is not None else rng.integers(0, n_tasks, size=(n, n_tasks))
+    n_tasks = drawn.shape[1]
     if not rule.resample_runs or width == 1:
         return _cell_stat(grid.values, grid.counts, rule.statistic)[drawn], grid.ran[drawn]
     counts = grid.counts[drawn]  # [n, T, A]
@@ -196,12 +238,20 @@ def rank_ub(ci_low: dict[str, float | None], ci_high: dict[str, float | None]) -
     return out
 
 
-def bootstrap(cells: Cells, rule: IntervalRule, rounds: int = ROUNDS, seed: int = SEED) -> IntervalResult:
+def bootstrap(
+    cells: Cells,
+    rule: IntervalRule,
+    rounds: int = ROUNDS,
+    seed: int = SEED,
+    families: Mapping[str, str] | None = None,
+) -> IntervalResult:
     """The interval of every agent's headline and the paired differences of every two agents (module
-    docstring), from `rounds` seeded resamples of `cells`."""
+    docstring), from `rounds` seeded resamples of `cells`; `families` ({task: family}) draws tasks by family."""
     grid = _grid(cells)
     if not grid.agents:
         return IntervalResult({}, {})
+    draw = _FamilyDraw(grid.tasks, families) if families and any(families.get(t) for t in grid.tasks) else None
+    sampled = _with_gap(grid) if draw is not None else grid
     observed = np.where(grid.counts > 0, _cell_stat(grid.values, grid.counts, rule.statistic), np.nan)
     point = _headline(observed, rule)
     rng = np.random.default_rng(seed)
@@ -209,7 +259,7 @@ def bootstrap(cells: Cells, rule: IntervalRule, rounds: int = ROUNDS, seed: int 
     heads, diffs = [], []
     step = max(1, BLOCK_CELLS // grid.values.size)
     for start in range(0, rounds, step):
-        block, ran = _resampled_cells(grid, rule, rng, min(step, rounds - start))
+        block, ran = _resampled_cells(sampled, rule, rng, min(step, rounds - start), draw)
         heads.append(_headline(block, rule))
         sums, shared = _paired_sums(block, ran)
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -273,7 +323,8 @@ def with_intervals(boards: Mapping[str, Any], round_input: RoundInput, rule: Int
     plain = cast(dict[str, Any], boards)
     if rule is None or not isinstance(plain.get(rule.board), list):
         return plain
-    result = bootstrap(rule.cells(round_input, plain), rule)
+    families = {t.key: t.family for t in round_input.tasks if t.family}
+    result = bootstrap(rule.cells(round_input, plain), rule, families=families or None)
     for row in plain[rule.board]:
         found = result.agents.get(row["agent"]) or {}
         row["ci_low"] = found.get("ci_low")

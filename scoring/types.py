@@ -108,6 +108,9 @@ class TaskInput:
     version: str = "1.0"
     dimensions: tuple[str, ...] = ()
     domain: str | None = None
+    # Tasks made together (one scenario, one fixture, one author's batch): the bootstrap resamples a family
+    # as a whole, then its tasks (`scoring.intervals`). None: the task stands alone.
+    family: str | None = None
     evaluation: str | None = None
     time_limit_min: float | None = 30
     token_budget: int | None = None

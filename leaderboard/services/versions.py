@@ -22,6 +22,7 @@ TASK_FIELDS = (
     "kind",
     "dimensions",
     "domain",
+    "family",
     "difficulty",
     "evaluation",
     "time_limit_min",

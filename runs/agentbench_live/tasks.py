@@ -88,6 +88,9 @@ def _task_from(doc: dict, raw: Any, rel: str, problems: list[str], seen: dict[st
         "version": version,
         "kind": "core",
         "domain": doc.get("domain"),
+        # The benchmark makes its tasks by domain (code-001, code-002, ...): a domain is a family of tasks
+        # that share their harness and data, so the intervals resample them together.
+        "family": doc.get("domain"),
         "dimensions": [],
         "difficulty": doc.get("difficulty"),
         "evaluation": evaluation,

@@ -322,3 +322,63 @@ def test_agents_without_a_number_or_a_shared_task_get_no_interval_and_no_pair():
     # One resample is enough to give an interval: a scores 3 whenever its task is drawn.
     assert (result.agents["a"]["ci_low"], result.agents["a"]["ci_high"]) == (3.0, 3.0)
     assert bootstrap({}, _cells_rule()).agents == {} and bootstrap({}, _cells_rule()).pairs == {}
+
+
+# --- families: tasks made together are drawn together (issue #30 §5) ---------------------------------------------
+
+
+def _two_families(families):
+    """One agent, ten tasks: five of family x all 1.0, five of family y all 0.0 (the headline is their mean)."""
+    cells = {("a", f"x{i}"): ([1.0], True) for i in range(5)} | {("a", f"y{i}"): ([0.0], True) for i in range(5)}
+    rule = replace(get("scored").interval, cells=lambda round_input, boards: cells)
+    return bootstrap(cells, rule, families=families).agents["a"]
+
+
+def test_families_are_drawn_whole_then_their_tasks():
+    # By family: a resample draws two families: x x (1/4: every drawn task 1.0, mean 1.0), y y (1/4: 0.0), or
+    # one of each (1/2: five 1.0 and five 0.0, 0.5). The 2.5th percentile is 0.0 and the 97.5th 1.0.
+    grouped = _two_families({**{f"x{i}": "x" for i in range(5)}, **{f"y{i}": "y" for i in range(5)}})
+    assert (grouped["ci_low"], grouped["ci_high"]) == (0.0, 1.0)
+    # Flat: ten tasks drawn one by one, the mean is Binomial(10, 1/2) / 10: P(<= 1) = 11/1024 = 1.1%,
+    # P(<= 2) = 56/1024 = 5.5%, so the 2.5th percentile is 0.2 and, by symmetry, the 97.5th 0.8 (1,000
+    # resamples: within one step of those).
+    flat = _two_families(None)
+    assert 0.1 <= flat["ci_low"] <= 0.3 and 0.7 <= flat["ci_high"] <= 0.9, flat
+
+
+def test_without_families_the_draw_is_the_flat_one_to_the_last_digit():
+    cells = {("a", f"t{i}"): ([float(i % 3)], True) for i in range(7)} | {
+        ("b", f"t{i}"): ([1.0], True) for i in range(7)
+    }
+    rule = replace(get("scored").interval, cells=lambda round_input, boards: cells)
+    assert bootstrap(cells, rule, families={}) == bootstrap(cells, rule)
+    assert bootstrap(cells, rule, families={"t0": ""}) == bootstrap(cells, rule)
+
+
+def _simulate_families(rng: np.random.Generator):
+    """30 families of 4 tasks, one scored agent: a task's score is 0.5 + its family's effect (sd 0.1, shared
+    by the family's tasks) + its own (sd 0.03). The true score over the population of families and tasks is
+    0.5; the 120 tasks are worth about 30 independent ones, which the flat draw ignores."""
+    effects = rng.normal(0, 0.1, 30)
+    cells, families = {}, {}
+    for g, effect in enumerate(effects):
+        for k in range(4):
+            cells[("a", f"f{g:02d}t{k}")] = ([float(0.5 + effect + rng.normal(0, 0.03))], True)
+            families[f"f{g:02d}t{k}"] = f"f{g:02d}"
+    return cells, families
+
+
+@pytest.mark.slow
+def test_drawing_by_family_covers_correlated_tasks_where_the_flat_draw_does_not():
+    rng = np.random.default_rng(2024)
+    grouped = flat = 0
+    for _ in range(SIMULATIONS):
+        cells, families = _simulate_families(rng)
+        rule = replace(get("scored").interval, cells=lambda round_input, boards, cells=cells: cells)
+        by_family = bootstrap(cells, rule, families=families).agents["a"]
+        one_by_one = bootstrap(cells, rule).agents["a"]
+        grouped += by_family["ci_low"] <= 0.5 <= by_family["ci_high"]
+        flat += one_by_one["ci_low"] <= 0.5 <= one_by_one["ci_high"]
+    message = f"by family {grouped / SIMULATIONS:.1%}, flat {flat / SIMULATIONS:.1%} of {SIMULATIONS} rounds"
+    assert grouped >= 0.93 * SIMULATIONS, message
+    assert flat < 0.85 * SIMULATIONS, message  # the flat draw under-covers
