@@ -4,6 +4,7 @@
     .venv/bin/python bench/bench_recompute.py --scales 1       # the 1x case only
     .venv/bin/python bench/bench_recompute.py --methodology outcomes
     .venv/bin/python bench/bench_recompute.py --profile        # cProfile of one 1x recompute
+    .venv/bin/python bench/bench_recompute.py --scales 1 --statistics   # with and without the round statistics
 
 A generated round (100 agents x 30 tasks x 5 trials at 1x; more trials for the larger scales) is written with
 `bundle_import` (not timed; skipped when the database already holds it; the 4x and 16x rounds write their
@@ -55,7 +56,9 @@ def ensure_database(url: str) -> None:
             print(f"created database {db['NAME']}")
 
 
-def make_round(*, slug: str, methodology: str, agents: int, tasks: int, trials: int, seed: int = 1) -> dict:
+def make_round(
+    *, slug: str, methodology: str, agents: int, tasks: int, trials: int, seed: int = 1, families: bool = False
+) -> dict:
     """A valid bundle with one published round: every agent runs every task `trials` times."""
     rng = random.Random(seed)
     kind = "to-spec" if methodology == "checks" else "core"
@@ -82,6 +85,8 @@ def make_round(*, slug: str, methodology: str, agents: int, tasks: int, trials: 
                 "token_budget": 2_000_000,
                 "prompt": f"Do task {t}.",
                 "domain": "bench",
+                # With --statistics the tasks come in families of three, so the bootstrap draws by family.
+                **({"family": f"family-{t // 3}"} if families else {}),
             }
             for t in range(tasks)
         ],
@@ -242,6 +247,30 @@ def time_recompute(snapshot_id: int, repeats: int) -> list[dict[str, float]]:
     return results
 
 
+def compare_statistics(scale: int, n: int, snapshot_id: int, repeats: int) -> None:
+    """The whole recompute with the round's statistics and without them (`round_statistics` answering {}),
+    alternating so the machine's noise falls on both alike; best and median of each, and their ratio."""
+    from scoring import boards
+
+    original = boards.round_statistics
+    timings: dict[str, list[float]] = {"with": [], "without": []}
+    for _ in range(repeats):
+        for label in ("without", "with"):
+            if label == "without":
+                boards.round_statistics = lambda *args, **kwargs: {}
+            try:
+                timings[label].append(time_recompute(snapshot_id, 1)[0]["total"])
+            finally:
+                boards.round_statistics = original
+    best = {k: min(v) for k, v in timings.items()}
+    med = {k: statistics.median(v) for k, v in timings.items()}
+    print(
+        f"{scale}x, {n} runs, {repeats} recomputes each: without statistics best {best['without']:.3f} s "
+        f"(median {med['without']:.3f}), with best {best['with']:.3f} s (median {med['with']:.3f}); "
+        f"with / without: best {best['with'] / best['without']:.2f}, median {med['with'] / med['without']:.2f}"
+    )
+
+
 def machine() -> str:
     import platform
     import subprocess
@@ -273,6 +302,12 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--profile", action="store_true", help="cProfile one recompute of the 1x round")
     parser.add_argument(
+        "--statistics",
+        action="store_true",
+        help="time each recompute with and without the round statistics (noise, task separation, split-half "
+        "reliability, review agreement), alternating, in this one run",
+    )
+    parser.add_argument(
         "--import-all", action="store_true", help="write the larger scales with bundle_import too (slow: ~100 runs/s)"
     )
     args = parser.parse_args()
@@ -297,7 +332,8 @@ def main() -> None:
     for scale in [int(s) for s in args.scales.split(",")]:
         repeats = args.repeats if scale <= 4 else 1
         doc = make_round(
-            slug=f"bench-{args.methodology}-{scale}x",
+            slug=f"bench-{args.methodology}-{scale}x" + ("-families" if args.statistics else ""),
+            families=args.statistics,
             methodology=args.methodology,
             agents=AGENTS,
             tasks=TASKS,
@@ -318,6 +354,9 @@ def main() -> None:
             prof.runcall(snapshot_recompute, snapshot_id=snapshot_id)
             pstats.Stats(prof).sort_stats("cumulative").print_stats(35)
             return
+        if args.statistics:
+            compare_statistics(scale, n, snapshot_id, max(repeats, 5))
+            continue
         results = time_recompute(snapshot_id, repeats)
         best = min(results, key=lambda r: r["total"])
         med = statistics.median(r["total"] for r in results)
