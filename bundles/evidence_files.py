@@ -55,8 +55,8 @@ def read_evidence_files(doc: dict, folder: Path, problems: list[str]) -> Files:
     limit = settings.EVIDENCE_FILE_MAX_BYTES
     for i, run in enumerate(doc.get("runs") or []):
         for j, e in enumerate(run.get("evidence") or []):
-            if e.get("kind") == "app" or "path" not in e:
-                continue
+            if e.get("kind") in ("app", "transcript") or "path" not in e:
+                continue  # app builds and transcripts have readers of their own
             p = f"runs[{i}].evidence[{j}].path"
             target = bundle_path(base, e["path"], p, problems, symlink_refused=True)
             if target is None:

@@ -29,6 +29,7 @@ from leaderboard.models import (
 )
 from runs.models import CheckResult, Dispute, Evidence, Run, Verdict
 from runs.services.review import lowest_outcome
+from runs.services.transcripts import transcript_files_delete
 from scoring.bundle import BundleError, check_bundle, vote_ids
 from snapshots.stale import snapshots_mark_stale
 from voting.cells import cells_apply, votes_add
@@ -59,6 +60,7 @@ from .shared import (
     task_values,
     version_values,
 )
+from .transcript_files import read_transcripts, transcripts_write
 from .upsert import Rows, set_fields, upsert
 
 
@@ -111,8 +113,28 @@ def bundle_import(
     problems = _validate_dates(doc)
     builds = read_app_builds(doc, folder, problems) if folder is not None else {}
     files = read_evidence_files(doc, folder, problems) if folder is not None else {}
+    transcripts = read_transcripts(doc, folder, problems)
     if problems:
         raise BundleError(problems)
+    written: list[str] = []  # transcript files: removed again if the transaction fails
+    try:
+        return _import(doc, builds, files, transcripts, written, update_shared=update_shared, by_key=by_key, by=by)
+    except BaseException:
+        transcript_files_delete(written)
+        raise
+
+
+def _import(
+    doc: dict,
+    builds: dict,
+    files: dict,
+    transcripts: dict,
+    written: list[str],
+    *,
+    update_shared: bool,
+    by_key: bool,
+    by,
+) -> ImportReport:
     with transaction.atomic():
         imports_one_at_a_time()
         shared = shared_changes(doc)
@@ -122,6 +144,7 @@ def bundle_import(
         report = _write(doc)
         app_builds_write(builds, report, doc["benchmark"]["slug"])
         evidence_files_write(files, report, doc["benchmark"]["slug"])
+        transcripts_write(transcripts, report, doc["benchmark"]["slug"], written)
         shared_rounds = _shared_logged(shared, doc["benchmark"]["slug"], by)
         # A round that changed (published, say) may make agents public, and their votes with them.
         bench_ids = {Benchmark.objects.get(slug=report.benchmark).id} if report.round_ids else set()
@@ -130,7 +153,7 @@ def bundle_import(
         snapshots_mark_stale(round_ids=round_ids, rating_task_ids=report.rating_tasks, benchmark_ids=bench_ids)
         # Files beside the bundle (evidence, app builds) change what a run page and a vote screen show, not
         # what a board counts.
-        shown = _rounds_of_files(doc["benchmark"]["slug"], builds, files) - round_ids
+        shown = _rounds_of_files(doc["benchmark"]["slug"], builds, files, transcripts) - round_ids
         if shown:
             snapshots_mark_stale(round_ids=shown, boards=False)
     return report

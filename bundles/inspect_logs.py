@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -39,6 +40,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from django.conf import settings
+
+from scoring.transcripts import FORMAT as TRANSCRIPT_FORMAT
 
 from .zip_inflate import OverLimit, check_inflated
 
@@ -391,4 +394,51 @@ def _run_doc(
         "score": sample_score(named, sample, scorer),
         **usage_fields(sample),
         "wall_seconds": sample.working_time,
+        # What happened, for the run page and the search (docs/transcripts.md): never a board's input.
+        "transcript": sample_transcript(sample),
+        "transcript_source": "inspect",
     }
+
+
+def sample_transcript(sample: EvalSample) -> dict[str, Any]:
+    """A sample as a transcript (`scoring.transcripts`): the input, every message with its role, the assistant's
+    tool calls with their arguments, each tool's result or error, the final output, every scorer's value,
+    answer, explanation and metadata, the sample's error or the limit it hit, and the usage per model."""
+    messages = []
+    for m in sample.messages:
+        message: dict[str, Any] = {"role": m.role, "text": m.text}
+        if m.role == "assistant" and m.tool_calls:
+            message["tool_calls"] = [
+                {"id": c.id, "function": c.function, "arguments": _plain(c.arguments)} for c in m.tool_calls
+            ]
+        if m.role == "tool":
+            message["tool_call_id"] = m.tool_call_id or ""
+            message["function"] = m.function or ""
+            if m.error is not None:
+                message["error"] = f"{m.error.type}: {m.error.message}"
+        messages.append(message)
+    doc: dict[str, Any] = {
+        "format": TRANSCRIPT_FORMAT,
+        "input": prompt_text(sample),
+        "messages": messages,
+        "output": sample.output.completion if sample.output is not None else None,
+        "scores": [
+            {
+                "scorer": name,
+                "value": _plain(s.value),
+                "answer": s.answer,
+                "explanation": s.explanation,
+                "metadata": _plain(s.metadata),
+            }
+            for name, s in (sample.scores or {}).items()
+        ],
+        "error": sample.error.message if sample.error is not None else None,
+        "limit": {"type": sample.limit.type, "limit": _plain(sample.limit.limit)} if sample.limit else None,
+        "usage": {model: u.model_dump(exclude_none=True) for model, u in sample.model_usage.items()},
+    }
+    return {k: v for k, v in doc.items() if v is not None}
+
+
+def _plain(value: Any) -> Any:
+    """`value` as plain JSON (a model's arguments or a scorer's metadata may hold anything)."""
+    return json.loads(json.dumps(value, default=str))

@@ -261,6 +261,12 @@ APP_BUILD_MAX_BYTES = env_int("APP_BUILD_MAX_BYTES", 5_000_000)
 APP_BUILD_MAX_FILES = env_int("APP_BUILD_MAX_FILES", 300)
 # The largest evidence file a bundle may carry next to it (`{"kind": "screenshot", "path": ...}`).
 EVIDENCE_FILE_MAX_BYTES = env_int("EVIDENCE_FILE_MAX_BYTES", 20_000_000)
+# A run's transcript (docs/transcripts.md): at most this many bytes of JSON per sample, and all the transcripts
+# of one import or upload together; over either the import is refused whole, nothing written.
+TRANSCRIPT_MAX_BYTES = env_int("TRANSCRIPT_MAX_BYTES", 64_000_000)
+TRANSCRIPT_UPLOAD_MAX_BYTES = env_int("TRANSCRIPT_UPLOAD_MAX_BYTES", 512_000_000)
+# Messages per stored page of a transcript: a run page reads one page at a time.
+TRANSCRIPT_PAGE_SIZE = env_int("TRANSCRIPT_PAGE_SIZE", 100)
 PREVIEW_ORIGIN = env_str("PREVIEW_ORIGIN", "").rstrip("/")
 CELERY_BEAT_SCHEDULE["votes-housekeeping"] = {"task": "voting.tasks.votes_housekeeping", "schedule": 300.0}
 CELERY_BEAT_SCHEDULE["voters-flag"] = {"task": "voting.tasks.voters_flag_all", "schedule": 3600.0}

@@ -417,6 +417,7 @@ class Transcript(models.Model):
     raw_bytes = models.BigIntegerField(default=0, help_text="The messages' size as JSON, uncompressed.")
     stored_bytes = models.BigIntegerField(default=0, help_text="Compressed, all pages together.")
     meta = models.JSONField(default=dict, blank=True)
+    digest = models.CharField(max_length=64, blank=True, help_text="Of the document: the same one is not stored again.")
     created_at = models.DateTimeField(default=timezone.now)
 
     def __str__(self) -> str:

@@ -24,6 +24,7 @@ from .bundle_checker import (
     is_num,
     is_str_list,
 )
+from .transcripts import transcript_problems
 from .types import (
     OUTCOMES,
     RUN_STATUSES,
@@ -158,7 +159,9 @@ def _check_run_attachments(c: Checker, run: dict, p: str) -> None:
             _check_app_build_path(c, e, ep)
             continue
         c.string(e, "kind", ep, required=True, choices=EVIDENCE_KINDS)
-        if "path" in e:
+        if e.get("kind") == "transcript" and "path" not in e:
+            c.add(ep, "a transcript is a file next to the bundle: give its path")
+        elif "path" in e:
             # A file next to the bundle (`bundles.evidence_files`), stored on the site: the way to give the
             # vote screen a screenshot (an external address is public, so it is never shown blind).
             if "url" in e:
@@ -171,6 +174,15 @@ def _check_run_attachments(c: Checker, run: dict, p: str) -> None:
                 c.add(f"{ep}.url", f"{_shown(url)} is not an http or https address (nor a path on this site)")
     if builds > 1:
         c.add(f"{p}.evidence", "at most one app build per run")
+    listed = run.get("evidence") if isinstance(run.get("evidence"), list) else []
+    transcripts = sum(1 for e in listed if isinstance(e, dict) and e.get("kind") == "transcript")
+    if run.get("transcript") is not None:
+        # A transcript given inline (an Inspect log's conversion does this), in the documented format.
+        c.problems.extend(transcript_problems(run["transcript"], f"{p}.transcript"))
+        transcripts += 1
+    if transcripts > 1:
+        c.add(p, "at most one transcript per run (inline or next to the bundle)")
+
     for _, cp, ch in c.each(run, "checks", p):
         c.string(ch, "kind", cp, required=True, choices=CHECK_KINDS)
         c.string(ch, "name", cp, required=True)

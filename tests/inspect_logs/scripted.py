@@ -4,6 +4,9 @@ The provider answers from a script (question -> the answer on the first and the 
 reports usage figures, cache reads included, so that the import can be checked against what Inspect logged.
 It overrides `count_text_tokens`, whose default would download a tokenizer's encoding.
 
+With tools (`quiz(tools=True)`), the model first calls the `almanac` tool about the question, then answers from
+what the tool returned: the log then holds a tool call, its result and the answer, as a real agent's would.
+
 `python -m tests.inspect_logs.scripted DIR` writes the two logs of the demo's fifth benchmark into DIR.
 """
 
@@ -18,7 +21,8 @@ from inspect_ai.dataset import Sample
 from inspect_ai.log import EvalLog
 from inspect_ai.model import GenerateConfig, ModelAPI, ModelOutput, ModelUsage, get_model, modelapi
 from inspect_ai.scorer import Score, Scorer, Target, accuracy, includes, scorer
-from inspect_ai.solver import TaskState, generate
+from inspect_ai.solver import TaskState, generate, use_tools
+from inspect_ai.tool import Tool, tool
 
 QUESTIONS = [
     Sample(id="add", input="What is 17 + 25? Answer with the number.", target="42"),
@@ -30,7 +34,13 @@ SCRIPTS = {
     "steady": {"add": ("42", "42"), "capital": ("Lisbon", "Lisbon"), 3: ("Venus", "Mars")},
     "flaky": {"add": ("42", "41"), "capital": ("Porto", "Porto"), 3: ("Mars", "Mars")},
 }
-SCRIPTS["slow"] = SCRIPTS["steady"]  # right, when it answers before its limit
+SCRIPTS["slow"] = SCRIPTS["steady"]
+# What the almanac tool answers, by question id: each entry holds a phrase no other message does.
+ALMANAC = {
+    "add": "Almanac entry 4417: seventeen and twenty-five make forty-two.",
+    "capital": "Almanac entry 2203: Lisbon has been the capital of Portugal since the thirteenth century.",
+    "3": "Almanac entry 9031: Mars looks red because of iron oxide dust on its surface.",
+}  # right, when it answers before its limit
 # The model "slow" takes this long to answer, so that a time or working-time limit of 1 second stops it.
 SLOW_SECONDS = 5
 USAGE = {"input_tokens": 120, "output_tokens": 8, "input_tokens_cache_read": 900, "input_tokens_cache_write": 30}
@@ -56,7 +66,13 @@ class ScriptedModel(ModelAPI):
             raise RuntimeError("the scripted provider is down")
         if self.model_name == "slow":
             await anyio.sleep(SLOW_SECONDS)
-        sample = next((s for s in QUESTIONS if s.input == input[-1].text), None)
+        question = next((m.text for m in reversed(input) if m.role == "user"), "")
+        sample = next((s for s in QUESTIONS if s.input == question), None)
+        if tools and sample is not None and input[-1].role == "user":
+            # With tools, look the question up first; the answer comes once the tool has returned.
+            output = ModelOutput.for_tool_call(self.model_name, "almanac", {"topic": str(sample.id)})
+            output.usage = ModelUsage(**USAGE, total_tokens=1058)
+            return output
         if sample is None:
             answer = "I do not know."
         else:
@@ -86,10 +102,27 @@ def includes_except(unscored: list[str | int]) -> Scorer:
     return score  # type: ignore[return-value]
 
 
-def quiz(samples: list[Sample] | None = None, name: str = "quiz", epochs: int = 2, **task_args: object) -> Task:
-    """Three samples, two epochs, scored by `includes` (C when the answer contains the target, else I)."""
+@tool
+def almanac() -> Tool:
+    async def execute(topic: str) -> str:
+        """Look a topic up in the almanac.
+
+        Args:
+            topic: The question's id.
+        """
+        return ALMANAC.get(topic, "No entry.")
+
+    return execute
+
+
+def quiz(
+    samples: list[Sample] | None = None, name: str = "quiz", epochs: int = 2, tools: bool = False, **task_args: object
+) -> Task:
+    """Three samples, two epochs, scored by `includes` (C when the answer contains the target, else I); with
+    `tools` the model calls the almanac first."""
     task_args.setdefault("scorer", includes())
-    return Task(dataset=samples or QUESTIONS, solver=generate(), epochs=epochs, name=name, **task_args)
+    solver = [use_tools([almanac()]), generate()] if tools else generate()
+    return Task(dataset=samples or QUESTIONS, solver=solver, epochs=epochs, name=name, **task_args)
 
 
 def run(models: list[str], log_dir: Path, task: Task | None = None, **eval_args: object) -> list[EvalLog]:
@@ -108,5 +141,5 @@ def run(models: list[str], log_dir: Path, task: Task | None = None, **eval_args:
 
 if __name__ == "__main__":
     target = Path(sys.argv[1])
-    for log in run(["steady", "flaky"], target, log_format="eval"):
+    for log in run(["steady", "flaky"], target, task=quiz(tools=True), log_format="eval"):
         print(log.location)
