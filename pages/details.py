@@ -4,6 +4,7 @@ rounds, and of one agent across benchmarks. They read published rounds only (`Ht
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.http import Http404
@@ -31,16 +32,20 @@ from .selectors import (
     standing_runs,
 )
 from .statistics import task_in_round, vote_margins
+from .transcripts import transcript_view
 
 PUBLISHED = RoundStatus.PUBLISHED
 
 
-def run_page(*, bench_slug: str, round_key: str, run_key: str) -> dict[str, Any]:
+def run_page(
+    *, bench_slug: str, round_key: str, run_key: str, query: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """One published run; `query` is the page's query string (the transcript's page and search)."""
     run = (
         Run.objects.published()
         .filter(round__benchmark__slug=bench_slug, round__key=round_key, key=run_key)
         .with_reruns()
-        .select_related("round__benchmark", "entry__agent", "rerun_of__task")
+        .select_related("round__benchmark", "entry__agent", "rerun_of__task", "transcript")
         .prefetch_related("evidence", "checks", "disputes")
         .first()
     )
@@ -84,6 +89,7 @@ def run_page(*, bench_slug: str, round_key: str, run_key: str) -> dict[str, Any]
         "original_counting": run_counting(run.rerun_of, bench.methodology) if run.rerun_of else None,
         "third_decided": any(v.role == "third" for v in verdicts),
         "standing_label": methodologies.get(bench.methodology).standing_label,
+        "transcript": transcript_view(run, query or {}),
     }
 
 

@@ -45,7 +45,7 @@ def board(request: HttpRequest, bench: str, round: str | None = None) -> HttpRes
 @public_page
 @require_GET
 def run_detail(request: HttpRequest, bench: str, round: str, run: str) -> HttpResponse:
-    context = details.run_page(bench_slug=bench, round_key=round, run_key=run)
+    context = details.run_page(bench_slug=bench, round_key=round, run_key=run, query=request.GET)
     return render(request, "runs/run_detail.html", context)
 
 

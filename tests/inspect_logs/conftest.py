@@ -33,3 +33,12 @@ def publish(bench: str, round_key: str) -> None:
     ago = timezone.now() - timedelta(hours=settings.PREVIEW_HOURS + 1)
     round_publish(round=round_enter_preview(round=rnd, by=editor, now=ago), by=editor)
     compute_all()
+
+
+@pytest.fixture(scope="session")
+def tool_logs(tmp_path_factory) -> dict[str, Path]:
+    """{model: log path} of a real eval of the quiz with the almanac tool: each sample's model calls the tool,
+    then answers."""
+    logs = scripted.run(["steady"], tmp_path_factory.mktemp("inspect-tool-logs"), task=scripted.quiz(tools=True))
+    assert all(log.status == "success" for log in logs)
+    return {log.eval.model.removeprefix("scripted/"): Path(log.location) for log in logs}
