@@ -174,8 +174,9 @@ def _check_run_attachments(c: Checker, run: dict, p: str) -> None:
                 c.add(f"{ep}.url", f"{_shown(url)} is not an http or https address (nor a path on this site)")
     if builds > 1:
         c.add(f"{p}.evidence", "at most one app build per run")
-    listed = run.get("evidence") if isinstance(run.get("evidence"), list) else []
-    transcripts = sum(1 for e in listed if isinstance(e, dict) and e.get("kind") == "transcript")
+    evidence = run.get("evidence")
+    listed: list[Any] = evidence if isinstance(evidence, list) else []
+    transcripts = len([e for e in listed if isinstance(e, dict) and e.get("kind") == "transcript"])
     if run.get("transcript") is not None:
         # A transcript given inline (an Inspect log's conversion does this), in the documented format.
         c.problems.extend(transcript_problems(run["transcript"], f"{p}.transcript"))
