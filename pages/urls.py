@@ -11,6 +11,7 @@ urlpatterns = [
     path("b/<str:bench>/tradeoffs/", views.tradeoffs, name="tradeoffs"),
     path("b/<str:bench>/compare/", views.compare, name="compare"),
     path("b/<str:bench>/methodology/", views.methodology, name="methodology"),
+    path("b/<str:bench>/search/", views.search, name="search"),
     path("b/<str:bench>/tasks/<str:task>/", views.task_detail, name="task"),
     path("b/<str:bench>/download/runs.csv", views.runs_csv, name="runs_csv"),
     path("b/<str:bench>/download/bundle.json", views.bundle_json, name="bundle_json"),

@@ -18,6 +18,7 @@ from leaderboard.caching import public_page
 
 from . import details, downloads, selectors
 from .compare import compare_page
+from .search import search_page
 from .tradeoffs import tradeoffs_page
 
 
@@ -89,6 +90,12 @@ def tradeoffs(request: HttpRequest, bench: str) -> HttpResponse:
 def compare(request: HttpRequest, bench: str) -> HttpResponse:
     context = compare_page(bench_slug=bench, params=request.GET)
     return _page(request, "leaderboard/compare.html", context, "compare-region")
+
+
+@public_page
+@require_GET
+def search(request: HttpRequest, bench: str) -> HttpResponse:
+    return render(request, "leaderboard/search.html", search_page(bench_slug=bench, params=request.GET))
 
 
 @public_page

@@ -23,6 +23,7 @@ from ._common import (
 )
 from .preview import preview_restart
 from .review import lowest_outcome, store_outcome
+from .search import notes_index
 
 
 def verdict_change(
@@ -60,6 +61,7 @@ def verdict_change(
             return verdict
         verdict.outcome, verdict.matched = final, matched
         verdict.save()
+        notes_index([run.pk])
         before, after = store_outcome(run)
         what = f"Run {run.key}: {verdict.get_role_display()}'s verdict changed: {'; '.join(changes)}"
         verdict_logged(run=run, who=by, reason=reason, what=what, before=before, after=after)
@@ -80,6 +82,7 @@ def verdict_delete(*, verdict: Verdict, by) -> None:
                 code="published_verdict",
             )
         Verdict.objects.filter(pk=verdict.pk).delete()
+        notes_index([run.pk])
         store_outcome(run)
         snapshots_mark_stale(round_ids=[run.round_id])
 

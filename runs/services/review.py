@@ -18,6 +18,7 @@ from ..models import Run, Verdict, VerdictRole
 from ..selectors import is_reviewed, review_stage, user_verdict_roles, uses_double_review
 from ._common import clean_matched, locked_run, require_reason, verdict_logged, when
 from .preview import preview_restart
+from .search import notes_index
 
 
 def lowest_outcome(*, outcome: str | None = None, matched: Iterable[str] = ()) -> str | None:
@@ -127,5 +128,6 @@ def verdict_record(
         before, after = store_outcome(run)
         what = f"Run {run.key}: {verdict.get_role_display()}'s verdict added ({final})"
         verdict_logged(run=run, who=reviewer, reason=reason, what=what, before=before, after=after)
+        notes_index([run.pk])
         snapshots_mark_stale(round_ids=[run.round_id])
     return verdict

@@ -207,3 +207,12 @@ def test_a_transcript_file_next_to_the_bundle_is_read_in_the_documented_format(t
     with pytest.raises(BundleError) as refused:
         bundle_import(doc=doc, folder=tmp_path)
     assert any("is not JSON" in p for p in refused.value.problems)
+
+
+def test_the_benchmark_search_finds_a_phrase_only_the_tool_result_holds(tool_logs, client):
+    _import(tool_logs["steady"])
+    publish("quiz", "r1")
+    html = client.get('/b/quiz/search/?q="iron oxide dust"').content.decode()
+    # Sample 3's tool result, in both epochs of the steady model: 2 runs, each linked to message 2.
+    assert "2 runs mention" in html
+    assert 'href="/b/quiz/r/r1/runs/scripted-steady.quiz.3.1/?q=iron&amp;m=2#m-2"' in html

@@ -122,10 +122,14 @@ def test_no_public_response_of_an_unpublished_round_holds_its_parameters(client,
         "/no-such-page/",
         "/api/no-such-endpoint",
         f"/b/{BENCH}/compare/?a=acme-agent&b=other-agent&round={ROUND}",
+        f"/b/{BENCH}/search/?q=seen",  # the tester's note on acme-trip: not published
+        f"/b/{BENCH}/search/?q=seen&agent=acme-agent&outcome=passed",
     }
     pages = crawl(client, start)
     assert len(pages) > 20  # the crawl really went through the site
     assert_private(pages)
+    # The search knows the unpublished note and says nothing of it: no result, no count, no snippet.
+    assert "No published run mentions “seen”" in pages[f"/b/{BENCH}/search/?q=seen"]
     for who in ("vendor", "plain"):
         client.force_login(w[who])
         assert_private(crawl(client, start | {"/preview/", f"/preview/{BENCH}/{ROUND}/"}))
