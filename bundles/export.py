@@ -193,6 +193,8 @@ RUN_VALUES = (
     "task__key",
     "rerun_of__key",
     "judge_scores",
+    "judge",
+    "marks",
     *RUN_SCALARS,
 )
 
@@ -253,6 +255,8 @@ def run_doc(run: Run) -> dict:
             "task__key": run.task.key,
             "rerun_of__key": run.rerun_of.key if run.rerun_of else None,
             "judge_scores": run.judge_scores,
+            "judge": run.judge,
+            "marks": run.marks,
         }
     )
     verdicts = [
@@ -281,6 +285,10 @@ def _run_doc_from(row: dict, verdicts, evidence, checks, disputes, *, public: bo
             value = None
         doc[f] = plain_number(value)
     doc["judge_scores"] = list(row["judge_scores"] or [])
+    if row.get("judge"):
+        doc["judge"] = row["judge"]
+    if row.get("marks"):
+        doc["marks"] = list(row["marks"])
     doc["rerun_of"] = row["rerun_of__key"]
     doc["verdicts"] = [
         {

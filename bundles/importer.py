@@ -407,6 +407,8 @@ def _run_values(run_doc: dict, entries: dict, tasks: dict, runs: dict) -> dict[s
             value = ""
         values[f] = value
     values["judge_scores"] = list(run_doc.get("judge_scores") or [])
+    values["judge"] = run_doc.get("judge")
+    values["marks"] = [{"at_seconds": m["at_seconds"], "label": m["label"].strip()} for m in run_doc.get("marks") or []]
     values["entry"] = entries[(run_doc["round"], run_doc["agent"])]
     values["task"] = tasks[run_doc["task"]]
     rerun_of = run_doc.get("rerun_of")

@@ -17,7 +17,7 @@ from scoring.types import ChecksTaskRow, RatingRow
 from snapshots.models import BoardSnapshot, SnapshotKind
 
 from .charts import line_chart
-from .formatting import fmt_range, fmt_rating, fmt_score
+from .formatting import fmt_range, fmt_rating, fmt_score, fmt_seconds
 from .intervals import compare_url
 from .links import round_agent_url, run_url, task_url
 from .selectors import (
@@ -90,7 +90,39 @@ def run_page(
         "third_decided": any(v.role == "third" for v in verdicts),
         "standing_label": methodologies.get(bench.methodology).standing_label,
         "transcript": transcript_view(run, query or {}),
+        "judge": judge_view(run.judge),
+        "marks": marks_view(run.marks, list(run.evidence.all())),
     }
+
+
+FALLBACK_LABEL = {"heuristic_score": "a heuristic score", "output_presence": "whether it produced output"}
+RECORDING_KINDS = ("recording", "audio")
+
+
+def judge_view(judge: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The judge's details as a reader reads them: scores as numbers (7, 6.5), never float noise."""
+    if not judge:
+        return None
+    return {
+        **judge,
+        "criteria": [{**c, "score_text": f"{float(c['score']):g}"} for c in judge.get("criteria") or []],
+        "fallback_label": FALLBACK_LABEL.get(judge.get("fallback_by") or "", "a heuristic"),
+    }
+
+
+def marks_view(marks: list[dict[str, Any]], evidence: list[Any]) -> list[dict[str, Any]]:
+    """Each mark with its time (12m 34s) and a link opening the run's recording at that second (a media
+    fragment, #t=754, which browsers seek to), when the run has a recording a page may link."""
+    recording = next((e.link for e in evidence if e.kind in RECORDING_KINDS and e.link), "")
+    return [
+        {
+            "seconds": int(m["at_seconds"]),
+            "time": fmt_seconds(m["at_seconds"]),
+            "label": m["label"],
+            "href": f"{recording.split('#')[0]}#t={int(m['at_seconds'])}" if recording else "",
+        }
+        for m in sorted(marks or [], key=lambda m: m["at_seconds"])
+    ]
 
 
 def _has_rerun(run: Run) -> bool:

@@ -90,6 +90,14 @@ class Run(models.Model):
     tests_passed = models.IntegerField(null=True, blank=True)
     tests_total = models.IntegerField(null=True, blank=True)
     judge_scores = models.JSONField(default=list, blank=True)
+    judge = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="The judge's details as published: criteria by name, narrative, whether a fallback scored it.",
+    )
+    marks = models.JSONField(
+        default=list, blank=True, help_text="Moments of the recording: [{at_seconds, label}], e.g. an intervention."
+    )
     heuristic = models.FloatField(null=True, blank=True)
     app_started = models.BooleanField(null=True, blank=True)
     api_checks_passed = models.IntegerField(null=True, blank=True)

@@ -44,7 +44,48 @@ def check_runs(c: Checker, runs: list, declared: Declared) -> None:
         _check_run_counts(c, run, p)
         _check_verdicts(c, run, p)
         _check_run_attachments(c, run, p)
+        _check_judge_and_marks(c, run, p)
     _check_reruns(c, runs, declared)
+
+
+# At most this many marks a run, each at most this far into a recording (ten days, in seconds).
+MAX_MARKS = 500
+MAX_MARK_SECONDS = 864_000
+
+
+def _check_judge_and_marks(c: Checker, run: dict, p: str) -> None:
+    """What a run page shows and no board reads: the judge's details ({"criteria": [{"name", "score"}],
+    "narrative", "fallback", "fallback_by", "error"}) and the recording's marks ([{"at_seconds", "label"}])."""
+    judge = run.get("judge")
+    if judge is not None:
+        if not isinstance(judge, dict):
+            c.add(f"{p}.judge", "must be an object")
+        else:
+            for j, crit in enumerate(judge.get("criteria") or []):
+                if not (isinstance(crit, dict) and isinstance(crit.get("name"), str) and is_num(crit.get("score"))):
+                    c.add(f"{p}.judge.criteria[{j}]", 'must be {"name": text, "score": a number}')
+            if not isinstance(judge.get("narrative", ""), str) or len(judge.get("narrative") or "") > MAX_TEXT:
+                c.add(f"{p}.judge.narrative", f"must be text of at most {MAX_TEXT:,} characters")
+            for flag in ("fallback", "error"):
+                if judge.get(flag) is not None and not isinstance(judge[flag], bool):
+                    c.add(f"{p}.judge.{flag}", "must be true or false")
+    marks = run.get("marks")
+    if marks is None:
+        return
+    if not isinstance(marks, list) or len(marks) > MAX_MARKS:
+        c.add(f"{p}.marks", f"must be a list of at most {MAX_MARKS} marks")
+        return
+    for j, mark in enumerate(marks):
+        mp = f"{p}.marks[{j}]"
+        if not isinstance(mark, dict):
+            c.add(mp, 'must be {"at_seconds": a number, "label": text}')
+            continue
+        at: Any = mark.get("at_seconds")
+        if not is_num(at) or at < 0 or at > MAX_MARK_SECONDS:
+            c.add(f"{mp}.at_seconds", f"{at!r} is not a number of seconds from 0 to {MAX_MARK_SECONDS:,}")
+        label = mark.get("label")
+        if not isinstance(label, str) or not label.strip() or len(label) > 300:
+            c.add(f"{mp}.label", "must be text of 1 to 300 characters")
 
 
 def _check_run_id(c: Checker, run: dict, p: str, declared: Declared) -> None:

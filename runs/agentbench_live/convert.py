@@ -119,6 +119,7 @@ def _runs(records: list[dict], sessions: list[dict], versions: dict[str, str]) -
                 "auto_pass_rate": p["auto_pass_rate"],
                 "judge_scores": p["judge_scores"],
                 "heuristic": p["heuristic"],
+                **({"judge": r["judge"]} if r.get("judge") else {}),
                 "cost_usd": None,
                 "tokens_input": None,
                 "tokens_output": None,

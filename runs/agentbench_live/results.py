@@ -82,6 +82,30 @@ def _parts(row: dict, where: str, problems: list[str]) -> dict:
     return out
 
 
+def judge_details(row: dict) -> dict | None:
+    """What the judge said of one score row, for the run page (no board reads it): each rubric criterion by
+    name with its score, the judge's narrative as published, whether the heuristic fallback scored the row
+    (and by which key), and whether the judge call failed. None when the row has none of these."""
+    details = row.get("details") if isinstance(row.get("details"), dict) else {}
+    criteria = [
+        {"name": k, "score": float(v)}
+        for k, v in details.items()
+        if k not in NON_CRITERION_KEYS and isinstance(v, int | float) and not isinstance(v, bool)
+    ]
+    narrative = row.get("judge_narrative") if isinstance(row.get("judge_narrative"), str) else ""
+    fallback = details.get("judge_fallback") is True
+    by = next((k for k in ("heuristic_score", "output_presence") if details.get(k) is not None), None)
+    if not (criteria or narrative or fallback or "error" in details):
+        return None
+    return {
+        "criteria": criteria,
+        "narrative": narrative,
+        "fallback": fallback,
+        "fallback_by": by if fallback else None,
+        "error": "error" in details,
+    }
+
+
 def score_parts(row: dict) -> dict:
     """Return the `scored` methodology's parts of one published single-run score row.
 
@@ -201,7 +225,7 @@ def _row_records(
         problems.append(f"{where}.agent_name: {name!r} differs from the file's agent {agent!r}")
     base = {"agent": agent, "task": tid, "when": base["when"], "file": base["file"], "row": base["row"]}
     if "trial_scores" not in row:
-        return [{**base, "sub": 0, "parts": _parts(row, where, problems)}]
+        return [{**base, "sub": 0, "parts": _parts(row, where, problems), "judge": judge_details(row)}]
     # Older multi-trial layout: one run per trial, in list order, with the file's timestamp.
     ts_list = row["trial_scores"]
     if not isinstance(ts_list, list) or not ts_list:

@@ -494,3 +494,23 @@ def test_a_pair_whose_round_was_withdrawn_while_on_screen_takes_no_vote(voter_cl
     response = voter_client.post(reverse("vote_cast", args=[matchup.key]), {"winner": "a"})
     assert response.status_code == 410 and "no longer shown" in response.content.decode()
     assert not Vote.objects.exists() and Matchup.objects.get().used_at is None
+
+
+def test_transcripts_judges_and_marks_never_reach_the_vote_screen(voter_client, world):
+    # What a run page says of what the agent did: on every run the voter could be shown, and nowhere on the
+    # vote screen, before or after the draw.
+    from runs.models import SearchEntry, Transcript
+
+    secret = "Zx-did-it-this-way"
+    for run in Run.objects.all():
+        Run.objects.filter(pk=run.pk).update(
+            marks=[{"at_seconds": 12, "label": f"intervention: {secret}"}],
+            judge={"criteria": [{"name": f"{secret} criterion", "score": 7}], "narrative": secret},
+        )
+        Transcript.objects.create(run=run, source="bundle", path="transcripts/none", meta={"output": secret})
+        SearchEntry.objects.create(run=run, kind="message", anchor="m-0", text=secret)
+    for _ in range(5):
+        response = _page(voter_client)
+        assert secret.lower() not in _everything_sent(response)
+        matchup = Matchup.objects.filter(used_at__isnull=True).latest("id")
+        Matchup.objects.filter(pk=matchup.pk).update(used_at=matchup.created_at)
