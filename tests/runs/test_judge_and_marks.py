@@ -19,10 +19,19 @@ from leaderboard.models import Benchmark
 from runs.models import Run
 from scoring.bundle import BundleError
 from tests.builders.site import outcomes_bundle
-from tests.site.conftest import load  # noqa: F401 - the fixture
+from tests.site.conftest import compute_all
 
 pytestmark = pytest.mark.django_db
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "agentbench-live.json"
+
+
+@pytest.fixture
+def load():
+    def _load(doc: dict) -> None:
+        bundle_import(doc=doc)
+        compute_all()
+
+    return _load
 
 
 @pytest.fixture
