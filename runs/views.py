@@ -5,10 +5,12 @@ served inert and by the same rule."""
 
 from __future__ import annotations
 
+import re
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import FileResponse, Http404
+from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_safe
@@ -109,9 +111,24 @@ def evidence_file(request, name: str):
         raise Http404
     try:
         handle = evidence.file.open("rb")
+        size = evidence.file.size
     except FileNotFoundError:
         raise Http404 from None
+    asked = None if request.headers.get("If-Range") else byte_range(request.headers.get("Range", ""), size)
+    if asked == "unsatisfiable":
+        handle.close()
+        response = HttpResponse(status=416)
+        response["Content-Range"] = f"bytes */{size}"
+        response["Accept-Ranges"] = "bytes"
+        return response
     response = FileResponse(handle)
+    if asked is not None:
+        start, end = asked
+        handle.seek(start)
+        response = FileResponse(_limited(handle, end - start + 1), status=206, content_type=response["Content-Type"])
+        response["Content-Range"] = f"bytes {start}-{end}/{size}"
+        response["Content-Length"] = str(end - start + 1)
+    response["Accept-Ranges"] = "bytes"
     content_type = response.headers.get("Content-Type", "application/octet-stream").split(";")[0]
     if not (content_type in INLINE_EVIDENCE_TYPES or content_type.startswith(INLINE_EVIDENCE_PREFIXES)):
         response.headers["Content-Type"] = "application/octet-stream"
@@ -122,6 +139,42 @@ def evidence_file(request, name: str):
     response["X-Content-Type-Options"] = "nosniff"
     response["Cache-Control"] = "private, max-age=300"
     return response
+
+
+def byte_range(header: str, size: int) -> tuple[int, int] | str | None:
+    """The one byte range a `Range` header asks for, as (first, last) inclusive and within the file (RFC 9110
+    §14.1.2: "bytes=500-999", "bytes=500-", "bytes=-500"); "unsatisfiable" when it starts past the end (416);
+    None when there is no header or it is not a single byte range (the whole file is sent)."""
+    found = re.fullmatch(r"\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*", header or "")
+    if not found or found.group(1) == found.group(2) == "":
+        return None
+    first, last = found.group(1), found.group(2)
+    if first == "":  # the last N bytes
+        n = int(last)
+        if n == 0:
+            return "unsatisfiable"
+        return max(0, size - n), size - 1
+    start = int(first)
+    end = min(int(last), size - 1) if last else size - 1
+    if start >= size:
+        return "unsatisfiable"
+    if end < start:
+        return None
+    return start, end
+
+
+def _limited(handle, length: int, chunk: int = 64 * 1024):
+    """Read `length` bytes from where `handle` stands, in chunks (a range of a long recording is never read
+    whole into memory), then close it."""
+    try:
+        while length > 0:
+            data = handle.read(min(chunk, length))
+            if not data:
+                break
+            length -= len(data)
+            yield data
+    finally:
+        handle.close()
 
 
 def _may_see_run(user, run: Run) -> bool:
