@@ -24,7 +24,7 @@ from django.db.models import QuerySet
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from leaderboard.models import Benchmark
+from leaderboard.models import Benchmark, Entry, Round, in_published_round
 from runs.models import Run, SearchEntry
 
 from .links import run_url
@@ -43,9 +43,13 @@ HEADLINE = f"StartSel={START}, StopSel={STOP}, MaxWords=30, MinWords=12, MaxFrag
 def search_page(*, bench_slug: str, params: Mapping[str, str]) -> dict[str, Any]:
     bench = benchmark_get(bench_slug)
     query = " ".join((params.get("q") or "").split())[:QUERY_MAX]
-    runs = Run.objects.published().filter(round__benchmark=bench)
-    agents = sorted({(r.entry.agent.slug, r.entry.agent.name) for r in runs.select_related("entry__agent")})
-    tasks = sorted(set(runs.values_list("task__key", flat=True)))
+    # The filters' choices from the catalogue (a few rows), never from the runs (there may be millions).
+    agents = sorted(
+        set(
+            Entry.objects.filter(in_published_round(), round__benchmark=bench).values_list("agent__slug", "agent__name")
+        )
+    )
+    tasks = sorted(bench.tasks.public().values_list("key", flat=True))
     agent = params.get("agent") if params.get("agent") in {a for a, _ in agents} else ""
     task = params.get("task") if params.get("task") in tasks else ""
     outcome = params.get("outcome") if params.get("outcome") in ("passed", "failed") else ""
@@ -65,11 +69,15 @@ def search_page(*, bench_slug: str, params: Mapping[str, str]) -> dict[str, Any]
         return context
     if len(query.split()) > WORDS_MAX:
         return {**context, "problem": f"Ask with at most {WORDS_MAX} words."}
+    # The published rounds' ids, read first (a few rows): the entries are then filtered by a plain list, which
+    # lets PostgreSQL start from the full-text index instead of from every run of the benchmark.
+    rounds = list(Round.objects.published().filter(benchmark=bench).values_list("id", flat=True))
+    entries = SearchEntry.objects.filter(run__round_id__in=rounds)
     if agent:
-        runs = runs.filter(entry__agent__slug=agent)
+        entries = entries.filter(run__entry__agent__slug=agent)
     if task:
-        runs = runs.filter(task__key=task)
-    matching = _matching_entries(runs, query)
+        entries = entries.filter(run__task__key=task)
+    matching = _matching(entries, query)
     ordered = list(
         matching.values_list("run_id", "run__round__starts_on", "run__key")
         .distinct()
@@ -100,8 +108,7 @@ def _postgres() -> bool:
     return connection.vendor == "postgresql"
 
 
-def _matching_entries(runs: QuerySet, query: str) -> QuerySet:
-    entries = SearchEntry.objects.filter(run__in=runs)
+def _matching(entries: QuerySet, query: str) -> QuerySet:
     if _postgres():
         return entries.extra(where=["runs_searchentry.search @@ websearch_to_tsquery('english', %s)"], params=[query])
     for word in _words(query):
@@ -137,7 +144,7 @@ def _results(bench: Benchmark, run_ids: list[int], query: str) -> list[dict[str,
         for r in Run.objects.filter(id__in=run_ids).with_reruns().select_related("round", "entry__agent", "task")
     }
     hits: dict[int, list[tuple[str, str, str]]] = {}
-    entries = _matching_entries(Run.objects.filter(id__in=run_ids), query).order_by("run_id", "id")
+    entries = _matching(SearchEntry.objects.filter(run_id__in=run_ids), query).order_by("run_id", "id")
     if _postgres():
         # The text is escaped before ts_headline reads it: its parser drops anything shaped like an HTML tag, so
         # an agent's "<div>" would vanish from the snippet; escaped, it is kept, as text.

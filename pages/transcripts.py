@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode
 
+from django.db import connection
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
@@ -109,11 +110,12 @@ def _message(index: int, m: dict[str, Any], query: str) -> dict[str, Any]:
 
 def _matches(run: Run, t: Transcript, query: str) -> dict[str, Any]:
     """The messages that hold `query`, each a link to its page and anchor (at most MATCHES_LISTED listed)."""
-    found = list(
-        SearchEntry.objects.filter(run=run, kind=SearchKind.MESSAGE, text__icontains=query).values_list(
-            "anchor", flat=True
-        )
-    )
+    entries = SearchEntry.objects.filter(run=run, kind=SearchKind.MESSAGE)
+    if connection.vendor == "postgresql" and re.search(r"\w{2}", query):
+        # The run's stored tsvector first (its GIN index), then the exact text: a 10,000-message transcript is
+        # not read whole for a word it holds once. Why SQL: bench/README.md, "Transcripts and search".
+        entries = entries.extra(where=["runs_searchentry.search @@ plainto_tsquery('english', %s)"], params=[query])
+    found = list(entries.filter(text__icontains=query).values_list("anchor", flat=True))
     indices = sorted(int(a[2:]) for a in found if a.startswith("m-") and a[2:].isdigit())
     links = [{"index": i, "href": "?" + urlencode({"q": query, "m": i}) + f"#m-{i}"} for i in indices[:MATCHES_LISTED]]
     return {"count": len(indices), "links": links}
