@@ -201,3 +201,14 @@ def test_a_reviewer_cannot_import_on_the_benchmark_page(bench, quiz_logs):
 
 def _named(text: str, name: str):
     return SimpleUploadedFile(name, text.encode(), content_type="application/json")
+
+
+def test_uploaded_logs_keep_each_samples_transcript_with_its_tool_calls(key, tool_logs):
+    from runs.models import Run, SearchEntry
+
+    res = post_logs([tool_logs["steady"]], key)
+    assert res.status_code == 200, res.content
+    assert res.json()["created"]["transcripts"] == 6  # 3 samples x 2 epochs
+    run = Run.objects.get(key="scripted-steady.quiz.3.1")
+    assert run.transcript.message_count == 4  # the question, the tool call, the tool's result, the answer
+    assert SearchEntry.objects.filter(run=run, text__contains="iron oxide dust").exists()
