@@ -78,7 +78,8 @@ def signin(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         login(request, form.get_user())
         return redirect(_next_url(request))
-    return render(request, "accounts/signin.html", {"form": form, "next": request.GET.get("next", "")})
+    context = {"form": form, "next": request.GET.get("next", ""), "delay_hours": settings.VOTE_NEW_ACCOUNT_DELAY_HOURS}
+    return render(request, "accounts/signin.html", context)
 
 
 @require_http_methods(["GET", "POST"])

@@ -118,3 +118,13 @@ def test_the_account_is_read_with_its_membership_in_one_statement(django_assert_
     plain.save()
     assert backend.get_user(plain.pk) is None
     assert backend.get_user(10**9) is None
+
+
+def test_signed_out_vote_explains_voting_and_offers_sign_up(client):
+    response = client.get(reverse("vote"), follow=True)
+    html = response.content.decode()
+    assert "Vote on agents' work, blind" in html and "named only A and B" in html
+    assert "each person's votes count once" in html
+    assert f'href="{reverse("signup")}?next=/vote/"' in html
+    # A plain sign-in (not from the vote screen) is a plain sign-in.
+    assert "Vote on agents' work" not in client.get(reverse("signin")).content.decode()
