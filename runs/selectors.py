@@ -323,7 +323,7 @@ def preview_runs(round, organization) -> list[PreviewRow]:
     runs = (
         Run.objects.filter(round=round, entry__agent__organization=organization)
         .select_related("round__benchmark", "entry__agent", "task", "rerun_of")
-        .prefetch_related("verdicts", "disputes")
+        .prefetch_related("verdicts", "disputes", "evidence")
         .order_by("entry__agent__name", "task__position", "task__key", "trial", "id")
     )
     rows = []
