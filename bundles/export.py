@@ -77,7 +77,11 @@ def bundle_export(
             "methodology": benchmark.methodology,
             "description": benchmark.description,
             "task_set_version": benchmark.task_set_version,
-            "params": {**(benchmark.params or {}), "pass_threshold": benchmark.pass_threshold},
+            "params": {
+                **(benchmark.params or {}),
+                "pass_threshold": benchmark.pass_threshold,
+                "preview_hours": benchmark.preview_hours,
+            },
         },
         "agents": [_agent_doc(a) for a in agents],
         "tasks": [_task_doc(t) for t in tasks],

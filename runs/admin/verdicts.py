@@ -18,7 +18,14 @@ from django.utils.html import format_html
 
 from .. import services
 from ..models import Outcome, Run, Verdict, VerdictRole
-from ..selectors import user_is_editor, user_verdict_roles, visible_verdicts
+from ..selectors import (
+    review_prompt,
+    user_is_editor,
+    user_verdict_roles,
+    verdicts_to_decide_between,
+    visible_verdicts,
+)
+from ..services.review import outcome_disagreement
 from ._common import DeletesThroughService, with_request
 
 
@@ -51,6 +58,16 @@ def _errors_shown_on(form: forms.Form):
             form.add_error(None, error)
 
 
+def _require_one_outcome(form: forms.Form, data: dict) -> bool:
+    """The outcome chosen and the rows ticked must agree (the lowest ticked row applies): a clear error rather
+    than silently saving the lower one."""
+    problem = outcome_disagreement(outcome=data.get("outcome"), matched=data.get("matched") or [])
+    if problem:
+        form.add_error("matched", problem)
+        return False
+    return True
+
+
 def _verdict_input(data: dict) -> dict:
     """The verdict a validated form describes, as verdict_record and verdict_change take it."""
     return {
@@ -69,7 +86,7 @@ class VerdictAddForm(forms.ModelForm):
     outcome = forms.ChoiceField(
         choices=[("", "---------"), *Outcome.choices],
         required=False,
-        help_text="Or tick every row the run matched below: the lowest applies.",
+        help_text="Or tick every row the run matched below (the lowest applies); if you do both, they must agree.",
     )
     matched = forms.MultipleChoiceField(
         choices=Outcome.choices,
@@ -103,7 +120,7 @@ class VerdictAddForm(forms.ModelForm):
     def clean(self):
         data = super().clean()
         run = data.get("run")
-        if run is None or self.errors:
+        if run is None or self.errors or not _require_one_outcome(self, data):
             return data
         with _errors_shown_on(self):
             self.recorded = services.verdict_record(
@@ -133,7 +150,7 @@ class VerdictChangeForm(forms.ModelForm):
 
     def clean(self):
         data = super().clean()
-        if self.errors:
+        if self.errors or not _require_one_outcome(self, data):
             return data
         with _errors_shown_on(self):
             services.verdict_change(verdict=self.instance, by=self.request.user, **_verdict_input(data))
@@ -221,7 +238,11 @@ class VerdictAdmin(DeletesThroughService, admin.ModelAdmin):
         )
         if run is not None:
             extra["review_run"] = run
-            extra["task_version"] = run.task.versions.filter(version=run.task_version).first()
+            task_version = run.task.versions.filter(version=run.task_version).first()
+            extra["task_version"] = task_version
+            if task_version is not None:
+                extra["filled_prompt"], extra["parameters"] = review_prompt(run, task_version.prompt)
+            extra["earlier_verdicts"] = verdicts_to_decide_between(request.user, run)
             extra["evidence"] = list(run.evidence.all())
             extra["not_due"] = run.due_at is not None and run.due_at > timezone.now()
         return super().add_view(request, form_url, extra)
