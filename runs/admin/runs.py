@@ -33,6 +33,31 @@ from ._common import (
 )
 from .queue import ReviewStageFilter
 
+# What every run has, whatever its methodology; the rest of a run's form is its methodology's `run_fields`.
+COMMON_RUN_FIELDS = frozenset(
+    {
+        "key",
+        "round",
+        "entry",
+        "task",
+        "task_version",
+        "trial",
+        "language",
+        "status",
+        "rerun_of",
+        "tokens_input",
+        "tokens_output",
+        "tokens_cache_write",
+        "cost_usd",
+        "wall_seconds",
+        "first_output_seconds",
+        "steps",
+        "started_at",
+        "created_at",
+        "updated_at",
+        "change_reason",
+    }
+)
 BLIND_LOOKUPS = ("outcome", "verdicts", "rerun", "rerun_of", "disputes", "changelog")
 
 
@@ -142,6 +167,10 @@ class RunAdmin(DeletesThroughService, admin.ModelAdmin):
 
     def get_fields(self, request, obj=None):
         fields = list(super().get_fields(request, obj))
+        if obj is not None:
+            # The fields of the run's methodology only (its registry entry), not every methodology's.
+            own = COMMON_RUN_FIELDS | set(obj.round.benchmark.rules.run_fields)
+            fields = [f for f in fields if f in own]
         if obj is None or not sees_all_verdicts(request.user, obj):
             fields = [f for f in fields if f != "outcome"]
         if not self.has_change_permission(request, obj) or obj is None:

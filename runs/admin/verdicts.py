@@ -16,6 +16,8 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
+from snapshots.effects import verdict_change_effect
+
 from .. import services
 from ..models import Outcome, Run, Verdict, VerdictRole
 from ..selectors import (
@@ -25,7 +27,7 @@ from ..selectors import (
     verdicts_to_decide_between,
     visible_verdicts,
 )
-from ..services.review import outcome_disagreement
+from ..services.review import lowest_outcome, outcome_disagreement
 from ._common import DeletesThroughService, with_request
 
 
@@ -130,16 +132,21 @@ class VerdictAddForm(forms.ModelForm):
 
 
 class VerdictChangeForm(forms.ModelForm):
-    """An editor's correction, through `verdict_change` (reason required after publication)."""
+    """An editor's correction, through `verdict_change` (reason required after publication). A change to a
+    published verdict's outcome is saved only on a second submit: the first shows its effect on the board
+    (`snapshots.effects`, nothing written) and asks for the reason."""
 
     outcome = forms.ChoiceField(choices=[("", "---------"), *Outcome.choices], required=False)
     matched = forms.MultipleChoiceField(choices=Outcome.choices, required=False, widget=forms.CheckboxSelectMultiple)
     reason = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 2}),
-        help_text="Required once the round is published (goes into its public changelog).",
+        help_text="Required once the round is published (goes into its public changelog and on the run's page).",
     )
+    # The outcome and rows whose effect the editor was shown; a save with anything else shows the effect again.
+    effect_seen = forms.CharField(required=False, widget=forms.HiddenInput)
     request = None
+    effect = None
 
     class Meta:
         model = Verdict
@@ -148,9 +155,32 @@ class VerdictChangeForm(forms.ModelForm):
     def _post_clean(self):
         pass
 
+    def _effect_shown(self, data: dict) -> bool:
+        """True when the correction may be saved: it changes no outcome of a published round, or the editor
+        has seen its effect on the board (for exactly this outcome) and given a reason."""
+        verdict = self.instance
+        if not verdict.run.round.is_published:
+            return True
+        matched = list(data.get("matched") or [])
+        final = lowest_outcome(outcome=data.get("outcome") or None, matched=matched)
+        if final == verdict.outcome and matched == list(verdict.matched or []):
+            return True
+        token = f"{final}|{','.join(matched)}"
+        self.effect = verdict_change_effect(verdict=verdict, outcome=data.get("outcome") or None, matched=matched)
+        seen = data.get("effect_seen") == token
+        if not (data.get("reason") or "").strip():
+            self.add_error(
+                "reason", "Say why: the reason goes into the round's public changelog and on the run's page."
+            )
+        if not seen:
+            self.data = self.data.copy()
+            self.data[self.add_prefix("effect_seen")] = token
+            self.add_error(None, "Check the effect of this correction on the board (below), then save again.")
+        return seen and not self.errors
+
     def clean(self):
         data = super().clean()
-        if self.errors or not _require_one_outcome(self, data):
+        if self.errors or not _require_one_outcome(self, data) or not self._effect_shown(data):
             return data
         with _errors_shown_on(self):
             services.verdict_change(verdict=self.instance, by=self.request.user, **_verdict_input(data))
@@ -178,7 +208,7 @@ class VerdictAdmin(DeletesThroughService, admin.ModelAdmin):
         if obj is None:
             return ["run", "role", "outcome", "matched", "note", "reason"]
         if self.has_change_permission(request, obj):
-            return ["run_key", "role", "reviewer", "outcome", "matched", "note", "reason"]
+            return ["run_key", "role", "reviewer", "outcome", "matched", "note", "reason", "effect_seen"]
         return ["run_key", "role", "reviewer", "outcome", "matched", "note", "created_at"]
 
     def get_readonly_fields(self, request, obj=None):

@@ -95,8 +95,8 @@ def rerun_create(*, run: Run, by, key: str | None = None) -> Run:
 
 def round_enter_preview(*, round: Round, by, now: datetime | None = None) -> Round:
     """draft -> preview: vendors see their decided results and may dispute them (seed 000 §6). The
-    benchmark's `preview_hours` window starts only once every run of the round is decided, and restarts whenever a result
-    changes during it (`preview_restart`)."""
+    benchmark's `preview_hours` window starts only once every run of the round is decided, and restarts
+    whenever a result changes during it (`preview_restart`)."""
     require_editor(by)
     with transaction.atomic():
         rnd = Round.objects.select_for_update().get(pk=round.pk)
@@ -141,9 +141,10 @@ def round_publish_problems(round: Round, now: datetime | None = None, viewer=Non
 
 
 def round_publish(*, round: Round, by, now: datetime | None = None) -> Round:
-    """preview -> published (draft -> published where the benchmark has no vendor window). Refused (with the reasons) before the preview window has passed, while a run is
-    in review or a dispute is open. Publishing makes the round's results, verdicts and parameter values
-    public, and freezes the wording of the task versions its runs used."""
+    """preview -> published (draft -> published where the benchmark has no vendor window). Refused (with
+    the reasons) before the preview window has passed, while a run is in review or a dispute is open.
+    Publishing makes the round's results, verdicts and parameter values public, and freezes the wording of
+    the task versions its runs used."""
     require_editor(by)
     now = now or timezone.now()
     with transaction.atomic():
