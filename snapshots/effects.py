@@ -40,12 +40,17 @@ def _shown(value: Any) -> str:
 
 
 def _figures(row: dict) -> dict[str, Any]:
-    figures = {k: v for k, v in row.items() if k not in SKIPPED_FIELDS and not isinstance(v, dict | list)}
+    # "axis_runs", "cost_runs", "time_runs": how many runs a chart's means are over, not figures of the board.
+    figures = {
+        k: v
+        for k, v in row.items()
+        if k not in SKIPPED_FIELDS and not k.endswith("_runs") and not isinstance(v, dict | list)
+    }
     for dim, value in (row.get("dimensions") or {}).items():
         figures[f"{dim} (dimension)"] = value
     for task, cell in (row.get("tasks") or {}).items():
         if isinstance(cell, dict) and "outcome" in cell:
-            figures[f"{task} (task)"] = cell.get("outcome") or "in review"
+            figures[f"{task} (task)"] = (cell.get("outcome") or "in review").replace("_", " ")
     return figures
 
 
