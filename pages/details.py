@@ -70,7 +70,7 @@ def run_page(*, bench_slug: str, round_key: str, run_key: str) -> dict[str, Any]
     if counting.counts and bench.rules.counts_outcomes and summary["outcome"] is None:
         # The board counts no outcome for a run in review (a correction can send a published run back there):
         # the page says so rather than "in review" beside "counts in the rankings".
-        counting = Counting(False, "in review until its reviewers agree or a third decides")
+        counting = Counting(False, "in review")
     corrections = ChangelogEntry.objects.filter(run=run).order_by("-created_at", "-id").values("created_at", "why")
     return {
         "bench": bench,
