@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
+from django.contrib.auth.models import Group, User
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from leaderboard.models import Round
+from leaderboard.models import Membership, Organization, Round
 from runs.models import Evidence, Run, Verdict
 from runs.services import round_enter_preview, round_publish, verdict_record
 from snapshots.models import BoardSnapshot
@@ -173,7 +174,10 @@ def test_a_vendor_finds_the_preview_and_sees_what_each_agent_was_tested_with(liv
         run=world["acme-trip"], kind="recording", url="https://evidence.example.org/trip.mp4", caption="Recording"
     )
     round_enter_preview(round=world["round"], by=people["edna"])
-    vendor = make_user("vera", "Vendors", org="Acme", password=PASSWORD)
+    # Site accounts sign in by email, and their username is that email (voting.accounts).
+    vendor = User.objects.create_user("vera@example.com", "vera@example.com", PASSWORD)
+    vendor.groups.add(Group.objects.get(name="Vendors"))
+    Membership.objects.create(user=vendor, organization=Organization.objects.get(name="Acme"))
     page = browser.new_context(viewport=SIZES[size]).new_page()
     page.goto(f"{live_server.url}/signin/?next=/")
     page.get_by_label("Email").fill(vendor.email)

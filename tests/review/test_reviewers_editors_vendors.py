@@ -310,3 +310,9 @@ def test_admin_messages_name_a_round_as_written(client, w):
         "/admin/leaderboard/round/", {"action": "publish", "_selected_action": [w["round"].pk]}, follow=True
     )
     assert "ARTB test Round 1 was not published" in response.content.decode()
+    # A lower-case benchmark name stays lower case (Django's admin would capitalise a message's first letter).
+    Benchmark.objects.filter(slug=BENCH).update(name="artb-t")
+    response = client.post(
+        "/admin/leaderboard/round/", {"action": "publish", "_selected_action": [w["round"].pk]}, follow=True
+    )
+    assert "<li class=\"error\">artb-t Round 1 was not published" in response.content.decode()
