@@ -15,6 +15,7 @@ from ..models import CheckResult, Dispute, Evidence, Run, Verdict, VerdictRole
 from ..selectors import (
     queue_counts,
     review_label,
+    review_prompt,
     review_queue,
     roles_open_to,
     sees_all_verdicts,
@@ -232,6 +233,8 @@ class RunAdmin(DeletesThroughService, admin.ModelAdmin):
             extra.update(
                 {
                     "task_version": version,
+                    # The prompt as the tester sent it (staff only; the values stay private until publication).
+                    "filled_prompt": review_prompt(obj, version.prompt)[0] if version else "",
                     "review_roles": [
                         (r, VerdictRole(r).label, reverse("admin:runs_verdict_add") + f"?run={obj.pk}&role={r}")
                         for r in roles

@@ -5,6 +5,7 @@ preview from the navigation and sees what each agent was tested with. The site's
 violations; on the Django admin's pages the sections these templates add are checked (the admin's own markup
 is Django's)."""
 
+import os
 from datetime import timedelta
 from pathlib import Path
 
@@ -25,7 +26,6 @@ from tests.builders.review import BENCH, ROUND, SECRET_CITY, TESTER_NOTE, make_u
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 PASSWORD = "a-browser-test-password"
 SIZES = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
-DOCS = Path(__file__).resolve().parents[2] / "docs"
 SECOND_NOTE = "Second: the dates in the itinerary are wrong."
 
 
@@ -73,10 +73,10 @@ def test_reviewers_judge_with_the_facts_and_the_third_sees_both_verdicts(live_se
     expect(second.locator("#review-parameters")).to_contain_text("Private until the round is published")
     assert TESTER_NOTE not in second.content() and second.locator("#earlier-verdicts").count() == 0
     _admin_sections_accessible(second, ["#review-run"])
-    if size == "desktop":
-        second.screenshot(path=str(DOCS / "review-form-desktop.png"))
-    else:
-        second.screenshot(path=str(DOCS / "review-form-phone.png"))
+    # With REVIEW_SCREENSHOTS_DIR set (`REVIEW_SCREENSHOTS_DIR=docs make test PYTEST_ARGS="-k judge_with"`), the
+    # form as the reviewer sees it, for docs/review-form-{desktop,phone}.png.
+    if os.environ.get("REVIEW_SCREENSHOTS_DIR"):
+        second.screenshot(path=str(Path(os.environ["REVIEW_SCREENSHOTS_DIR"]) / f"review-form-{size}.png"))
     # Pass chosen, fail ticked: refused with the reason, nothing saved.
     second.select_option("#id_outcome", "pass")
     second.check('input[name="matched"][value="fail"]')
@@ -194,7 +194,9 @@ def test_a_vendor_finds_the_preview_and_sees_what_each_agent_was_tested_with(liv
     expect(tested).to_contain_text("1.2")
     expect(tested).to_contain_text("Region")
     expect(tested).to_contain_text("Network")
-    expect(page.get_by_role("link", name="Recording")).to_have_attribute("href", "https://evidence.example.org/trip.mp4")
+    expect(page.get_by_role("link", name="Recording")).to_have_attribute(
+        "href", "https://evidence.example.org/trip.mp4"
+    )
     assert "Other Agent" not in page.content()
     assert_accessible(page)
     assert page.evaluate("document.documentElement.scrollWidth") <= SIZES[size]["width"]

@@ -57,6 +57,8 @@ def test_it_shows_a_reviewer_the_prompt_with_the_rounds_values_filled_in(client,
     assert f"Plan a weekend in {SECRET_CITY}; call {SECRET_PHONE} to check." in html
     assert "{city}" not in html
     assert TESTER_NOTE not in html  # still blind to the tester's verdict
+    html = client.get(f"/admin/runs/run/{w['acme-trip'].pk}/change/").content.decode()
+    assert f"Plan a weekend in {SECRET_CITY}; call {SECRET_PHONE} to check." in html and TESTER_NOTE not in html
 
 
 @pytest.mark.parametrize("who", ["anonymous", "plain", "vendor"])
