@@ -317,4 +317,4 @@ def test_admin_messages_name_a_round_as_written(client, w):
     response = client.post(
         "/admin/leaderboard/round/", {"action": "publish", "_selected_action": [w["round"].pk]}, follow=True
     )
-    assert "<li class=\"error\">artb-t Round 1 was not published" in response.content.decode()
+    assert '<li class="error">artb-t Round 1 was not published' in response.content.decode()
