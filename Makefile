@@ -10,6 +10,8 @@ TEST_BROKER_URL ?= redis://127.0.0.1:6379/2
 
 .PHONY: serve test install chromium demo lint mutate
 
+PORT ?= 8000  # make serve PORT=8080 when 8000 is taken
+
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
@@ -31,7 +33,7 @@ serve: demo
 	  $(VENV)/bin/celery -A config worker --beat --schedule var/celerybeat-schedule --loglevel=WARNING --concurrency=2 & \
 	  trap "kill $$!" EXIT; \
 	fi; \
-	DEBUG=$${DEBUG:-true} $(PY) manage.py runserver 127.0.0.1:8000
+	DEBUG=$${DEBUG:-true} $(PY) manage.py runserver 127.0.0.1:$(PORT)
 
 # TEST_RUN_ID (default: this shell's process id) gives the run its own test database, cache keys and Celery
 # queue, so two test runs on one machine never wipe each other.

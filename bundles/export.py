@@ -30,6 +30,15 @@ def voter_pseudonym(vote: Vote) -> str:
     return pseudonym(vote.voter_id, vote.voter_label)
 
 
+def _benchmark_params(benchmark: Benchmark) -> dict[str, Any]:
+    """The benchmark's params as a bundle carries them, with its pass threshold and vendor window."""
+    return {
+        **(benchmark.params or {}),
+        "pass_threshold": benchmark.pass_threshold,
+        "preview_hours": benchmark.preview_hours,
+    }
+
+
 def bundle_export(
     *,
     benchmark: Benchmark,
@@ -77,7 +86,7 @@ def bundle_export(
             "methodology": benchmark.methodology,
             "description": benchmark.description,
             "task_set_version": benchmark.task_set_version,
-            "params": {**(benchmark.params or {}), "pass_threshold": benchmark.pass_threshold},
+            "params": _benchmark_params(benchmark),
         },
         "agents": [_agent_doc(a) for a in agents],
         "tasks": [_task_doc(t) for t in tasks],

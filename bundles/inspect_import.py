@@ -54,11 +54,22 @@ def inspect_import(
         # wait on each other's locks): two uploads to one round would otherwise merge into stale copies.
         imports_one_at_a_time()
         bench = Benchmark.objects.select_for_update().filter(slug=benchmark).first()
-        doc = conversion.doc if bench is None else _merged(conversion, bench, round_key, round_statuses)
+        doc = _new_benchmark(conversion.doc) if bench is None else _merged(conversion, bench, round_key, round_statuses)
         if dry_run:
             check_bundle(doc)
             return InspectImport(conversion.doc, None)
         return InspectImport(conversion.doc, bundle_import(doc=doc, by_key=by_key))
+
+
+# A team that runs its own Inspect evals has no vendors to wait for (the 48-hour fact check is ARTB's rule,
+# seed 000 §6): a benchmark made by an Inspect import publishes straight from draft. An editor may set a window
+# on the benchmark in the admin; an existing benchmark keeps its own.
+INSPECT_PREVIEW_HOURS = 0
+
+
+def _new_benchmark(doc: dict) -> dict:
+    params = {**doc["benchmark"].get("params", {}), "preview_hours": INSPECT_PREVIEW_HOURS}
+    return {**doc, "benchmark": {**doc["benchmark"], "params": params}}
 
 
 def _merged(conversion: Conversion, bench: Benchmark, round_key: str, round_statuses: Collection[str]) -> dict:

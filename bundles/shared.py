@@ -67,7 +67,8 @@ def agent_new_values(a: dict) -> dict[str, Any]:
 
 
 def benchmark_values(b: dict) -> dict[str, Any]:
-    """The benchmark fields a bundle's benchmark gives (its pass threshold is one of its params there)."""
+    """The benchmark fields a bundle's benchmark gives (its pass threshold and vendor window, `preview_hours`,
+    are params there)."""
     values: dict[str, Any] = {"name": b["name"], "methodology": b["methodology"]}
     if "description" in b:
         values["description"] = b["description"] or ""
@@ -77,6 +78,9 @@ def benchmark_values(b: dict) -> dict[str, Any]:
         params = dict(b["params"] or {})
         if "pass_threshold" in params:
             values["pass_threshold"] = params.pop("pass_threshold")
+        hours = params.pop("preview_hours", None)
+        if hours is not None:
+            values["preview_hours"] = int(hours)
         values["params"] = params
     return values
 
@@ -220,7 +224,7 @@ def _benchmark(b: dict, bench: Benchmark, out: SharedReport) -> None:
                 f"({bench.methodology!r}) never changes"
             )
             continue
-        path = "benchmark.params.pass_threshold" if name == "pass_threshold" else f"benchmark.{name}"
+        path = f"benchmark.params.{name}" if name in ("pass_threshold", "preview_hours") else f"benchmark.{name}"
         out.changes.append(SharedChange(path, f"benchmark {bench.slug}", name, old, new, rounds))
 
 

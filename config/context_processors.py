@@ -1,12 +1,13 @@
 from django.conf import settings
+from django.utils.functional import SimpleLazyObject
 
-from leaderboard.groups import VENDORS
-from leaderboard.roles import user_groups
+from runs.selectors import vendor_organization
 
 
 def site(request):
-    """What every page's frame needs: the site's name, and whether the signed-in person is a vendor (the
-    navigation then offers their preview of rounds before publication)."""
+    # Lazy: only a signed-in visitor's navigation asks whether they are a vendor (one query, then cached).
     user = getattr(request, "user", None)
-    vendor = bool(user is not None and user.is_authenticated and VENDORS in user_groups(user))
-    return {"SITE_NAME": settings.SITE_NAME, "is_vendor": vendor}
+    return {
+        "SITE_NAME": settings.SITE_NAME,
+        "IS_VENDOR": SimpleLazyObject(lambda: user is not None and vendor_organization(user) is not None),
+    }

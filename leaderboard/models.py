@@ -27,6 +27,11 @@ def methodology_choices() -> list[tuple[str, str]]:
     return [(m.key, m.name) for m in methodologies.REGISTRY.values()]
 
 
+def default_preview_hours() -> int:
+    """A new benchmark's vendor window: the PREVIEW_HOURS setting (48 unless the environment says otherwise)."""
+    return settings.PREVIEW_HOURS
+
+
 class Organization(models.Model):
     """A vendor: the company behind one or more agents. Its users see their own results during preview."""
 
@@ -93,6 +98,12 @@ class Benchmark(models.Model):
         help_text="Scored methodology: a run passes at this score or above.",
     )
     params = models.JSONField(default=dict, blank=True, help_text="Further methodology parameters.")
+    preview_hours = models.PositiveIntegerField(
+        default=default_preview_hours,
+        help_text="The vendor fact-check window: hours vendors see their results before a round may be "
+        "published (ARTB's rule is 48, seed 000 §6). 0: no vendor window, a round is published straight from "
+        "draft (a team that runs its own evals).",
+    )
     position = models.PositiveIntegerField(default=0)
 
     class Meta:
@@ -301,7 +312,8 @@ class Round(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.benchmark.slug} {self.name or self.key}"
+        # The benchmark's name as written ("Agent Real-Task Bench Round 3"): admin messages and titles say it.
+        return f"{self.benchmark.name} {self.name or self.key}"
 
     def get_absolute_url(self) -> str:
         return reverse("board_round", args=[self.benchmark.slug, self.key])

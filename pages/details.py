@@ -10,8 +10,18 @@ from typing import Any
 from django.http import Http404
 
 from bundles.export import run_doc
-from leaderboard.models import Agent, Benchmark, Entry, Round, RoundParameter, RoundStatus, Task, fill_prompt
-from runs.models import Run, run_counting
+from leaderboard.models import (
+    Agent,
+    Benchmark,
+    ChangelogEntry,
+    Entry,
+    Round,
+    RoundParameter,
+    RoundStatus,
+    Task,
+    fill_prompt,
+)
+from runs.models import Counting, Run, run_counting
 from scoring import methodologies
 from scoring.types import ChecksTaskRow, RatingRow
 from snapshots.models import BoardSnapshot, SnapshotKind
@@ -62,10 +72,17 @@ def run_page(
     passed, total = checks_passed(run)
     rerun = run.rerun if _has_rerun(run) else None
     counting = run_counting(run, bench.methodology)
+    summary = run_summary(run, bench.methodology)
+    if counting.counts and bench.rules.counts_outcomes and summary["outcome"] is None:
+        # The board counts no outcome for a run in review (a correction can send a published run back there):
+        # the page says so rather than "in review" beside "counts in the rankings".
+        counting = Counting(False, "in review")
+    corrections = ChangelogEntry.objects.filter(run=run).order_by("-created_at", "-id").values("created_at", "why")
     return {
         "bench": bench,
         "round": rnd,
         "run": run,
+        "corrections": list(corrections[:10]),
         "agent": run.entry.agent,
         "entry": run.entry,
         "task": run.task,
@@ -78,7 +95,7 @@ def run_page(
         "checks": list(run.checks.all()),
         "disputes": list(run.disputes.all()),
         "standing": standing,
-        "summary": run_summary(run, bench.methodology),
+        "summary": summary,
         "checks_passed": passed,
         "checks_total": total,
         "counts": counting.counts,

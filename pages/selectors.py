@@ -19,7 +19,7 @@ from urllib.parse import urlencode
 from django.db.models import Prefetch, Q
 from django.http import Http404
 
-from leaderboard.models import Benchmark, Entry, Round, task_input
+from leaderboard.models import Benchmark, Entry, Round, RoundStatus, task_input
 from runs.models import Run, run_counting, run_input, status_counts
 from scoring import boards as board_rules
 from scoring import methodologies
@@ -59,6 +59,27 @@ def round_pick(rounds: list[Round], key: str | None) -> Round:
         if rnd.key == key:
             return rnd
     raise Http404("No such round")
+
+
+def sees_unpublished(viewer) -> bool:
+    """Staff (editors, testers, reviewers) see a draft or preview round's boards at their public address before
+    the public does, marked "not public"; anyone else gets the 404 of a round that does not exist."""
+    return bool(viewer is not None and getattr(viewer, "is_authenticated", False) and viewer.is_staff)
+
+
+def round_for(bench: Benchmark, rounds: list[Round], key: str | None, viewer=None) -> Round:
+    """`round_pick` among the published rounds; for staff (`sees_unpublished`) also an unpublished round of
+    `bench` by its key, or, when nothing is published yet, its latest round."""
+    try:
+        return round_pick(rounds, key)
+    except Http404:
+        if not sees_unpublished(viewer) or "\x00" in (key or ""):
+            raise
+    unpublished = Round.objects.filter(benchmark=bench).exclude(status=RoundStatus.PUBLISHED)
+    found = unpublished.filter(key=key).first() if key is not None else unpublished.order_by("-id").first()
+    if found is None:
+        raise Http404("No such round")
+    return found
 
 
 def snapshots_for(bench: Benchmark, round_ids: list[int]) -> tuple[dict[int, BoardSnapshot], BoardSnapshot | None]:
@@ -192,10 +213,11 @@ def home_page() -> dict[str, Any]:
     return {"cards": cards}
 
 
-def board_page(*, bench_slug: str, round_key: str | None, params: Mapping[str, str]) -> dict[str, Any]:
+def board_page(*, bench_slug: str, round_key: str | None, params: Mapping[str, str], viewer=None) -> dict[str, Any]:
+    """A round's board, any tab; an unpublished round's only for staff (`round_for`), marked `not_public`."""
     bench = benchmark_get(bench_slug)
     rounds = rounds_published(bench)
-    rnd = round_pick(rounds, round_key)
+    rnd = round_for(bench, rounds, round_key, viewer)
     snaps, ratings_snap = snapshots_for(bench, [rnd.id])
     snap = snaps.get(rnd.id)
     entries = {e.agent.slug: e for e in Entry.objects.filter(round=rnd).select_related("agent")}
@@ -226,7 +248,8 @@ def board_page(*, bench_slug: str, round_key: str | None, params: Mapping[str, s
         "bench": bench,
         "round": rnd,
         "rounds": rounds,
-        "is_latest": rnd == rounds[0],
+        "is_latest": bool(rounds) and rnd == rounds[0],
+        "not_public": not rnd.is_published,
         "snapshot": snap,
         "state": state,
         "tab": tab,

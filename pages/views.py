@@ -39,7 +39,7 @@ def home(request: HttpRequest) -> HttpResponse:
 @require_GET
 @vary_on_headers("HX-Request")
 def board(request: HttpRequest, bench: str, round: str | None = None) -> HttpResponse:
-    context = selectors.board_page(bench_slug=bench, round_key=round, params=request.GET)
+    context = selectors.board_page(bench_slug=bench, round_key=round, params=request.GET, viewer=request.user)
     return _page(request, "leaderboard/board.html", context, "board-region")
 
 

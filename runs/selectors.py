@@ -26,7 +26,7 @@ from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
 from django.utils import timezone
 
 from leaderboard.groups import REVIEWERS, TESTERS
-from leaderboard.models import Round, in_published_round, task_input
+from leaderboard.models import Round, RoundParameter, fill_prompt, in_published_round, task_input
 from leaderboard.roles import user_groups, user_is_editor
 from scoring import methodologies
 from scoring.agreement import cohen_kappa
@@ -176,6 +176,26 @@ def review_label(user, run: Run) -> str:
     if any(v.reviewer_id == user.pk for v in run.verdicts.all()):
         return REVIEWED_BY_YOU
     return IN_REVIEW if review_stage(run).awaiting else review_stage(run).label
+
+
+def review_prompt(run: Run, prompt: str) -> tuple[str, dict[str, str]]:
+    """The prompt as the tester sent it, with the round's parameter values filled in (seed 000 §2), and those
+    values. For the verdict form only, which only staff with a verdict role reach: the values stay private to
+    everyone else until the round is published (the criteria ask about "the requested date")."""
+    values = dict(
+        RoundParameter.objects.filter(round_id=run.round_id, task_id=run.task_id).values_list("name", "value")
+    )
+    return fill_prompt(prompt, values), values
+
+
+def verdicts_to_decide_between(user, run: Run) -> list[Verdict]:
+    """The tester's and the second reviewer's verdicts, with their notes, for the third reviewer who decides
+    between them (seed 000 §5). Empty unless the two disagree and `user` may see both (`sees_all_verdicts`):
+    a second reviewer never sees the tester's verdict before entering theirs, nor after."""
+    if not review_stage(run).disagree or not sees_all_verdicts(user, run):
+        return []
+    verdicts = _by_role(run)
+    return [verdicts[r] for r in (VerdictRole.TESTER, VerdictRole.SECOND) if r in verdicts]
 
 
 def visible_verdict_roles(user, run: Run) -> set[str]:

@@ -72,6 +72,9 @@ def _check_benchmark(c: Checker, bench: Any) -> None:
     params = bench.get("params")
     if params is not None and c.obj(params, "benchmark.params"):
         c.number(params, "pass_threshold", "benchmark.params", minimum=0.0, maximum=1.0)
+        hours = c.number(params, "preview_hours", "benchmark.params", minimum=0.0, maximum=10000.0)
+        if hours is not None and hours != int(hours):
+            c.add("benchmark.params.preview_hours", f"must be whole hours, got {params['preview_hours']!r}")
 
 
 def _check_sections_are_lists(c: Checker, doc: dict) -> bool:

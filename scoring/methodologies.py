@@ -188,6 +188,9 @@ class Methodology:
     # Boards that take the vote ratings into their order (site, API and recount join them the same way).
     with_votes: Callable[[dict[str, Any], dict[str, Any] | None], dict[str, Any]] | None = None
     double_review: bool = False  # every run has a tester, a blind second and, on disagreement, a third
+    # The result fields of a run this methodology reads, beyond what every run has (ids, status, tokens, cost,
+    # time): the admin's run form shows these and no others (bundle field names, which are the run's fields).
+    run_fields: tuple[str, ...] = ()
     reviewed: bool = False  # runs are given an outcome by reviewers
     votes_by_default: bool = False  # blind pairwise votes unless the benchmark's params say otherwise
     task_medians: bool = False  # the task page shows each agent's median run
@@ -237,6 +240,7 @@ def get(key: str) -> Methodology:
 register(
     Methodology(
         key="outcomes",
+        run_fields=("outcome", "due_at"),
         name="Outcomes (pass/partial/fail, 0-10 scores)",
         compute_boards=outcomes.compute_outcomes_boards,
         run_score=_no_score,
@@ -267,6 +271,7 @@ register(
 register(
     Methodology(
         key="scored",
+        run_fields=("score", "tests_passed", "tests_total", "judge_scores", "heuristic", "auto_pass_rate"),
         name="Scored (tests and judge, pass@k)",
         compute_boards=scored.compute_scored_boards,
         run_score=lambda run, task: scored.run_score(run, task).score,
@@ -286,6 +291,16 @@ register(
 register(
     Methodology(
         key="checks",
+        run_fields=(
+            "score",
+            "app_started",
+            "api_checks_passed",
+            "api_checks_total",
+            "browser_steps_passed",
+            "browser_steps_total",
+            "checks_version",
+            "preview_url",
+        ),
         name="Checks (0-100, median run)",
         compute_boards=checks.compute_checks_boards,
         run_score=checks.check_score,
@@ -314,6 +329,7 @@ register(
 register(
     Methodology(
         key="weekly",
+        run_fields=("outcome", "plan_label", "interventions"),
         name="Weekly (pass-rate table)",
         compute_boards=weekly.compute_weekly_boards,
         run_score=_no_score,

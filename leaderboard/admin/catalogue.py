@@ -72,7 +72,7 @@ class AgentAdmin(SavesThroughServices, admin.ModelAdmin):
 @admin.register(Benchmark)
 class BenchmarkAdmin(ImportsResults, SavesThroughServices, admin.ModelAdmin):
     form = BenchmarkForm
-    list_display = ["name", "slug", "methodology", "pass_threshold"]
+    list_display = ["name", "slug", "methodology", "pass_threshold", "preview_hours"]
     search_fields = ["name", "slug"]
 
     def update(self, obj, **kwargs) -> None:

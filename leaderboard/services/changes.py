@@ -3,6 +3,7 @@ its changelog, and how a change is described there."""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -42,16 +43,28 @@ def require_reason(reason: str | None, *, published: bool, message: str = ROUND_
 
 
 def _show(value: Any) -> str:
-    return "none" if value is None or value == "" else str(value)
+    """A value as a reader writes it: 2.23, not 2.230000 (a stored decimal keeps its trailing zeros)."""
+    if value is None or value == "":
+        return "none"
+    if isinstance(value, Decimal):
+        return format(value.normalize(), "f")
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def _label(field) -> str:
+    """A field's name in words: "cost (USD)", not "cost usd"."""
+    return str(field.verbose_name).replace(" usd", " (USD)")
 
 
 def changes_apply(obj: Any, changes: dict[str, Any]) -> list[str]:
     """Set each field of `obj` that `changes` gives a new value (the caller saves), and describe each change
-    for the changelog: "<field> <old> -> <new>"."""
+    for the changelog in words: "<field>: <old> -> <new>" ("cost (USD): 2.23 -> 1.23")."""
     described = []
     for name, value in changes.items():
         old = getattr(obj, name)
         if old != value:
-            described.append(f"{obj._meta.get_field(name).verbose_name} {_show(old)} -> {_show(value)}")
+            described.append(f"{_label(obj._meta.get_field(name))}: {_show(old)} -> {_show(value)}")
             setattr(obj, name, value)
     return described

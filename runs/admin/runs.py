@@ -18,6 +18,7 @@ from ..models import CheckResult, Dispute, Evidence, Run, Verdict, VerdictRole
 from ..selectors import (
     queue_counts,
     review_label,
+    review_prompt,
     review_queue,
     reviewer_pair_agreement,
     roles_open_to,
@@ -37,6 +38,31 @@ from ._common import (
 )
 from .queue import ReviewStageFilter
 
+# What every run has, whatever its methodology; the rest of a run's form is its methodology's `run_fields`.
+COMMON_RUN_FIELDS = frozenset(
+    {
+        "key",
+        "round",
+        "entry",
+        "task",
+        "task_version",
+        "trial",
+        "language",
+        "status",
+        "rerun_of",
+        "tokens_input",
+        "tokens_output",
+        "tokens_cache_write",
+        "cost_usd",
+        "wall_seconds",
+        "first_output_seconds",
+        "steps",
+        "started_at",
+        "created_at",
+        "updated_at",
+        "change_reason",
+    }
+)
 BLIND_LOOKUPS = ("outcome", "verdicts", "rerun", "rerun_of", "disputes", "changelog")
 
 
@@ -146,6 +172,10 @@ class RunAdmin(DeletesThroughService, admin.ModelAdmin):
 
     def get_fields(self, request, obj=None):
         fields = list(super().get_fields(request, obj))
+        if obj is not None:
+            # The fields of the run's methodology only (its registry entry), not every methodology's.
+            own = COMMON_RUN_FIELDS | set(obj.round.benchmark.rules.run_fields)
+            fields = [f for f in fields if f in own]
         if obj is None or not sees_all_verdicts(request.user, obj):
             fields = [f for f in fields if f != "outcome"]
         if not self.has_change_permission(request, obj) or obj is None:
@@ -207,6 +237,8 @@ class RunAdmin(DeletesThroughService, admin.ModelAdmin):
             extra.update(
                 {
                     "task_version": version,
+                    # The prompt as the tester sent it (staff only; the values stay private until publication).
+                    "filled_prompt": review_prompt(obj, version.prompt)[0] if version else "",
                     "review_roles": [
                         (r, VerdictRole(r).label, reverse("admin:runs_verdict_add") + f"?run={obj.pk}&role={r}")
                         for r in roles

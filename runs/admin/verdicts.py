@@ -16,9 +16,18 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
+from snapshots.effects import verdict_change_effect
+
 from .. import services
 from ..models import Outcome, Run, Verdict, VerdictRole
-from ..selectors import user_is_editor, user_verdict_roles, visible_verdicts
+from ..selectors import (
+    review_prompt,
+    user_is_editor,
+    user_verdict_roles,
+    verdicts_to_decide_between,
+    visible_verdicts,
+)
+from ..services.review import lowest_outcome, outcome_disagreement
 from ._common import DeletesThroughService, with_request
 
 
@@ -51,6 +60,16 @@ def _errors_shown_on(form: forms.Form):
             form.add_error(None, error)
 
 
+def _require_one_outcome(form: forms.Form, data: dict) -> bool:
+    """The outcome chosen and the rows ticked must agree (the lowest ticked row applies): a clear error rather
+    than silently saving the lower one."""
+    problem = outcome_disagreement(outcome=data.get("outcome"), matched=data.get("matched") or [])
+    if problem:
+        form.add_error("matched", problem)
+        return False
+    return True
+
+
 def _verdict_input(data: dict) -> dict:
     """The verdict a validated form describes, as verdict_record and verdict_change take it."""
     return {
@@ -69,7 +88,7 @@ class VerdictAddForm(forms.ModelForm):
     outcome = forms.ChoiceField(
         choices=[("", "---------"), *Outcome.choices],
         required=False,
-        help_text="Or tick every row the run matched below: the lowest applies.",
+        help_text="Or tick every row the run matched below (the lowest applies); if you do both, they must agree.",
     )
     matched = forms.MultipleChoiceField(
         choices=Outcome.choices,
@@ -103,7 +122,7 @@ class VerdictAddForm(forms.ModelForm):
     def clean(self):
         data = super().clean()
         run = data.get("run")
-        if run is None or self.errors:
+        if run is None or self.errors or not _require_one_outcome(self, data):
             return data
         with _errors_shown_on(self):
             self.recorded = services.verdict_record(
@@ -113,16 +132,21 @@ class VerdictAddForm(forms.ModelForm):
 
 
 class VerdictChangeForm(forms.ModelForm):
-    """An editor's correction, through `verdict_change` (reason required after publication)."""
+    """An editor's correction, through `verdict_change` (reason required after publication). A change to a
+    published verdict's outcome is saved only on a second submit: the first shows its effect on the board
+    (`snapshots.effects`, nothing written) and asks for the reason."""
 
     outcome = forms.ChoiceField(choices=[("", "---------"), *Outcome.choices], required=False)
     matched = forms.MultipleChoiceField(choices=Outcome.choices, required=False, widget=forms.CheckboxSelectMultiple)
     reason = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 2}),
-        help_text="Required once the round is published (goes into its public changelog).",
+        help_text="Required once the round is published (goes into its public changelog and on the run's page).",
     )
+    # The outcome and rows whose effect the editor was shown; a save with anything else shows the effect again.
+    effect_seen = forms.CharField(required=False, widget=forms.HiddenInput)
     request = None
+    effect = None
 
     class Meta:
         model = Verdict
@@ -131,9 +155,32 @@ class VerdictChangeForm(forms.ModelForm):
     def _post_clean(self):
         pass
 
+    def _effect_shown(self, data: dict) -> bool:
+        """True when the correction may be saved: it changes no outcome of a published round, or the editor
+        has seen its effect on the board (for exactly this outcome) and given a reason."""
+        verdict = self.instance
+        if not verdict.run.round.is_published:
+            return True
+        matched = list(data.get("matched") or [])
+        final = lowest_outcome(outcome=data.get("outcome") or None, matched=matched)
+        if final == verdict.outcome and matched == list(verdict.matched or []):
+            return True
+        token = f"{final}|{','.join(matched)}"
+        self.effect = verdict_change_effect(verdict=verdict, outcome=data.get("outcome") or None, matched=matched)
+        seen = data.get("effect_seen") == token
+        if not (data.get("reason") or "").strip():
+            self.add_error(
+                "reason", "Say why: the reason goes into the round's public changelog and on the run's page."
+            )
+        if not seen:
+            self.data = self.data.copy()
+            self.data[self.add_prefix("effect_seen")] = token
+            self.add_error(None, "Check the effect of this correction on the board (below), then save again.")
+        return seen and not self.errors
+
     def clean(self):
         data = super().clean()
-        if self.errors:
+        if self.errors or not _require_one_outcome(self, data) or not self._effect_shown(data):
             return data
         with _errors_shown_on(self):
             services.verdict_change(verdict=self.instance, by=self.request.user, **_verdict_input(data))
@@ -161,7 +208,7 @@ class VerdictAdmin(DeletesThroughService, admin.ModelAdmin):
         if obj is None:
             return ["run", "role", "outcome", "matched", "note", "reason"]
         if self.has_change_permission(request, obj):
-            return ["run_key", "role", "reviewer", "outcome", "matched", "note", "reason"]
+            return ["run_key", "role", "reviewer", "outcome", "matched", "note", "reason", "effect_seen"]
         return ["run_key", "role", "reviewer", "outcome", "matched", "note", "created_at"]
 
     def get_readonly_fields(self, request, obj=None):
@@ -221,7 +268,11 @@ class VerdictAdmin(DeletesThroughService, admin.ModelAdmin):
         )
         if run is not None:
             extra["review_run"] = run
-            extra["task_version"] = run.task.versions.filter(version=run.task_version).first()
+            task_version = run.task.versions.filter(version=run.task_version).first()
+            extra["task_version"] = task_version
+            if task_version is not None:
+                extra["filled_prompt"], extra["parameters"] = review_prompt(run, task_version.prompt)
+            extra["earlier_verdicts"] = verdicts_to_decide_between(request.user, run)
             extra["evidence"] = list(run.evidence.all())
             extra["not_due"] = run.due_at is not None and run.due_at > timezone.now()
         return super().add_view(request, form_url, extra)

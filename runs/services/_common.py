@@ -27,7 +27,7 @@ def verdict_logged(*, run: Run, who, reason: str, what: str, before: str | None,
     if not run.round.is_published:
         return
     if before != after:
-        what += f"; final outcome {before or 'in review'} -> {after or 'in review'}"
+        what += f"; counted outcome: {before or 'in review'} -> {after or 'in review'}"
     changelog_add(round=run.round, run=run, who=who, why=reason.strip(), what=what)
 
 

@@ -47,15 +47,17 @@ def verdict_change(
         if final is None:
             raise ValidationError({"outcome": "Choose an outcome or the rows the run matched."})
         require_reason(run.round, reason)
+        # In words a reader of the changelog follows: "tester verdict: partial -> pass".
         changes = []
+        whose = f"{str(verdict.get_role_display()).lower()} verdict"
         if final != verdict.outcome:
-            changes.append(f"outcome {verdict.outcome} -> {final}")
+            changes.append(f"{whose}: {verdict.outcome} -> {final}")
         if matched != list(verdict.matched or []):
             changes.append(
-                f"matched rows {', '.join(verdict.matched or []) or 'none'} -> {', '.join(matched) or 'none'}"
+                f"{whose}, rows matched: {', '.join(verdict.matched or []) or 'none'} -> {', '.join(matched) or 'none'}"
             )
         if note is not None and note.strip() != verdict.note:
-            changes.append("note edited")
+            changes.append(f"{whose}: note reworded")
             verdict.note = note.strip()
         if not changes:
             return verdict
@@ -63,7 +65,7 @@ def verdict_change(
         verdict.save()
         notes_index([run.pk])
         before, after = store_outcome(run)
-        what = f"Run {run.key}: {verdict.get_role_display()}'s verdict changed: {'; '.join(changes)}"
+        what = f"Run {run.key}: {'; '.join(changes)}"
         verdict_logged(run=run, who=by, reason=reason, what=what, before=before, after=after)
         snapshots_mark_stale(round_ids=[run.round_id])
     return verdict

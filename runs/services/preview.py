@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from django.conf import settings
 from django.utils import timezone
 
 from leaderboard.models import Round, RoundStatus
@@ -15,9 +14,10 @@ from ..selectors import review_label, review_stage, runs_in_review
 
 
 def preview_ends_at(round: Round) -> datetime | None:
+    """When the vendor window of `round` ends: its benchmark's `preview_hours` after it started."""
     if round.preview_started_at is None:
         return None
-    return round.preview_started_at + timedelta(hours=settings.PREVIEW_HOURS)
+    return round.preview_started_at + timedelta(hours=round.benchmark.preview_hours)
 
 
 def pending_reruns(round: Round) -> list[Run]:

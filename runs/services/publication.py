@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.utils import timezone
@@ -96,8 +95,8 @@ def rerun_create(*, run: Run, by, key: str | None = None) -> Run:
 
 def round_enter_preview(*, round: Round, by, now: datetime | None = None) -> Round:
     """draft -> preview: vendors see their decided results and may dispute them (seed 000 §6). The
-    PREVIEW_HOURS window starts only once every run of the round is decided, and restarts whenever a result
-    changes during it (`preview_restart`)."""
+    benchmark's `preview_hours` window starts only once every run of the round is decided, and restarts
+    whenever a result changes during it (`preview_restart`)."""
     require_editor(by)
     with transaction.atomic():
         rnd = Round.objects.select_for_update().get(pk=round.pk)
@@ -116,16 +115,17 @@ def round_publish_problems(round: Round, now: datetime | None = None, viewer=Non
     now = now or timezone.now()
     if round.status == RoundStatus.PUBLISHED:
         return [f"{round} is already published."]
-    if round.status != RoundStatus.PREVIEW:
-        return [f"{round} is a draft: it enters the vendor preview first ({settings.PREVIEW_HOURS} hours)."]
+    hours = round.benchmark.preview_hours
+    if round.status != RoundStatus.PREVIEW and hours:
+        return [f"{round} is a draft: it enters the vendor preview first ({hours} hours)."]
     problems = []
-    ends = preview_ends_at(round)
-    if ends is None:
+    # A benchmark without a vendor window (preview_hours 0) publishes straight from draft, once decided.
+    ends = preview_ends_at(round) if hours else None
+    if ends is None and hours:
         problems.append(
-            f"The vendor preview of {round} has not started: its {settings.PREVIEW_HOURS} hours start "
-            "once every run is decided."
+            f"The vendor preview of {round} has not started: its {hours} hours start once every run is decided."
         )
-    elif now < ends:
+    elif ends is not None and now < ends:
         problems.append(f"The vendor preview of {round} runs until {when(ends)}; it cannot be published before.")
     problems += undecided(round, viewer)
     open_disputes = list(
@@ -141,9 +141,10 @@ def round_publish_problems(round: Round, now: datetime | None = None, viewer=Non
 
 
 def round_publish(*, round: Round, by, now: datetime | None = None) -> Round:
-    """preview -> published. Refused (with the reasons) before the preview window has passed, while a run is
-    in review or a dispute is open. Publishing makes the round's results, verdicts and parameter values
-    public, and freezes the wording of the task versions its runs used."""
+    """preview -> published (draft -> published where the benchmark has no vendor window). Refused (with
+    the reasons) before the preview window has passed, while a run is in review or a dispute is open.
+    Publishing makes the round's results, verdicts and parameter values public, and freezes the wording of
+    the task versions its runs used."""
     require_editor(by)
     now = now or timezone.now()
     with transaction.atomic():

@@ -309,7 +309,7 @@ def test_the_vendor_preview_and_a_dispute_are_accessible(transactional_db, brows
     assert_accessible(page)
     page.get_by_role("link", name="Agent Real-Task Bench · Round 3 · December 2026").click()
     page.wait_for_url("**/preview/artb/2026-r3/")
-    expect(page.locator("#preview-runs tbody tr").first).to_be_visible()
+    expect(page.locator(".preview-runs tbody tr").first).to_be_visible()
     assert_accessible(page)
     page.get_by_role("link", name="Dispute this run").first.click()
     page.wait_for_url("**/dispute/")

@@ -188,3 +188,21 @@ def test_an_errored_sample_is_an_infra_error_and_a_limit_hands_the_sample_in(tmp
     board = _board()
     assert board["scripted-broken"]["tested"] == 0
     assert board["scripted-steady"]["tested"] == 3
+
+
+def test_a_benchmark_the_import_makes_has_no_vendor_window_and_publishes_from_draft(quiz_logs):
+    # A team running its own evals has no vendors to wait for (#32.14): preview_hours 0, so "Publish" takes
+    # the draft round straight to published; an existing benchmark keeps the window it has.
+    from django.contrib.auth.models import Group, User
+
+    from runs.services import round_publish
+
+    _import(quiz_logs["steady"])
+    assert Benchmark.objects.get(slug="quiz").preview_hours == 0
+    editor = User.objects.create_user("ed")
+    editor.groups.add(Group.objects.get(name="Editors"))
+    rnd = round_publish(round=Round.objects.get(benchmark__slug="quiz", key="r1"), by=editor)
+    assert rnd.status == "published"
+    Benchmark.objects.filter(slug="quiz").update(preview_hours=24)
+    _import(quiz_logs["flaky"])  # another import into the benchmark leaves its window as it is
+    assert Benchmark.objects.get(slug="quiz").preview_hours == 24

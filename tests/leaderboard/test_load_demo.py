@@ -16,3 +16,16 @@ def test_the_demo_accounts_sign_in_on_the_site_and_in_the_admin(client):
     )
     assert response.status_code == 302
     assert client.get("/admin/").status_code == 200
+    # The demo leaves one publication for the editor to finish (#32.14): the Inspect quiz, a benchmark without
+    # a vendor window, has a draft round; "Publish" in the admin publishes it; ARTB keeps its 48 hours.
+    from leaderboard.models import Benchmark, Round
+
+    assert Benchmark.objects.get(slug="artb").preview_hours == 48
+    assert Benchmark.objects.get(slug="inspect-quiz").preview_hours == 0
+    draft = Round.objects.get(benchmark__slug="inspect-quiz", key="2026-r2")
+    assert draft.status == "draft"
+    response = client.post(
+        "/admin/leaderboard/round/", {"action": "publish", "_selected_action": [draft.pk]}, follow=True
+    )
+    assert "Inspect quiz 2026 round 2 is published." in response.content.decode()
+    assert Round.objects.get(pk=draft.pk).status == "published"

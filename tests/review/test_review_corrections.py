@@ -47,7 +47,7 @@ def test_deleting_a_published_run_in_the_admin_is_refused_with_a_message(client,
     assert Run.objects.filter(pk=run.pk).exists() and Verdict.objects.filter(run=run).count() == 2
     # the bulk action refuses too
     response = client.post(
-        "/admin/runs/run/", {"action": "delete_through_service", "_selected_action": [run.pk]}, follow=True
+        "/admin/runs/run/", {"action": "delete_selected", "_selected_action": [run.pk], "post": "yes"}, follow=True
     )
     assert "was not deleted" in response.content.decode()
     assert Run.objects.filter(pk=run.pk).exists()
@@ -92,7 +92,7 @@ def test_renaming_an_agent_of_a_published_round_asks_why_and_logs_it(client, w):
     assert client.post(f"/admin/leaderboard/agent/{agent.pk}/change/", form).status_code == 302
     assert Agent.objects.get(pk=agent.pk).name == "Acme Agent Pro"
     entry = ChangelogEntry.objects.get(round=w["round"])
-    assert entry.what == "Agent acme-agent: name Acme Agent -> Acme Agent Pro"
+    assert entry.what == "Agent acme-agent: name: Acme Agent -> Acme Agent Pro"
     assert (entry.why, entry.who, entry.who_role) == ("The vendor's product name.", w["editor"], "editor")
     assert entry.created_at is not None
     assert stale()
@@ -111,13 +111,14 @@ def test_changing_a_benchmark_parameter_logs_it_and_recomputes(client, w):
         "pass_threshold": "0.9",
         "params": "{}",
         "position": bench.position,
+        "preview_hours": bench.preview_hours,
         "change_reason": "Threshold agreed for v1.",
     }
     response = client.post(f"/admin/leaderboard/benchmark/{bench.pk}/change/", form)
     assert response.status_code == 302, response.content.decode()[:2000]
     assert Benchmark.objects.get(pk=bench.pk).pass_threshold == 0.9
     entry = ChangelogEntry.objects.get(round=w["round"])
-    assert "pass threshold 0.8 -> 0.9" in entry.what and entry.why == "Threshold agreed for v1."
+    assert "pass threshold: 0.8 -> 0.9" in entry.what and entry.why == "Threshold agreed for v1."
     assert stale()
 
 

@@ -215,18 +215,3 @@ def test_a_nul_byte_in_a_preview_url_is_a_404(client, w):
     client.force_login(w["vendor"])
     assert client.get(f"/preview/{BENCH}/%00/").status_code == 404
     assert client.get(f"/preview/{BENCH}/{ROUND}/runs/%00/dispute/").status_code == 404
-
-
-def test_a_vendor_finds_the_preview_and_sees_what_each_agent_was_tested_with(client, w):
-    preview_past(w, hours=1)
-    client.force_login(w["vendor"])
-    home = client.get("/").content.decode()
-    assert '<a href="/preview/">Preview</a>' in home
-    html = client.get(f"/preview/{BENCH}/{ROUND}/").content.decode()
-    entries = html.split('id="preview-entries"', 1)[1].split("</table>", 1)[0]
-    # Acme Agent was entered with product_version 1.2 (tests/builders/review.py); no plan, region or network.
-    assert '<th scope="row">Acme Agent</th><td>1.2</td><td>–</td><td>–</td><td>–</td>' in entries
-    assert "Other Agent" not in entries
-    for who in ("plain", "tester", "editor"):
-        client.force_login(w[who])
-        assert '<a href="/preview/">Preview</a>' not in client.get("/").content.decode()

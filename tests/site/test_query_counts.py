@@ -63,5 +63,5 @@ def test_board_and_run_pages_stay_within_a_few_queries(load, client, django_asse
     for slug in ("small", "large"):
         with django_assert_num_queries(5):
             client.get(f"/b/{slug}/")
-        with django_assert_num_queries(9):
+        with django_assert_num_queries(10):  # 9, and the run's corrections ("corrected on <date>: <reason>")
             client.get(f"/b/{slug}/r/r1/runs/{slug}-r1-agent-00-shop-t1/")

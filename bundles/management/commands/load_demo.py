@@ -56,12 +56,20 @@ class Command(BaseCommand):
         except InspectLogError as exc:
             self.stderr.write(f"skipping {path.name}: {exc}")
             return
-        doc = logs_to_bundle(logs, benchmark="inspect-quiz", round_key="2026-r1").doc
-        doc["benchmark"].update(
-            name="Inspect quiz", description="Imported from an Inspect eval log (fixtures/inspect-quiz.eval)."
-        )
-        doc["rounds"][0].update(name="2026 round 1", status="published", published_at="2026-03-02T12:00:00Z")
-        self.stdout.write(bundle_import(doc=doc).summary())
+        # The benchmark has no vendor window (preview_hours 0, as a team running its own evals sets it), and
+        # its second round is a draft an editor can publish in the admin ("Publish"): the demo's one
+        # publication left to finish.
+        for key, name, status in (("2026-r1", "2026 round 1", "published"), ("2026-r2", "2026 round 2", "draft")):
+            doc = logs_to_bundle(logs, benchmark="inspect-quiz", round_key=key).doc
+            doc["benchmark"].update(
+                name="Inspect quiz",
+                description="Imported from an Inspect eval log (fixtures/inspect-quiz.eval).",
+                params={"preview_hours": 0},
+            )
+            doc["rounds"][0].update(name=name, status=status)
+            if status == "published":
+                doc["rounds"][0]["published_at"] = "2026-03-02T12:00:00Z"
+            self.stdout.write(bundle_import(doc=doc).summary())
 
     def _users(self) -> None:
         lines = []

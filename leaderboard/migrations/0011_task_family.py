@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('leaderboard', '0009_sessions_backend'),
+        ('leaderboard', '0010_benchmark_preview_hours_vendor_window'),
     ]
 
     operations = [

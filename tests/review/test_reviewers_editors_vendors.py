@@ -1,0 +1,320 @@
+"""Issue #32 items 9-18, from outside: what a reviewer, an editor, a vendor, a voter and an anonymous visitor
+see and may do on the review form, a correction, an unpublished round's board, the vendor window and preview,
+the runs' delete action and the run form (seed 000 §5 review, §6 vendor window and corrections)."""
+
+from datetime import timedelta
+
+import pytest
+from django.contrib.contenttypes.models import ContentType
+from django.utils import timezone
+
+from bundles.importer import bundle_import
+from leaderboard.models import Benchmark, ChangelogEntry, Round
+from runs.models import Evidence, Run, Verdict
+from runs.services import round_enter_preview, round_publish, run_update, verdict_record
+from snapshots.models import BoardSnapshot
+from snapshots.recompute import snapshot_recompute
+from tests.builders.review import BENCH, ROUND, SECRET_CITY, SECRET_PHONE, TESTER_NOTE, make_people, make_world
+from tests.builders.site import scored_bundle
+
+pytestmark = pytest.mark.django_db
+
+SECOND_NOTE = "Second-note: the itinerary was there after all"
+
+
+@pytest.fixture
+def w():
+    return {**make_world(), **make_people()}
+
+
+def _recompute():
+    for snap_id in BoardSnapshot.objects.filter(stale=True).values_list("id", flat=True):
+        snapshot_recompute(snapshot_id=snap_id)
+
+
+def publish(w):
+    for run in Run.objects.filter(round=w["round"]):
+        now = (run.due_at or timezone.now()) + timedelta(seconds=1)
+        verdict_record(run=run, role="tester", reviewer=w["tester"], outcome="pass", note="as seen", now=now)
+        verdict_record(run=run, role="second", reviewer=w["second"], outcome="pass", now=now)
+    round_enter_preview(round=w["round"], by=w["editor"], now=timezone.now() - timedelta(hours=49))
+    round_publish(round=Round.objects.get(pk=w["round"].pk), by=w["editor"], now=timezone.now() + timedelta(days=3))
+    _recompute()
+
+
+def add_form(run, role):
+    return f"/admin/runs/verdict/add/?run={run.pk}&role={role}"
+
+
+# --- 9. the prompt with the round's values, for reviewers only ------------------------------------------------
+
+
+def test_it_shows_a_reviewer_the_prompt_with_the_rounds_values_filled_in(client, w):
+    verdict_record(run=w["acme-trip"], role="tester", reviewer=w["tester"], outcome="pass", note=TESTER_NOTE)
+    client.force_login(w["second"])
+    html = client.get(add_form(w["acme-trip"], "second")).content.decode()
+    # "Plan a weekend in {city}; call {phone} to check." as the tester sent it.
+    assert f"Plan a weekend in {SECRET_CITY}; call {SECRET_PHONE} to check." in html
+    assert "{city}" not in html
+    assert TESTER_NOTE not in html  # still blind to the tester's verdict
+    html = client.get(f"/admin/runs/run/{w['acme-trip'].pk}/change/").content.decode()
+    assert f"Plan a weekend in {SECRET_CITY}; call {SECRET_PHONE} to check." in html and TESTER_NOTE not in html
+
+
+@pytest.mark.parametrize("who", ["anonymous", "plain", "vendor"])
+def test_the_rounds_values_stay_private_to_everyone_else(client, w, who):
+    if who != "anonymous":
+        client.force_login(w[who])
+    for url in [
+        add_form(w["acme-trip"], "second"),
+        f"/b/{BENCH}/r/{ROUND}/runs/acme-trip/",
+        f"/api/benchmarks/{BENCH}/runs/{ROUND}/acme-trip",
+        f"/b/{BENCH}/r/{ROUND}/",
+    ]:
+        response = client.get(url)
+        assert SECRET_CITY not in response.content.decode(), (who, url)
+
+
+# --- 10. one way to enter an outcome ---------------------------------------------------------------------------
+
+
+def test_a_chosen_outcome_contradicting_the_ticked_rows_is_refused_with_a_clear_error(client, w):
+    client.force_login(w["tester"])
+    run = w["acme-trip"]
+    data = {"run": run.pk, "role": "tester", "outcome": "pass", "matched": ["fail"], "note": "seen"}
+    response = client.post(add_form(run, "tester"), data)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "You chose “pass” but ticked fail" in html and "the lowest ticked row applies" in html
+    assert not Verdict.objects.filter(run=run).exists()
+
+
+def test_rows_alone_still_take_the_lowest_and_an_agreeing_choice_is_saved(client, w):
+    client.force_login(w["tester"])
+    run = w["acme-trip"]
+    # Seed 000 §3: a run matching pass and partial takes the lowest, partial; choosing partial agrees.
+    data = {"run": run.pk, "role": "tester", "outcome": "partial", "matched": ["pass", "partial"], "note": "seen"}
+    assert client.post(add_form(run, "tester"), data).status_code == 302
+    assert Verdict.objects.get(run=run, role="tester").outcome == "partial"
+    client.force_login(w["second"])
+    data = {"run": run.pk, "role": "second", "matched": ["pass", "fail"], "note": ""}
+    assert client.post(add_form(run, "second"), data).status_code == 302
+    assert Verdict.objects.get(run=run, role="second").outcome == "fail"
+
+
+# --- 11. the third reviewer sees what they decide between; the second never sees the first ---------------------
+
+
+def test_the_third_reviewer_sees_both_earlier_verdicts_and_their_notes(client, w):
+    run = w["acme-trip"]
+    verdict_record(run=run, role="tester", reviewer=w["tester"], outcome="partial", note=TESTER_NOTE)
+    client.force_login(w["second"])
+    html = client.get(add_form(run, "second")).content.decode()
+    assert TESTER_NOTE not in html and "partial" not in html.split('id="review-run"')[1].split("</fieldset>")[0]
+    assert 'id="earlier-verdicts"' not in html
+    verdict_record(run=run, role="second", reviewer=w["second"], outcome="pass", note=SECOND_NOTE)
+    # the second reviewer, after entering theirs, still does not see the tester's
+    assert TESTER_NOTE not in client.get(add_form(run, "second")).content.decode()
+    client.force_login(w["third"])
+    html = client.get(add_form(run, "third")).content.decode()
+    section = html.split('id="earlier-verdicts"')[1].split("</fieldset>")[0]
+    assert TESTER_NOTE in section and SECOND_NOTE in section
+    assert "<strong>partial</strong>" in section and "<strong>pass</strong>" in section
+
+
+# --- 12. a correction says what it does ------------------------------------------------------------------------
+
+
+def test_a_published_verdicts_correction_shows_its_effect_then_asks_for_the_reason(client, w):
+    publish(w)
+    client.force_login(w["editor"])
+    verdict = Verdict.objects.get(run=w["acme-trip"], role="tester")
+    url = f"/admin/runs/verdict/{verdict.pk}/change/"
+    response = client.post(url, {"outcome": "fail", "note": "as seen", "reason": ""})
+    assert response.status_code == 200
+    html = response.content.decode()
+    effect = html.split('id="correction-effect"')[1].split("</fieldset>")[0]
+    # Tester pass -> fail while the second says pass: the run goes back to review. Acme had trip, inbox and
+    # remind passed: 3 tasks * 2 points = 6 of 6 -> 10.0; with trip in review 2 tasks are tested, 4 of 4 ->
+    # 10.0 still (no change shown), but tested 3 -> 2, points 6 -> 4, and the trip cell pass -> in review.
+    assert "Acme Agent: trip (task) <strong>pass → in review</strong>" in effect
+    assert "Acme Agent: tested <strong>3 → 2</strong>" in effect and "points <strong>6 → 4</strong>" in effect
+    assert "overall <strong>" not in effect and "Other Agent" not in effect and "axis_runs" not in effect
+    assert "Say why" in html
+    assert Verdict.objects.get(pk=verdict.pk).outcome == "pass" and not ChangelogEntry.objects.exists()
+    token = "fail|"
+    response = client.post(
+        url, {"outcome": "fail", "note": "as seen", "reason": "The recording shows no itinerary.", "effect_seen": token}
+    )
+    assert response.status_code == 302
+    assert Verdict.objects.get(pk=verdict.pk).outcome == "fail"
+    entry = ChangelogEntry.objects.get()
+    assert entry.what == "Run acme-trip: tester verdict: pass -> fail; counted outcome: pass -> in review"
+    html = client.get(f"/b/{BENCH}/r/{ROUND}/runs/acme-trip/").content.decode()
+    today = timezone.localdate(entry.created_at)
+    assert f"Corrected on {today.day} {today:%b %Y}: The recording shows no itinerary." in html
+    # in review, so it does not count: never both
+    assert "counts in the rankings" not in html and "does not count: in review" in html
+
+
+def test_a_changed_outcome_needs_the_effect_seen_for_that_very_outcome(client, w):
+    publish(w)
+    client.force_login(w["editor"])
+    verdict = Verdict.objects.get(run=w["acme-trip"], role="tester")
+    response = client.post(
+        f"/admin/runs/verdict/{verdict.pk}/change/",
+        {"outcome": "partial", "note": "as seen", "reason": "Because.", "effect_seen": "fail|"},
+    )
+    assert response.status_code == 200 and 'id="correction-effect"' in response.content.decode()
+    assert Verdict.objects.get(pk=verdict.pk).outcome == "pass"
+
+
+def test_the_changelog_says_a_run_correction_in_words(w):
+    publish(w)
+    run_update(run=w["acme-trip"], by=w["editor"], changes={"cost_usd": "2.23"}, reason="Invoice checked.")
+    run_update(run=w["acme-trip"], by=w["editor"], changes={"cost_usd": "1.23"}, reason="Invoice checked again.")
+    whats = list(ChangelogEntry.objects.order_by("id").values_list("what", flat=True))
+    assert whats == ["Run acme-trip: cost (USD): none -> 2.23", "Run acme-trip: cost (USD): 2.23 -> 1.23"]
+
+
+# --- 13. staff see an unpublished round's boards, marked "not public" ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "who, status", [("anonymous", 404), ("plain", 404), ("vendor", 404), ("second", 200), ("editor", 200)]
+)
+def test_an_unpublished_rounds_board_is_for_staff_only(client, w, who, status):
+    _recompute()
+    if who != "anonymous":
+        client.force_login(w[who])
+    for url in [f"/b/{BENCH}/r/{ROUND}/", f"/b/{BENCH}/r/{ROUND}/?tab=safety", f"/b/{BENCH}/"]:
+        response = client.get(url)
+        assert response.status_code == status, (who, url)
+        if status == 200:
+            assert "Not public." in response.content.decode(), url
+
+
+def test_the_admins_view_on_site_opens_the_draft_board_for_staff(client, w):
+    client.force_login(w["editor"])
+    ct = ContentType.objects.get_for_model(Round)
+    response = client.get(f"/admin/r/{ct.pk}/{w['round'].pk}/", follow=True)
+    assert response.status_code == 200 and "Not public." in response.content.decode()
+
+
+# --- 14. the vendor window belongs to the benchmark ------------------------------------------------------------
+
+
+def _decide_all(w):
+    for run in Run.objects.filter(round=w["round"]):
+        now = (run.due_at or timezone.now()) + timedelta(seconds=1)
+        verdict_record(run=run, role="tester", reviewer=w["tester"], outcome="pass", note="as seen", now=now)
+        verdict_record(run=run, role="second", reviewer=w["second"], outcome="pass", now=now)
+
+
+def test_a_benchmark_without_a_vendor_window_publishes_straight_from_draft(client, w):
+    _decide_all(w)
+    later = timezone.now() + timedelta(days=3)
+    with pytest.raises(Exception, match="enters the vendor preview first \\(48 hours\\)"):
+        round_publish(round=w["round"], by=w["editor"], now=later)
+    Benchmark.objects.filter(slug=BENCH).update(preview_hours=0)
+    rnd = round_publish(round=Round.objects.get(pk=w["round"].pk), by=w["editor"], now=later)
+    assert rnd.status == "published"
+    html = client.get(f"/b/{BENCH}/methodology/").content.decode()
+    assert "Vendor fact check:</strong> none" in html
+
+
+def test_the_window_is_the_benchmarks_own_number_of_hours(client, w):
+    Benchmark.objects.filter(slug=BENCH).update(preview_hours=6)
+    _decide_all(w)
+    start = timezone.now()
+    round_enter_preview(round=w["round"], by=w["editor"], now=start)
+    rnd = Round.objects.get(pk=w["round"].pk)
+    with pytest.raises(Exception, match="runs until"):
+        round_publish(round=rnd, by=w["editor"], now=start + timedelta(hours=5))
+    assert round_publish(round=rnd, by=w["editor"], now=start + timedelta(hours=6, seconds=1)).is_published
+    assert "vendors see their own results 6 hours before" in client.get(f"/b/{BENCH}/methodology/").content.decode()
+
+
+def test_a_bundle_carries_the_vendor_window(w):
+    from bundles.export import bundle_export
+
+    Benchmark.objects.filter(slug=BENCH).update(preview_hours=12)
+    doc = bundle_export(benchmark=Benchmark.objects.get(slug=BENCH), include_unpublished=True)
+    assert doc["benchmark"]["params"]["preview_hours"] == 12
+    doc["benchmark"]["params"]["preview_hours"] = 0
+    bundle_import(doc=doc)
+    assert Benchmark.objects.get(slug=BENCH).preview_hours == 0
+
+
+# --- 16. vendors find their preview ----------------------------------------------------------------------------
+
+
+def test_a_vendor_has_a_preview_link_and_sees_what_each_agent_was_tested_with(client, w):
+    _decide_all(w)
+    Evidence.objects.create(run=w["acme-trip"], kind="recording", url="https://evidence.example.org/trip.mp4")
+    round_enter_preview(round=w["round"], by=w["editor"])
+    client.force_login(w["vendor"])
+    home = client.get("/").content.decode()
+    assert '<a href="/preview/">Preview</a>' in home
+    html = client.get(f"/preview/{BENCH}/{ROUND}/").content.decode()
+    tested = html.split('id="entry-acme-agent"')[1].split("</dl>")[0]
+    assert "<dt>Version</dt><dd>1.2</dd>" in tested and "<dt>Plan</dt><dd>not recorded</dd>" in tested
+    assert "<dt>Region</dt>" in tested and "<dt>Network</dt>" in tested
+    assert 'href="https://evidence.example.org/trip.mp4"' in html
+    assert "Other Agent" not in html
+
+
+@pytest.mark.parametrize("who", ["anonymous", "plain", "second"])
+def test_no_one_but_a_vendor_gets_the_preview_link(client, w, who):
+    if who != "anonymous":
+        client.force_login(w[who])
+    assert 'href="/preview/"' not in client.get("/").content.decode()
+
+
+# --- 17. no surprise deletes -----------------------------------------------------------------------------------
+
+
+def test_deleting_selected_runs_asks_first_and_says_what_goes_with_them(client, w):
+    run = w["acme-trip"]
+    verdict_record(run=run, role="tester", reviewer=w["tester"], outcome="pass", note="seen")
+    Evidence.objects.create(run=run, kind="recording", url="https://evidence.example.org/trip.mp4")
+    client.force_login(w["editor"])
+    response = client.post("/admin/runs/run/", {"action": "delete_selected", "_selected_action": [run.pk]})
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Are you sure" in html and "Verdicts: 1" in html and "Evidence: 1" in html
+    assert "Tester: pass" not in html  # the summary counts verdicts; it never names their outcome
+    assert Run.objects.filter(pk=run.pk).exists()
+    response = client.post(
+        "/admin/runs/run/", {"action": "delete_selected", "_selected_action": [run.pk], "post": "yes"}, follow=True
+    )
+    assert "Deleted 1 runs." in response.content.decode()
+    assert not Run.objects.filter(pk=run.pk).exists() and not Verdict.objects.filter(run_id=run.pk).exists()
+
+
+# --- 18. the run form shows its methodology's fields; names as written -----------------------------------------
+
+
+def test_the_run_form_shows_the_fields_of_the_runs_methodology_only(client, w):
+    bundle_import(doc=scored_bundle())
+    client.force_login(w["editor"])
+    outcomes_form = client.get(f"/admin/runs/run/{w['acme-trip'].pk}/change/").content.decode()
+    assert 'name="due_at' in outcomes_form and 'name="tests_passed"' not in outcomes_form
+    assert 'name="interventions"' not in outcomes_form and 'name="api_checks_total"' not in outcomes_form
+    scored = Run.objects.filter(round__benchmark__slug="sbench").first()
+    scored_form = client.get(f"/admin/runs/run/{scored.pk}/change/").content.decode()
+    assert 'name="tests_passed"' in scored_form and 'name="interventions"' not in scored_form
+
+
+def test_admin_messages_name_a_round_as_written(client, w):
+    client.force_login(w["editor"])
+    response = client.post(
+        "/admin/leaderboard/round/", {"action": "publish", "_selected_action": [w["round"].pk]}, follow=True
+    )
+    assert "ARTB test Round 1 was not published" in response.content.decode()
+    # A lower-case benchmark name stays lower case (Django's admin would capitalise a message's first letter).
+    Benchmark.objects.filter(slug=BENCH).update(name="artb-t")
+    response = client.post(
+        "/admin/leaderboard/round/", {"action": "publish", "_selected_action": [w["round"].pk]}, follow=True
+    )
+    assert '<li class="error">artb-t Round 1 was not published' in response.content.decode()
