@@ -13,7 +13,7 @@ TEST_BROKER_URL ?= redis://127.0.0.1:6379/2
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev,inspect]'
+	$(PY) -m pip install --quiet -e '.[dev,inspect,s3]'
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import FileResponse, Http404
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_safe
@@ -19,6 +19,7 @@ from .forms import DisputeForm
 from .models import Evidence, Run
 from .selectors import preview_runs, vendor_organization
 from .services import dispute_file, preview_ends_at
+from .stored_files import stored_file_response
 
 
 def _vendor_org_or_404(request):
@@ -95,7 +96,8 @@ INLINE_EVIDENCE_PREFIXES = ("application/pdf", "audio/", "video/")
 @require_safe
 def evidence_file(request, name: str):
     """An uploaded evidence file (`/media/evidence/...`), served by the site so that it is served inert and only
-    where the run may be seen. Evidence is whatever a tester uploaded: an HTML or SVG "screenshot" would
+    where the run may be seen, streamed from the "evidence" storage with range requests (a long recording can
+    be sought: `runs.stored_files`). Evidence is whatever a tester uploaded: an HTML or SVG "screenshot" would
     otherwise run its scripts as the site with the visitor's session, so every answer carries
     `Content-Security-Policy: sandbox` (an opaque origin, no script, no form) and nosniff, and anything but a
     picture, plain text, a PDF, audio or video is a download. A run of a round not yet published (its evidence
@@ -108,16 +110,13 @@ def evidence_file(request, name: str):
     if evidence is None or not _may_see_run(request.user, evidence.run):
         raise Http404
     try:
-        handle = evidence.file.open("rb")
-    except FileNotFoundError:
+        response = stored_file_response(request, evidence.file.storage, evidence.file.name)
+    except OSError:  # gone from the storage
         raise Http404 from None
-    response = FileResponse(handle)
     content_type = response.headers.get("Content-Type", "application/octet-stream").split(";")[0]
     if not (content_type in INLINE_EVIDENCE_TYPES or content_type.startswith(INLINE_EVIDENCE_PREFIXES)):
         response.headers["Content-Type"] = "application/octet-stream"
         response.headers["Content-Disposition"] = content_disposition_header(True, name.rsplit("/", 1)[-1])
-    else:
-        response.headers.pop("Content-Disposition", None)
     response["Content-Security-Policy"] = "sandbox"
     response["X-Content-Type-Options"] = "nosniff"
     response["Cache-Control"] = "private, max-age=300"
