@@ -94,7 +94,7 @@ def file_storages(url: str) -> dict[str, dict]:
         "bucket_name": parsed.netloc.rsplit("@", 1)[-1],
         "default_acl": None,
         "querystring_auth": True,
-        "file_overwrite": True,
+        "file_overwrite": False,  # a second file of the same name gets a name of its own, as on the disk
     }
     if parsed.path.strip("/"):
         options["location"] = parsed.path.strip("/")
