@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import io
 import re
+import time
 import zipfile
 from collections.abc import Iterator
+from datetime import timedelta
 from html import unescape
 from pathlib import Path
 
@@ -21,11 +23,15 @@ import pytest
 import requests
 from django.contrib.auth import get_user_model
 from django.test import Client
+from django.utils import timezone
 from live_services import AppServer, S3Server, wait_for
 
+from leaderboard.caching import LOCAL_VERSION_SECONDS
+from leaderboard.models import Round
 from runs.models import AppBuild, Evidence
+from snapshots.models import BoardSnapshot
 from tests.builders.voting import build_world, make_user
-from voting.models import Matchup
+from voting.models import Matchup, Vote
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
 
@@ -161,3 +167,77 @@ def test_evidence_uploaded_through_one_server_is_served_by_the_other_and_stays_p
     for server in (first, second):
         assert requests.get(server.url + draft.href, timeout=30).status_code == 404
         assert as_editor.get(server.url + draft.href, timeout=30).content == VIDEO
+
+
+def _board(server: AppServer, path: str = "/b/appbench-t/") -> str:
+    answer = requests.get(server.url + path, timeout=30)  # anonymous: served from the page cache
+    assert answer.status_code == 200, answer.text[:2000]
+    return answer.text
+
+
+def _fresh_everywhere() -> bool:
+    return not BoardSnapshot.objects.filter(stale=True).exists()
+
+
+def _seen_by_both(servers: list[AppServer], seen, what: str, path: str = "/b/appbench-t/") -> float:
+    """Seconds until every server's public page at `path` shows what `seen` looks for (polled every 0.1 s)."""
+    start = time.monotonic()
+    wait_for(lambda: all(seen(_board(s, path)) for s in servers), 30, what, interval=0.1, log=servers[0].log)
+    return time.monotonic() - start
+
+
+def test_a_vote_through_one_server_and_a_publication_through_the_other_are_seen_by_both(servers, live_celery, tmp_path):
+    """The per-process page table trusts the shared versions it read for LOCAL_VERSION_SECONDS and the vote pool
+    its copy for POOL_RECHECK_SECONDS (README, "Two app servers and more"): once the shared state changes,
+    every server shows it within that delay (plus a request's own time)."""
+    _, (first, second) = servers
+    delay = LOCAL_VERSION_SECONDS + 1.5  # the documented delay, and room for a render on a loaded machine
+    world = build_world(tasks=("todo-app",), trials=1)
+    editor = get_user_model().objects.create_superuser("editor", "editor@example.org", "pw-editor-123")
+    voter = make_user("voter@example.com")
+    as_editor, as_voter = _session(editor), _session(voter)
+    live_celery.start(beat=False)
+    wait_for(_fresh_everywhere, 60, "the first recount", log=live_celery.log)
+    task = "/b/appbench-t/tasks/todo-app/"  # the task's vote ratings, with their numbers of votes
+    for server in (first, second, first, second):  # both servers hold the pages in their own tables
+        before, task_before = _board(server), _board(server, task)
+    assert "October" in before and "November" not in before
+
+    # A vote through the first server: the worker refits the ratings; both servers show the new board.
+    screen = as_voter.get(first.url + "/vote/", timeout=30)
+    key = re.search(r'action="/vote/m/([^/]+)/"', screen.text)
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', screen.text)
+    assert key and token, screen.text[:3000]
+    cast = as_voter.post(
+        first.url + f"/vote/m/{key.group(1)}/",
+        data={"winner": "a", "csrfmiddlewaretoken": token.group(1)},
+        headers={"Referer": first.url + "/vote/"},
+        allow_redirects=False,
+        timeout=30,
+    )
+    assert cast.status_code in (200, 302, 303), cast.text[:3000]
+    assert Vote.objects.count() == 1
+    wait_for(_fresh_everywhere, 60, "the recount after the vote", log=live_celery.log)
+    counted = _board(first, task)
+    assert counted != task_before
+    took = _seen_by_both([first, second], lambda page: page == counted, "both servers to show the vote", task)
+    assert took <= delay, took
+
+    # A publication through the second server (the round's preview is over): both show the new round.
+    november = Round.objects.get(key="2026-11")
+    Round.objects.filter(pk=november.pk).update(status="preview", preview_started_at=timezone.now() - timedelta(days=9))
+    form = as_editor.get(second.url + "/admin/leaderboard/round/", timeout=30)
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form.text)
+    assert token, form.text[:2000]
+    published = as_editor.post(
+        second.url + "/admin/leaderboard/round/",
+        data={"action": "publish", "_selected_action": november.pk, "index": 0, "csrfmiddlewaretoken": token.group(1)},
+        headers={"Referer": second.url + "/admin/leaderboard/round/"},
+        allow_redirects=False,
+        timeout=30,
+    )
+    assert published.status_code == 302, published.text[:3000]
+    assert Round.objects.get(pk=november.pk).status == "published"
+    took = _seen_by_both([first, second], lambda page: "November" in page, "both servers to show the publication")
+    assert took <= delay, took
+    assert world.runs
