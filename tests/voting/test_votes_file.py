@@ -171,3 +171,18 @@ def test_on_postgresql_the_database_writes_the_same_lines_byte_for_byte(world):
         assert by_copy == by_python
         assert json.loads(by_copy.splitlines()[-1])["voter"] == odd or unpublished
     assert by_copy.count(b"\n") == Vote.objects.count()
+
+
+def test_export_bundle_can_stream_its_votes_to_a_file_that_recount_reads_back(world, tmp_path, capsys):
+    _votes(world)
+    bundle_path, votes_path = tmp_path / "bundle.json", tmp_path / "votes.jsonl.gz"
+    call_command(
+        "export_bundle", "--benchmark", world.benchmark.slug, "-o", str(bundle_path), "--votes-file", str(votes_path)
+    )
+    bundle = json.loads(bundle_path.read_text())
+    assert bundle["votes"] == [] and bundle["votes_file"]["votes"] == 7
+    assert len(gzip.decompress(votes_path.read_bytes()).splitlines()) == 7
+    capsys.readouterr()
+    call_command("recount", str(bundle_path), "--votes", str(votes_path))
+    _, site = compute_ratings(world.benchmark.id)
+    assert json.loads(capsys.readouterr().out)["ratings"] == site
