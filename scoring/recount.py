@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from itertools import islice, repeat
-from operator import is_, itemgetter
 from typing import Any
 
 from .boards import boards_as_shown, compute_boards
@@ -20,74 +18,17 @@ MAX_LISTED_PROBLEMS = 20
 def vote_tallies(doc: dict, votes: Iterable[dict]) -> list[tuple[str, str, str, str, int]]:
     """The counted votes of a votes file (one dict per line, the fields of `votes[]`) as
     ``(task, a, b, winner, n)`` tallies, checked against the bundle's tasks and agents. Memory grows with
-    the distinct tallies, not with the votes. Raises `BundleError` naming each bad line (1-based).
-
-    The lines are taken in blocks of VOTE_BLOCK: a block is counted by C code alone (`_block_counts`: no Python
-    step per vote), then each distinct (task, a, b, winner, counted) of it is checked once. A block where that
-    cannot be done (a line that is not an object or lacks a field) or where a distinct vote is bad is counted
-    again line by line (`_block_checked`), which names each bad line; both give the same tallies."""
+    the distinct tallies, not with the votes. Raises `BundleError` naming each bad line (1-based)."""
     tasks = {t.get("key") for t in doc.get("tasks") or []}
     agents = {a.get("slug") for a in doc.get("agents") or []}
-    seen: Counter[tuple] = Counter()
-    checked: dict[tuple, str] = {}
+    tally: Counter[tuple] = Counter()
     problems: list[str] = []
     bad = 0
-    line = 1
-    it = iter(votes)
-    while block := list(islice(it, VOTE_BLOCK)):
-        counts = _block_counts(block, tasks, agents, checked)
-        if counts is None:
-            block_bad = _block_checked(block, line, tasks, agents, checked, seen, problems)
-            bad += block_bad
-        else:
-            for (fields, not_counted), n in counts.items():
-                seen[(*fields, not not_counted)] += n
-        line += len(block)
-    tally: Counter[tuple] = Counter()
-    for (task, a, b, winner, counted), n in seen.items():
-        if counted:
-            tally[(task, a, b, winner)] += n
-    if bad > len(problems):
-        problems.append(f"votes file: {bad - len(problems)} more bad line(s)")
-    if problems:
-        raise BundleError(problems)
-    return [(*key, n) for key, n in sorted(tally.items())]
-
-
-# Lines counted at once by `_block_counts`: a block's parsed lines are held only while it is counted.
-VOTE_BLOCK = 20_000
-_NAMES = ("task", "a", "b", "winner")
-_FIELDS = itemgetter(*_NAMES)
-_COUNTS = itemgetter("counts")
-
-
-def _block_counts(block: list, tasks: set, agents: set, checked: dict[tuple, str]) -> Counter | None:
-    """((task, a, b, winner), counts is False) -> number of lines, counted in C; None when the block must be
-    read line by line: a line is not an object, lacks a field (`counts` included: its default is the slow
-    path's), holds an unhashable value, or a distinct vote is bad. Strings are checked to be strings, so no
-    other value that hashes like one (1 and True) is ever merged with a good vote."""
-    try:
-        counted = Counter(zip(map(_FIELDS, block), map(is_, map(_COUNTS, block), repeat(False)), strict=True))
-    except (KeyError, TypeError):
-        return None
-    for fields, _ in counted:
-        key = (*fields, True)
-        problem = checked.get(key)
-        if problem is None:
-            if not all(type(x) is str for x in fields):
-                return None
-            problem = checked[key] = _vote_problem(dict(zip(_NAMES, fields, strict=True)), tasks, agents)
-        if problem:
-            return None
-    return counted
-
-
-def _block_checked(
-    block: list, first: int, tasks: set, agents: set, checked: dict[tuple, str], seen: Counter, problems: list[str]
-) -> int:
-    """A block counted line by line into `seen`, each bad line named in `problems`; the number of bad lines."""
-    bad = 0
-    for line, v in enumerate(block, start=first):
+    # A vote is checked by its (task, a, b, winner, counts): the few distinct ones once each, not millions of
+    # lines one by one (bench/README.md, "Votes at scale": the recount against parsing the file alone).
+    seen: Counter[tuple] = Counter()
+    checked: dict[tuple, str] = {}
+    for line, v in enumerate(votes, start=1):
         try:
             get = v.get
             key = (get("task"), get("a"), get("b"), get("winner"), get("counts", True) is not False)
@@ -104,7 +45,14 @@ def _block_checked(
                 problems.append(f"votes file line {line}: {problem}")
             continue
         seen[key] += 1
-    return bad
+    for (task, a, b, winner, counts), n in seen.items():
+        if counts:
+            tally[(task, a, b, winner)] += n
+    if bad > len(problems):
+        problems.append(f"votes file: {bad - len(problems)} more bad line(s)")
+    if problems:
+        raise BundleError(problems)
+    return [(*key, n) for key, n in sorted(tally.items())]
 
 
 def _vote_problem(v: Any, tasks: set, agents: set) -> str:

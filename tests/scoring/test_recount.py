@@ -258,32 +258,3 @@ def test_a_recount_ranks_an_invent_board_by_the_bundles_votes_as_the_site_does()
     }
     board = recount(doc)["rounds"][0]["boards"]["tasks"]["chat"]
     assert [(r["agent"], r["rank"]) for r in board] == [("b", 1), ("a", 2)]
-
-
-def test_votes_counted_in_blocks_give_the_same_tallies_and_line_numbers_as_line_by_line(monkeypatch):
-    # Blocks of 3 lines. Block 1 (lines 1-3) is counted at once; block 2 (4-6) holds "counts": 0 (not the
-    # same as false: it counts) and a line without "counts" (it counts), so it is read line by line; block 3
-    # (7-9) holds a bad line (8); block 4 (10) an `a` that is a number 1, never merged with anything.
-    # Counted: (c1, a, b, a): lines 1, 2, 4, 5, 7, 9 = 6, line 3 has "counts": false; (c1, b, a, tie): line 6.
-    import scoring.recount as rc
-
-    monkeypatch.setattr(rc, "VOTE_BLOCK", 3)
-    win = {"task": "c1", "a": "a", "b": "b", "winner": "a", "counts": True}
-    votes = [
-        win,
-        win,
-        {**win, "counts": False},
-        {**win, "counts": 0},
-        {"task": "c1", "a": "a", "b": "b", "winner": "a"},
-        {**win, "a": "b", "b": "a", "winner": "tie"},
-        win,
-        {**win, "winner": "draw"},
-        win,
-    ]
-    assert vote_tallies(bundle(), iter(votes[:7] + votes[8:])) == [("c1", "a", "b", "a", 6), ("c1", "b", "a", "tie", 1)]
-    with pytest.raises(BundleError) as exc:
-        vote_tallies(bundle(), iter([*votes, {**win, "a": 1}]))
-    assert exc.value.problems == [
-        "votes file line 8: winner 'draw' is not one of a, b, tie",
-        "votes file line 10: a: agent 1 is not in the bundle",
-    ]
