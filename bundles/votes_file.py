@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import zlib
 from collections.abc import Iterator
+from itertools import islice
 from typing import Any
 
 import orjson
@@ -54,23 +55,20 @@ def votes_file_chunks(
 
 
 def _gzipped(rows: Iterator[Any], batch: int, level: int) -> Iterator[bytes]:
+    """COPY's rows joined `batch` at a time (in C: no Python step per row here) and compressed as they come."""
     gz = zlib.compressobj(level, zlib.DEFLATED, 31)  # wbits 31: a gzip header and trailer
-    pending: list[Any] = []
-    for row in rows:
-        pending.append(row)
-        if len(pending) >= batch:
-            piece = gz.compress(_unescaped(pending))
-            pending.clear()
-            if piece:
-                yield piece
-    yield gz.compress(_unescaped(pending)) + gz.flush()
+    while block := b"".join(islice(rows, batch)):
+        piece = gz.compress(_unescaped(block))
+        if piece:
+            yield piece
+    yield gz.flush()
 
 
-def _unescaped(rows: list[Any]) -> bytes:
+def _unescaped(block: bytes) -> bytes:
     # COPY's text format doubles every backslash and would escape a newline, tab or carriage return; a JSON text
     # never holds those three raw (to_json escapes every control character), so undoing it is one replace.
     # Each row is whole (one CopyData message per row), so no "\\" pair is ever cut between two batches.
-    return b"".join(rows).replace(b"\\\\", b"\\")
+    return block.replace(b"\\\\", b"\\")
 
 
 # Each vote's line, made by PostgreSQL exactly as the Python path writes it: the same keys in the same order with
