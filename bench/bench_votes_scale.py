@@ -226,6 +226,21 @@ def step_download(folder: str) -> None:
     )
 
 
+def step_download_python(folder: str) -> None:
+    """The download's loop as it is on SQLite (one line at a time in Python), on the same database: what the
+    COPY path replaced on PostgreSQL."""
+    _django()
+    from bundles.votes_file import _python_chunks
+    from leaderboard.models import Benchmark
+
+    bench = Benchmark.objects.get(slug="arena")
+    started = time.perf_counter()
+    with open(Path(folder, "votes-python.jsonl.gz"), "wb") as fh:
+        for piece in _python_chunks(bench, include_unpublished=False, batch=5000, level=6):
+            fh.write(piece)
+    print(json.dumps({"python_stream_s": time.perf_counter() - started}))
+
+
 def step_floor(folder: str) -> None:
     """The download's floor: PostgreSQL builds the same lines (json_build_object, the same joins and filter)
     and streams them with COPY ... TO STDOUT, compressed with zlib at the download's level; nothing else."""
@@ -300,6 +315,7 @@ STEPS = {
     "download": step_download,
     "site": step_site_ratings,
     "floor": step_floor,
+    "download_python": step_download_python,
     "parse_floor": step_parse_floor,
 }
 

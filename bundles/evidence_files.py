@@ -17,9 +17,8 @@ from pathlib import Path, PurePosixPath
 
 from django.conf import settings
 from django.core.files.base import ContentFile
-from django.core.files.storage import default_storage
 
-from runs.models import Evidence, Run
+from runs.models import Evidence, Run, evidence_storage
 
 from .report import ImportReport
 
@@ -95,9 +94,9 @@ def evidence_files_write(files: Files, report: ImportReport, benchmark: str) -> 
                 row.save(update_fields=["kind", "caption"])
                 report.count("evidence files", created=False)
             continue
-        if default_storage.exists(name):
-            default_storage.delete(name)  # the same name again: a new file, or an old one left by a rollback
-        default_storage.save(name, ContentFile(data))
+        if evidence_storage().exists(name):
+            evidence_storage().delete(name)  # the same name again: a new file, or an old one left by a rollback
+        evidence_storage().save(name, ContentFile(data))
         if row is None:
             Evidence.objects.create(run=run, kind=kind, caption=caption, file=name)
         else:
@@ -108,7 +107,7 @@ def evidence_files_write(files: Files, report: ImportReport, benchmark: str) -> 
 
 def _same_bytes(name: str, data: bytes) -> bool:
     try:
-        with default_storage.open(name, "rb") as f:
+        with evidence_storage().open(name, "rb") as f:
             return f.read() == data
     except FileNotFoundError:
         return False

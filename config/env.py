@@ -69,3 +69,39 @@ def database_from_url(url: str, base_dir: Path) -> dict:
             "OPTIONS": {"transaction_mode": "IMMEDIATE", "timeout": 20},
         }
     raise ImproperlyConfigured(f"DATABASE_URL scheme {parsed.scheme!r} is not supported (postgres or sqlite)")
+
+
+# The stored files, one named storage per kind (settings.STORAGES). Each kind keeps its own prefix in its names
+# ("evidence/...", "app-builds/...", "transcripts/..."), so all of them can share one bucket.
+FILE_STORAGES = ("evidence", "app_builds", "transcripts")
+S3_BACKEND = "storages.backends.s3.S3Storage"
+# STORAGE_URL's query keys, as django-storages names the S3 backend's options (a few short names allowed).
+_S3_ALIASES = {"region": "region_name", "endpoint": "endpoint_url", "prefix": "location"}
+
+
+def file_storages(url: str) -> dict[str, dict]:
+    """The named file storages: the local disk under MEDIA_ROOT without `url`; with
+    `s3://bucket/optional/prefix?endpoint_url=...&region_name=...`, django-storages' S3 backend for every kind.
+    Files stay private in the bucket (no ACL, signed URLs only): the site itself serves them. Credentials come
+    from the query (access_key, secret_key) or, better, from the usual AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY
+    environment or an instance role, as boto3 finds them."""
+    if not url:
+        return {name: {"BACKEND": "django.core.files.storage.FileSystemStorage"} for name in FILE_STORAGES}
+    parsed = urlparse(url)
+    if parsed.scheme != "s3" or not parsed.hostname:
+        raise ImproperlyConfigured(f"STORAGE_URL={url!r}: expected s3://bucket?endpoint_url=...&region_name=...")
+    options: dict = {
+        "bucket_name": parsed.netloc.rsplit("@", 1)[-1],
+        "default_acl": None,
+        "querystring_auth": True,
+        "file_overwrite": False,  # a second file of the same name gets a name of its own, as on the disk
+    }
+    if parsed.path.strip("/"):
+        options["location"] = parsed.path.strip("/")
+    for key, values in parse_qs(parsed.query).items():
+        value: object = values[-1]
+        key = _S3_ALIASES.get(key, key)
+        if value in ("true", "false"):
+            value = value == "true"
+        options[key] = value
+    return {name: {"BACKEND": S3_BACKEND, "OPTIONS": dict(options)} for name in FILE_STORAGES}

@@ -14,7 +14,7 @@ from pathlib import Path
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
-from config.env import database_from_url, env_bool, env_int, env_list, env_str
+from config.env import database_from_url, env_bool, env_int, env_list, env_str, file_storages
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
@@ -232,10 +232,15 @@ MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(VAR_DIR / "media")))
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 # Serve from the app folders until `collectstatic` has filled STATIC_ROOT (development, tests, demo).
 WHITENOISE_USE_FINDERS = DEBUG or TESTING or not any(STATIC_ROOT.iterdir())
+# Every stored file goes through one of the named storages: "evidence" (names under "evidence/"), "app_builds"
+# (under "app-builds/<random>/"), "transcripts" (under "transcripts/": compressed pages read by the run page).
+# The local disk under MEDIA_ROOT by default; with STORAGE_URL (s3://bucket?endpoint_url=...&region_name=...)
+# S3-compatible object storage through django-storages, shared by every app server and worker (README,
+# "Running it in production"). The site serves every file itself, by its rules: the bucket stays private.
+STORAGE_URL = env_str("STORAGE_URL")
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    # Run transcripts (names under "transcripts/"), compressed pages read by the run page.
-    "transcripts": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    **file_storages(STORAGE_URL),
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass, fields, replace
 from decimal import Decimal
 
 from django.conf import settings
+from django.core.files.storage import storages
 from django.db import IntegrityError, models
 from django.db.models import F, Q
 from django.urls import reverse
@@ -236,11 +237,16 @@ class EvidenceKind(models.TextChoices):
     OTHER = "other"
 
 
+def evidence_storage():
+    """The "evidence" storage of settings.STORAGES: the local disk, or object storage shared by every server."""
+    return storages["evidence"]
+
+
 class Evidence(models.Model):
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="evidence")
     kind = models.CharField(max_length=20, choices=EvidenceKind.choices)
     url = models.URLField(max_length=2000, blank=True)
-    file = models.FileField(upload_to="evidence/%Y/%m/", blank=True)
+    file = models.FileField(upload_to="evidence/%Y/%m/", blank=True, storage=evidence_storage)
     caption = models.CharField(max_length=300, blank=True)
 
     class Meta:
@@ -255,7 +261,11 @@ class Evidence(models.Model):
 
     @property
     def href(self) -> str:
-        return self.file.url if self.file else self.url
+        """A stored file's address is always the site's own (`runs.views.evidence_file`, which checks who may
+        see it), never the storage's (a bucket's signed URL would skip those rules)."""
+        if self.file:
+            return reverse("evidence_file", args=[self.file.name.removeprefix("evidence/")])
+        return self.url
 
     @property
     def link(self) -> str:

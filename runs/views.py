@@ -5,12 +5,10 @@ served inert and by the same rule."""
 
 from __future__ import annotations
 
-import re
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import FileResponse, Http404, HttpResponse
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_safe
@@ -21,6 +19,7 @@ from .forms import DisputeForm
 from .models import Evidence, Run
 from .selectors import preview_runs, vendor_organization
 from .services import dispute_file, preview_ends_at
+from .stored_files import stored_file_response
 
 
 def _vendor_org_or_404(request):
@@ -97,7 +96,8 @@ INLINE_EVIDENCE_PREFIXES = ("application/pdf", "audio/", "video/")
 @require_safe
 def evidence_file(request, name: str):
     """An uploaded evidence file (`/media/evidence/...`), served by the site so that it is served inert and only
-    where the run may be seen. Evidence is whatever a tester uploaded: an HTML or SVG "screenshot" would
+    where the run may be seen, streamed from the "evidence" storage with range requests (a long recording can
+    be sought: `runs.stored_files`). Evidence is whatever a tester uploaded: an HTML or SVG "screenshot" would
     otherwise run its scripts as the site with the visitor's session, so every answer carries
     `Content-Security-Policy: sandbox` (an opaque origin, no script, no form) and nosniff, and anything but a
     picture, plain text, a PDF, audio or video is a download. A run of a round not yet published (its evidence
@@ -110,71 +110,17 @@ def evidence_file(request, name: str):
     if evidence is None or not _may_see_run(request.user, evidence.run):
         raise Http404
     try:
-        handle = evidence.file.open("rb")
-        size = evidence.file.size
-    except FileNotFoundError:
+        response = stored_file_response(request, evidence.file.storage, evidence.file.name)
+    except OSError:  # gone from the storage
         raise Http404 from None
-    asked = None if request.headers.get("If-Range") else byte_range(request.headers.get("Range", ""), size)
-    if asked == "unsatisfiable":
-        handle.close()
-        response = HttpResponse(status=416)
-        response["Content-Range"] = f"bytes */{size}"
-        response["Accept-Ranges"] = "bytes"
-        return response
-    response = FileResponse(handle)
-    if asked is not None:
-        start, end = asked
-        handle.seek(start)
-        response = FileResponse(_limited(handle, end - start + 1), status=206, content_type=response["Content-Type"])
-        response["Content-Range"] = f"bytes {start}-{end}/{size}"
-        response["Content-Length"] = str(end - start + 1)
-    response["Accept-Ranges"] = "bytes"
     content_type = response.headers.get("Content-Type", "application/octet-stream").split(";")[0]
     if not (content_type in INLINE_EVIDENCE_TYPES or content_type.startswith(INLINE_EVIDENCE_PREFIXES)):
         response.headers["Content-Type"] = "application/octet-stream"
         response.headers["Content-Disposition"] = content_disposition_header(True, name.rsplit("/", 1)[-1])
-    else:
-        response.headers.pop("Content-Disposition", None)
     response["Content-Security-Policy"] = "sandbox"
     response["X-Content-Type-Options"] = "nosniff"
     response["Cache-Control"] = "private, max-age=300"
     return response
-
-
-def byte_range(header: str, size: int) -> tuple[int, int] | str | None:
-    """The one byte range a `Range` header asks for, as (first, last) inclusive and within the file (RFC 9110
-    §14.1.2: "bytes=500-999", "bytes=500-", "bytes=-500"); "unsatisfiable" when it starts past the end (416);
-    None when there is no header or it is not a single byte range (the whole file is sent)."""
-    found = re.fullmatch(r"\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*", header or "")
-    if not found or found.group(1) == found.group(2) == "":
-        return None
-    first, last = found.group(1), found.group(2)
-    if first == "":  # the last N bytes
-        n = int(last)
-        if n == 0:
-            return "unsatisfiable"
-        return max(0, size - n), size - 1
-    start = int(first)
-    end = min(int(last), size - 1) if last else size - 1
-    if start >= size:
-        return "unsatisfiable"
-    if end < start:
-        return None
-    return start, end
-
-
-def _limited(handle, length: int, chunk: int = 64 * 1024):
-    """Read `length` bytes from where `handle` stands, in chunks (a range of a long recording is never read
-    whole into memory), then close it."""
-    try:
-        while length > 0:
-            data = handle.read(min(chunk, length))
-            if not data:
-                break
-            length -= len(data)
-            yield data
-    finally:
-        handle.close()
 
 
 def _may_see_run(user, run: Run) -> bool:

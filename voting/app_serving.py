@@ -27,12 +27,15 @@ from __future__ import annotations
 
 import mimetypes
 import re
-from pathlib import Path
+from pathlib import PurePath, PurePosixPath
 
 from django.conf import settings
+from django.core.files.storage import Storage
 from django.http import FileResponse, HttpResponse
 from django.utils.crypto import salted_hmac
 from django.utils.csp import CSP
+
+from runs.stored_files import streamed
 
 APP_CSP = {
     "sandbox": ["allow-scripts", "allow-forms"],
@@ -68,7 +71,7 @@ _TYPES = {".js": "text/javascript", ".mjs": "text/javascript", ".css": "text/css
 _MARKED = {".js", ".mjs", ".css"}
 
 
-def content_type_of(path: Path) -> str:
+def content_type_of(path: PurePath) -> str:
     suffix = path.suffix.lower()
     if suffix in (".html", ".htm"):
         return "text/html; charset=utf-8"
@@ -90,15 +93,23 @@ def with_storage_shim(html: bytes, mark: str = "") -> bytes:
     return html[:cut] + b"\n" + STORAGE_SHIM + comment + html[cut:]
 
 
-def app_file_response(path: Path, *, private_seconds: int, mark: str = "") -> HttpResponse:
+def app_file_response(storage: Storage, name: str, *, private_seconds: int, mark: str = "") -> HttpResponse:
+    """The stored file `name` of a build, from `storage`: documents, scripts and style sheets (which get the
+    shim or the pair's comment, and which a build's size limit keeps small) read whole, anything else streamed
+    from the storage as it is read."""
+    path = PurePosixPath(name)
     content_type = content_type_of(path)
     response: HttpResponse
+    handle = storage.open(name, "rb")
     if content_type.startswith("text/html"):
-        response = HttpResponse(with_storage_shim(path.read_bytes(), mark), content_type=content_type)
+        with handle:
+            response = HttpResponse(with_storage_shim(handle.read(), mark), content_type=content_type)
     elif mark and path.suffix.lower() in _MARKED:
-        response = HttpResponse(path.read_bytes() + f"\n/* {mark} */\n".encode(), content_type=content_type)
+        with handle:
+            response = HttpResponse(handle.read() + f"\n/* {mark} */\n".encode(), content_type=content_type)
     else:
-        response = FileResponse(path.open("rb"), content_type=content_type)
+        response = FileResponse(streamed(handle), content_type=content_type)
+        response["Content-Length"] = str(handle.size)
         response.headers.pop("Content-Disposition", None)
     response["Cache-Control"] = f"private, max-age={private_seconds}"
     response["Referrer-Policy"] = "no-referrer"

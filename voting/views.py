@@ -20,7 +20,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from leaderboard.clients import client_address
 from runs.models import Run
-from runs.services.app_builds import app_build_file
+from runs.services.app_builds import app_build_file, builds_storage
 
 from .app_serving import APP_CSP, app_file_response, serving_mark
 from .drawable import app_build_of, live_kind, preview_shots, with_previews
@@ -262,7 +262,12 @@ def preview_app(request: HttpRequest, alias: str, path: str = "") -> HttpRespons
     target = app_build_file(build, path) if build is not None else None
     if target is None:
         return _plain("No such file.", 404)
-    return app_file_response(target, private_seconds=_remaining(matchup), mark=serving_mark(alias))
+    try:
+        return app_file_response(
+            builds_storage(), target, private_seconds=_remaining(matchup), mark=serving_mark(alias)
+        )
+    except OSError:  # gone from the storage since it was found
+        return _plain("No such file.", 404)
 
 
 def _remaining(matchup) -> int:

@@ -1,4 +1,4 @@
-"""A run's app as a static build: checked, unpacked under MEDIA_ROOT, found again file by file.
+"""A run's app as a static build: checked, stored file by file in the "app_builds" storage, found again.
 
 A build is `index.html` plus its assets, from an uploaded zip (`app_build_from_zip`) or a folder next to a
 bundle (`app_build_from_folder`). Bad input is refused with a clear message (AppBuildError) and writes
@@ -8,7 +8,8 @@ file system, an entry point that is missing or not HTML, and a zip that cannot b
 compressed in a way Python does not read). A build whose files all sit in one top folder is taken from inside
 it.
 
-The files go to `MEDIA_ROOT/app-builds/<random>/`, a name that says nothing about the run. They are served
+The files go to `app-builds/<random>/` in the "app_builds" storage (the local disk under MEDIA_ROOT, or object
+storage shared by every app server), a name that says nothing about the run. They are served
 only through a vote matchup's aliases (`voting.views.preview_app`), never as plain media.
 """
 
@@ -26,6 +27,8 @@ from pathlib import Path, PurePosixPath
 from typing import IO
 
 from django.conf import settings
+from django.core.files.base import ContentFile
+from django.core.files.storage import FileSystemStorage, Storage, storages
 from django.db import transaction
 
 from snapshots.stale import snapshots_mark_stale
@@ -232,21 +235,27 @@ def _digest(files: dict[str, bytes]) -> str:
     return h.hexdigest()
 
 
+def builds_storage() -> Storage:
+    """The "app_builds" storage of settings.STORAGES: the local disk, or object storage every server shares."""
+    return storages["app_builds"]
+
+
 def app_build_save(*, run: Run, files: dict[str, bytes]) -> AppBuild:
-    """Check `files` and store them as `run`'s build, replacing any earlier one (its folder is removed once the
+    """Check `files` and store them as `run`'s build, replacing any earlier one (its files are removed once the
     new row is committed). A build identical to the stored one is left as it is."""
     files = checked_build(files)
     digest = _digest(files)
+    storage = builds_storage()
     old = AppBuild.objects.filter(run=run).first()
-    if old is not None and old.sha256 == digest and build_root(old).is_dir():
+    if old is not None and old.sha256 == digest and storage.exists(f"{old.directory}/{ENTRY}"):
         return old
     directory = f"{BUILDS_DIR}/{secrets.token_hex(16)}"
-    root = Path(settings.MEDIA_ROOT) / directory
+    written: list[str] = []
     try:
         for name, data in files.items():
-            target = root / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
+            written.append(storage.save(f"{directory}/{name}", ContentFile(data)))
+            if written[-1] != f"{directory}/{name}":
+                raise AppBuildError(f"{_shown(name)}: cannot be stored under its own name")
         with transaction.atomic():
             AppBuild.objects.filter(run=run).delete()
             build = AppBuild.objects.create(
@@ -255,11 +264,38 @@ def app_build_save(*, run: Run, files: dict[str, bytes]) -> AppBuild:
             # What the vote screen can show of this run changed, not what its board counts.
             snapshots_mark_stale(round_ids=[run.round_id], boards=False)
     except BaseException:
-        shutil.rmtree(root, ignore_errors=True)
+        _delete_names(storage, written)
         raise
     if old is not None:
-        transaction.on_commit(lambda: shutil.rmtree(build_root(old), ignore_errors=True))
+        transaction.on_commit(lambda: build_delete_files(old))
     return build
+
+
+def _delete_names(storage: Storage, names: Iterable[str]) -> None:
+    for name in names:
+        try:
+            storage.delete(name)
+        except OSError:
+            pass
+
+
+def _walk(storage: Storage, folder: str) -> list[str]:
+    try:
+        folders, names = storage.listdir(folder)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    found = [f"{folder}/{name}" for name in names]
+    for sub in folders:
+        found += _walk(storage, f"{folder}/{sub}")
+    return found
+
+
+def build_delete_files(build: AppBuild) -> None:
+    """Remove every stored file of `build` (and, on the local disk, its emptied folders)."""
+    storage = builds_storage()
+    _delete_names(storage, _walk(storage, build.directory))
+    if isinstance(storage, FileSystemStorage):
+        shutil.rmtree(Path(storage.path(build.directory)), ignore_errors=True)
 
 
 def app_build_from_zip(*, run: Run, fileobj: IO[bytes]) -> AppBuild:
@@ -270,22 +306,26 @@ def app_build_from_folder(*, run: Run, folder: Path) -> AppBuild:
     return app_build_save(run=run, files=read_folder(folder))
 
 
-def build_root(build: AppBuild) -> Path:
-    return Path(settings.MEDIA_ROOT) / build.directory
-
-
-def app_build_file(build: AppBuild, path: str) -> Path | None:
-    """The stored file at `path` inside the build (the entry point for an empty path or a folder), or None:
-    never a file outside the build's folder, never through a symlink."""
-    root = build_root(build).resolve()
+def app_build_file(build: AppBuild, path: str) -> str | None:
+    """The storage name of the file at `path` inside the build (the entry point for an empty path or a
+    folder), or None: never a file outside the build's folder (a name that climbs out is refused)."""
     try:
         rel = _safe_name(path) if path else ENTRY
     except AppBuildError:
         return None
-    target = root / rel
-    if target.is_dir():
-        target = target / ENTRY
-    if target.is_symlink() or not target.is_file():
-        return None
-    resolved = target.resolve()
-    return resolved if resolved.is_relative_to(root) else None
+    storage = builds_storage()
+    candidates = [f"{build.directory}/{rel}"]
+    if rel != ENTRY and not rel.endswith(f"/{ENTRY}"):
+        candidates.append(f"{build.directory}/{rel}/{ENTRY}")
+    for name in candidates:
+        if _is_file(storage, name):
+            return name
+    return None
+
+
+def _is_file(storage: Storage, name: str) -> bool:
+    if isinstance(storage, FileSystemStorage):  # never through a symlink, never outside the storage's folder
+        target = Path(storage.path(name))
+        root = Path(storage.path(BUILDS_DIR)).resolve()
+        return target.is_file() and not target.is_symlink() and target.resolve().is_relative_to(root)
+    return storage.exists(name)

@@ -324,10 +324,10 @@ def test_an_app_that_never_finishes_loading_is_the_voters_after_a_moment(
     """The page keeps the focus while a frame loads (an app focusing its own field must not take the voter's
     next key), but not for ever: an app with a picture that never arrives is usable all the same."""
     from runs.models import AppBuild
-    from runs.services.app_builds import app_build_file
+    from runs.services.app_builds import app_build_file, builds_storage
 
     for build in AppBuild.objects.all():  # every app shows a picture from a host that never answers
-        entry = app_build_file(build, "")
+        entry = Path(builds_storage().path(app_build_file(build, "")))
         picture = f'<img src="{host_that_never_answers}/never.png" alt="">'
         entry.write_text(entry.read_text().replace("</body>", f"{picture}</body>"))
     page = browser.new_page(viewport={"width": 1280, "height": 900})

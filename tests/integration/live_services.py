@@ -288,3 +288,123 @@ def two_agent_bundle(slug: str, name: str) -> dict:
             },
         ],
     }
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _answers(url: str) -> bool:
+    import requests
+
+    try:
+        requests.get(url, timeout=1)
+    except requests.RequestException:
+        return False
+    return True
+
+
+def _stop(proc: subprocess.Popen | None) -> None:
+    if proc is None or proc.poll() is not None:
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=10)
+    except ProcessLookupError:
+        pass
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+
+
+class S3Server:
+    """moto's standalone S3-compatible server (`moto_server`, from the dev extra) on a free loopback port, with
+    one bucket; stopped at teardown (its data lives in its memory only)."""
+
+    KEY, SECRET, REGION = "testing", "testing", "us-east-1"
+
+    def __init__(self, tmp_path: Path, bucket: str = "leaderboard-files") -> None:
+        self.port, self.bucket, self.log = free_port(), bucket, tmp_path / "moto.log"
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def storage_url(self) -> str:
+        return f"s3://{self.bucket}?endpoint_url={self.endpoint}&region_name={self.REGION}"
+
+    def env(self) -> dict[str, str]:
+        return {"AWS_ACCESS_KEY_ID": self.KEY, "AWS_SECRET_ACCESS_KEY": self.SECRET, "AWS_DEFAULT_REGION": self.REGION}
+
+    def client(self):
+        import boto3
+
+        return boto3.client(
+            "s3",
+            endpoint_url=self.endpoint,
+            region_name=self.REGION,
+            aws_access_key_id=self.KEY,
+            aws_secret_access_key=self.SECRET,
+        )
+
+    def start(self) -> S3Server:
+        with self.log.open("wb") as out:
+            self.proc = subprocess.Popen(
+                [str(Path(sys.executable).parent / "moto_server"), "-H", "127.0.0.1", "-p", str(self.port)],
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        wait_for(lambda: _answers(self.endpoint), 30, "moto_server to answer", log=self.log)
+        self.client().create_bucket(Bucket=self.bucket)
+        return self
+
+    def names(self) -> list[str]:
+        listed = self.client().list_objects_v2(Bucket=self.bucket)
+        return [item["Key"] for item in listed.get("Contents", [])]
+
+    def stop(self) -> None:
+        _stop(self.proc)
+
+
+class AppServer:
+    """The site in a gunicorn process of its own on a free loopback port, on the test database, the test run's
+    Redis (cache and broker) and the given environment (its own MEDIA_ROOT, a shared STORAGE_URL)."""
+
+    def __init__(self, tmp_path: Path, name: str, env: dict[str, str]) -> None:
+        self.port, self.name, self.env = free_port(), name, env
+        self.log = tmp_path / f"{name}.log"
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> AppServer:
+        cmd = [
+            str(Path(sys.executable).parent / "gunicorn"),
+            "config.wsgi:application",
+            "--bind",
+            f"127.0.0.1:{self.port}",
+            "--workers",
+            "1",
+            "--threads",
+            "2",
+            "--log-level",
+            "warning",
+        ]
+        with self.log.open("wb") as out:
+            self.proc = subprocess.Popen(
+                cmd, cwd=ROOT, env=self.env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        wait_for(lambda: _answers(self.url + "/"), 60, f"{self.name} to answer", log=self.log)
+        return self
+
+    def stop(self) -> None:
+        _stop(self.proc)

@@ -131,3 +131,58 @@ def test_each_line_is_compact_json_with_non_ascii_kept_and_the_reader_refuses_wh
     assert "votes file line 2: not a JSON object" in err.getvalue()
     assert "votes file line 3: not a JSON object" in err.getvalue()
     assert "votes file line 4: task, a, b and winner must be strings" in err.getvalue()
+
+
+def test_on_postgresql_the_database_writes_the_same_lines_byte_for_byte(world):
+    """The download's lines are made by PostgreSQL (COPY) on the production path and one by one in Python on
+    SQLite: the same bytes, whatever the text (quotes, backslashes, control characters, non-ASCII), the voter
+    (site or imported pseudonym) or the time (with and without microseconds)."""
+    from datetime import UTC, datetime
+
+    from django.db import connection
+
+    from bundles import votes_file
+    from voting.models import Vote
+
+    if connection.vendor != "postgresql":
+        pytest.skip("the COPY path is PostgreSQL's")
+    _votes(world)
+    first = Vote.objects.order_by("id").first()
+    odd = 'imported \\ "quoted" \\\\ tab\there\nnew\x01line é 猫 \u2028 </script>'
+    Vote.objects.create(
+        key='k\\"\x02é',
+        task_id=first.task_id,
+        agent_a_id=first.agent_a_id,
+        agent_b_id=first.agent_b_id,
+        winner="tie",
+        voter=None,
+        voter_label=odd,
+        cast_at=datetime(2026, 11, 2, 3, 4, 5, 60, tzinfo=UTC),
+        counts=False,
+    )
+    Vote.objects.filter(pk=first.pk).update(cast_at=datetime(2026, 11, 2, 3, 4, 5, tzinfo=UTC))
+    for unpublished in (False, True):
+        by_copy = gzip.decompress(
+            b"".join(votes_file.votes_file_chunks(world.benchmark, include_unpublished=unpublished, batch=2))
+        )
+        by_python = gzip.decompress(
+            b"".join(votes_file._python_chunks(world.benchmark, include_unpublished=unpublished, batch=2, level=6))
+        )
+        assert by_copy == by_python
+        assert json.loads(by_copy.splitlines()[-1])["voter"] == odd or unpublished
+    assert by_copy.count(b"\n") == Vote.objects.count()
+
+
+def test_export_bundle_can_stream_its_votes_to_a_file_that_recount_reads_back(world, tmp_path, capsys):
+    _votes(world)
+    bundle_path, votes_path = tmp_path / "bundle.json", tmp_path / "votes.jsonl.gz"
+    call_command(
+        "export_bundle", "--benchmark", world.benchmark.slug, "-o", str(bundle_path), "--votes-file", str(votes_path)
+    )
+    bundle = json.loads(bundle_path.read_text())
+    assert bundle["votes"] == [] and bundle["votes_file"]["votes"] == 7
+    assert len(gzip.decompress(votes_path.read_bytes()).splitlines()) == 7
+    capsys.readouterr()
+    call_command("recount", str(bundle_path), "--votes", str(votes_path))
+    _, site = compute_ratings(world.benchmark.id)
+    assert json.loads(capsys.readouterr().out)["ratings"] == site

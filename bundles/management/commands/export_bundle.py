@@ -4,6 +4,7 @@ import sys
 from django.core.management.base import BaseCommand, CommandError
 
 from bundles.export import bundle_export
+from bundles.votes_file import votes_file_chunks
 from leaderboard.models import Benchmark
 from leaderboard.progress import progress
 
@@ -15,6 +16,11 @@ class Command(BaseCommand):
         parser.add_argument("--benchmark", help="benchmark slug (required when there are several)")
         parser.add_argument("-o", "--output", help="file to write (default: standard output)")
         parser.add_argument("--all", action="store_true", help="include draft and preview rounds")
+        parser.add_argument(
+            "--votes-file",
+            help="write the votes to this file (gzip JSON lines, as /b/<benchmark>/download/votes.jsonl.gz, streamed: "
+            "memory stays flat at millions of votes) and refer to it from the bundle instead of inlining them",
+        )
 
     def handle(self, *args, **options):
         slug = options["benchmark"]
@@ -30,7 +36,19 @@ class Command(BaseCommand):
                 raise CommandError(f"say which benchmark with --benchmark (known: {known})")
             benchmark = benchmarks[0]
         with progress(f"exporting {benchmark.slug}: read, write", 2) as advance:
-            doc = bundle_export(benchmark=benchmark, include_unpublished=options["all"])
+            votes_path = options["votes_file"]
+            if votes_path:
+                doc = bundle_export(
+                    benchmark=benchmark,
+                    include_unpublished=options["all"],
+                    votes_inline_limit=-1,
+                    votes_file_url=votes_path,
+                )
+                with open(votes_path, "wb") as fh:
+                    for piece in votes_file_chunks(benchmark, include_unpublished=options["all"]):
+                        fh.write(piece)
+            else:
+                doc = bundle_export(benchmark=benchmark, include_unpublished=options["all"])
             advance(note=f"({len(doc['runs'])} runs)")
             text = json.dumps(doc, indent=1, ensure_ascii=False)
             advance()
