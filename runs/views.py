@@ -8,6 +8,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import F
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import content_disposition_header
@@ -106,8 +107,15 @@ def evidence_file(request, name: str):
     path = f"evidence/{name}"
     if "\x00" in path or ".." in path.split("/"):
         raise Http404
-    evidence = Evidence.objects.filter(file=path).select_related("run__entry__agent").only("file", "run").first()
-    if evidence is None or not _may_see_run(request.user, evidence.run):
+    # One stored file may be the evidence of several runs (the demo's shared clips): it is served when any of
+    # them may be seen, published ones first.
+    rows = (
+        Evidence.objects.filter(file=path)
+        .select_related("run__round", "run__entry__agent")
+        .order_by(F("run__round__published_at").desc(nulls_last=True), "id")
+    )
+    evidence = next((e for e in rows[:200] if _may_see_run(request.user, e.run)), None)
+    if evidence is None:
         raise Http404
     try:
         response = stored_file_response(request, evidence.file.storage, evidence.file.name)

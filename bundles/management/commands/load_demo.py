@@ -3,12 +3,14 @@ from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth.models import Group, User
+from django.core.files import File
 from django.core.management.base import BaseCommand
 
 from bundles.importer import bundle_import
 from bundles.inspect_logs import InspectLogError, logs_to_bundle, read_logs
 from leaderboard.groups import EDITORS, REVIEWERS, TESTERS, VENDORS
 from leaderboard.models import Membership, Organization
+from runs.models import Evidence
 from snapshots.models import BoardSnapshot
 from snapshots.recompute import snapshot_recompute, snapshots_sweep
 
@@ -16,6 +18,14 @@ DEMO_BUNDLES = ["artb.json", "appbench.json", "weekly.json", "agentbench-live.js
 # The fifth benchmark: a real Inspect eval log (the scripted quiz of tests/inspect_logs), published.
 DEMO_INSPECT_LOG = "inspect-quiz.eval"
 DEMO_PASSWORD = "demo-pass-2026"
+# The host the demo bundles' evidence names, and the real file of each kind that stands in for it.
+DEMO_MEDIA_HOST = "https://media.example.org/"
+DEMO_EVIDENCE = {
+    "recording": "recording.webm",
+    "screenshot": "screenshot.png",
+    "audio": "call.wav",
+    "log": "timeline.txt",
+}
 DEMO_USERS = [
     # username, group, staff, organization slug
     ("editor", EDITORS, True, None),
@@ -41,6 +51,7 @@ class Command(BaseCommand):
                 continue
             report = bundle_import(doc=json.loads(path.read_text(encoding="utf-8")), folder=path.parent)
             self.stdout.write(report.summary())
+        self._demo_evidence(fixtures / "evidence")
         self._inspect(fixtures / DEMO_INSPECT_LOG)
         if not options["no_users"]:
             self._users()
@@ -48,6 +59,31 @@ class Command(BaseCommand):
         for snapshot_id in BoardSnapshot.objects.filter(stale=True).values_list("id", flat=True):
             snapshot_recompute(snapshot_id=snapshot_id)
         self.stdout.write(f"boards computed: {BoardSnapshot.objects.filter(stale=False).count()}")
+
+    def _demo_evidence(self, folder: Path) -> None:
+        """The demo bundles' evidence names a host that does not exist (media.example.org): every such link
+        becomes a small real file of its kind (fixtures/evidence/: a 4-second screen recording, a screenshot,
+        a call's audio, a tester's timeline), stored once and served by the site like any evidence (inert, and
+        only where its run may be seen). Run again, it changes nothing."""
+        storage = Evidence._meta.get_field("file").storage
+        names = {}
+        for kind, filename in DEMO_EVIDENCE.items():
+            name = f"evidence/demo/{filename}"
+            if not storage.exists(name):
+                with open(folder / filename, "rb") as f:
+                    name = storage.save(name, File(f))
+            names[kind] = name
+        moved = 0
+        for ev in Evidence.objects.filter(url__startswith=DEMO_MEDIA_HOST, kind__in=list(names)):
+            if Evidence.objects.filter(
+                run_id=ev.run_id, kind=ev.kind, caption=ev.caption, file=names[ev.kind]
+            ).exists():
+                ev.delete()  # a second load: the file is there already
+                continue
+            ev.url, ev.file = "", names[ev.kind]
+            ev.save(update_fields=["url", "file"])
+            moved += 1
+        self.stdout.write(f"demo evidence: {moved} links to {DEMO_MEDIA_HOST} now files served by the site")
 
     def _inspect(self, path: Path) -> None:
         """The Inspect log as a published round of its own `scored` benchmark (needs the inspect extra)."""
