@@ -15,7 +15,7 @@ PORT ?= 8000  # make serve PORT=8080 when 8000 is taken
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev,inspect,s3]'
+	$(PY) -m pip install --quiet -c constraints.txt -e '.[dev,inspect,s3]'
 	touch $(STAMP)
 
 install: $(STAMP)
