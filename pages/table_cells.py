@@ -28,6 +28,7 @@ class Column:
     arrow: str = ""
     csv: bool = True  # a column of links only (head-to-head) is left out of the CSV
     sortable: bool = True  # a column of links only has no order to sort by
+    card: bool = False  # one of the agent's headline figures, kept on its phone card (`tables.mark_card_columns`)
 
 
 @dataclass

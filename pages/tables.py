@@ -48,7 +48,21 @@ def board_table(ctx: BoardContext, tab: str, task_key: str | None = None) -> Tab
     lead_with_ranked_by(table)
     add_intervals(table, ctx, tab)
     add_compare_links(table, ctx)
+    mark_card_columns(table, ctx.bench.rules.headline_key)
     return table
+
+
+# Columns every phone card keeps besides the ranked-by ones: who and where, the vote rating, the comparison.
+CARD_COLUMNS = ("rank", "rank_ub", "agent", "rating", "compare")
+
+
+def mark_card_columns(table: Table, headline_key: str) -> None:
+    """On a phone each agent is a card (CSS only) with its headline figures: the rank, the agent, the
+    methodology's headline and the columns the board is ranked by, its vote rating; the rest stays on the
+    wide table, the CSV and the agent's pages."""
+    keep = {*CARD_COLUMNS, headline_key, *table.ranked_by}
+    for col in table.columns:
+        col.card = col.key in keep
 
 
 def lead_with_ranked_by(table: Table) -> None:
