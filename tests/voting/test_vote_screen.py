@@ -342,7 +342,7 @@ def test_an_htmx_vote_answers_with_the_revealed_pair_and_the_next_pair_ready_beh
     assert "<iframe" not in revealed and 'id="vote-stage"' not in revealed
     bar = revealed.split('hx-swap-oob="true"')[0]
     name_a, name_b = matchup.run_a.entry.agent.name, matchup.run_b.entry.agent.name
-    assert f"<strong>A</strong> = " in bar and name_a in bar and name_b in bar
+    assert "<strong>A</strong> = " in bar and name_a in bar and name_b in bar
     assert bar.index(name_a) < bar.index(name_b)  # A = name_a, B = name_b
     assert 'id="side-reveal-A" class="side-reveal" hx-swap-oob="true"' in revealed
     assert "Next pair" in revealed and "data-next-stage" in revealed
@@ -518,3 +518,4 @@ def test_the_reveal_bar_names_each_side_with_a_link_and_nothing_names_an_app_bef
     run_b_url = reverse("run", args=[world.benchmark.slug, matchup.run_b.entry.round.key, matchup.run_b.key])
     assert f'<a href="{run_b_url}">{name_b}</a>' in bar
     assert f"You voted <strong>B is better</strong> ({name_b})" in bar
+    assert name_a in bar.split("You voted")[0]  # A named as well, before the sentence
