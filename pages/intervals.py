@@ -16,8 +16,8 @@ from .formatting import fmt_score
 from .table_cells import BoardContext, Cell, Column, Table
 
 RANK_UB_TITLE = (
-    "Rank (UB): 1 + the number of agents whose whole 95% interval is above this agent's. Agents sharing it "
-    "cannot be told apart by this round's runs."
+    "Rank (UB): the best place the runs allow this agent, 1 + the number of agents whose whole 95% interval "
+    "is above this agent's (surely ahead of it)."
 )
 
 
@@ -63,7 +63,7 @@ def add_intervals(table: Table, ctx: BoardContext, tab: str) -> None:
         row["extra"] = [low, high]
     table.note = (table.note + " " if table.note else "") + (
         "± is the 95% interval of the score (tasks, and runs within a task, drawn again 1,000 times); rows in "
-        "one shade share a Rank (UB): the runs cannot tell them apart."
+        "one shade share a Rank (UB): the same number of agents are surely ahead of each."
     )
 
 

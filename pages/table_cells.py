@@ -28,6 +28,7 @@ class Column:
     arrow: str = ""
     csv: bool = True  # a column of links only (head-to-head) is left out of the CSV
     sortable: bool = True  # a column of links only has no order to sort by
+    card: bool = False  # one of the agent's headline figures, kept on its phone card (`tables.mark_card_columns`)
 
 
 @dataclass
@@ -53,6 +54,9 @@ class Table:
     empty: str = "No agents on this board yet."
     # Columns only the CSV has, their values in each row's "extra" (the interval's bounds).
     extra_columns: list[str] = field(default_factory=list)
+    # The columns the board is ranked by, in the order they decide it: shown first after the agent
+    # (`tables.lead_with_ranked_by`), so a reader sees what decides the order without scrolling.
+    ranked_by: list[str] = field(default_factory=list)
 
 
 def rank_cell(row: BaseRow) -> Cell:

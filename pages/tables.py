@@ -45,9 +45,41 @@ def board_table(ctx: BoardContext, tab: str, task_key: str | None = None) -> Tab
     """The methodology's table of `tab`, with the headline's interval and Rank (UB) where the methodology has
     them, and a head-to-head link on every row."""
     table = TABLE_BUILDERS[ctx.methodology](ctx, tab, task_key)
+    lead_with_ranked_by(table)
     add_intervals(table, ctx, tab)
     add_compare_links(table, ctx)
+    mark_card_columns(table, ctx.bench.rules.headline_key)
     return table
+
+
+# Columns every phone card keeps besides the ranked-by ones: who and where, the vote rating, the comparison.
+CARD_COLUMNS = ("rank", "rank_ub", "agent", "rating", "compare")
+
+
+def mark_card_columns(table: Table, headline_key: str) -> None:
+    """On a phone each agent is a card (CSS only) with its headline figures: the rank, the agent, the
+    methodology's headline and the columns the board is ranked by, its vote rating; the rest stays on the
+    wide table, the CSV and the agent's pages."""
+    keep = {*CARD_COLUMNS, headline_key, *table.ranked_by}
+    for col in table.columns:
+        col.card = col.key in keep
+
+
+def lead_with_ranked_by(table: Table) -> None:
+    """Move the columns the board is ranked by (`Table.ranked_by`, in the order they decide it) to just after
+    the agent, cells with them; every other column keeps its order. On a wide board (the weekly board's task
+    columns, a task board's range) what decides the order is then on screen first."""
+    keys = [c.key for c in table.columns]
+    lead = [k for k in table.ranked_by if k in keys]
+    if not lead or "agent" not in keys:
+        return
+    head = keys[: keys.index("agent") + 1]
+    order = [keys.index(k) for k in head + lead] + [i for i, k in enumerate(keys) if k not in head and k not in lead]
+    if order == list(range(len(keys))):
+        return
+    table.columns[:] = [table.columns[i] for i in order]
+    for row in table.rows:
+        row["cells"] = [row["cells"][i] for i in order]
 
 
 def table_sort(table: Table, sort: str | None, direction: str, base: dict[str, str]) -> tuple[str, str]:

@@ -90,6 +90,7 @@ def _checks_task_table(ctx: BoardContext, task_key: str | None) -> Table:
         note="Ties on the median go to fewer tokens, then less time. Only runs within the time "
         "limit and token budget count; infra errors never do.",
         empty="No runs on this task in this round.",
+        ranked_by=["median", "tokens", "time"],
     )
 
 

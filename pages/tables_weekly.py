@@ -44,6 +44,7 @@ def weekly_table(ctx: BoardContext, tab: str) -> Table:
         "the 30-minute cap is a fail and counts 30 minutes of time. A task of the week without a run leaves "
         "the interventions and dollar cost unknown; a time total missing some runs' times says how many.",
         extra_columns=["runs_without_time", "tasks_without_run"],
+        ranked_by=["pass_rate", "interventions", "cost"],
     )
 
 

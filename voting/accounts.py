@@ -78,7 +78,14 @@ def signin(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         login(request, form.get_user())
         return redirect(_next_url(request))
-    context = {"form": form, "next": request.GET.get("next", ""), "delay_hours": settings.VOTE_NEW_ACCOUNT_DELAY_HOURS}
+    nxt = request.POST.get("next") or request.GET.get("next", "")
+    context = {
+        "form": form,
+        "next": nxt,
+        # Sent here by "Vote": say what voting is and why it needs an account, with sign-up beside the form.
+        "for_voting": nxt.startswith(resolve_url("vote")),
+        "delay_hours": settings.VOTE_NEW_ACCOUNT_DELAY_HOURS,
+    }
     return render(request, "accounts/signin.html", context)
 
 

@@ -183,6 +183,11 @@ def _reveal(request: HttpRequest, key: str, cast: Cast | None = None, draw_next:
         context["next_stage"] = render_to_string(
             "voting/vote.html#stage", _stage_context(request, following, pool), request=request
         )
+    if cast is not None and request.htmx:
+        # The vote bar only (and, out of band, the names in the two panel headers): the frames stay as the voter
+        # left them until "Next pair".
+        context["bar_only"] = True
+        return render(request, "voting/vote.html#revealbar", _stage_context(request, context, pool))
     return _stage(request, context, pool=pool)
 
 

@@ -1,9 +1,10 @@
-"""The site's one style for money, times and token counts, for templates: `{% load formats %}` then
-`{{ run.cost_usd|money }}`, `{{ run.wall_seconds|duration }}`, `{{ run.tokens|tokens }}`. Each calls the
-formatter in pages.formatting that the tables and charts use, so a value reads the same on every page
-($0.002 is never $0.00 elsewhere; 646 s reads 10m 46s; 2,160,000 tokens read 2.16M)."""
+"""The site's number formats for templates: each filter is the `pages.formatting` function of the same kind,
+so a value reads the same on the board, the run page, the task page, the compare and the trade-offs pages
+(tokens 2.16M, times 10m 46s, money $0.002)."""
 
 from __future__ import annotations
+
+from decimal import Decimal
 
 from django import template
 
@@ -13,15 +14,15 @@ register = template.Library()
 
 
 @register.filter
-def money(value):
+def money(value: float | Decimal | None) -> str:
     return fmt_money(value)
 
 
 @register.filter
-def duration(value):
+def seconds(value: float | None) -> str:
     return fmt_seconds(value)
 
 
 @register.filter
-def tokens(value):
+def tokens(value: int | None) -> str:
     return fmt_tokens(value)

@@ -3,7 +3,8 @@
 document.addEventListener("htmx:beforeSwap", (event) => {
   const xhr = event.detail.xhr;
   const target = event.detail.target;
-  if (!xhr || !target || target.id !== "vote-stage") return;
+  // The target is the stage, or the vote bar inside it (a vote swaps only the bar, so the apps keep their state).
+  if (!xhr || !target || !target.closest("#vote-stage")) return;
   if (xhr.responseURL && new URL(xhr.responseURL).pathname.startsWith("/signin/")) {
     event.detail.shouldSwap = false;
     window.location.assign(xhr.responseURL);

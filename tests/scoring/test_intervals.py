@@ -382,3 +382,13 @@ def test_drawing_by_family_covers_correlated_tasks_where_the_flat_draw_does_not(
     message = f"by family {grouped / SIMULATIONS:.1%}, flat {flat / SIMULATIONS:.1%} of {SIMULATIONS} rounds"
     assert grouped >= 0.93 * SIMULATIONS, message
     assert flat < 0.85 * SIMULATIONS, message  # the flat draw under-covers
+
+
+def test_rank_ub_of_the_readers_case_counts_who_is_surely_ahead_not_who_overlaps():
+    # #32.5: x at 1.0-4.0 and y at 1.7-5.0 overlap, yet x has Rank (UB) 5 and y 3.
+    # Lower ends above x's upper 4.0: p 4.5, q 4.8, r 7.0, s 8.0 -> x = 1 + 4 = 5.
+    # Lower ends above y's upper 5.0: r 7.0, s 8.0 (p and q start below 5.0) -> y = 1 + 2 = 3.
+    # p, q, r, s end at 9.0 or above and no lower end is above 9.0 -> each is 1 + 0 = 1.
+    lows = {"x": 1.0, "y": 1.7, "p": 4.5, "q": 4.8, "r": 7.0, "s": 8.0}
+    highs = {"x": 4.0, "y": 5.0, "p": 9.0, "q": 9.0, "r": 9.5, "s": 10.0}
+    assert rank_ub(lows, highs) == {"x": 5, "y": 3, "p": 1, "q": 1, "r": 1, "s": 1}

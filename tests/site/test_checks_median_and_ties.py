@@ -40,7 +40,7 @@ def test_a_skipped_task_does_not_win_an_overall_tie_on_tokens(load, client):
     # Both overalls are (100 + 0) / 2 = 50. agent-00's tokens: 150k + 150k = 300k over both tasks. agent-01 has
     # no notes run, so its total is unknown and goes after 300k (its 200k on shop alone would have won).
     assert html.index('data-agent="agent-00"') < html.index('data-agent="agent-01"')
-    rank = re.compile(r'<td class="num rank">\s*(\d+)')
+    rank = re.compile(r'<td class="num rank[^"]*"[^>]*>\s*(\d+)')
     assert rank.search(_row(html, "agent-00")).group(1) == "1"
     assert rank.search(_row(html, "agent-01")).group(1) == "2"
     assert "a task without a median run makes the total unknown" in html

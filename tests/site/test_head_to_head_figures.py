@@ -160,9 +160,9 @@ def test_the_board_shows_each_interval_label_rank_ub_and_its_shade(bench, client
 def test_the_board_shows_each_vote_rating_with_its_interval_as_plus_and_minus(bench, client):
     # From the stored ratings: 1100 in [1040, 1130]: +30 / -60; 1000 in [950, 1050]: +50 / -50 (a rating's
     # interval is always written as both sides); 1200 in [1100, 1400]: +200 / -100, on 12 votes (under 30:
-    # "few votes"). Agent 02 has no rating: "–".
+    # "few votes"). Agent 02 has no rating: "–". The vote count stands beside each rating (#32.6).
     rows = {agent: _text(row) for agent, _, row in _rows(client.get("/b/qbench/").content.decode())}
-    assert "1100 +30/−60 compare" in rows["agent-00"] and "few votes" not in rows["agent-00"]
-    assert "1000 +50/−50 compare" in rows["agent-01"]
-    assert "1200 +200/−100 few votes compare" in rows["agent-03"]
+    assert "1100 +30/−60 40 votes compare" in rows["agent-00"] and "few votes" not in rows["agent-00"]
+    assert "1000 +50/−50 40 votes compare" in rows["agent-01"]
+    assert "1200 +200/−100 12 votes few votes compare" in rows["agent-03"]
     assert "– compare" in rows["agent-02"]

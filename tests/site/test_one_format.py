@@ -27,15 +27,3 @@ def test_a_runs_cost_time_and_tokens_read_the_same_on_the_run_and_round_agent_pa
     assert "$0.00 " not in run_page and "646 s" not in run_page
     agent_page = _text(client.get("/b/fbench/r/r1/agents/solo/").content.decode())
     assert "$0.002" in agent_page and "10m 46s" in agent_page
-
-
-@pytest.mark.parametrize("bundle", ["checks", "outcomes", "scored"])
-def test_the_rank_ub_sentence_says_what_the_column_does(load, client, bundle):
-    from tests.builders import site
-
-    doc = {"checks": site.checks_bundle, "outcomes": site.outcomes_bundle, "scored": site.scored_bundle}[bundle]()
-    load(doc)
-    text = _text(client.get(f"/b/{doc['benchmark']['slug']}/methodology/").content.decode())
-    # Rank (UB) = 1 + the agents whose low end is above this agent's high end (scoring.intervals.rank_ub).
-    assert "1 plus the number of agents it is clearly behind, those whose whole interval lies above its own" in text
-    assert "seed's own rank column" not in text

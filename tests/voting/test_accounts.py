@@ -120,11 +120,13 @@ def test_the_account_is_read_with_its_membership_in_one_statement(django_assert_
     assert backend.get_user(10**9) is None
 
 
-def test_signed_out_vote_explains_voting_and_offers_sign_up(client):
-    response = client.get(reverse("vote"), follow=True)
+def test_it_says_what_voting_is_and_offers_sign_up_when_vote_sends_a_signed_out_reader(client):
+    response = client.get("/vote/", follow=True)
     html = response.content.decode()
-    assert "Vote on agents' work, blind" in html and "named only A and B" in html
-    assert "each person's votes count once" in html
-    assert f'href="{reverse("signup")}?next=/vote/"' in html
-    # A plain sign-in (not from the vote screen) is a plain sign-in.
-    assert "Vote on agents' work" not in client.get(reverse("signin")).content.decode()
+    assert response.redirect_chain and "/signin/" in response.redirect_chain[-1][0]
+    assert "Vote on agents&#x27; apps" in html or "Vote on agents' apps" in html
+    assert "An account is needed so that each person" in html
+    assert 'href="/signup/?next=/vote/"' in html or 'href="/signup/?next=%2Fvote%2F"' in html
+    # A plain sign-in (from the header) stays a plain form.
+    plain = client.get("/signin/").content.decode()
+    assert "Vote on agents" not in plain and "<h1>Sign in</h1>" in plain

@@ -336,8 +336,15 @@ def test_an_htmx_vote_answers_with_the_revealed_pair_and_the_next_pair_ready_beh
     response = voter_client.post(reverse("vote_cast", args=[matchup.key]), {"winner": "tie"}, HTTP_HX_REQUEST="true")
     revealed, following = _split_next(response.content.decode())
     assert response.status_code == 200
-    assert revealed.lstrip().startswith('<section id="vote-stage"')
-    assert matchup.run_a.entry.agent.name in revealed and matchup.run_b.entry.agent.name in revealed
+    # Only the vote bar comes back (and the names for the two panel headers, out of band): the apps' frames
+    # are not in the answer, so they keep what the voter did in them until "Next pair".
+    assert revealed.lstrip().startswith('<div class="vote-reveal-wrap" id="vote-reveal">')
+    assert "<iframe" not in revealed and 'id="vote-stage"' not in revealed
+    bar = revealed.split('hx-swap-oob="true"')[0]
+    name_a, name_b = matchup.run_a.entry.agent.name, matchup.run_b.entry.agent.name
+    assert "<strong>A</strong> = " in bar and name_a in bar and name_b in bar
+    assert bar.index(name_a) < bar.index(name_b)  # A = name_a, B = name_b
+    assert 'id="side-reveal-A" class="side-reveal" hx-swap-oob="true"' in revealed
     assert "Next pair" in revealed and "data-next-stage" in revealed
     assert Vote.objects.get().winner == "tie"
     # The next pair was drawn with the vote: an open matchup of the same voter, held blind in the template.
@@ -514,3 +521,21 @@ def test_transcripts_judges_and_marks_never_reach_the_vote_screen(voter_client, 
         assert secret.lower() not in _everything_sent(response)
         matchup = Matchup.objects.filter(used_at__isnull=True).latest("id")
         Matchup.objects.filter(pk=matchup.pk).update(used_at=matchup.created_at)
+
+
+def test_the_reveal_bar_names_each_side_with_a_link_and_nothing_names_an_app_before_the_vote(voter_client, world):
+    html = _page(voter_client).content.decode()
+    matchup = Matchup.objects.latest("id")
+    name_a, name_b = matchup.run_a.entry.agent.name, matchup.run_b.entry.agent.name
+    # Before the vote: the empty places the names will fill, and no name, slug, run key or model anywhere.
+    assert 'id="side-reveal-A"' in html and 'id="side-reveal-B"' in html
+    for agent in world.agents.values():
+        assert agent.name not in html and agent.slug not in html.lower()
+    for run in (matchup.run_a, matchup.run_b):
+        assert run.key not in html and run.entry.model not in html
+    response = voter_client.post(reverse("vote_cast", args=[matchup.key]), {"winner": "b"}, HTTP_HX_REQUEST="true")
+    bar, _ = _split_next(response.content.decode())
+    run_b_url = reverse("run", args=[world.benchmark.slug, matchup.run_b.entry.round.key, matchup.run_b.key])
+    assert f'<a href="{run_b_url}">{name_b}</a>' in bar
+    assert f"You voted <strong>B is better</strong> ({name_b})" in bar
+    assert name_a in bar.split("You voted")[0]  # A named as well, before the sentence

@@ -1,0 +1,60 @@
+"""#32.5: numbers read the same on every page: tokens (2.16M), times (10m 46s), money ($0.002, never $0.00),
+through `pages.formatting` (the templates use its filters from `pages.templatetags.formats`)."""
+
+from __future__ import annotations
+
+import io
+from decimal import Decimal
+
+import pytest
+from django.urls import reverse
+
+from pages.formatting import fmt_money, fmt_seconds, fmt_tokens
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def demo(db):
+    from django.core.management import call_command
+
+    call_command("load_demo", "--no-users", stdout=io.StringIO())
+
+
+def test_the_formats_by_hand():
+    # 2,160,000 / 1,000,000 = 2.16 -> "2.16M"; 646 s = 10 x 60 + 46 -> "10m 46s"; 0.002 is under 0.1 -> 3 places.
+    assert (fmt_tokens(2_160_000), fmt_seconds(646), fmt_money(Decimal("0.002"))) == ("2.16M", "10m 46s", "$0.002")
+    assert fmt_money(Decimal("4.79")) == "$4.79"
+
+
+def test_a_runs_tokens_time_and_cost_read_the_same_on_its_run_page_and_its_agents_round_page(demo, client):
+    from runs.models import Run
+
+    run = Run.objects.filter(
+        round__benchmark__slug="artb", round__status="published", status="completed"
+    ).select_related("round__benchmark", "entry__agent")[0]
+    # tokens_input + tokens_output (+ cache writes) make the run's total; set them so the total is 2,160,000.
+    Run.objects.filter(pk=run.pk).update(
+        tokens_input=2_000_000, tokens_output=160_000, tokens_cache_write=0, wall_seconds=646, cost_usd=Decimal("0.002")
+    )
+    bench, rnd = run.round.benchmark.slug, run.round.key
+    run_page = client.get(reverse("run", args=[bench, rnd, run.key])).content.decode()
+    agent_page = client.get(reverse("round_agent", args=[bench, rnd, run.entry.agent.slug])).content.decode()
+    for html in (run_page, agent_page):
+        assert "2.16M" in html and "10m 46s" in html and "$0.002" in html
+        assert "$0.00<" not in html and "646 s" not in html and "2,160,000" not in html
+
+
+def test_the_median_runs_tokens_and_time_read_the_same_on_the_board_and_the_run_page(demo, client):
+    from runs.models import Run
+    from snapshots.models import BoardSnapshot
+
+    snap = BoardSnapshot.objects.filter(round__benchmark__slug="appbench", kind="boards").order_by("-id")[0]
+    boards = snap.data.get("tasks") or {}
+    row = next(r for rows in boards.values() for r in rows if r.get("median_run"))
+    run = Run.objects.select_related("round").get(round=snap.round, key=row["median_run"])
+    board = client.get(reverse("board", args=["appbench"]) + "?tab=tasks").content.decode()
+    page = client.get(reverse("run", args=["appbench", run.round.key, run.key])).content.decode()
+    for text in (fmt_tokens(run.tokens), fmt_seconds(run.wall_seconds)):
+        assert text in page and text != "–"
+    assert fmt_seconds(run.wall_seconds) in board or fmt_tokens(run.tokens) in board
