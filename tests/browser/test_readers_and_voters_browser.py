@@ -86,6 +86,11 @@ def test_boards_lead_with_what_ranks_them_keep_the_agent_in_view_and_are_cards_o
     phone.screenshot(path=str(DOCS / "board-phone.png"))
     phone.goto(base + "/b/appbench/")
     assert "votes" in phone.locator("#board-region table.board tbody tr").first.inner_text()
+    wide = phone.evaluate(
+        """() => [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > innerWidth)
+                 .map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))"""
+    )
+    assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], wide[:10]
     assert_accessible(phone)
 
 
