@@ -17,6 +17,7 @@ from typing import Any
 
 import orjson
 from django.conf import settings
+from django.core.exceptions import EmptyResultSet
 from django.db import connection
 
 from leaderboard.models import Agent, Benchmark, Task
@@ -101,7 +102,10 @@ def _copy_lines(benchmark: Benchmark, *, include_unpublished: bool) -> Iterator[
     votes = (
         Vote.objects.filter(task__benchmark=benchmark) if include_unpublished else Vote.objects.public_of(benchmark.id)
     )
-    inner, params = votes.order_by().values(*_FIELDS[:-1], "id", "cast_at", "counts").query.sql_with_params()
+    try:
+        inner, params = votes.order_by().values(*_FIELDS[:-1], "id", "cast_at", "counts").query.sql_with_params()
+    except EmptyResultSet:  # no public task or agent yet (`public_of` filters by empty lists): no vote to write
+        return
     sql = _LINE_SQL.format(inner=inner, task=Task._meta.db_table, agent=Agent._meta.db_table)
     with (
         connection.cursor() as cursor,

@@ -47,6 +47,9 @@ from .transcripts import transcript_view
 PUBLISHED = RoundStatus.PUBLISHED
 
 
+ROLE_ORDER = ["tester", "second", "third"]
+
+
 def run_page(
     *, bench_slug: str, round_key: str, run_key: str, query: Mapping[str, str] | None = None
 ) -> dict[str, Any]:
@@ -67,8 +70,7 @@ def run_page(
     params = {p.name: p.value for p in RoundParameter.objects.filter(round=rnd, task=run.task)}
     snap = BoardSnapshot.objects.filter(round=rnd, kind=SnapshotKind.BOARDS).first()
     standing = run.key in standing_runs(bench.methodology, snap.data if snap else None)
-    order = ["tester", "second", "third"]
-    verdicts = sorted(run.verdicts.all(), key=lambda v: order.index(v.role) if v.role in order else 9)
+    verdicts = sorted(run.verdicts.all(), key=lambda v: ROLE_ORDER.index(v.role) if v.role in ROLE_ORDER else 9)
     passed, total = checks_passed(run)
     rerun = run.rerun if _has_rerun(run) else None
     counting = run_counting(run, bench.methodology)
@@ -106,7 +108,14 @@ def run_page(
         "original_counting": run_counting(run.rerun_of, bench.methodology) if run.rerun_of else None,
         "third_decided": any(v.role == "third" for v in verdicts),
         "standing_label": methodologies.get(bench.methodology).standing_label,
-        "transcript": transcript_view(run, query or {}),
+        **_what_happened(run, query or {}),
+    }
+
+
+def _what_happened(run: Run, query: Mapping[str, str]) -> dict[str, Any]:
+    """What the run page shows of what happened: the transcript (a page of it), the judge, the marks."""
+    return {
+        "transcript": transcript_view(run, query),
         "judge": judge_view(run.judge),
         "marks": marks_view(run.marks, list(run.evidence.all())),
     }

@@ -43,13 +43,7 @@ HEADLINE = f"StartSel={START}, StopSel={STOP}, MaxWords=30, MinWords=12, MaxFrag
 def search_page(*, bench_slug: str, params: Mapping[str, str]) -> dict[str, Any]:
     bench = benchmark_get(bench_slug)
     query = " ".join((params.get("q") or "").split())[:QUERY_MAX]
-    # The filters' choices from the catalogue (a few rows), never from the runs (there may be millions).
-    agents = sorted(
-        set(
-            Entry.objects.filter(in_published_round(), round__benchmark=bench).values_list("agent__slug", "agent__name")
-        )
-    )
-    tasks = sorted(bench.tasks.public().values_list("key", flat=True))
+    agents, tasks = _filter_choices(bench)
     agent = params.get("agent") if params.get("agent") in {a for a, _ in agents} else ""
     task = params.get("task") if params.get("task") in tasks else ""
     outcome = params.get("outcome") if params.get("outcome") in ("passed", "failed") else ""
@@ -72,6 +66,8 @@ def search_page(*, bench_slug: str, params: Mapping[str, str]) -> dict[str, Any]
     # The published rounds' ids, read first (a few rows): the entries are then filtered by a plain list, which
     # lets PostgreSQL start from the full-text index instead of from every run of the benchmark.
     rounds = list(Round.objects.published().filter(benchmark=bench).values_list("id", flat=True))
+    if not rounds:
+        return context  # nothing published yet: nothing to find
     entries = SearchEntry.objects.filter(run__round_id__in=rounds)
     if agent:
         entries = entries.filter(run__entry__agent__slug=agent)
@@ -102,6 +98,18 @@ def search_page(*, bench_slug: str, params: Mapping[str, str]) -> dict[str, Any]
         "prev": "?" + urlencode({**base, "page": page - 1}) if page > 1 else "",
         "next": "?" + urlencode({**base, "page": page + 1}) if page < pages else "",
     }
+
+
+def _filter_choices(bench: Benchmark) -> tuple[list[tuple[str, str]], list[str]]:
+    """The agents (slug, name) and task keys a reader may filter by."""
+    # The filters' choices from the catalogue (a few rows), never from the runs (there may be millions).
+    agents = sorted(
+        set(
+            Entry.objects.filter(in_published_round(), round__benchmark=bench).values_list("agent__slug", "agent__name")
+        )
+    )
+    tasks = sorted(bench.tasks.public().values_list("key", flat=True))
+    return agents, tasks
 
 
 def _postgres() -> bool:

@@ -183,7 +183,13 @@ def test_it_keeps_writing_and_serving_while_redis_is_down(live_celery, spare_red
     started = time.perf_counter()
     response = client.post(
         f"/admin/runs/verdict/{third.pk}/change/",
-        {"outcome": "pass", "note": "", "reason": "Corrected from the recording.", "_save": "Save"},
+        {
+            "outcome": "pass",
+            "note": "",
+            "reason": "Corrected from the recording.",
+            "effect_seen": "pass|",  # the editor has seen the correction's effect on the board (a second save)
+            "_save": "Save",
+        },
     )
     verdict_seconds = time.perf_counter() - started
     assert response.status_code == 302

@@ -52,6 +52,7 @@ def test_it_recomputes_the_board_in_a_worker_after_an_admin_verdict_change(live_
             "outcome": "pass",
             "note": "The third draft is in the recording at 14:02.",
             "reason": "The third reviewer missed the third draft.",
+            "effect_seen": "pass|",  # the editor has seen the correction's effect on the board (a second save)
             "_save": "Save",
         },
     )
@@ -95,7 +96,13 @@ def test_it_refreshes_a_board_while_the_worker_is_already_running(live_celery, c
     third = Verdict.objects.get(run__key="r1-beta-t1", role="third")
     response = client.post(
         f"/admin/runs/verdict/{third.pk}/change/",
-        {"outcome": "pass", "note": "", "reason": "Corrected from the recording.", "_save": "Save"},
+        {
+            "outcome": "pass",
+            "note": "",
+            "reason": "Corrected from the recording.",
+            "effect_seen": "pass|",  # the editor has seen the correction's effect on the board (a second save)
+            "_save": "Save",
+        },
     )
     assert response.status_code == 302
 
