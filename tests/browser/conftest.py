@@ -10,6 +10,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 FAILURES = ROOT / "var" / "browser-failures"
 CHROMIUM = "/usr/bin/chromium"
+# The two window sizes every page is checked at: a desktop and a phone.
+SIZES = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -57,3 +59,13 @@ def _keep_what_the_pages_showed(test: str, browser) -> None:
             print(f"could not keep page {i} of {test}: {exc}")
             continue
         print(f"page {i} of {test} was at {page.url}; kept in {stem}.html and .png")
+
+
+@pytest.fixture
+def demo(transactional_db):
+    """The demo's five benchmarks, loaded and computed (no accounts)."""
+    import io
+
+    from django.core.management import call_command
+
+    call_command("load_demo", "--no-users", stdout=io.StringIO())

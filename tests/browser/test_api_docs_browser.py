@@ -8,10 +8,9 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.a11y import violations
+from tests.browser.conftest import SIZES
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-SIZES = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
 
 
 @pytest.mark.parametrize("size", sorted(SIZES))

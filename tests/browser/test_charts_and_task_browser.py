@@ -5,23 +5,13 @@ fail like the rubric's fail, not green. Every page passes axe-core."""
 
 from __future__ import annotations
 
-import io
-
 import pytest
 from playwright.sync_api import expect
 
 from tests.browser.a11y import violations
+from tests.browser.conftest import SIZES
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-SIZES = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
-
-
-@pytest.fixture
-def demo(transactional_db):
-    from django.core.management import call_command
-
-    call_command("load_demo", "--no-users", stdout=io.StringIO())
 
 
 def _background(locator) -> str:

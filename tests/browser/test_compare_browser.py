@@ -4,7 +4,6 @@ JavaScript. Screenshots in test-results/site/."""
 
 from __future__ import annotations
 
-import io
 import re
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
@@ -16,13 +15,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 SHOTS = Path(__file__).resolve().parents[2] / "test-results" / "site"
 DESKTOP = {"width": 1366, "height": 900}
 PHONE = {"width": 390, "height": 844}
-
-
-@pytest.fixture
-def demo(transactional_db):
-    from django.core.management import call_command
-
-    call_command("load_demo", "--no-users", stdout=io.StringIO())
 
 
 def _query(url: str) -> dict[str, str]:

@@ -5,7 +5,6 @@ apps keep their state. axe-core finds nothing on any of these pages. Screenshots
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
@@ -20,13 +19,6 @@ DOCS = ROOT / "docs"
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 PASSWORD = "plum-orchard-77-kite"
-
-
-@pytest.fixture
-def demo(transactional_db):
-    from django.core.management import call_command
-
-    call_command("load_demo", "--no-users", stdout=io.StringIO())
 
 
 def _headers(page) -> list[str]:

@@ -21,11 +21,11 @@ from runs.services import round_enter_preview, round_publish, verdict_record
 from snapshots.models import BoardSnapshot
 from snapshots.recompute import snapshot_recompute
 from tests.browser.a11y import OPTIONS, assert_accessible
+from tests.browser.conftest import SIZES
 from tests.builders.review import BENCH, ROUND, SECRET_CITY, TESTER_NOTE, make_user, make_world
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 PASSWORD = "a-browser-test-password"
-SIZES = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
 SECOND_NOTE = "Second: the dates in the itinerary are wrong."
 
 

@@ -19,13 +19,6 @@ PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1366, "height": 900}
 
 
-@pytest.fixture
-def demo(transactional_db):
-    from django.core.management import call_command
-
-    call_command("load_demo", "--no-users", stdout=io.StringIO())
-
-
 def _shoot(page, name: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
