@@ -33,6 +33,7 @@ import platform
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -284,20 +285,53 @@ def step_floor(folder: str) -> None:
 
 
 def step_parse_floor(folder: str) -> None:
-    """The recount's floor: decompress the votes file and parse every line, keeping nothing; once with the
-    standard library's json, once with orjson (the parser the recount uses)."""
-    import gzip
+    """The recount's reading against its floors, in one process, in interleaved rounds (medians printed):
 
+    lines_json / lines_orjson   the file through gzip's line iterator, every line parsed (stdlib json, orjson)
+    blocks_orjson               the file in blocks of whole lines (`read_line_blocks`), every line parsed by
+                                orjson, nothing kept: the fastest way found to decompress and parse it
+    blocks_msgspec              the same, every line decoded by msgspec (the recount's parser) to plain values
+    tally                       what `recount --votes` does with the file: `vote_line_tallies` (decode, count,
+                                check the distinct votes against the bundle); the fits are not in it
+    """
+    import gzip
+    import statistics
+
+    import msgspec
     import orjson
 
-    out = {}
-    for name, loads in (("json", json.loads), ("orjson", orjson.loads)):
-        started = time.perf_counter()
-        with gzip.open(Path(folder, "votes.jsonl.gz"), "rb") as fh:
+    sys.path.insert(0, str(ROOT))
+    from bundles.management.files import read_line_blocks
+    from scoring.vote_lines import vote_line_tallies
+
+    path = Path(folder, "votes.jsonl.gz")
+    doc = json.loads(Path(folder, "bundle.json").read_text())
+    blocks = read_line_blocks(path)
+
+    def by_lines(loads):
+        with gzip.open(path, "rb") as fh:
             for line in fh:
                 loads(line)
-        out[f"parse_{name}_s"] = time.perf_counter() - started
-    print(json.dumps(out))
+
+    def by_blocks(loads):
+        for block in blocks():
+            for line in block.split(b"\n")[:-1]:
+                loads(line)
+
+    readers = {
+        "lines_json": lambda: by_lines(json.loads),
+        "lines_orjson": lambda: by_lines(orjson.loads),
+        "blocks_orjson": lambda: by_blocks(orjson.loads),
+        "blocks_msgspec": lambda: by_blocks(msgspec.json.decode),
+        "tally": lambda: vote_line_tallies(doc, blocks),
+    }
+    times: dict[str, list[float]] = {name: [] for name in readers}
+    for _ in range(int(os.environ.get("BENCH_PARSE_ROUNDS", "3"))):
+        for name, read in readers.items():
+            started = time.perf_counter()
+            read()
+            times[name].append(time.perf_counter() - started)
+    print(json.dumps({f"{name}_s": statistics.median(t) for name, t in times.items()} | {"rounds": times}))
 
 
 def step_site_ratings(folder: str) -> None:
@@ -308,7 +342,7 @@ def step_site_ratings(folder: str) -> None:
     Path(folder, "site.json").write_text(json.dumps(snap.data))
 
 
-STEPS = {
+STEPS: dict[str, Callable[..., None]] = {
     "setup": step_setup,
     "load": step_load,
     "refresh": step_refresh,
@@ -356,7 +390,7 @@ def main() -> None:
     print(
         "votes       load s  cells s  refresh s  read s  refresh MiB  download s  download MiB  file MiB  "
         "recount s  recount MiB  recount = site  floor s  download/floor  parse json s  parse orjson s  "
-        "recount/orjson floor"
+        "blocks orjson s  blocks msgspec s  tally s  tally/blocks msgspec  tally/blocks orjson  tally/lines orjson"
     )
     for size in [int(s) for s in args.sizes.split(",")]:
         load_s, _, out = child("load", str(size - loaded), str(loaded))
@@ -409,10 +443,14 @@ def main() -> None:
             f"{size:>10,}  {load_s:6.1f}  {cells_s:7.1f}  {refresh_s:9.2f}  {read_s:8.2f}  {refresh_mib:11.0f}  "
             f"{down_s:10.1f}  {down_mib:12.0f}  {file_mib:8.1f}  {recount_s:9.1f}  {recount_mib:11.0f}  "
             f"{'yes' if same else 'NO':>14}  {floor_s:7.1f}  {down_stream_s / floor_s:14.2f}  "
-            f"{parsed['parse_json_s']:12.1f}  {parsed['parse_orjson_s']:14.1f}  "
-            f"{recount_s / parsed['parse_orjson_s']:20.2f}",
+            f"{parsed['lines_json_s']:12.1f}  {parsed['lines_orjson_s']:14.1f}  {parsed['blocks_orjson_s']:15.2f}  "
+            f"{parsed['blocks_msgspec_s']:16.2f}  {parsed['tally_s']:7.2f}  "
+            f"{parsed['tally_s'] / parsed['blocks_msgspec_s']:20.2f}  "
+            f"{parsed['tally_s'] / parsed['blocks_orjson_s']:19.2f}  "
+            f"{parsed['tally_s'] / parsed['lines_orjson_s']:18.2f}",
             flush=True,
         )
+        print(f"  reading rounds: {json.dumps(parsed['rounds'])}", flush=True)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from bundles.management.files import read_json, read_json_lines
+from bundles.management.files import read_json, read_line_blocks
 from scoring.bundle import BundleError
 from scoring.recount import recount
 
@@ -31,11 +31,8 @@ class Command(BaseCommand):
         path = Path(options["bundle"])
         doc = read_json(path)
         try:
-            if options["votes"]:
-                with read_json_lines(options["votes"]) as votes:
-                    result = recount(doc, options["round_key"], votes_file=votes)
-            else:
-                result = recount(doc, options["round_key"])
+            votes = read_line_blocks(options["votes"]) if options["votes"] else None
+            result = recount(doc, options["round_key"], votes_file=votes)
         except BundleError as exc:
             for problem in exc.problems:
                 self.stderr.write(f"  {problem}")

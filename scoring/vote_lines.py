@@ -1,0 +1,215 @@
+"""A votes file (JSON lines, one vote a line) read straight into tallies: the recount's reading of millions of votes.
+
+The file comes as blocks of whole lines (`bundles.management.files.read_line_blocks`). Each line is decoded
+by msgspec into a small typed record holding only what a tally needs (task, a, b, winner, counts); the other
+fields of a line (id, voter, cast_at) are checked as JSON and skipped, never made into Python objects. The
+records are counted as they come (`Counter.update`, in C), so memory grows with the distinct tallies, not with
+the votes, and each distinct tally is checked against the bundle once.
+
+A line the typed reader refuses (not JSON, a field of the wrong type, a blank line) is read again on its own by
+the strict per-line reader (`recount.vote_tallies`), which names what is wrong with it and its line number;
+so is every line of a block that is not valid UTF-8 (msgspec skips over the fields it does not keep without
+checking their text). When a tally names a task or agent the bundle lacks, the whole file is read a second time
+by the per-line reader, so every bad line is listed by its number. Either way the result equals the per-line
+reader's: tested line for line in tests/scoring/test_vote_lines.py.
+
+bench/README.md, "Votes at scale": the reading against its floor (decompressing the file and decoding every
+line, nothing kept).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from operator import length_hint
+from typing import Any
+
+import msgspec
+import orjson
+
+from .bundle import BundleError
+from .types import WINNERS
+
+# A votes file with more bad lines than this stops listing them (the count of the rest is reported).
+MAX_LISTED_PROBLEMS = 20
+
+
+# A blank line of a votes file, passed on so that the lines after it keep their numbers.
+BLANK_LINE = object()
+
+
+def vote_tallies(doc: dict, votes: Iterable[Any]) -> list[tuple[str, str, str, str, int]]:
+    """The counted votes of a votes file (one dict per line, the fields of `votes[]`) as
+    ``(task, a, b, winner, n)`` tallies, checked against the bundle's tasks and agents. Memory grows with
+    the distinct tallies, not with the votes. Raises `BundleError` naming each bad line (1-based).
+    (`scoring.vote_lines` reads a file's bytes to the same tallies, several times faster.)"""
+    check = VoteCheck(doc)
+    seen: Counter[tuple] = Counter()
+    for line, v in enumerate(votes, start=1):
+        key = check.line(line, v)
+        if key is not None:
+            seen[key] += 1
+    return check.tallies(seen)
+
+
+class VoteCheck:
+    """The checks of a votes file's lines against the bundle, and the bad lines found so far. A vote is checked
+    by its (task, a, b, winner, counts): the few distinct ones once each, not millions of lines one by one
+    (bench/README.md, "Votes at scale": the recount against parsing the file alone)."""
+
+    def __init__(self, doc: dict):
+        self.tasks = {t.get("key") for t in doc.get("tasks") or []}
+        self.agents = {a.get("slug") for a in doc.get("agents") or []}
+        self.checked: dict[tuple, str] = {}
+        self.problems: list[str] = []
+        self.bad = 0
+
+    def line(self, line: int, v: Any) -> tuple | None:
+        """The tally key ``(task, a, b, winner, counts)`` of line number `line` parsed as `v`; None for a blank
+        line, and for a bad one after noting what is wrong with it."""
+        if v is BLANK_LINE:
+            return None
+        try:
+            get = v.get
+            key = (get("task"), get("a"), get("b"), get("winner"), get("counts", True) is not False)
+            problem = self.checked[key]
+        except KeyError:
+            problem = self.checked[key] = _vote_problem(v, self.tasks, self.agents)
+        except (AttributeError, TypeError):  # not an object; or a list where a string belongs
+            problem = (
+                _vote_problem(v, self.tasks, self.agents)
+                if type(v) is not dict
+                else "task, a, b and winner must be strings"
+            )
+        if problem:
+            self.bad += 1
+            if len(self.problems) < MAX_LISTED_PROBLEMS:
+                self.problems.append(f"votes file line {line}: {problem}")
+            return None
+        return key
+
+    def key_problem(self, key: tuple) -> str:
+        """What is wrong with a vote whose fields are all of the right type, known by its tally key ("" for
+        nothing)."""
+        try:
+            return self.checked[key]
+        except KeyError:
+            task, a, b, winner, _ = key
+            v = {"task": task, "a": a, "b": b, "winner": winner}
+            problem = self.checked[key] = _vote_problem(v, self.tasks, self.agents)
+            return problem
+
+    def tallies(self, seen: Counter[tuple]) -> list[tuple[str, str, str, str, int]]:
+        """The sorted tallies of the counted votes among `seen` (good lines by key); raises `BundleError`
+        listing the bad lines noted, if any."""
+        problems = list(self.problems)
+        if self.bad > len(problems):
+            problems.append(f"votes file: {self.bad - len(problems)} more bad line(s)")
+        if problems:
+            raise BundleError(problems)
+        tally: Counter[tuple] = Counter()
+        for (task, a, b, winner, counts), n in seen.items():
+            if counts:
+                tally[(task, a, b, winner)] += n
+        return [(*key, n) for key, n in sorted(tally.items())]
+
+
+def _vote_problem(v: Any, tasks: set, agents: set) -> str:
+    if not isinstance(v, dict):
+        return "not a JSON object"
+    if v.get("task") not in tasks:
+        return f"task {v.get('task')!r} is not in the bundle"
+    for side in ("a", "b"):
+        if v.get(side) not in agents:
+            return f"{side}: agent {v.get(side)!r} is not in the bundle"
+    if v["a"] == v["b"]:
+        return "an agent cannot be matched against itself"
+    if v.get("winner") not in WINNERS:
+        return f"winner {v.get('winner')!r} is not one of {', '.join(WINNERS)}"
+    return ""
+
+
+class _Vote(msgspec.Struct, frozen=True, gc=False):
+    """What a tally needs of a vote line; hashable, so equal votes are counted together."""
+
+    task: str
+    a: str
+    b: str
+    winner: str
+    counts: bool = True
+
+
+_DECODE = msgspec.json.Decoder(_Vote).decode
+# What the typed reader raises for a line it will not read: the strict reader then reads that line again.
+_REFUSED = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
+
+Tally = tuple[str, str, str, str, int]
+
+
+def vote_line_tallies(doc: dict, blocks: Callable[[], Iterable[bytes]]) -> list[Tally]:
+    """The counted votes of a votes file as sorted ``(task, a, b, winner, n)`` tallies, equal to
+    `vote_tallies` over the file's lines parsed one by one. `blocks()` gives the file's content as blocks of
+    whole lines (each block ends with a newline, except perhaps the last); it is called a second time only when
+    a vote names a task or agent the bundle lacks, to number every such line. Raises `BundleError` naming each
+    bad line (1-based, blank lines counted)."""
+    check = VoteCheck(doc)
+    records: Counter[_Vote] = Counter()  # votes the typed reader read
+    keys: Counter[tuple] = Counter()  # lines only the strict reader could read
+    first = 1  # the number of the block's first line
+    for block in blocks():
+        lines = block.split(b"\n")
+        if not lines[-1]:
+            lines.pop()  # the block's final newline
+        if block.isascii() or _is_utf8(block):
+            remaining = iter(lines)
+            while True:
+                try:
+                    records.update(map(_DECODE, remaining))
+                    break
+                except _REFUSED:
+                    at = len(lines) - length_hint(remaining) - 1  # the line just refused
+                    _strict(check, keys, first + at, lines[at])
+        else:
+            for at, line in enumerate(lines):
+                _strict(check, keys, first + at, line)
+        first += len(lines)
+    for record, n in records.items():
+        key = (record.task, record.a, record.b, record.winner, record.counts)
+        if check.key_problem(key):
+            # Some votes name what the bundle lacks: read every line again to list each by its number.
+            return vote_tallies(doc, parsed_lines(blocks()))
+        keys[key] += n
+    return check.tallies(keys)
+
+
+def parsed_lines(blocks: Iterable[bytes]) -> Iterator[Any]:
+    """Each line of `blocks` parsed with orjson (as strict as `scoring.bundle.parse_document`: no NaN, no
+    invalid UTF-8, a depth limit): the value; the line's text when it is not JSON (reported as such); or
+    `BLANK_LINE` for a blank line, which is skipped but keeps the numbering."""
+    for block in blocks:
+        lines = block.split(b"\n")
+        if not lines[-1]:
+            lines.pop()
+        for line in lines:
+            yield _parse(line)
+
+
+def _parse(line: bytes) -> Any:
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return line.decode("utf-8", errors="replace") if line.strip() else BLANK_LINE
+
+
+def _strict(check: VoteCheck, keys: Counter[tuple], number: int, line: bytes) -> None:
+    key = check.line(number, _parse(line))
+    if key is not None:
+        keys[key] += 1
+
+
+def _is_utf8(block: bytes) -> bool:
+    try:
+        block.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
