@@ -26,6 +26,7 @@ from typing import Any
 
 import msgspec
 import orjson
+from msgspec.structs import astuple
 
 from .bundle import BundleError
 from .types import WINNERS
@@ -87,17 +88,6 @@ class VoteCheck:
                 self.problems.append(f"votes file line {line}: {problem}")
             return None
         return key
-
-    def key_problem(self, key: tuple) -> str:
-        """What is wrong with a vote whose fields are all of the right type, known by its tally key ("" for
-        nothing)."""
-        try:
-            return self.checked[key]
-        except KeyError:
-            task, a, b, winner, _ = key
-            v = {"task": task, "a": a, "b": b, "winner": winner}
-            problem = self.checked[key] = _vote_problem(v, self.tasks, self.agents)
-            return problem
 
     def tallies(self, seen: Counter[tuple]) -> list[tuple[str, str, str, str, int]]:
         """The sorted tallies of the counted votes among `seen` (good lines by key); raises `BundleError`
@@ -173,9 +163,10 @@ def vote_line_tallies(doc: dict, blocks: Callable[[], Iterable[bytes]]) -> list[
             for at, line in enumerate(lines):
                 _strict(check, keys, first + at, line)
         first += len(lines)
+    tasks, agents = check.tasks, check.agents
     for record, n in records.items():
-        key = (record.task, record.a, record.b, record.winner, record.counts)
-        if check.key_problem(key):
+        task, a, b, winner, counts = key = astuple(record)
+        if task not in tasks or a not in agents or b not in agents or a == b or winner not in WINNERS:
             # Some votes name what the bundle lacks: read every line again to list each by its number.
             return vote_tallies(doc, parsed_lines(blocks()))
         keys[key] += n
