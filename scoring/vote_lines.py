@@ -7,11 +7,16 @@ records are counted as they come (`Counter.update`, in C), so memory grows with 
 the votes, and each distinct tally is checked against the bundle once.
 
 A line the typed reader refuses (not JSON, a field of the wrong type, a blank line) is read again on its own by
-the strict per-line reader (`recount.vote_tallies`), which names what is wrong with it and its line number;
-so is every line of a block that is not valid UTF-8 (msgspec skips over the fields it does not keep without
-checking their text). When a tally names a task or agent the bundle lacks, the whole file is read a second time
-by the per-line reader, so every bad line is listed by its number. Either way the result equals the per-line
-reader's: tested line for line in tests/scoring/test_vote_lines.py.
+the strict reader (orjson, as strict as the bundle's own parser), which names what is wrong with it and its line
+number; so is every line of a block that is not valid UTF-8 (msgspec skips over the fields it does not keep
+without checking their text). When a tally names a task or agent the bundle lacks, the whole file is read a
+second time line by line (`parsed_lines`, the same two readers in the same order) so every bad line is listed by
+its number. Either way the result is the same as reading the file line by line: tested on random files, bad
+lines included, in tests/scoring/test_vote_lines.py.
+
+One thing the typed reader reads that orjson alone would refuse: a number too large for a double (`1e999`) in a
+field the tally does not read. It is valid JSON (RFC 8259 leaves the range to the reader) and says nothing about
+the vote, so the line counts; msgspec does not look at the value of a field it skips.
 
 bench/README.md, "Votes at scale": the reading against its floor (decompressing the file and decoding every
 line, nothing kept).
@@ -26,7 +31,7 @@ from typing import Any
 
 import msgspec
 import orjson
-from msgspec.structs import astuple
+from msgspec.structs import asdict, astuple
 
 from .bundle import BundleError
 from .types import WINNERS
@@ -174,18 +179,25 @@ def vote_line_tallies(doc: dict, blocks: Callable[[], Iterable[bytes]]) -> list[
 
 
 def parsed_lines(blocks: Iterable[bytes]) -> Iterator[Any]:
-    """Each line of `blocks` parsed with orjson (as strict as `scoring.bundle.parse_document`: no NaN, no
-    invalid UTF-8, a depth limit): the value; the line's text when it is not JSON (reported as such); or
-    `BLANK_LINE` for a blank line, which is skipped but keeps the numbering."""
+    """Each line of `blocks` read as `vote_line_tallies` reads it, one at a time: a vote the typed reader
+    accepts as a dict of its fields; else the line parsed by orjson (no NaN, no invalid UTF-8, a depth limit);
+    the line's text when it is not JSON (reported as such); or `BLANK_LINE` for a blank line, which is skipped
+    but keeps the numbering."""
     for block in blocks:
         lines = block.split(b"\n")
         if not lines[-1]:
             lines.pop()
+        typed = block.isascii() or _is_utf8(block)
         for line in lines:
-            yield _parse(line)
+            yield _parse(line, typed)
 
 
-def _parse(line: bytes) -> Any:
+def _parse(line: bytes, typed: bool = False) -> Any:
+    if typed:
+        try:
+            return asdict(_DECODE(line))
+        except _REFUSED:
+            pass
     try:
         return orjson.loads(line)
     except orjson.JSONDecodeError:

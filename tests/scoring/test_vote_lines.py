@@ -132,6 +132,16 @@ def test_json_the_strict_parser_refuses_is_refused_in_every_field():
     assert exc.value.problems == [f"votes file line {n}: not a JSON object" for n in range(2, 7)]
 
 
+def test_a_number_beyond_a_double_in_a_field_the_tally_does_not_read_is_read_in_both_passes():
+    # `1e999` is valid JSON (RFC 8259 leaves the range to the reader); orjson refuses it, the typed reader skips
+    # the field without reading its value. The line counts, whether the file is read once or twice.
+    huge = line()[:-1] + b',"weight":1e999}'
+    assert vote_line_tallies(DOC, blocks_of(line(), huge)) == [("c1", "a", "b", "a", 2)]
+    with pytest.raises(BundleError) as exc:
+        vote_line_tallies(DOC, blocks_of(huge, line(task="c9")))
+    assert exc.value.problems == ["votes file line 2: task 'c9' is not in the bundle"]
+
+
 @pytest.mark.parametrize("seed", range(20))
 def test_any_mix_of_lines_and_blocks_gives_what_parsing_each_line_gives(seed):
     rng = random.Random(seed)
