@@ -19,6 +19,7 @@ from .common import (
     effective_runs,
     entered_agents,
     name_key,
+    rank_value,
     run_tokens,
 )
 from .types import (
@@ -123,7 +124,7 @@ def awaiting_rerun(runs: list[RunInput], task: TaskInput) -> bool:
 
 def _worse_first(value: float | int | None) -> tuple[int, float]:
     """Sort key putting more first and unknown before everything (missing usage never counts as less)."""
-    return (0, 0.0) if value is None else (1, -float(value))
+    return (0, 0.0) if value is None else (1, -rank_value(value))
 
 
 def median_pick(scored: list[tuple[RunInput, float]]) -> tuple[RunInput, float]:
@@ -139,7 +140,7 @@ def median_pick(scored: list[tuple[RunInput, float]]) -> tuple[RunInput, float]:
     ordered = sorted(
         scored,
         key=lambda rs: (
-            rs[1],
+            rank_value(rs[1]),
             _worse_first(run_tokens(rs[0])),
             _worse_first(rs[0].wall_seconds),
             rs[0].trial,
@@ -205,7 +206,7 @@ def rank_by_votes(rows: list[ChecksTaskRow], ratings: dict[str, RatingRow]) -> l
     def key(row: ChecksTaskRow) -> tuple:
         rating = ratings.get(row["agent"]) if row.get("admitted") else None
         group = 0 if rating is not None else (1 if row.get("admitted") else 2)
-        return (group, -float(rating["rating"]) if rating is not None else 0.0)
+        return (group, -rank_value(rating["rating"]) if rating is not None else 0.0)
 
     out: list[ChecksTaskRow] = []
     for row in rows:

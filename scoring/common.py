@@ -211,14 +211,26 @@ def assign_ranks[R: BaseRow | Row](
     return ordered
 
 
+# Scores, costs and times equal to this many decimals are equal wherever they rank or break a tie. The same value
+# reached two ways differs in its last bits (0.7 + 0.1 and 0.4 + 0.4 halved: 0.39999999999999997 and 0.4;
+# 50 * 2/3 + 50 * 1/3 is 49.99999999999999; $0.10 + $0.20 is 0.30000000000000004), and such noise must never
+# split a tie, decide a tie-break or pick a different median run (docs/methodology-choices.md, "Ranks").
+RANK_DECIMALS = 9
+
+
+def rank_value(value: float | int) -> float:
+    """`value` as it is compared for ranking: rounded to `RANK_DECIMALS` decimals."""
+    return round(float(value), RANK_DECIMALS) + 0.0  # + 0.0: -0.0 and 0.0 alike
+
+
 def desc_none_last(value: float | None) -> tuple[int, float]:
-    """Sort key for "higher is better, missing last"."""
-    return (1, 0.0) if value is None else (0, -value)
+    """Sort key for "higher is better, missing last" (equal to `RANK_DECIMALS` decimals, equal)."""
+    return (1, 0.0) if value is None else (0, -rank_value(value))
 
 
 def asc_none_last(value: float | int | None) -> tuple[int, float]:
-    """Sort key for "lower is better, missing last"."""
-    return (1, 0.0) if value is None else (0, float(value))
+    """Sort key for "lower is better, missing last" (equal to `RANK_DECIMALS` decimals, equal)."""
+    return (1, 0.0) if value is None else (0, rank_value(value))
 
 
 def name_key(row: Mapping[str, Any]) -> tuple[str, str]:

@@ -22,6 +22,7 @@ from .common import (
     entered_agents,
     mean_or_none,
     name_key,
+    rank_value,
     run_sort_key,
 )
 from .types import BaseRow, RoundInput, RunInput, ScoredBoards, ScoredCell, ScoredMeta, ScoredRow, TaskInput
@@ -142,7 +143,7 @@ def task_cell(task: TaskInput, runs: list[RunInput], threshold: float) -> Scored
         trials.append((run, rs))
     if not trials:
         return None
-    best_run, best = min(trials, key=lambda t: (-(t[1].score or 0.0), t[1].heuristic, run_sort_key(t[0])))
+    best_run, best = min(trials, key=lambda t: (-rank_value(t[1].score or 0.0), t[1].heuristic, run_sort_key(t[0])))
     assert best.score is not None
     passing = sum(1 for _, rs in trials if passes(rs.score or 0.0, threshold))
     return {

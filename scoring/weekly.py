@@ -12,10 +12,12 @@ from .common import (
     OUTCOME_POINTS,
     asc_none_last,
     base_row,
+    desc_none_last,
     effective_runs,
     entered_agents,
     fsum_or_none,
     latest,
+    rank_value,
     reviewed_outcome,
 )
 from .types import BaseRow, EntryInput, RoundInput, RunInput, TaskInput, WeekCost, WeeklyBoards, WeeklyCell, WeeklyRow
@@ -71,7 +73,7 @@ def _cost_key(row: WeeklyRow) -> tuple[int, float]:
     """Tie-break 3: dollars compared when both have them; a plan-label-only agent never outranks a dollar
     figure, nor does one whose dollar total is unknown (a task without a run); between two such agents cost
     does not break the tie (both keys equal)."""
-    return (0, row["cost_usd"]) if row["cost_usd"] is not None else (1, 0.0)
+    return (0, rank_value(row["cost_usd"])) if row["cost_usd"] is not None else (1, 0.0)
 
 
 def week_interventions(runs: list[RunInput], tasks_without_run: list[str] | None = None) -> int | None:
@@ -94,7 +96,7 @@ def order_key(row: WeeklyRow) -> tuple:
     """
     rate = row["pass_rate"]
     return (
-        (1, 0.0) if rate is None else (0, -rate),
+        desc_none_last(rate),
         asc_none_last(row["interventions"]),
         _cost_key(row),
         row["name"].casefold(),
