@@ -11,8 +11,9 @@ from typing import Any
 
 from django.http import HttpResponse
 
-from leaderboard.models import Benchmark
-from runs.models import Run, run_counting
+from leaderboard.models import Benchmark, task_input
+from runs.models import Run, run_counting, run_input
+from scoring import scored
 
 from .selectors import (
     benchmark_get,
@@ -71,6 +72,7 @@ RUN_CSV_COLUMNS = [
     "why_not_counted",
     "median_run",
     "score",
+    "heuristic",
     "outcome",
     "checks_passed",
     "checks_total",
@@ -129,6 +131,7 @@ def runs_csv_rows(*, bench_slug: str) -> tuple[Benchmark, list[list[Any]]]:
                 counting.why_not or "",
                 "yes" if r.key in standing.get(r.round_id, set()) else "no",
                 "" if score is None else round(score, 6),
+                _heuristic(r, m),
                 r.outcome,
                 _blank(passed),
                 _blank(total),
@@ -147,6 +150,14 @@ def runs_csv_rows(*, bench_slug: str) -> tuple[Benchmark, list[list[Any]]]:
             ]
         )
     return bench, out
+
+
+def _heuristic(run: Run, methodology: str) -> str:
+    """runs.csv's mark of a score resting on the heuristic fallback (seed 002: "This is clearly marked in
+    results"): yes or no on a scored benchmark's runs, blank elsewhere (no such fallback)."""
+    if methodology != "scored":
+        return ""
+    return "yes" if scored.run_score(run_input(run), task_input(run.task)).heuristic else "no"
 
 
 def _blank(value: Any) -> Any:

@@ -48,7 +48,7 @@ def add_intervals(table: Table, ctx: BoardContext, tab: str) -> None:
         return
     head = keys.index(rules.headline_key)
     table.columns.insert(1, Column("rank_ub", "Rank (UB)", title=RANK_UB_TITLE))
-    table.extra_columns = ["ci_low", "ci_high"]
+    table.extra_columns = [*table.extra_columns, "ci_low", "ci_high"]
     group, previous = 0, None
     for row in table.rows:
         found = source.get(row["agent"]) or {}
@@ -60,7 +60,7 @@ def add_intervals(table: Table, ctx: BoardContext, tab: str) -> None:
             group += 1
         previous = ub
         row["ub_group"] = group
-        row["extra"] = [low, high]
+        row["extra"] = [*(row.get("extra") or []), low, high]
     table.note = (table.note + " " if table.note else "") + (
         "± is the 95% interval of the score (tasks, and runs within a task, drawn again 1,000 times); rows in "
         "one shade share a Rank (UB): the same number of agents are surely ahead of each."

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from scoring.types import ScoredMeta, ScoredRow
+from scoring.types import ScoredCell, ScoredMeta, ScoredRow
 
 from .formatting import fmt_money, fmt_pct, fmt_score, fmt_seconds
 from .table_cells import BoardContext, Cell, Column, Table, agent_cell, num_cell, rank_cell, rating_cell
@@ -25,6 +25,17 @@ def _missing_note(meta: ScoredMeta, axis: str) -> str:
         return ""
     text = f"{missing} of {meta.get('agents')} agents are missing {axis} data"
     return text + (f" ({partial} on some runs only)" if partial else "")
+
+
+def heuristic_trials(cell: ScoredCell) -> int:
+    """How many of a task cell's trials rest on the heuristic fallback (seed 002: "This is clearly marked")."""
+    return sum(1 for trial in cell.get("scores") or [] if trial.get("heuristic"))
+
+
+def heuristic_tasks(row: ScoredRow) -> str:
+    """The board CSV's mark: the tasks whose best trial rests on the heuristic fallback, space-separated."""
+    cells = row.get("tasks") or {}
+    return " ".join(key for key in sorted(cells) if (cells[key] or {}).get("heuristic"))
 
 
 def _coverage_note(row: ScoredRow) -> str:
@@ -60,27 +71,35 @@ def _scored_tasks_table(ctx: BoardContext) -> Table:
                 cells.append(_unscored_cell(unscored))
                 continue
             badges = [("heuristic", "warn")] if c.get("heuristic") else []
+            fallback = heuristic_trials(c)
             sub = f"pass@{c['trials']} {fmt_pct(c['pass_at_k'])}" + (f" · {unscored} not scored" if unscored else "")
+            if fallback > (1 if c.get("heuristic") else 0):  # the badge says it of the best trial
+                sub += f" · {fallback} heuristic"
+            title = f"best of {c['trials']} trials; pass@k {c['passes']}/{c['trials']}"
+            if fallback:
+                title += f"; {fallback} of the {c['trials']} trials scored by the heuristic fallback"
             cells.append(
                 num_cell(
                     c["best"],
                     fmt_score(c["best"], "scored"),
                     ctx.run_href(c.get("best_run")),
-                    f"best of {c['trials']} trials; pass@k {c['passes']}/{c['trials']}",
+                    title,
                     sub=sub,
                     badges=badges,
                 )
             )
-        out.append({"agent": row["agent"], "cells": cells})
+        out.append({"agent": row["agent"], "cells": cells, "extra": [heuristic_tasks(row)]})
     return Table(
         caption=f"Best score per task, {ctx.rnd.name or ctx.rnd.key}",
         columns=cols,
         rows=out,
         note=f"Each cell is the best score across trials (links to that trial's run); pass@k is "
         f"the share of trials scoring at least {threshold:.2f}. 'heuristic' marks a best trial "
-        f"scored by the heuristic fallback, capped at 0.60. 'not scored' marks runs that nothing scored: they "
+        f"scored by the heuristic fallback, capped at 0.60, and 'n heuristic' below a cell counts the trials "
+        f"so scored, which pass@k counts too. 'not scored' marks runs that nothing scored: they "
         f"are no trials (never a score of 0), and a task with no scored trial counts 0 in the overall score, as "
         f"any task without a score does.",
+        extra_columns=["heuristic_tasks"],
     )
 
 
@@ -121,12 +140,18 @@ def _scored_overall_table(ctx: BoardContext) -> Table:
     out = []
     for row in rows:
         cells = _scored_overall_cells(ctx, row, domains)
-        out.append({"agent": row["agent"], "cells": [cells[c.key] for c in cols]})
+        out.append({"agent": row["agent"], "cells": [cells[c.key] for c in cols], "extra": [heuristic_tasks(row)]})
     missing = [text for text in (_missing_note(meta, "cost"), _missing_note(meta, "latency")) if text]
     note = "Missing cost or time is shown as –, never as 0, and a mean over only some runs is marked partial. " + (
         "; ".join(missing) + "." if missing else ""
     )
-    return Table(caption=f"Overall board, {ctx.rnd.name or ctx.rnd.key}", columns=cols, rows=out, note=note)
+    return Table(
+        caption=f"Overall board, {ctx.rnd.name or ctx.rnd.key}",
+        columns=cols,
+        rows=out,
+        note=note,
+        extra_columns=["heuristic_tasks"],
+    )
 
 
 def _scored_overall_cells(ctx: BoardContext, row: ScoredRow, domains: list[str]) -> dict[str, Cell]:

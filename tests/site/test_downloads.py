@@ -11,7 +11,7 @@ from django.contrib.auth.models import User
 
 from runs.models import Verdict
 from snapshots.models import BoardSnapshot
-from tests.builders.site import SECRET_CITY, checks_bundle, outcomes_bundle
+from tests.builders.site import SECRET_CITY, checks_bundle, outcomes_bundle, scored_bundle
 
 pytestmark = pytest.mark.django_db
 
@@ -114,3 +114,47 @@ def test_it_downloads_nothing_for_an_unpublished_benchmark_round(load, client):
     assert doc["rounds"] == [] and doc["runs"] == []
     assert SECRET_CITY not in json.dumps(doc)
     assert _rows(client.get("/b/obench/download/runs.csv")) == []
+
+
+def _fallback_bundle() -> dict:
+    """A scored round with one composite task (0.6 x tests + 0.4 x judge, the judge part from the heuristic
+    fallback, capped at 0.60, when no judge scored the run).
+
+    Judy: trial 1 judged, 10/10 tests and criteria (7, 7) -> 0.6 + 0.4 x 0.7 = 0.88; trials 2 and 3 on the
+    fallback, 10/10 tests and heuristic 0.6 -> 0.6 + 0.4 x 0.6 = 0.84. Best 0.88 (judged, so no badge), pass@3
+    3/3 = 100%, two of those passes on the fallback. Hal: one trial on the fallback, 0.84: best heuristic."""
+    doc = scored_bundle("hbench")
+    doc["agents"] = [{"slug": s, "name": s.title()} for s in ("judy", "hal")]
+    doc["tasks"] = [{**doc["tasks"][0], "key": "m1", "title": "m1", "evaluation": "composite", "domain": "multi"}]
+    doc["rounds"][0]["entries"] = [{"agent": "judy"}, {"agent": "hal"}]
+    base = {"round": "r1", "task": "m1", "task_version": "1.0", "status": "completed", "tests_passed": 10}
+    doc["runs"] = [
+        {**base, "id": "judy-1", "agent": "judy", "trial": 1, "tests_total": 10, "judge_scores": [7, 7]},
+        {**base, "id": "judy-2", "agent": "judy", "trial": 2, "tests_total": 10, "heuristic": 0.6},
+        {**base, "id": "judy-3", "agent": "judy", "trial": 3, "tests_total": 10, "heuristic": 0.6},
+        {**base, "id": "hal-1", "agent": "hal", "trial": 1, "tests_total": 10, "heuristic": 0.6},
+    ]
+    return doc
+
+
+def test_a_score_resting_on_the_heuristic_fallback_is_marked_in_both_csv_downloads_and_below_the_cell(load, client):
+    load(_fallback_bundle())
+    runs = {r["run"]: r for r in _rows(client.get("/b/hbench/download/runs.csv"))}
+    assert {k: (r["score"], r["heuristic"]) for k, r in runs.items()} == {
+        "judy-1": ("0.88", "no"),
+        "judy-2": ("0.84", "yes"),
+        "judy-3": ("0.84", "yes"),
+        "hal-1": ("0.84", "yes"),
+    }
+    for tab in ("overall", "tasks"):
+        board = {r["agent"]: r for r in _rows(client.get(f"/b/hbench/r/r1/board.csv?tab={tab}"))}
+        # The tasks whose best trial rests on the fallback: none of Judy's (her best is judged), m1 for Hal.
+        assert (board["judy"]["heuristic_tasks"], board["hal"]["heuristic_tasks"]) == ("", "m1")
+    html = client.get("/b/hbench/?tab=tasks").content.decode()
+    assert "pass@3 100% · 2 heuristic" in html  # Judy: two of her three passing trials are on the fallback
+    assert "pass@1 100%" in html and "pass@1 100% · 1 heuristic" not in html  # Hal: the badge already says it
+
+
+def test_a_checks_benchmark_leaves_the_heuristic_column_blank(load, client):
+    load(checks_bundle())
+    assert {r["heuristic"] for r in _rows(client.get("/b/qbench/download/runs.csv"))} == {""}
