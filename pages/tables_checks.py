@@ -104,7 +104,11 @@ def _checks_overall_table(ctx: BoardContext) -> Table:
         Column("rank", "Rank"),
         Column("agent", "Agent", num=False),
         Column("overall", "Overall (0-100)", title="Mean of median scores over to-spec tasks; missing = 0"),
-        Column("range", "Range", title="Worst to best counted to-spec run"),
+        Column(
+            "range",
+            "Range",
+            title="The overall from its worst counted run on each to-spec task to the one from its best",
+        ),
         Column("runs", "Runs"),
     ]
     cols += [Column(f"task:{k}", k, title="Median run score") for k in spec]
