@@ -3,6 +3,7 @@ cost and time per run) and the tasks board (the best score of each task across t
 
 from __future__ import annotations
 
+import math
 from typing import Any, cast
 
 from scoring.types import ScoredCell, ScoredMeta, ScoredRow
@@ -25,6 +26,15 @@ def _missing_note(meta: ScoredMeta, axis: str) -> str:
         return ""
     text = f"{missing} of {meta.get('agents')} agents are missing {axis} data"
     return text + (f" ({partial} on some runs only)" if partial else "")
+
+
+def best_text(best: float, passed: bool, threshold: float) -> str:
+    """A task's best score as shown: two decimals, unless those would read as a pass it is not (0.798 is not
+    "0.80" beside a threshold of 0.80): then three, cut down, never rounded up ("0.798", "0.799" for 0.7996)."""
+    text = fmt_score(best, "scored")
+    if not passed and float(text) >= threshold:
+        return f"{math.floor(best * 1000) / 1000:.3f}"
+    return text
 
 
 def heuristic_trials(cell: ScoredCell) -> int:
@@ -81,7 +91,7 @@ def _scored_tasks_table(ctx: BoardContext) -> Table:
             cells.append(
                 num_cell(
                     c["best"],
-                    fmt_score(c["best"], "scored"),
+                    best_text(c["best"], c["passed"], threshold),
                     ctx.run_href(c.get("best_run")),
                     title,
                     sub=sub,
