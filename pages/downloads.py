@@ -109,7 +109,7 @@ def runs_csv_rows(*, bench_slug: str) -> tuple[Benchmark, list[list[Any]]]:
     out = []
     for r in runs:
         passed, total = checks_passed(r)
-        score = run_score(r, m)
+        score, heuristic = _score_and_heuristic(r, m)
         e = r.entry
         counting = run_counting(r, m)
         out.append(
@@ -131,7 +131,7 @@ def runs_csv_rows(*, bench_slug: str) -> tuple[Benchmark, list[list[Any]]]:
                 counting.why_not or "",
                 "yes" if r.key in standing.get(r.round_id, set()) else "no",
                 "" if score is None else round(score, 6),
-                _heuristic(r, m),
+                heuristic,
                 r.outcome,
                 _blank(passed),
                 _blank(total),
@@ -152,12 +152,14 @@ def runs_csv_rows(*, bench_slug: str) -> tuple[Benchmark, list[list[Any]]]:
     return bench, out
 
 
-def _heuristic(run: Run, methodology: str) -> str:
-    """runs.csv's mark of a score resting on the heuristic fallback (seed 002: "This is clearly marked in
-    results"): yes or no on a scored benchmark's runs, blank elsewhere (no such fallback)."""
+def _score_and_heuristic(run: Run, methodology: str) -> tuple[float | None, str]:
+    """The run's own score (`selectors.run_score`) and runs.csv's mark of a score resting on the heuristic
+    fallback (seed 002: "This is clearly marked in results"): yes or no on a scored benchmark's runs, blank
+    elsewhere (no such fallback). The run is scored once."""
     if methodology != "scored":
-        return ""
-    return "yes" if scored.run_score(run_input(run), task_input(run.task)).heuristic else "no"
+        return run_score(run, methodology), ""
+    found = scored.run_score(run_input(run), task_input(run.task))
+    return found.score, "yes" if found.heuristic else "no"
 
 
 def _blank(value: Any) -> Any:

@@ -112,15 +112,20 @@ class VoteCheck:
 def _vote_problem(v: Any, tasks: set, agents: set) -> str:
     if not isinstance(v, dict):
         return "not a JSON object"
-    if v.get("task") not in tasks:
-        return f"task {v.get('task')!r} is not in the bundle"
-    for side in ("a", "b"):
-        if v.get(side) not in agents:
-            return f"{side}: agent {v.get(side)!r} is not in the bundle"
-    if v["a"] == v["b"]:
+    return _field_problem(v.get("task"), v.get("a"), v.get("b"), v.get("winner"), tasks, agents)
+
+
+def _field_problem(task: Any, a: Any, b: Any, winner: Any, tasks: set, agents: set) -> str:
+    """What is wrong with a vote's fields against the bundle ("" for nothing)."""
+    if task not in tasks:
+        return f"task {task!r} is not in the bundle"
+    for side, agent in (("a", a), ("b", b)):
+        if agent not in agents:
+            return f"{side}: agent {agent!r} is not in the bundle"
+    if a == b:
         return "an agent cannot be matched against itself"
-    if v.get("winner") not in WINNERS:
-        return f"winner {v.get('winner')!r} is not one of {', '.join(WINNERS)}"
+    if winner not in WINNERS:
+        return f"winner {winner!r} is not one of {', '.join(WINNERS)}"
     return ""
 
 
@@ -152,10 +157,8 @@ def vote_line_tallies(doc: dict, blocks: Callable[[], Iterable[bytes]]) -> list[
     keys: Counter[tuple] = Counter()  # lines only the strict reader could read
     first = 1  # the number of the block's first line
     for block in blocks():
-        lines = block.split(b"\n")
-        if not lines[-1]:
-            lines.pop()  # the block's final newline
-        if block.isascii() or _is_utf8(block):
+        lines, typed = _block_lines(block)
+        if typed:
             remaining = iter(lines)
             while True:
                 try:
@@ -168,10 +171,9 @@ def vote_line_tallies(doc: dict, blocks: Callable[[], Iterable[bytes]]) -> list[
             for at, line in enumerate(lines):
                 _strict(check, keys, first + at, line)
         first += len(lines)
-    tasks, agents = check.tasks, check.agents
     for record, n in records.items():
         task, a, b, winner, counts = key = astuple(record)
-        if task not in tasks or a not in agents or b not in agents or a == b or winner not in WINNERS:
+        if _field_problem(task, a, b, winner, check.tasks, check.agents):
             # Some votes name what the bundle lacks: read every line again to list each by its number.
             return vote_tallies(doc, parsed_lines(blocks()))
         keys[key] += n
@@ -184,10 +186,7 @@ def parsed_lines(blocks: Iterable[bytes]) -> Iterator[Any]:
     the line's text when it is not JSON (reported as such); or `BLANK_LINE` for a blank line, which is skipped
     but keeps the numbering."""
     for block in blocks:
-        lines = block.split(b"\n")
-        if not lines[-1]:
-            lines.pop()
-        typed = block.isascii() or _is_utf8(block)
+        lines, typed = _block_lines(block)
         for line in lines:
             yield _parse(line, typed)
 
@@ -210,9 +209,16 @@ def _strict(check: VoteCheck, keys: Counter[tuple], number: int, line: bytes) ->
         keys[key] += 1
 
 
-def _is_utf8(block: bytes) -> bool:
+def _block_lines(block: bytes) -> tuple[list[bytes], bool]:
+    """A block's lines (its final newline dropped), and whether the typed reader may read them: only valid
+    UTF-8, since msgspec does not check the text of the fields it skips."""
+    lines = block.split(b"\n")
+    if not lines[-1]:
+        lines.pop()
+    if block.isascii():
+        return lines, True
     try:
         block.decode("utf-8")
     except UnicodeDecodeError:
-        return False
-    return True
+        return lines, False
+    return lines, True
