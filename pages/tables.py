@@ -59,8 +59,12 @@ CARD_COLUMNS = ("rank", "rank_ub", "agent", "rating", "compare")
 def mark_card_columns(table: Table, headline_key: str) -> None:
     """On a phone each agent is a card (CSS only) with its headline figures: the rank, the agent, the
     methodology's headline and the columns the board is ranked by, its vote rating; the rest stays on the
-    wide table, the CSV and the agent's pages."""
+    wide table, the CSV and the agent's pages. A board with none of those figures keeps all its columns."""
     keep = {*CARD_COLUMNS, headline_key, *table.ranked_by}
+    if not any(col.key in keep - set(CARD_COLUMNS) for col in table.columns):
+        # A board without a headline column (the scored tasks tab: one column per task) keeps every column:
+        # its card would otherwise show a rank and nothing it was ranked on.
+        keep |= {col.key for col in table.columns}
     for col in table.columns:
         col.card = col.key in keep
 

@@ -83,6 +83,17 @@ def test_boards_lead_with_what_ranks_them_keep_the_agent_in_view_and_are_cards_o
                  .map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))"""
     )
     assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], wide[:10]
+    # A board with no headline column (AgentBench-Live's tasks tab: one column per task) keeps every task on
+    # the card, each named, with its pass@k and heuristic marks: not a rank and nothing it was ranked on.
+    phone.goto(base + "/b/agentbench-live/?tab=tasks")
+    card = phone.locator("#board-region table.board tbody tr").first
+    shown = card.evaluate(
+        """tr => [...tr.querySelectorAll('td')].filter(td => td.offsetParent !== null)
+                 .map(td => getComputedStyle(td, '::before').content.replace(/^"|"$/g, ''))"""
+    )
+    assert {"code-001", "multi-002", "research-001"} <= set(shown), shown
+    assert "pass@" in card.inner_text() and "heuristic" in card.inner_text()
+    assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     assert_accessible(phone)
 
 
