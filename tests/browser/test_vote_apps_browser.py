@@ -110,7 +110,9 @@ def test_a_voter_tries_both_apps_votes_and_sees_the_reveal(live_server, demo, br
     assert page.evaluate(inert, ".vote-bar") and page.evaluate(inert, "#live-B") and page.evaluate(inert, "h1")
     assert not page.evaluate(inert, "#live-A") and not page.evaluate(inert, ".side-tools.fixed")
     page.keyboard.press("Tab")
-    assert page.evaluate("() => document.activeElement.title") == "App A, live"
+    # The sandboxed app runs in its own renderer process: the page learns that the focus went into the frame a
+    # moment after the key press, later still on a loaded machine. Wait for it (a Tab that goes elsewhere fails).
+    page.wait_for_function("() => document.activeElement.title === 'App A, live'", timeout=5_000)
     page.keyboard.press("Shift+Tab")
     page.keyboard.press("Escape")
     assert page.locator("#live-A").evaluate("e => getComputedStyle(e).position") != "fixed"
