@@ -8,6 +8,7 @@ independent of summation order).
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -26,7 +27,7 @@ def entered_agents(round_input: RoundInput) -> list[AgentInput]:
     """Agents with an entry in the round, in display order (name, then slug); runs of others are ignored."""
     entered = {e.agent for e in round_input.entries}
     agents = [a for a in round_input.agents if a.slug in entered]
-    return sorted(agents, key=lambda a: (a.name, a.slug))
+    return sorted(agents, key=lambda a: (*alphabetical(a.name), a.slug))
 
 
 def tasks_by_key(round_input: RoundInput) -> dict[str, TaskInput]:
@@ -233,8 +234,18 @@ def asc_none_last(value: float | int | None) -> tuple[int, float]:
     return (1, 0.0) if value is None else (0, rank_value(value))
 
 
-def name_key(row: Mapping[str, Any]) -> tuple[str, str]:
-    return (row["name"], row["agent"])
+def alphabetical(name: str) -> tuple[str, str, str]:
+    """`name` as "alphabetical by agent name" orders it (004 "Ranking" 4): letters compared as a reader
+    compares them, without case or accents ("aider" < "Echo" < "Éclair" < "Yak"; a code-point order puts "É"
+    after "Z" and every capital before "a"), then with its accents, then as written, so the order is total."""
+    folded = unicodedata.normalize("NFKD", name.casefold())
+    letters = "".join(ch for ch in folded if not unicodedata.combining(ch))
+    return (letters, folded, name)
+
+
+def name_key(row: Mapping[str, Any]) -> tuple[str, str, str, str]:
+    """Rows in alphabetical order of their agents' names (`alphabetical`), then slug."""
+    return (*alphabetical(row["name"]), row["agent"])
 
 
 def base_row(agent: AgentInput) -> BaseRow:

@@ -10,6 +10,7 @@ from typing import cast
 
 from .common import (
     OUTCOME_POINTS,
+    alphabetical,
     asc_none_last,
     base_row,
     desc_none_last,
@@ -90,17 +91,16 @@ def order_key(row: WeeklyRow) -> tuple:
     """Seed 004 "Ranking": higher pass rate, fewer interventions, lower dollar cost, then name.
 
     Unknown interventions (a run without a count, or a task of the week without a run) sort after every known
-    total at the same pass rate (a missing number is not a zero). "Alphabetical by agent name" ignores case,
-    so "aider" comes before "Claude Code" and "Zed"; the name as written, then the slug, only keep the order
-    total.
+    total at the same pass rate (a missing number is not a zero). "Alphabetical by agent name" ignores case
+    and accents (`alphabetical`), so "aider" comes before "Claude Code" and "Éclair" before "Yak"; the name as
+    written, then the slug, only keep the order total.
     """
     rate = row["pass_rate"]
     return (
         desc_none_last(rate),
         asc_none_last(row["interventions"]),
         _cost_key(row),
-        row["name"].casefold(),
-        row["name"],
+        *alphabetical(row["name"]),
         row["agent"],
     )
 

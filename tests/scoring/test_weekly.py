@@ -191,6 +191,22 @@ def test_it_breaks_the_last_tie_alphabetically_ignoring_case():
     assert [r["rank"] for r in rows] == [1, 2, 3]
 
 
+def test_the_alphabetical_tie_break_reads_accented_letters_as_their_letter():
+    agents = [
+        make_agent("yak", name="Yak"),
+        make_agent("eclair", name="Éclair"),
+        make_agent("echo", name="Echo"),
+        make_agent("aider", name="aider"),
+    ]
+    runs = [make_run(a.slug, "trip", outcome="pass", interventions=1) for a in agents]
+    rows = compute_weekly_boards(make_round("weekly", TASKS, runs, agents=agents))["overall"]
+    # All four tie on pass rate (1/1), interventions (1) and cost (none): "alphabetical by agent name". Read as
+    # a reader reads them, É is an E: a-ider, E-c-h-o, E-c-l-air (h before l), Y-ak. By code point "Éclair"
+    # (U+00C9) would come after "Yak", and "aider" after every capital.
+    assert [r["name"] for r in rows] == ["aider", "Echo", "Éclair", "Yak"]
+    assert [r["rank"] for r in rows] == [1, 2, 3, 4]
+
+
 def test_it_sums_dollars_only_when_every_run_has_them():
     runs = [
         make_run("a", "trip", outcome="pass", cost_usd=0.25),
