@@ -169,7 +169,8 @@ def _check_run_counts(c: Checker, run: dict, p: str) -> None:
 
 
 def _check_verdicts(c: Checker, run: dict, p: str) -> None:
-    """A run's verdicts: one per role, each with an outcome or matched outcomes."""
+    """A run's verdicts: one per role, each with an outcome or matched outcomes; a third only beside a tester
+    and a second (000 §5)."""
     roles: set[str] = set()
     for _, vp, v in c.each(run, "verdicts", p):
         role = c.string(v, "role", vp, required=True, choices=VERDICT_ROLES)
@@ -189,6 +190,12 @@ def _check_verdicts(c: Checker, run: dict, p: str) -> None:
         if out is None and not matched:
             c.add(vp, "needs an outcome or matched outcomes")
         c.string(v, "note", vp, max_len=MAX_TEXT)
+    if "third" in roles and not {"tester", "second"} <= roles:
+        missing = " and ".join(repr(r) for r in ("tester", "second") if r not in roles)
+        c.add(
+            f"{p}.verdicts",
+            f"a third reviewer decides between a tester and a second who disagree: no {missing} verdict",
+        )
 
 
 def _check_run_attachments(c: Checker, run: dict, p: str) -> None:

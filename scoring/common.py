@@ -141,8 +141,10 @@ def verdict_outcome(verdict: VerdictInput, allow_violation: bool = True) -> str 
 def reviewed_outcome(run: RunInput, allow_violation: bool = True, double_review: bool = True) -> str | None:
     """Outcomes §5: blind double review with a third reviewer on disagreement.
 
-    With verdicts: the tester's and the second's outcome when both exist and agree; otherwise the third's;
-    with no third verdict yet the run is in review and None is returned. Without any verdict the run's
+    With verdicts: the tester's and the second's outcome when both exist and agree; when both exist and
+    disagree, the third's ("If they disagree, a third reviewer decides"); with either of the two missing, or no
+    third verdict yet, the run is in review and None is returned (a third verdict cannot stand in for a second
+    review that never happened). Without any verdict the run's
     own `outcome` label is used. A violation becomes a fail where `allow_violation` is false.
 
     Without `double_review` (the weekly table: "One run is labeled and scored", with no second reviewer) a
@@ -154,9 +156,11 @@ def reviewed_outcome(run: RunInput, allow_violation: bool = True, double_review:
         if tester is not None and second is not None and tester == second:
             return tester
         third = by_role.get("third")
-        if third is None and not double_review and second is None:
+        if third is not None and (not double_review or (tester is not None and second is not None)):
+            return third
+        if not double_review and second is None:
             return tester
-        return third
+        return None
     if run.outcome is None:
         return None
     if run.outcome == "violation" and not allow_violation:

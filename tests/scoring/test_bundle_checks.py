@@ -434,6 +434,34 @@ def test_a_verdict_has_a_known_role_an_outcome_or_matched_outcomes_and_a_bounded
     ]
 
 
+def test_a_third_verdict_needs_a_tester_and_a_second_beside_it():
+    base = {"round": "r", "agent": "a", "task": "t", "status": "completed"}
+    runs = [
+        {**base, "verdicts": [{"role": "tester", "outcome": "pass"}, {"role": "third", "outcome": "fail"}]},
+        {**base, "verdicts": [{"role": "third", "outcome": "fail"}]},
+        {
+            **base,
+            "verdicts": [
+                {"role": "tester", "outcome": "pass"},
+                {"role": "second", "outcome": "fail"},
+                {"role": "third", "outcome": "partial"},
+            ],
+        },
+    ]
+    doc = {
+        "benchmark": {"slug": "b", "name": "B", "methodology": "outcomes"},
+        "agents": [{"slug": "a", "name": "A"}],
+        "tasks": [{"key": "t", "title": "T", "version": "1.0", "kind": "core"}],
+        "rounds": [{"key": "r", "status": "draft", "entries": [{"agent": "a"}], "tasks": ["t"]}],
+        "runs": [{**r, "id": str(i)} for i, r in enumerate(runs)],
+    }
+    assert validate_bundle(doc) == [
+        "runs[0].verdicts: a third reviewer decides between a tester and a second who disagree: no 'second' verdict",
+        "runs[1].verdicts: a third reviewer decides between a tester and a second who disagree: no 'tester' and"
+        " 'second' verdict",
+    ]
+
+
 def test_a_rerun_is_of_another_run_of_the_same_round_agent_and_task_and_sections_of_a_run_are_lists():
     base = {"round": "r", "agent": "a", "task": "t", "status": "completed"}
     runs = [

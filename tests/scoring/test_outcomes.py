@@ -104,6 +104,21 @@ def test_it_keeps_a_disagreement_without_third_in_review():
     assert row["tasks"]["c1"] == {"outcome": "in_review", "points": None, "run": runs[0].id, "stale": False}
 
 
+def test_a_third_verdict_without_a_second_review_leaves_the_run_in_review():
+    from scoring.types import VerdictInput
+
+    tasks = [make_task("c1"), make_task("c2")]
+    lone_third = (VerdictInput(role="tester", outcome="pass"), VerdictInput(role="third", outcome="fail"))
+    runs = [make_run("a", "c1", verdicts=lone_third), make_run("a", "c2", outcome="pass")]
+    row = compute_outcomes_boards(make_round("outcomes", tasks, runs))["overall"][0]
+    # 000 §5: "A second reviewer scores the same run ... If they disagree, a third reviewer decides." With no
+    # second verdict there is nothing to decide between: c1 is in review, not a fail. Overall over the one
+    # tested task c2: 2 points of 2 -> 2 / 2 x 10 = 10.0 (reading the third as deciding would give (0 + 2) / 4
+    # x 10 = 5.0).
+    assert row["in_review"] == ["c1"] and row["tested"] == 1
+    assert row["overall"] == 10.0
+
+
 def test_it_keeps_a_run_with_only_the_tester_verdict_in_review():
     tasks = [make_task("c1")]
     runs = [make_run("a", "c1", verdicts=verdicts("pass"), outcome="pass")]
