@@ -13,15 +13,19 @@ How each part of that rule is implemented here:
   ``i`` over agent ``j``, a tie adding 0.5 to both ``W[i, j]`` and ``W[j, i]``); the fit only sees ``W``,
   which is why the order of the votes cannot matter.
 * **Fit.** ``choix.ilsr_pairwise_dense`` (iterative Luce spectral ranking, which converges to the
-  maximum-likelihood Bradley-Terry strengths) on ``W`` plus a prior of virtual ties: every agent also tied
+  maximum-likelihood Bradley-Terry strengths) on ``W``: the plain maximum-likelihood fit, as LMArena fits it,
+  whenever it exists (`_beat_by_chain`: every agent beat every other one through a chain of wins, and so lost
+  to it through another; 10 wins to 1 is then exactly 400 points). Only when it does not exist (an undefeated
+  or winless agent, groups never compared) is the fit made on ``W`` plus a prior of virtual ties: every agent also tied
   ``alpha`` votes, spread evenly over all the others (``c = alpha / (n - 1)`` ties per pair, so ``c / 2`` is
   added to every off-diagonal entry). With ``s(x) = log(sigmoid(x))`` that maximises::
 
       sum_(i, j) W[i, j] * s(theta_i - theta_j)  +  (c / 2) * sum_(i != j) s(theta_i - theta_j)
 
-  The default ``alpha = 0.1`` (a tenth of a vote per agent, whatever the number of agents) is negligible next
-  to the evidence of even a few votes, but it keeps the fit finite when an agent is undefeated (the plain
-  maximum-likelihood rating would be +infinity) and unique when the comparison graph is disconnected.
+  The default ``alpha = 0.1`` (a tenth of a vote per agent, whatever the number of agents) keeps the fit
+  finite when an agent is undefeated (the plain maximum-likelihood rating would be +infinity) and unique when
+  the comparison graph is disconnected. Each bootstrap resample, and each refit of the vote margins, follows
+  the same rule on its own votes.
   choix's own ``alpha`` argument is not used (it is passed 0): it acts as extra *wins* for every agent in an
   all-agent draw, so mirror-image votes (every win turned into a loss) would not give mirror-image ratings;
   with virtual ties they do.
@@ -202,11 +206,41 @@ def _virtual_ties(n: int, alpha: float) -> NDArray[np.float64]:
     return np.full((n, n), half) - np.diag(np.full(n, half))
 
 
+def _beat_by_chain(mats: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """For each win matrix of a stack ``(..., n, n)``: whether every agent beat every other one through a
+    chain of wins (i beat j, j beat k, ...; a tie is half a win each way) and so also lost to it. This is
+    Zermelo's (and Ford's) condition for the plain maximum-likelihood strengths to exist: finite and unique up
+    to a shift. It fails when an agent is undefeated or winless, or when some agents were never compared with
+    the others."""
+    beats = (mats > 0).astype(np.float64)
+    n = beats.shape[-1]
+    whole = np.ones(beats.shape[:-2], dtype=bool)
+    for step in (beats, np.swapaxes(beats, -1, -2)):  # those agent 0 beat by a chain; those that beat it
+        seen = np.zeros(beats.shape[:-1], dtype=bool)
+        seen[..., 0] = True
+        for _ in range(n - 1):
+            grown = seen | ((seen[..., None, :].astype(np.float64) @ step)[..., 0, :] > 0)
+            if (grown == seen).all():
+                break
+            seen = grown
+        whole &= seen.all(axis=-1)
+    return whole
+
+
+def _with_prior(mats: NDArray[np.float64], prior: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The matrices the fit sees: each win matrix as it is when its plain maximum-likelihood fit exists (the
+    ratings are then exactly "the Bradley-Terry model fitted to all the votes", as LMArena fits it), else
+    with the prior's virtual ties added (an undefeated agent, or groups never compared)."""
+    return mats + prior * (~_beat_by_chain(mats))[..., None, None]
+
+
 def _fit_theta(
     w: NDArray[np.float64], prior: NDArray[np.float64], initial: NDArray[np.float64] | None = None
 ) -> NDArray[np.float64]:
-    """Bradley-Terry strengths (natural log-odds scale, centred) for win matrix ``w`` plus ``prior``."""
-    theta = choix.ilsr_pairwise_dense(w + prior, alpha=0.0, initial_params=initial, max_iter=_MAX_ITER, tol=_TOL)
+    """Bradley-Terry strengths (natural log-odds scale, centred) for win matrix ``w``, with ``prior`` added
+    only when the plain fit does not exist (`_with_prior`)."""
+    mat = _with_prior(w, prior)
+    theta = choix.ilsr_pairwise_dense(mat, alpha=0.0, initial_params=initial, max_iter=_MAX_ITER, tol=_TOL)
     return np.asarray(theta - theta.mean(), dtype=np.float64)
 
 
@@ -235,7 +269,7 @@ def _bootstrap_elo(
     out = np.empty((rounds, n))
     step = max(1, _BATCH_ENTRIES // (n * n))
     for start in range(0, rounds, step):
-        mats = np.stack([build(count) for count in counts[start : start + step]]) + prior
+        mats = _with_prior(np.stack([build(count) for count in counts[start : start + step]]), prior)
         out[start : start + step] = _to_elo(_ilsr_batch(mats, initial=theta))
     return out
 

@@ -56,6 +56,7 @@ from .bradley_terry import (
     _Tally,
     _tally_counted,
     _virtual_ties,
+    _with_prior,
 )
 from .types import RatingRow
 
@@ -96,8 +97,8 @@ class _Fitter:
         for cell in cells:
             less = count.copy()
             less[cell] -= 1
-            mats.append(self.build(less) + self.prior)
-        return _ilsr_batch(np.stack(mats), initial=theta)
+            mats.append(self.build(less))
+        return _ilsr_batch(_with_prior(np.stack(mats), self.prior), initial=theta)
 
 
 def _lead(theta: NDArray[np.float64], front: int, rivals: Sequence[int]) -> tuple[float, int]:
@@ -141,7 +142,7 @@ def _lead_decrease_per_vote(
     order: the fit solves the score equations F(theta, W) = 0 of the win matrix W (votes plus the virtual
     ties), so removing one unit of W[a, b] moves theta by H^+ v with v = (1 - p_ab)(e_a - e_b) and H the
     Hessian of the log-likelihood (H_ij = n_ij p_ij p_ji off the diagonal, rows summing to 0)."""
-    mat = fitter.build(count) + fitter.prior
+    mat = _with_prior(fitter.build(count), fitter.prior)
     diff = theta[:, None] - theta[None, :]
     p = 1.0 / (1.0 + np.exp(-diff))  # p[i, j]: the chance i beats j
     w = (mat + mat.T) * p * (1.0 - p)

@@ -31,6 +31,7 @@ PURE_ALLOWED = {
     "operator",
     "bisect",
     "heapq",
+    "unicodedata",
     # JSON parsers (bytes in, plain values out): the recount's reading of a votes file (scoring/vote_lines.py)
     "orjson",
     "msgspec",

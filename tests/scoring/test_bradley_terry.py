@@ -67,7 +67,8 @@ def direct_map_elo(votes, alpha):
         return -(np.bincount(a, pull, minlength=n) - np.bincount(b, pull, minlength=n))
 
     result = minimize(negative_log_posterior, np.zeros(n), jac=gradient, method="BFGS", options={"gtol": 1e-8})
-    assert result.success, result.message
+    # BFGS may stop on "precision loss" at the optimum itself: what matters is that the gradient vanished.
+    assert result.success or np.abs(gradient(result.x)).max() < 1e-7, result.message
     theta = result.x - result.x.mean()
     return {agent: 1000 + ELO_PER_NAT * theta[i] for agent, i in index.items()}
 
@@ -75,24 +76,40 @@ def direct_map_elo(votes, alpha):
 def test_it_matches_a_direct_maximum_likelihood_fit():
     # Tolerance: both fits converge far below 1e-3 Elo (ILSR to 1e-8 in theta per agent, BFGS to a gradient
     # of 1e-8), so 1e-3 Elo only absorbs optimiser noise and any real difference in the model shows.
+    # SMALL is connected by chains of wins both ways (x > y > z > y, z ~ w ~ z, x > w): the plain maximum-
+    # likelihood fit exists and is the rating, whatever the prior would have been.
+    plain = direct_map_elo(SMALL, 0.0)
     for alpha in (DEFAULT_ALPHA, 1.0):
-        expected = direct_map_elo(SMALL, alpha)
         rows = by_agent(fit_ratings(SMALL, alpha=alpha))
+        for agent, rating in plain.items():
+            assert rows[agent]["rating"] == pytest.approx(rating, abs=1e-3)
+    # u never lost: no finite plain fit exists, so the prior's virtual ties hold it (and it is that fit).
+    undefeated = SMALL + [("u", "x", "a")] * 4 + [("z", "u", "b")]
+    for alpha in (DEFAULT_ALPHA, 1.0):
+        expected = direct_map_elo(undefeated, alpha)
+        rows = by_agent(fit_ratings(undefeated, alpha=alpha))
         for agent, rating in expected.items():
             assert rows[agent]["rating"] == pytest.approx(rating, abs=1e-3)
 
 
-def test_it_barely_moves_a_connected_fit_with_the_default_alpha():
-    # The prior is a tenth of a tied vote per agent: on 34 votes it moves no rating by more than ~5 Elo from
-    # the plain maximum-likelihood fit (alpha -> 0), against intervals hundreds of points wide.
-    plain = by_agent(fit_ratings(SMALL, alpha=1e-9))
-    default = by_agent(fit_ratings(SMALL))
-    for agent in plain:
-        assert abs(default[agent]["rating"] - plain[agent]["rating"]) < 6
+def test_a_record_with_wins_both_ways_is_rated_by_its_odds_alone():
+    # a beat b 3 times and lost once: the odds are 3 to 1, so a - b = 400 * log10(3) = 190.85 Elo, centred on
+    # 1000: a 1095.42, b 904.58 (no prior: a virtual tie would make it 400 * log10(3.05 / 1.05) = 185.2).
+    rows = by_agent(fit_ratings([("a", "b", "a")] * 3 + [("a", "b", "b")]))
+    gap = 400 * math.log10(3)
+    assert rows["a"]["rating"] == pytest.approx(1000 + gap / 2, abs=1e-3)
+    assert rows["b"]["rating"] == pytest.approx(1000 - gap / 2, abs=1e-3)
+    # a beat b 20 to 2 (odds 10, so a - b = 400); c and b split 10 votes 5 to 5 (c = b). Centred: a + b + c =
+    # 3000 with a = b + 400 and c = b gives b = c = 2600 / 3 = 866.67 and a = 1266.67.
+    votes = [("a", "b", "a")] * 20 + [("a", "b", "b")] * 2 + [("c", "b", "a")] * 5 + [("c", "b", "b")] * 5
+    rows = by_agent(fit_ratings(votes))
+    assert rows["a"]["rating"] == pytest.approx(3800 / 3, abs=1e-3)
+    assert rows["b"]["rating"] == pytest.approx(2600 / 3, abs=1e-3)
+    assert rows["c"]["rating"] == pytest.approx(2600 / 3, abs=1e-3)
 
 
 def test_it_puts_plus_400_at_ten_times_the_odds():
-    rows = by_agent(fit_ratings([("p", "q", "a")] * 100 + [("p", "q", "b")] * 10, alpha=1e-9))
+    rows = by_agent(fit_ratings([("p", "q", "a")] * 100 + [("p", "q", "b")] * 10))
     assert rows["p"]["rating"] - rows["q"]["rating"] == pytest.approx(400, abs=1e-3)
     assert rows["p"]["rating"] + rows["q"]["rating"] == pytest.approx(2000)
 

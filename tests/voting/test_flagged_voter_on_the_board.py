@@ -32,19 +32,17 @@ CROWD = (
 )
 
 # The ratings of the crowd's votes alone, by hand. The rule (seed 003, "Vote"): Bradley-Terry fitted to all
-# the votes at once, on Elo's scale, 1000 the average agent, +400 ten times the odds. The site's fit adds a
-# prior of 0.1 virtual tied votes per agent spread over its n - 1 = 2 opponents: 0.05 ties per pair, i.e.
-# h = 0.025 of a win to each side of every pair (scoring/bradley_terry.py). The fit's equations say: each
-# agent's wins = its expected wins. They hold pair by pair, hence exactly, when every pair's odds equal its
-# (wins + h) / (losses + h):
-#   X/Y = (2 + 0.025) / (1 + 0.025) = 81/41;  Y/Z = (3.025) / (2.025) = 121/81;  X/Z = 3.025 / 1.025 = 121/41,
-# and 81/41 * 121/81 = 121/41, so these odds are consistent and they are the fit. On the Elo scale, from Z:
-#   X: 400 * log10(121/41) = 400 * (2.0827854 - 1.6127839) = 188.0006
-#   Y: 400 * log10(121/81) = 400 * (2.0827854 - 1.9084850) =  69.7202
-#   Z: 0;  mean (188.0006 + 69.7202 + 0) / 3 = 85.9069, and the mean is put at 1000:
-#   X 1000 + 188.0006 - 85.9069 = 1102.094;  Y 1000 + 69.7202 - 85.9069 = 983.813;  Z 1000 - 85.9069 = 914.093.
-# Shown rounded: X 1102, Y 984, Z 914. Votes: X 3 + 4 = 7, Y 3 + 5 = 8, Z 5 + 4 = 9.
-EXPECTED = {"zephyrbot": 1102.094, "marlinide": 983.813, "thistledev": 914.093}
+# the votes at once, on Elo's scale, 1000 the average agent, +400 ten times the odds. Every agent won and lost
+# against every other, so the plain maximum-likelihood fit exists and is the site's (no prior is added). The
+# fit's equations say: each agent's wins = its expected wins. They hold pair by pair, hence exactly, when
+# every pair's odds equal its wins / losses:
+#   X/Y = 2/1;  Y/Z = 3/2;  X/Z = 3/1, and 2 * 3/2 = 3, so these odds are consistent and they are the fit.
+# On the Elo scale, from Z:
+#   X: 400 * log10(3) = 190.8485;  Y: 400 * log10(1.5) = 70.4365;  Z: 0;
+#   mean (190.8485 + 70.4365 + 0) / 3 = 87.0950, and the mean is put at 1000:
+#   X 1000 + 190.8485 - 87.0950 = 1103.7535;  Y 1000 + 70.4365 - 87.0950 = 983.3415;  Z 1000 - 87.0950 = 912.9050.
+# Shown rounded: X 1104, Y 983, Z 913. Votes: X 3 + 4 = 7, Y 3 + 5 = 8, Z 5 + 4 = 9.
+EXPECTED = {"zephyrbot": 1103.7535, "marlinide": 983.3415, "thistledev": 912.9050}
 EXPECTED_VOTES = {"zephyrbot": 7, "marlinide": 8, "thistledev": 9}
 
 _RATING_CELL = re.compile(r'title="95% interval (\d+)–(\d+), (\d+) votes">\s*(\d+)')
@@ -126,6 +124,6 @@ def test_flagging_a_voter_marks_the_ratings_stale_and_the_board_then_shows_the_f
     after, html = _board_ratings(client, world.benchmark.slug)
     assert "Updating" not in html
     assert after == {agent: (round(EXPECTED[agent]), EXPECTED_VOTES[agent]) for agent in EXPECTED}
-    assert after == {"zephyrbot": (1102, 7), "marlinide": (984, 8), "thistledev": (914, 9)}
+    assert after == {"zephyrbot": (1104, 7), "marlinide": (983, 8), "thistledev": (913, 9)}
     # The board's CSV carries the same ratings at full precision.
     assert _csv_ratings(client, world) == pytest.approx(EXPECTED, abs=0.001)

@@ -23,13 +23,13 @@ pytestmark = pytest.mark.django_db
 
 # The counted votes: 6, by one three-day-old account: X (zephyrbot) over Y (marlinide) 3 times, Y over X once,
 # and 2 ties. By hand (seed 003: Bradley-Terry on the Elo scale, 1000 the average, +400 ten times the odds): a
-# tie is half a win for each side, and with two rated agents the site's prior of 0.1 virtual tied votes per
-# agent all falls on the one pair: 0.1 ties, 0.05 of a win to each side. With two agents the fit is the odds
-#   X/Y = (3 + 2 * 0.5 + 0.05) / (1 + 2 * 0.5 + 0.05) = 4.05 / 2.05 = 81/41,
-#   gap = 400 * log10(81/41) = 400 * (1.9084850 - 1.6127839) = 118.280; centred on 1000:
-#   X = 1000 + 118.280 / 2 = 1059.140, Y = 1000 - 59.140 = 940.860 (shown 1059 and 941).
+# tie is half a win for each side, and each side won and lost, so the plain maximum-likelihood fit exists and
+# is the site's. With two agents the fit is the odds
+#   X/Y = (3 + 2 * 0.5) / (1 + 2 * 0.5) = 4 / 2 = 2,
+#   gap = 400 * log10(2) = 120.412; centred on 1000:
+#   X = 1000 + 120.412 / 2 = 1060.206, Y = 1000 - 60.206 = 939.794 (shown 1060 and 940).
 # Thistle Dev (Z) has only uncounted votes: no rating at all.
-EXPECTED = {"zephyrbot": 1059.140, "marlinide": 940.860}
+EXPECTED = {"zephyrbot": 1060.206, "marlinide": 939.794}
 
 
 def _run(world, slug):
@@ -116,7 +116,7 @@ def test_recount_of_the_download_leaves_the_uncounted_votes_out_as_the_board_doe
     client, world_and_votes, settings, tmp_path
 ):
     world, _ = world_and_votes
-    assert _shown(client, world) == {"zephyrbot": 1059, "marlinide": 941}
+    assert _shown(client, world) == {"zephyrbot": 1060, "marlinide": 940}
     site = BoardSnapshot.objects.get(benchmark=world.benchmark, kind="ratings").data
 
     # The bundle with its votes inline (each with its "counts").
