@@ -225,3 +225,4 @@ class Declared:
     rounds: dict[str, dict] = field(default_factory=dict)
     entries: set[tuple[str, str]] = field(default_factory=set)
     runs: dict[str, dict] = field(default_factory=dict)
+    methodology: str | None = None

@@ -50,7 +50,8 @@ def validate_bundle(doc: Any) -> list[str]:
     _check_benchmark(c, doc.get("benchmark"))
     if not _check_sections_are_lists(c, doc):
         return c.problems
-    declared = Declared()
+    bench = doc.get("benchmark")
+    declared = Declared(methodology=bench.get("methodology") if isinstance(bench, dict) else None)
     _check_agents(c, doc.get("agents") or [], declared)
     _check_tasks(c, doc.get("tasks") or [], declared)
     _check_rounds(c, doc.get("rounds") or [], declared)

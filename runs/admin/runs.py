@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ObjectDoesNotExist, PermissionDenied, ValidationError
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
 
 from leaderboard.models import Round
+from scoring.bundle_run_checks import LISTED_COUNT_FIELDS, listed_checks_problems
 
 from .. import services
 from ..models import CheckResult, Dispute, Evidence, Run, Verdict, VerdictRole
@@ -97,8 +98,36 @@ class EvidenceInline(admin.TabularInline):
     extra = 0
 
 
+class CheckResultFormSet(forms.BaseInlineFormSet):
+    """The checks of a checks run agree with the counts its score is read from (the bundle's rule,
+    `listed_checks_problems`), so a correction of one without the other is refused, not published as a run
+    page that shows one result beside a board that counts another."""
+
+    def clean(self):
+        super().clean()
+        run = self.instance
+        try:
+            methodology = run.round.benchmark.methodology
+        except ObjectDoesNotExist:
+            return
+        if methodology != "checks":
+            return
+        kept = [
+            f.cleaned_data for f in self.forms if getattr(f, "cleaned_data", None) and not f.cleaned_data.get("DELETE")
+        ]
+        doc = {name: getattr(run, name) for name in LISTED_COUNT_FIELDS}
+        doc["app_started"] = run.app_started
+        doc["checks"] = [{"kind": d.get("kind"), "passed": d.get("passed")} for d in kept]
+        problems = listed_checks_problems(doc)
+        if problems:
+            raise forms.ValidationError(
+                [f"The checks {p} (change both, or neither)." for p in problems], code="checks_disagree"
+            )
+
+
 class CheckResultInline(admin.TabularInline):
     model = CheckResult
+    formset = CheckResultFormSet
     extra = 0
 
 

@@ -710,6 +710,48 @@ def test_a_runs_evidence_checks_and_disputes_name_what_they_are_and_an_unknown_r
     ]
 
 
+def test_a_checks_runs_listed_checks_and_its_counts_say_the_same():
+    base = {"round": "r", "agent": "a", "task": "t", "status": "completed"}
+    listed = [
+        {"kind": "start", "name": "starts", "passed": True},
+        {"kind": "api", "name": "POST /cart", "passed": True},
+        {"kind": "page", "name": "/orders", "passed": False},
+        {"kind": "browser", "name": "Sign in", "passed": True},
+    ]
+    runs = [
+        # 1 of 2 API and page checks, 1 of 1 browser step, as the counts say: accepted.
+        {**base, **_counts(1, 2, 1, 1), "app_started": True, "checks": listed},
+        # The counts say every API check passed; the list shows the page check failing.
+        {**base, **_counts(2, 2, 1, 1), "checks": listed},
+        # A list and no counts: the score would read none of it.
+        {**base, "checks": listed},
+        # A failed start check beside app_started true.
+        {**base, **_counts(1, 2, 1, 1), "app_started": True, "checks": [{**listed[0], "passed": False}, *listed[1:]]},
+    ]
+    doc = {
+        "benchmark": {"slug": "b", "name": "B", "methodology": "checks"},
+        "agents": [{"slug": "a", "name": "A"}],
+        "tasks": [{"key": "t", "title": "T", "version": "1.0", "kind": "to-spec"}],
+        "rounds": [{"key": "r", "status": "draft", "entries": [{"agent": "a"}], "tasks": ["t"]}],
+        "runs": [{**r, "id": str(i)} for i, r in enumerate(runs)],
+    }
+    assert validate_bundle(doc) == [
+        "runs[1].checks: lists 1 of 2 API and page checks passed, but api_checks_passed/api_checks_total say 2 of 2",
+        "runs[2].checks: lists 1 of 2 API and page checks passed, but api_checks_passed/api_checks_total are missing",
+        "runs[2].checks: lists 1 of 1 browser steps passed, but browser_steps_passed/browser_steps_total are missing",
+        "runs[3].checks: lists a failed start check, but app_started is true",
+    ]
+
+
+def _counts(api: int, api_total: int, steps: int, steps_total: int) -> dict:
+    return {
+        "api_checks_passed": api,
+        "api_checks_total": api_total,
+        "browser_steps_passed": steps,
+        "browser_steps_total": steps_total,
+    }
+
+
 def test_keys_are_at_most_100_characters_of_letters_digits_and_dashes_and_texts_are_texts():
     from scoring.bundle_checker import MAX_TEXT
 
