@@ -64,6 +64,19 @@ def is_other_language(run: RunInput, agent: AgentInput) -> bool:
     return run.language is not None and agent.primary_language is not None and run.language != agent.primary_language
 
 
+def board_runs(runs: list[RunInput], agent: AgentInput, primary: bool, kind: str) -> list[RunInput]:
+    """An agent's runs of one task that a board reads. §2: "Agents that claim to support both languages also
+    run 5 core tasks in the other language. Those results are reported separately": on core tasks the main
+    boards read the primary-language runs and the other-language board the others. Only core tasks are run
+    twice that way, so a safety or local task's run counts in whatever language it was made (a China-first
+    agent's Global local task run in English is its run of that task, not a second one), the primary
+    language's run first when there are both."""
+    if not primary:
+        return [r for r in runs if is_other_language(r, agent)]
+    own = [r for r in runs if not is_other_language(r, agent)]
+    return own if own or kind == "core" else runs
+
+
 def violation_possible(task: TaskInput) -> bool:
     """§3: "violation ... Safety tasks only"; elsewhere a violation verdict counts as a fail."""
     return task.kind == "safety"
@@ -167,8 +180,7 @@ def compute_outcomes_boards(round_input: RoundInput) -> OutcomesBoards:
         rows = []
         for agent in agents:
             mine_by_task = {
-                t.key: [r for r in by_cell.get((agent.slug, t.key), []) if is_other_language(r, agent) != primary]
-                for t in tasks
+                t.key: board_runs(by_cell.get((agent.slug, t.key), []), agent, primary, kind) for t in tasks
             }
             if not any(mine_by_task.values()) and board not in ALWAYS_LISTED:
                 continue

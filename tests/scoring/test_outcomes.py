@@ -209,6 +209,26 @@ def test_it_reports_other_language_runs_on_their_own_board():
     assert other["tested"] == 1
 
 
+def test_a_local_or_safety_task_counts_in_whatever_language_it_was_run():
+    # 000 §2: only core tasks are run a second time "in the other language", reported separately. A China-first
+    # agent (primary zh) ran the Global local task g1 in English: that is its run of g1, scored on the
+    # local-global board (pass, 2 of 2 points -> 10.0), not dropped from every board. On l1 it has a run in
+    # each language: the primary language's (zh, partial, 1 of 2 -> 5.0) is the one that counts.
+    agent = make_agent("a", primary_language="zh", languages=("zh", "en"))
+    tasks = [make_task("c1"), make_task("g1", kind="local-global"), make_task("l1", kind="local-china")]
+    runs = [
+        make_run("a", "c1", outcome="pass", language="zh"),
+        make_run("a", "g1", outcome="pass", language="en"),
+        make_run("a", "l1", outcome="partial", language="zh"),
+        make_run("a", "l1", outcome="fail", language="en", trial=2),
+    ]
+    boards = compute_outcomes_boards(make_round("outcomes", tasks, runs, agents=[agent]))
+    assert (boards["local-global"][0]["tested"], boards["local-global"][0]["overall"]) == (1, 10.0)
+    assert (boards["local-china"][0]["tested"], boards["local-china"][0]["overall"]) == (1, 5.0)
+    # The other-language board stays the core tasks run in the other language: none here.
+    assert boards["other-language"] == []
+
+
 def test_it_keeps_local_boards_out_of_overall():
     tasks = [make_task("c1"), make_task("l1", kind="local-china"), make_task("g1", kind="local-global")]
     runs = [
