@@ -36,6 +36,7 @@ def _published_rounds(benchmark: Benchmark):
         Round.objects.published()
         .filter(benchmark=benchmark)
         .annotate(entry_count=Count("entries", distinct=True), run_count=Count("runs", distinct=True))
+        .newest_first()
     )
 
 
@@ -56,8 +57,8 @@ def _benchmark_fields(b: Benchmark, latest: str | None) -> dict[str, Any]:
 def benchmarks(request: HttpRequest):
     """Every benchmark, with the key of its latest published round."""
     latest: dict[int, str] = {}
-    for bench_id, key in Round.objects.published().values_list("benchmark_id", "key"):
-        latest.setdefault(bench_id, key)  # Round's default ordering puts the newest first
+    for bench_id, key in Round.objects.published().newest_first().values_list("benchmark_id", "key"):
+        latest.setdefault(bench_id, key)
     return [_benchmark_fields(b, latest.get(b.id)) for b in Benchmark.objects.all()]
 
 

@@ -10,7 +10,7 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import connection, models
 from django.db.models import Q
-from django.db.models.functions import Cast, Concat, JSONArray
+from django.db.models.functions import Cast, Coalesce, Concat, JSONArray
 from django.urls import reverse
 from django.utils import timezone
 
@@ -275,6 +275,13 @@ class RoundStatus(models.TextChoices):
 class RoundQuerySet(models.QuerySet):
     def published(self) -> RoundQuerySet:
         return self.filter(status=RoundStatus.PUBLISHED)
+
+    def newest_first(self) -> RoundQuerySet:
+        """Newest first: by start date (a round without one by its publication's date), then publication, then
+        key; a round with neither date last on every database (PostgreSQL would put it first). Stated on each
+        query, because a query with counts (GROUP BY) does not use the model's default order."""
+        dated = Coalesce("starts_on", Cast("published_at", models.DateField()))
+        return self.order_by(dated.desc(nulls_last=True), models.F("published_at").desc(nulls_last=True), "-key")
 
 
 def in_published_round(prefix: str = "round") -> Q:

@@ -45,7 +45,7 @@ def benchmark_get(slug: str) -> Benchmark:
 
 
 def rounds_published(bench: Benchmark) -> list[Round]:
-    return list(Round.objects.published().filter(benchmark=bench).order_by("-starts_on", "-published_at", "-key"))
+    return list(Round.objects.published().filter(benchmark=bench).newest_first())
 
 
 def round_pick(rounds: list[Round], key: str | None) -> Round:
@@ -178,7 +178,7 @@ def home_page() -> dict[str, Any]:
     """Every benchmark with its latest published round's top agents: three queries in all."""
     benches = list(Benchmark.objects.all())
     latest: dict[int, Round] = {}
-    for rnd in Round.objects.published().order_by("-starts_on", "-published_at", "-key"):
+    for rnd in Round.objects.published().newest_first():
         latest.setdefault(rnd.benchmark_id, rnd)
     snaps = {
         s.round_id: s

@@ -17,6 +17,27 @@ def test_it_lists_benchmarks_with_their_latest_published_round(demo, client):
     assert bench["pass_threshold"] == 0.8
 
 
+def test_every_answer_names_the_same_latest_round_and_lists_rounds_newest_first(db, client):
+    from bundles.importer import bundle_import
+    from tests.api.conftest import small_bundle
+
+    doc = small_bundle()
+    # r1 has no start date (published 2026-09-20); an earlier round and a later one, each with a start date.
+    earlier = {"key": "r0", "name": "Round 0", "status": "published", "starts_on": "2026-08-01"}
+    later = {"key": "r9", "name": "Round 9", "status": "published", "starts_on": "2026-10-01"}
+    doc["rounds"] += [
+        {**earlier, "published_at": "2026-08-10T12:00:00Z", "entries": [{"agent": "nimbus"}]},
+        {**later, "published_at": "2026-10-05T12:00:00Z", "entries": [{"agent": "nimbus"}]},
+    ]
+    bundle_import(doc=doc)
+    newest_first = ["r9", "r1", "r0"]  # 2026-10-01, 2026-09-20 (its publication), 2026-08-01
+    (listed,) = client.get("/api/benchmarks").json()
+    detail = client.get("/api/benchmarks/demo").json()
+    assert listed["latest_round"] == detail["latest_round"] == "r9"
+    assert [r["key"] for r in detail["rounds"]] == newest_first
+    assert [r["key"] for r in client.get("/api/benchmarks/demo/rounds").json()] == newest_first
+
+
 def test_it_shows_one_benchmark_with_published_rounds_only(demo, client):
     body = client.get("/api/benchmarks/demo").json()
     assert [r["key"] for r in body["rounds"]] == ["r1"]
