@@ -179,14 +179,21 @@ def board_csv(*, bench_slug: str, round_key: str, params: Mapping[str, str]) -> 
     name = f"{page['bench'].slug}-{page['round'].key}-{page['tab']}"
     if table is None:
         return name, [["state"], [page["state"]]]
-    head = ["agent", "cli", "model"] + [c.key if c.key != "agent" else "agent_name" for c in table.columns if c.csv]
+    head = ["agent", "cli", "model"]
+    for c in table.columns:
+        if c.csv:
+            head += list(c.csv_keys) if c.csv_keys else [c.key if c.key != "agent" else "agent_name"]
     rows = [head + table.extra_columns]
     for row in table.rows:
         e = entries.get(row["agent"])
         vals = [row["agent"], e.cli if e else "", e.model if e else ""]
         for col, cell in zip(table.columns, row["cells"], strict=True):
-            if col.csv:
-                vals.append(cell.text if col.key == "agent" else _blank(cell.raw if cell.raw is not None else None))
+            if not col.csv:
+                continue
+            if col.csv_keys:
+                vals += [_blank(v) for v in (cell.raw or (None,) * len(col.csv_keys))]
+            else:
+                vals.append(cell.text if col.key == "agent" else _blank(cell.raw))
         vals += [_blank(v) for v in row.get("extra") or [None] * len(table.extra_columns)]
         rows.append(vals)
     return name, rows

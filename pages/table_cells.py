@@ -13,7 +13,7 @@ from django.urls import reverse
 from leaderboard.models import Benchmark, Entry, Round, Task
 from scoring.types import BaseRow, RatingRow
 
-from .formatting import fmt_rating
+from .formatting import fmt_range, fmt_rating
 from .links import round_agent_url, run_url
 
 
@@ -29,6 +29,9 @@ class Column:
     csv: bool = True  # a column of links only (head-to-head) is left out of the CSV
     sortable: bool = True  # a column of links only has no order to sort by
     card: bool = False  # one of the agent's headline figures, kept on its phone card (`tables.mark_card_columns`)
+    # The CSV's columns for this one when it holds more than one value (a range: its two ends), each cell's
+    # `raw` then a tuple of as many values.
+    csv_keys: tuple[str, ...] = ()
 
 
 @dataclass
@@ -79,6 +82,14 @@ def agent_cell(row: BaseRow, ctx: BoardContext) -> Cell:
 
 def num_cell(value: float | None, text: str, href: str | None = None, title: str = "", **kw: Any) -> Cell:
     return Cell(text=text, sort=value, href=href, title=title, raw=value, **kw)
+
+
+def range_cell(low: float | None, high: float | None, href: str | None = None) -> Cell:
+    """A range shown as "44–86", sorted by its low end; the CSV gets both ends (`RANGE_CSV`)."""
+    return Cell(text=fmt_range(low, high), sort=low, href=href, raw=(low, high))
+
+
+RANGE_CSV = ("range_min", "range_max")
 
 
 def rating_cell(row: RatingRow | None) -> Cell:

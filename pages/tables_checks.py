@@ -6,9 +6,20 @@ from __future__ import annotations
 
 from scoring.types import ChecksOverallRow, ChecksTaskRow
 
-from .formatting import fmt_range, fmt_score, fmt_seconds, fmt_tokens
+from .formatting import fmt_score, fmt_seconds, fmt_tokens
 from .links import task_url
-from .table_cells import BoardContext, Cell, Column, Table, agent_cell, num_cell, rank_cell, rating_cell
+from .table_cells import (
+    RANGE_CSV,
+    BoardContext,
+    Cell,
+    Column,
+    Table,
+    agent_cell,
+    num_cell,
+    range_cell,
+    rank_cell,
+    rating_cell,
+)
 
 
 def checks_table(ctx: BoardContext, tab: str, task_key: str | None) -> Table:
@@ -58,7 +69,7 @@ def _checks_task_table(ctx: BoardContext, task_key: str | None) -> Table:
             "even counts",
         ),
         Column("runs", "Runs"),
-        Column("range", "Range", title="Worst to best counted run"),
+        Column("range", "Range", title="Worst to best counted run", csv_keys=RANGE_CSV),
         Column("tokens", "Tokens", title="Tokens of the median run"),
         Column("time", "Time", title="Time of the median run"),
     ]
@@ -77,7 +88,7 @@ def _checks_task_table(ctx: BoardContext, task_key: str | None) -> Table:
                 "Open the median run",
             ),
             _runs_cell(row, filt),
-            num_cell(row.get("min"), fmt_range(row.get("min"), row.get("max")), filt),
+            range_cell(row.get("min"), row.get("max"), filt),
             *_median_run_cells(ctx, row),
         ]
         if ratings:
@@ -108,6 +119,7 @@ def _checks_overall_table(ctx: BoardContext) -> Table:
             "range",
             "Range",
             title="The overall from its worst counted run on each to-spec task to the one from its best",
+            csv_keys=RANGE_CSV,
         ),
         Column("runs", "Runs"),
     ]
@@ -123,7 +135,7 @@ def _checks_overall_table(ctx: BoardContext) -> Table:
             "overall": num_cell(
                 row.get("overall"), fmt_score(row.get("overall"), "checks"), href, sub=_checks_overall_sub(row)
             ),
-            "range": num_cell(row.get("min"), fmt_range(row.get("min"), row.get("max")), href),
+            "range": range_cell(row.get("min"), row.get("max"), href),
             "runs": num_cell(row.get("runs"), str(row.get("runs")), href),
         }
         for k in spec:

@@ -96,6 +96,12 @@ def test_it_downloads_the_board_as_shown(load, client):
     assert rows[0]["cli"].startswith("cli-") and rows[0]["model"].startswith("model-")
     task_rows = _rows(client.get("/b/qbench/r/r1/board.csv?tab=tasks&task=shop"))
     assert float(task_rows[0]["median"]) == pytest.approx(data["tasks"]["shop"][0]["median"])
+    # The range beside the score (003 "Spread": "from its worst run to its best"): both ends, as the page
+    # shows them, never the low end alone under the name "range".
+    for got, shown in ((rows[0], data["overall"][0]), (task_rows[0], data["tasks"]["shop"][0])):
+        assert "range" not in got
+        assert (float(got["range_min"]), float(got["range_max"])) == pytest.approx((shown["min"], shown["max"]))
+    assert data["tasks"]["shop"][0]["min"] < data["tasks"]["shop"][0]["max"]  # a range with two ends to tell apart
 
 
 def test_it_downloads_the_public_bundle_without_unpublished_rounds(load, client):
