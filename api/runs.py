@@ -11,7 +11,7 @@ from ninja import Path, Query, Router
 from ninja.errors import HttpError
 
 from leaderboard.models import Agent, RoundParameter, fill_prompt
-from runs.models import Run, Verdict, run_counting
+from runs.models import Run, Verdict, run_counting, verdicts_public
 from scoring.types import DISPUTE_FIELDS, KEY_PATTERN, PUBLIC_RUN_SCALARS
 
 from . import schemas as s
@@ -51,7 +51,7 @@ def _run_fields(run: Run, methodology: str) -> dict[str, Any]:
         "rerun_of": run.rerun_of.key if run.rerun_of_id else None,
         "counts": counting.counts,
         "why_not_counted": counting.why_not,
-        "verdicts": [_verdict_fields(v) for v in run.verdicts.all()],
+        "verdicts": [_verdict_fields(v) for v in verdicts_public(run.outcome, run.verdicts.all())],
     }
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from leaderboard.models import Agent, Benchmark, Round, Task, TaskVersion
-from runs.models import CheckResult, Dispute, Evidence, Run, Verdict
+from runs.models import CheckResult, Dispute, Evidence, Run, Verdict, verdicts_public
 from voting.models import Vote, VoteCell
 
 from .fields import (
@@ -299,6 +299,8 @@ def _run_doc_from(row: dict, verdicts, evidence, checks, disputes, *, public: bo
     if row.get("marks"):
         doc["marks"] = list(row["marks"])
     doc["rerun_of"] = row["rerun_of__key"]
+    if public:
+        verdicts = verdicts_public(row["outcome"], verdicts)
     doc["verdicts"] = [
         {
             "role": v["role"],

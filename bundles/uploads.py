@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from leaderboard.models import Benchmark, Round
+from django.db import transaction
+
+from leaderboard.models import Benchmark, Round, RoundStatus
+from runs.services.preview import preview_restart
 from scoring.bundle import BundleError
 from scoring.bundle_checker import document_problems
 
@@ -35,18 +38,29 @@ def upload_problems(doc: Any, benchmark: Benchmark) -> list[str]:
         problems.append(f"benchmark.slug: {slug!r} is not {benchmark.slug!r}, the benchmark this key is for")
     rounds: list[Any] = doc["rounds"] if isinstance(doc.get("rounds"), list) else []
     keys = [r.get("key") for r in rounds if isinstance(r, dict)]
-    published = set(
-        Round.objects.filter(benchmark=benchmark, key__in=[k for k in keys if isinstance(k, str)])
-        .exclude(status__in=UPLOAD_STATUSES)
-        .values_list("key", flat=True)
+    stored = dict(
+        Round.objects.filter(benchmark=benchmark, key__in=[k for k in keys if isinstance(k, str)]).values_list(
+            "key", "status"
+        )
     )
     for i, r in enumerate(rounds):
         if not isinstance(r, dict):
             continue
-        if r.get("status") not in UPLOAD_STATUSES:
-            problems.append(f"rounds[{i}].status: {r.get('status')!r}; uploads go into draft or preview rounds")
-        if r.get("key") in published:
+        status, now = r.get("status"), stored.get(r.get("key"))
+        if now is not None and now not in UPLOAD_STATUSES:
             problems.append(f"rounds[{i}].key: round {r['key']!r} is published; corrections are made in the admin")
+        if status not in UPLOAD_STATUSES:
+            problems.append(f"rounds[{i}].status: {status!r}; uploads go into draft or preview rounds")
+        elif now is None and status != "draft":
+            # Starting the vendor preview is the editor's step (seed 000 §6: vendors get their 48 hours).
+            problems.append(f"rounds[{i}].status: a new round starts as a draft; an editor starts its vendor preview")
+        elif now is not None and now in UPLOAD_STATUSES and status != now:
+            problems.append(
+                f"rounds[{i}].status: round {r['key']!r} is {now}; an upload does not change a round's status"
+            )
+        for field in ("preview_started_at", "published_at"):
+            if r.get(field) is not None:
+                problems.append(f"rounds[{i}].{field}: set by the site when an editor starts the preview or publishes")
     if doc.get("votes"):
         problems.append("votes: an upload carries no votes")
     return problems
@@ -57,19 +71,32 @@ def bundle_upload(*, doc: Any, benchmark: Benchmark) -> ImportReport:
     problems = upload_problems(doc, benchmark)
     if problems:
         raise BundleError(problems)
-    return bundle_import(doc=doc, by_key=True)
+    with transaction.atomic():
+        report = bundle_import(doc=doc, by_key=True)
+        # Results uploaded into a round in its vendor preview restart the window (`preview_restart`): vendors
+        # get the whole window with the results as they will be published.
+        keys = [r["key"] for r in doc.get("rounds") or [] if isinstance(r, dict)]
+        keys += [run["round"] for run in doc.get("runs") or [] if isinstance(run, dict)]
+        for rnd in Round.objects.filter(benchmark=benchmark, key__in=set(keys), status=RoundStatus.PREVIEW):
+            preview_restart(rnd)
+    return report
 
 
 def inspect_upload(
     *, logs: list[NamedLog], benchmark: Benchmark, round_key: str, agent_from: str, scorer: str | None
 ) -> InspectImport:
-    """Import Inspect logs into a draft or preview round of `benchmark` (the round is made a draft if missing)."""
-    return inspect_import(
-        logs=logs,
-        benchmark=benchmark.slug,
-        round_key=round_key,
-        agent_from=agent_from,
-        scorer=scorer,
-        round_statuses=UPLOAD_STATUSES,
-        by_key=True,
-    )
+    """Import Inspect logs into a draft or preview round of `benchmark` (the round is made a draft if missing);
+    runs added to a round in its vendor preview restart the window, as a bundle's do."""
+    with transaction.atomic():
+        result = inspect_import(
+            logs=logs,
+            benchmark=benchmark.slug,
+            round_key=round_key,
+            agent_from=agent_from,
+            scorer=scorer,
+            round_statuses=UPLOAD_STATUSES,
+            by_key=True,
+        )
+        for rnd in Round.objects.filter(benchmark=benchmark, key=round_key, status=RoundStatus.PREVIEW):
+            preview_restart(rnd)
+    return result

@@ -21,7 +21,7 @@ from leaderboard.models import (
     Task,
     fill_prompt,
 )
-from runs.models import Counting, Run, run_counting
+from runs.models import Counting, Run, run_counting, verdicts_public
 from scoring import methodologies
 from scoring.types import ChecksTaskRow, RatingRow
 from snapshots.models import BoardSnapshot, SnapshotKind
@@ -70,7 +70,8 @@ def run_page(
     params = {p.name: p.value for p in RoundParameter.objects.filter(round=rnd, task=run.task)}
     snap = BoardSnapshot.objects.filter(round=rnd, kind=SnapshotKind.BOARDS).first()
     standing = run.key in standing_runs(bench.methodology, snap.data if snap else None)
-    verdicts = sorted(run.verdicts.all(), key=lambda v: ROLE_ORDER.index(v.role) if v.role in ROLE_ORDER else 9)
+    shown = verdicts_public(run.outcome, run.verdicts.all())
+    verdicts = sorted(shown, key=lambda v: ROLE_ORDER.index(v.role) if v.role in ROLE_ORDER else 9)
     passed, total = checks_passed(run)
     rerun = run.rerun if _has_rerun(run) else None
     counting = run_counting(run, bench.methodology)

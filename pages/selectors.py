@@ -260,7 +260,7 @@ def board_page(*, bench_slug: str, round_key: str | None, params: Mapping[str, s
         "dir": direction,
         "task_key": task_key,
         "task_tabs": task_tabs,
-        "statistics": round_statistics(bench, data) if data else None,
+        "statistics": round_statistics(bench, data, published=rnd.is_published) if data else None,
         "margins": _board_margins(ratings_snap, entries, task_key if task_tabs else None),
         "tasks": tasks,
         "has_tradeoffs": True,

@@ -39,15 +39,17 @@ def _num(value: float | None, places: int = 2) -> str:
     return "–" if value is None else f"{value:.{places}f}".replace("-", "−")
 
 
-def round_statistics(bench: Benchmark, data: dict[str, Any] | None) -> dict[str, Any] | None:
-    """Everything the board page and the round's Tasks page say about the round as a whole."""
+def round_statistics(bench: Benchmark, data: dict[str, Any] | None, *, published: bool = True) -> dict[str, Any] | None:
+    """Everything the board page and the round's Tasks page say about the round as a whole. The review figures
+    only once the round is published: on the staff board of a round still being reviewed they would tell a
+    tester whether the second reviewer agreed (000 §5, the review is blind)."""
     stats = (data or {}).get("statistics")
     if not stats:
         return None
     return {
         "noise": noise_floor(bench, stats),
         "reliability": reliability(stats),
-        "review": review(stats),
+        "review": review(stats) if published else None,
     }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, fields, replace
 from decimal import Decimal
 
@@ -343,6 +344,14 @@ class Dispute(models.Model):
 # --- the scoring package's view of a run ---------------------------------------------------------------------
 
 RUN_INPUT_FIELDS = {f.name for f in fields(RunInput)} - {"id", "round", "agent", "task", "verdicts", "rerun_of"}
+
+
+def verdicts_public[V](outcome: str | None, verdicts: Iterable[V]) -> list[V]:
+    """A published run's verdicts as the public (and every reviewer) reads them: all of them once its review is
+    complete and the run has its outcome (000 §5: "All three outcomes are published"), none while it is still
+    in review (a run added to a published round, or sent back to review by a correction): the second reviewer
+    scores "without seeing the first outcome", and a published round must not show it to them either."""
+    return list(verdicts) if outcome else []
 
 
 def run_input(run: Run, *, with_verdicts: bool = False) -> RunInput:

@@ -148,8 +148,8 @@ def roles_open_to(user, run: Run) -> list[str]:
 
 def sees_all_verdicts(user, run: Run) -> bool:
     """May `user` see every verdict of `run`, its final outcome included (see the module docstring)?"""
-    if run.round.status == "published":
-        return True
+    if run.round.status == "published" and run.outcome:
+        return True  # published with its review complete (`verdicts_public`); one still in review stays blind
     verdicts = _by_role(run)
     mine = {r for r, v in verdicts.items() if v.reviewer_id == user.pk}
     if VerdictRole.THIRD in mine:
@@ -211,7 +211,7 @@ def visible_verdicts(user, qs: QuerySet[Verdict] | None = None) -> QuerySet[Verd
         return qs.none()
     if user_is_editor(user):
         return qs.exclude(Q(run_id__in=_first_reviewed_in_review(user)) & ~Q(reviewer=user))
-    visible = Q(reviewer=user) | in_published_round("run__round")
+    visible = Q(reviewer=user) | (in_published_round("run__round") & ~Q(run__outcome=""))
     if VerdictRole.THIRD in user_verdict_roles(user):
         # Runs that await a third reviewer: both first verdicts in, and they disagree by the counted outcome
         # (review_stage), which is scoring's rule, so it is decided in Python over the few unpublished runs.

@@ -4,7 +4,11 @@
 seeing the first outcome. If they disagree, a third reviewer decides. All three outcomes are published."
 Every verdict is published; this module summarises them for one round:
 
-* **Second reviews**: the runs with both a tester's and a second reviewer's outcome.
+* **Second reviews**: the runs with both a tester's and a second reviewer's outcome whose review is complete
+  (the two agree, or a third decided). A disagreement still waiting for its third reviewer is counted only
+  under *in review*, with the runs still waiting for a second: the figures never tell a tester or a second
+  reviewer how the other judged a run before the review is over (§5: the second scores "without seeing the
+  first outcome").
 * **Agreement**: the share of those where the two gave the same *counted* outcome (each verdict read as the
   boards read it: the lowest matched row, a violation off a safety task a fail), so a violation and a fail on
   a core task are no disagreement, exactly as `common.reviewed_outcome` decides whether a third is needed.
@@ -12,7 +16,7 @@ Every verdict is published; this module summarises them for one round:
   p_e = sum over categories of (tester's share in it) x (second's share in it), the agreement two reviewers
   would reach by chance with the same habits. Undefined (None, never 0) with no second reviews, or when both
   reviewers gave one and the same category to every run (p_e = 1: chance already explains everything).
-* **Third reviews**: the runs with a third verdict; a disagreement still without one is *awaiting a third*.
+* **Third reviews**: the runs with a third verdict; *in review*: runs with a verdict and more still to come.
 * **Tasks with the most disagreements** (their criteria may be ambiguous), most first, then by key.
 
 Reviewers appear by role only (tester, second, third): no name or account is read. The runs are those that
@@ -47,7 +51,7 @@ class ReviewAgreement(TypedDict):
     p_chance: float | None
     categories: list[str]  # the outcomes either reviewer gave, sorted
     third_reviews: int  # runs with a third reviewer's outcome
-    awaiting_third: int  # disagreements without a third outcome yet
+    in_review: int  # runs with a verdict whose review is not complete (a second, or a third, still to come)
     tasks: list[TaskDisagreements]  # the tasks with the most disagreements (at least one), at most TOP_TASKS
 
 
@@ -86,16 +90,17 @@ def review_agreement(
     """The review agreement of one round (module docstring). `violation_possible` is the methodology's rule
     for where a violation counts (elsewhere a violation verdict is read as a fail)."""
     rows = review_pairs(round_input, violation_possible)
-    doubled = [(task, t, s, third) for task, t, s, third in rows if t is not None and s is not None]
+    complete = [
+        (task, t, s, third) for task, t, s, third in rows if t is not None and s is not None and (t == s or third)
+    ]
+    doubled = complete
     kappa, p_o, p_e = cohen_kappa([(t, s) for _, t, s, _ in doubled if t is not None and s is not None])
     per_task: Counter[str] = Counter()
     disagreed: Counter[str] = Counter()
-    awaiting = 0
-    for task, t, s, third in doubled:
+    for task, t, s, _ in doubled:
         per_task[task] += 1
         if t != s:
             disagreed[task] += 1
-            awaiting += 0 if third else 1
     agreed = len(doubled) - sum(disagreed.values())
     worst = sorted(disagreed, key=lambda k: (-disagreed[k], k))[:TOP_TASKS]
     return {
@@ -107,6 +112,6 @@ def review_agreement(
         "p_chance": p_e,
         "categories": sorted({o for _, t, s, _ in doubled for o in (t, s) if o is not None}),
         "third_reviews": sum(1 for *_, third in rows if third),
-        "awaiting_third": awaiting,
+        "in_review": len(rows) - len(complete),
         "tasks": [{"task": k, "second_reviews": per_task[k], "disagreements": disagreed[k]} for k in worst],
     }

@@ -22,11 +22,19 @@ def when(value: datetime) -> str:
     return date_format(timezone.localtime(value), "DATETIME_FORMAT")
 
 
-def verdict_logged(*, run: Run, who, reason: str, what: str, before: str | None, after: str | None) -> None:
-    """Log a verdict added or changed on a published run, with the run's final outcome when it moved."""
+def verdict_logged(
+    *, run: Run, who, reason: str, what: str, before: str | None, after: str | None, action: str = "recorded"
+) -> None:
+    """Log a verdict added or changed (`action`) on a published run, with the run's final outcome when it moved.
+    While the run is in review the line says that a verdict was recorded or corrected, not what it says: the
+    verdicts are published with the outcome (`runs.models.verdicts_public`), so the review stays blind."""
     if not run.round.is_published:
         return
-    if before != after:
+    if not after:
+        what = f"Run {run.key}: a verdict was {action}; the verdicts are published once its review is complete"
+        if before:
+            what += f"; counted outcome: {before} -> in review"
+    elif before != after:
         what += f"; counted outcome: {before or 'in review'} -> {after or 'in review'}"
     changelog_add(round=run.round, run=run, who=who, why=reason.strip(), what=what)
 

@@ -63,10 +63,10 @@ def verdict_change(
             return verdict
         verdict.outcome, verdict.matched = final, matched
         verdict.save()
-        notes_index([run.pk])
         before, after = store_outcome(run)
+        notes_index([run.pk])  # after the outcome: a run back in review has its notes withdrawn
         what = f"Run {run.key}: {'; '.join(changes)}"
-        verdict_logged(run=run, who=by, reason=reason, what=what, before=before, after=after)
+        verdict_logged(run=run, who=by, reason=reason, what=what, before=before, after=after, action="corrected")
         snapshots_mark_stale(round_ids=[run.round_id])
     return verdict
 

@@ -21,6 +21,7 @@ def notes_index(run_ids: Iterable[int]) -> None:
         SearchEntry(run_id=run_id, kind=SearchKind.NOTE, anchor=f"verdict-{pk}", text=note)
         for pk, run_id, note in Verdict.objects.filter(run_id__in=ids)
         .exclude(note="")
+        .exclude(run__outcome="")  # a run still in review: its notes are published with its outcome
         .values_list("id", "run_id", "note")
     ]
     judged = [

@@ -212,3 +212,45 @@ def test_uploaded_logs_keep_each_samples_transcript_with_its_tool_calls(key, too
     run = Run.objects.get(key="scripted-steady.quiz.3.1")
     assert run.transcript.message_count == 4  # the question, the tool call, the tool's result, the answer
     assert SearchEntry.objects.filter(run=run, text__contains="iron oxide dust").exists()
+
+
+def test_a_key_cannot_start_or_backdate_the_vendor_preview(key, bench):
+    # Seed 000 §6: "Vendors receive their results 48 hours before publication"; starting that window is the
+    # editor's step. A key may not open a new round in preview, move a draft into it, or set when it started.
+    new_in_preview = draft_bundle()
+    new_in_preview["rounds"][0].update(status="preview", preview_started_at="2020-01-01T00:00:00Z")
+    res = post_bundle(new_in_preview, key)
+    assert res.status_code == 422
+    assert res.json()["problems"] == [
+        "rounds[0].status: a new round starts as a draft; an editor starts its vendor preview",
+        "rounds[0].preview_started_at: set by the site when an editor starts the preview or publishes",
+    ]
+    assert not Round.objects.exists()
+
+    assert post_bundle(draft_bundle(), key).status_code == 200
+    moved = draft_bundle()
+    moved["rounds"][0]["status"] = "preview"
+    res = post_bundle(moved, key)
+    assert res.status_code == 422
+    assert res.json()["problems"] == [
+        "rounds[0].status: round 'r1' is draft; an upload does not change a round's status"
+    ]
+    assert Round.objects.get(key="r1").status == "draft"
+
+
+def test_results_uploaded_into_a_preview_round_restart_its_window(key, bench):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    assert post_bundle(draft_bundle(), key).status_code == 200
+    started = timezone.now() - timedelta(hours=47)
+    Round.objects.filter(key="r1").update(status="preview", preview_started_at=started)
+    doc = draft_bundle()
+    doc["rounds"][0]["status"] = "preview"
+    doc["runs"][0]["tests_passed"] = doc["runs"][0]["tests_passed"] - 1  # a result changes during the window
+    before = timezone.now()
+    assert post_bundle(doc, key).status_code == 200
+    # The 48 hours start again from the upload: vendors see the results as they will be published, for the
+    # whole window (1 hour before publication would have been allowed otherwise).
+    assert Round.objects.get(key="r1").preview_started_at >= before

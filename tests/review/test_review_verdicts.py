@@ -128,7 +128,12 @@ def test_after_publication_a_verdict_change_needs_a_reason_and_is_logged_and_rec
         verdict_change(verdict=v, by=w["editor"], outcome="fail", note="")
     verdict_change(verdict=v, by=w["editor"], outcome="fail", reason="The recording shows no itinerary.")
     entry = ChangelogEntry.objects.get(round=w["round"])
-    assert "acme-trip" in entry.what and "pass -> fail" in entry.what
+    # The run goes back to review (tester pass, second now fail): the log says what the board lost, not the
+    # corrected verdict, which is published with the third reviewer's decision.
+    assert entry.what == (
+        "Run acme-trip: a verdict was corrected; the verdicts are published once its review is complete; "
+        "counted outcome: pass -> in review"
+    )
     assert entry.why == "The recording shows no itinerary." and entry.who == w["editor"] and entry.who_role == "editor"
     assert outcome_of(w["acme-trip"]) == ""  # tester pass, second fail: back in review until a third decides
     assert BoardSnapshot.objects.get(round=w["round"], kind="boards").stale

@@ -194,6 +194,21 @@ def test_an_unpublished_rounds_board_is_for_staff_only(client, w, who, status):
             assert "Not public." in response.content.decode(), url
 
 
+def test_the_staff_board_of_a_round_in_review_tells_no_reviewer_how_another_judged(client, w):
+    # The tester passed acme-trip; the second reviewer failed it. The draft board (staff only) must not say
+    # "agreed on 0 of 1": the tester would learn the second disagreed before the review is over (000 §5).
+    run = w["acme-trip"]
+    now = (run.due_at or timezone.now()) + timedelta(seconds=1)
+    verdict_record(run=run, role="tester", reviewer=w["tester"], outcome="pass", note="as seen", now=now)
+    verdict_record(run=run, role="second", reviewer=w["second"], outcome="fail", now=now)
+    _recompute()
+    for who in ("tester", "second", "editor"):
+        client.force_login(w[who])
+        html = client.get(f"/b/{BENCH}/r/{ROUND}/").content.decode()
+        assert "Not public." in html
+        assert 'id="review-agreement"' not in html and "Reviewers agreed" not in html, who
+
+
 def test_the_admins_view_on_site_opens_the_draft_board_for_staff(client, w):
     client.force_login(w["editor"])
     ct = ContentType.objects.get_for_model(Round)

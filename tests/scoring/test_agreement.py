@@ -31,26 +31,25 @@ def table_round(rows, tasks=("t1", "t2", "t3"), kind="core"):
 
 def test_the_ten_run_table_by_hand():
     stats = review_agreement(table_round(TABLE), violation_possible)
-    # Agreed: runs 1, 2, 3, 5, 7, 8, 10 = 7 of 10, so p_o = 7 / 10 = 0.7.
-    # Tester:  pass 5 (runs 1, 2, 3, 4, 10), partial 2 (5, 6), fail 3 (7, 8, 9).
-    # Second:  pass 5 (runs 1, 2, 3, 9, 10), partial 2 (4, 5), fail 3 (6, 7, 8).
-    # p_e = (5*5 + 2*2 + 3*3) / 10^2 = (25 + 4 + 9) / 100 = 0.38.
-    # kappa = (0.7 - 0.38) / (1 - 0.38) = 0.32 / 0.62 = 16 / 31 = 0.51612...
-    assert stats["second_reviews"] == 10
+    # Run 9 disagrees and waits for its third reviewer: its review is not complete, so it is counted only as in
+    # review (the figures must not tell the tester the second disagreed). The 9 complete reviews:
+    # Agreed: runs 1, 2, 3, 5, 7, 8, 10 = 7 of 9, so p_o = 7 / 9.
+    # Tester:  pass 5 (runs 1, 2, 3, 4, 10), partial 2 (5, 6), fail 2 (7, 8).
+    # Second:  pass 4 (runs 1, 2, 3, 10), partial 2 (4, 5), fail 3 (6, 7, 8).
+    # p_e = (5*4 + 2*2 + 2*3) / 9^2 = (20 + 4 + 6) / 81 = 30 / 81.
+    # kappa = (63/81 - 30/81) / (1 - 30/81) = (33/81) / (51/81) = 33 / 51 = 11 / 17 = 0.647...
+    assert stats["second_reviews"] == 9
     assert stats["agreed"] == 7
-    assert stats["agreement"] == pytest.approx(0.7)
-    assert stats["p_observed"] == pytest.approx(0.7)
-    assert stats["p_chance"] == pytest.approx(0.38)
-    assert stats["kappa"] == pytest.approx(16 / 31)
+    assert stats["agreement"] == pytest.approx(7 / 9)
+    assert stats["p_observed"] == pytest.approx(7 / 9)
+    assert stats["p_chance"] == pytest.approx(30 / 81)
+    assert stats["kappa"] == pytest.approx(11 / 17)
     assert stats["categories"] == ["fail", "partial", "pass"]
-    # Runs 4 and 6 went to a third reviewer; run 9 disagrees and has none yet.
+    # Runs 4 and 6 went to a third reviewer; run 9 is still in review.
     assert stats["third_reviews"] == 2
-    assert stats["awaiting_third"] == 1
-    # t1: runs 4, 5, 6 (2 disagreements); t2: runs 7, 8, 9 (1); t3 none, so not listed.
-    assert stats["tasks"] == [
-        {"task": "t1", "second_reviews": 3, "disagreements": 2},
-        {"task": "t2", "second_reviews": 3, "disagreements": 1},
-    ]
+    assert stats["in_review"] == 1
+    # t1: runs 4, 5, 6 (2 disagreements); t2: runs 7, 8 (none); t3 none: only t1 is listed.
+    assert stats["tasks"] == [{"task": "t1", "second_reviews": 3, "disagreements": 2}]
 
 
 def test_no_second_review_says_none_and_kappa_is_undefined_not_zero():
@@ -60,6 +59,7 @@ def test_no_second_review_says_none_and_kappa_is_undefined_not_zero():
     assert stats["agreement"] is None
     assert stats["kappa"] is None
     assert stats["third_reviews"] == 0 and stats["tasks"] == []
+    assert stats["in_review"] == 2  # each still waits for its second reviewer
 
 
 def test_a_round_without_verdicts_has_no_second_review():
@@ -83,7 +83,8 @@ def test_a_violation_and_a_fail_off_a_safety_task_are_no_disagreement():
     core = review_agreement(table_round(rows, tasks=("t1",)), violation_possible)
     assert core["agreed"] == 1 and core["tasks"] == []
     safety = review_agreement(table_round(rows, tasks=("t1",), kind="safety"), violation_possible)
-    assert safety["agreed"] == 0 and safety["awaiting_third"] == 1
+    # On a safety task they disagree: in review until a third decides, not yet a counted disagreement.
+    assert (safety["second_reviews"], safety["agreed"], safety["in_review"]) == (0, 0, 1)
 
 
 def test_perfect_agreement_over_two_categories_is_kappa_one():

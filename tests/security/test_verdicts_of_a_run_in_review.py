@@ -1,0 +1,102 @@
+"""A run still in review in a published round (added after publication, or a re-run) keeps its review blind
+(000 §5: the second reviewer scores "without seeing the first outcome"): no page, API answer, download, search
+or changelog line shows a verdict, to the public or to the second reviewer, until the review is complete; then
+all of them are published ("All three outcomes are published")."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from leaderboard.models import Round
+from runs.models import Run
+from runs.services import round_enter_preview, round_publish, run_create, verdict_record
+from runs.services.search import notes_index
+from snapshots.models import BoardSnapshot
+from snapshots.recompute import snapshot_recompute
+from tests.builders.review import BENCH, ROUND, make_people, make_world
+
+pytestmark = pytest.mark.django_db
+
+LATE_NOTE = "Late-note: the booking page never loaded for the tester"
+
+
+def _publish(w):
+    for run in Run.objects.filter(round=w["round"]):
+        now = (run.due_at or timezone.now()) + timedelta(seconds=1)
+        verdict_record(run=run, role="tester", reviewer=w["tester"], outcome="pass", note="as seen", now=now)
+        verdict_record(run=run, role="second", reviewer=w["second"], outcome="pass", now=now)
+    round_enter_preview(round=w["round"], by=w["editor"], now=timezone.now() - timedelta(hours=49))
+    round_publish(round=Round.objects.get(pk=w["round"].pk), by=w["editor"], now=timezone.now() + timedelta(days=3))
+
+
+def _recompute():
+    for snap_id in BoardSnapshot.objects.filter(stale=True).values_list("id", flat=True):
+        snapshot_recompute(snapshot_id=snap_id)
+
+
+def _everything_public(client, run) -> str:
+    """What a visitor can read about the round: the run page and its JSON, the API's run and round, the runs
+    CSV and bundle downloads, the changelog and a search for the note."""
+    urls = [
+        f"/b/{BENCH}/r/{ROUND}/runs/{run.key}/",
+        f"/b/{BENCH}/r/{ROUND}/runs/{run.key}.json",
+        f"/api/benchmarks/{BENCH}/runs/{ROUND}/{run.key}",
+        f"/api/benchmarks/{BENCH}/rounds/{ROUND}",
+        f"/b/{BENCH}/download/bundle.json",
+        f"/b/{BENCH}/r/{ROUND}/changelog/",
+        f"/b/{BENCH}/search/?q=booking+page+never+loaded",
+    ]
+    bodies = []
+    for url in urls:
+        response = client.get(url)
+        assert response.status_code == 200, url
+        bodies.append(response.content.decode())
+    return "\n".join(bodies)
+
+
+def test_a_late_runs_first_verdict_stays_hidden_until_the_second_is_in(client, settings):
+    settings.API_RATE_LIMIT = 0
+    w = {**make_world(), **make_people()}
+    _publish(w)
+    model = Run.objects.filter(round=w["round"]).order_by("id").first()
+    late = run_create(
+        by=w["editor"],
+        reason="A run the vendor asked for after publication.",
+        key="late-run",
+        round=w["round"],
+        entry=model.entry,
+        task=model.task,
+        task_version=model.task_version,
+        trial=2,
+        status="completed",
+    )
+    now = timezone.now() + timedelta(days=4)
+    verdict_record(
+        run=late, role="tester", reviewer=w["tester"], outcome="fail", note=LATE_NOTE, now=now, reason="Late run."
+    )
+    notes_index([late.pk])
+    _recompute()
+
+    # The public, and the second reviewer signed in, read no verdict of it: not the note, not the outcome.
+    for who in (None, w["second"]):
+        if who is not None:
+            client.force_login(who)
+        seen = _everything_public(client, late)
+        assert "Late-note" not in seen
+        assert "verdict added (fail)" not in seen and "Tester's verdict" not in seen
+        if who is not None:
+            admin = client.get(f"/admin/runs/run/{late.pk}/change/").content.decode()
+            assert "Late-note" not in admin
+            assert client.get(f"/api/benchmarks/{BENCH}/runs/{ROUND}/{late.key}").json()["verdicts"] == []
+        client.logout()
+
+    # The second reviewer agrees: the review is complete, and every verdict is published.
+    verdict_record(run=late, role="second", reviewer=w["second"], outcome="fail", now=now, reason="Late run.")
+    _recompute()
+    seen = _everything_public(client, late)
+    assert "Late-note" in seen
+    roles = [v["role"] for v in client.get(f"/api/benchmarks/{BENCH}/runs/{ROUND}/{late.key}").json()["verdicts"]]
+    assert roles == ["tester", "second"]
