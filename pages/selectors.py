@@ -19,7 +19,7 @@ from urllib.parse import urlencode
 from django.db.models import Prefetch, Q
 from django.http import Http404
 
-from leaderboard.models import Benchmark, Entry, Round, RoundStatus, task_input
+from leaderboard.models import Benchmark, Entry, Round, RoundStatus, Task, task_input
 from runs.models import Run, run_counting, run_input, status_counts
 from scoring import boards as board_rules
 from scoring import methodologies
@@ -213,6 +213,14 @@ def home_page() -> dict[str, Any]:
     return {"cards": cards}
 
 
+def round_tasks(bench: Benchmark, rnd: Round) -> list[Task]:
+    """The round's task set, in the benchmark's order: its frozen `task_keys` once published, else the tasks
+    with any run in it (`scoring.bundle.round_task_keys`, the set every board of the round is over), so a
+    board never lists a column for a task the round did not have."""
+    keys = set(rnd.task_keys or Run.objects.filter(round=rnd).values_list("task__key", flat=True))
+    return [t for t in bench.tasks.public() if t.key in keys]
+
+
 def board_page(*, bench_slug: str, round_key: str | None, params: Mapping[str, str], viewer=None) -> dict[str, Any]:
     """A round's board, any tab; an unpublished round's only for staff (`round_for`), marked `not_public`."""
     bench = benchmark_get(bench_slug)
@@ -221,7 +229,7 @@ def board_page(*, bench_slug: str, round_key: str | None, params: Mapping[str, s
     snaps, ratings_snap = snapshots_for(bench, [rnd.id])
     snap = snaps.get(rnd.id)
     entries = {e.agent.slug: e for e in Entry.objects.filter(round=rnd).select_related("agent")}
-    tasks = list(bench.tasks.public())
+    tasks = round_tasks(bench, rnd)
     tabs = bench.rules.tabs
     requested = params.get("tab")
     tab: str = requested if requested is not None and requested in dict(tabs) else tabs[0][0]

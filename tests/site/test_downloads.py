@@ -164,3 +164,21 @@ def test_a_score_resting_on_the_heuristic_fallback_is_marked_in_both_csv_downloa
 def test_a_checks_benchmark_leaves_the_heuristic_column_blank(load, client):
     load(checks_bundle())
     assert {r["heuristic"] for r in _rows(client.get("/b/qbench/download/runs.csv"))} == {""}
+
+
+def test_a_rounds_board_has_a_column_for_each_task_of_that_round_only(load, client):
+    # r2 ran t1 alone ("the round's task set: default the tasks with any run in the round"); the benchmark
+    # also has t2 and t3 from r1. The Tasks tab of r2, page and CSV, has the one column its board is over.
+    doc = scored_bundle("sbench")
+    later = {**doc["rounds"][0], "key": "r2", "name": "Round r2", "published_at": "2026-04-01T12:00:00Z"}
+    later["starts_on"] = "2026-03-20"
+    doc["rounds"].append(later)
+    doc["runs"] += [{**r, "id": r["id"] + "-r2", "round": "r2"} for r in doc["runs"] if r["task"] == "t1"]
+    load(doc)
+    head = _rows(client.get("/b/sbench/r/r2/board.csv?tab=tasks"))[0].keys()
+    assert [k for k in head if k.startswith("task:")] == ["task:t1"]
+    html = client.get("/b/sbench/r/r2/?tab=tasks").content.decode()
+    assert ">t1<" in html and ">t2<" not in html and ">t3<" not in html
+    # r1 keeps its three.
+    head = _rows(client.get("/b/sbench/r/r1/board.csv?tab=tasks"))[0].keys()
+    assert [k for k in head if k.startswith("task:")] == ["task:t1", "task:t2", "task:t3"]
