@@ -391,7 +391,8 @@ def run_counting(run: Run, methodology: str) -> Counting:
     if why is not None:
         return Counting(False, why)
     if not status_counts(run, methodology):
-        return Counting(False, run.get_status_display())
+        why_not = methodologies.get(methodology).not_counted_why(run_input(run), task_input(run.task))
+        return Counting(False, why_not or run.get_status_display())
     return Counting(True)
 
 

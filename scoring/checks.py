@@ -107,6 +107,18 @@ def counts(run: RunInput, task: TaskInput) -> bool:
     return not (task.token_budget is not None and known_tokens(run) > task.token_budget)
 
 
+def not_counted_why(run: RunInput, task: TaskInput) -> str | None:
+    """Why a handed-in run stays out of the rankings (`counts`), in words a reader checks against the run's
+    own numbers; None when the status already says it (an infra error, over budget) or the run counts."""
+    if run.status not in COUNTED:
+        return None
+    if task.time_limit_min is not None and run.wall_seconds is not None and run.wall_seconds > task.time_limit_min * 60:
+        return f"over the time limit: {run.wall_seconds:,.0f} s of {task.time_limit_min * 60:,.0f} s"
+    if task.token_budget is not None and known_tokens(run) > task.token_budget:
+        return f"over the token budget: {known_tokens(run):,} tokens of {task.token_budget:,}"
+    return None
+
+
 def votable(run: RunInput, task: TaskInput) -> bool:
     """Whether a run may be shown in a blind vote: it counts in the rankings and its app started and showed the
     data (seed 003, check 1); on an invent or startup task the checks admitted it. A run whose app did not

@@ -167,6 +167,10 @@ def _outcome_numbers(boards: dict | None, agent: str) -> TaskNumbers:
     return out
 
 
+def _no_reason(run: RunInput, task: TaskInput) -> str | None:
+    return None
+
+
 @dataclass(frozen=True)
 class Methodology:
     key: str
@@ -210,6 +214,9 @@ class Methodology:
     vote_statuses: frozenset[str] = frozenset({"completed"})
     vote_admits: Callable[[RunInput, TaskInput], bool] | None = None
     vote_after_admission: Callable[[TaskInput], bool] = _never
+    # Why a run whose status would count does not (its own numbers put it over a limit), in words; None: its
+    # status says why.
+    not_counted_why: Callable[[RunInput, TaskInput], str | None] = _no_reason
 
     def run_votable(self, run: RunInput, task: TaskInput) -> bool:
         """Whether a vote screen may draw the run, by this methodology's rules (`vote_statuses`, `vote_admits`;
@@ -305,6 +312,7 @@ register(
         compute_boards=checks.compute_checks_boards,
         run_score=checks.check_score,
         run_counts=checks.counts,
+        not_counted_why=checks.not_counted_why,
         standing_runs=_standing_medians,
         standing_label="median run",
         tabs=(("overall", "Overall"), ("tasks", "Tasks")),

@@ -182,3 +182,25 @@ def test_a_rounds_board_has_a_column_for_each_task_of_that_round_only(load, clie
     # r1 keeps its three.
     head = _rows(client.get("/b/sbench/r/r1/board.csv?tab=tasks"))[0].keys()
     assert [k for k in head if k.startswith("task:")] == ["task:t1", "task:t2", "task:t3"]
+
+
+def test_a_run_over_its_limits_says_which_limit_everywhere(load, client):
+    # 003: "Only runs within the task's time limit and token budget that spent no more than their budget
+    # count." Two completed runs of shop (limits 120 min = 7,200 s and 5,000,000 tokens) went over: one by
+    # time (7,260 s), one by tokens (4,990,000 input + 5,000 cache writes + 20,000 output = 5,015,000). Each
+    # says which limit, with its own numbers, not "Completed".
+    doc = checks_bundle()
+    slow, greedy = [r for r in doc["runs"] if r["task"] == "shop"][:2]
+    slow["wall_seconds"] = 7260.0
+    greedy["tokens_input"] = 4_990_000
+    load(doc)
+    rows = {r["run"]: r for r in _rows(client.get("/b/qbench/download/runs.csv"))}
+    assert (rows[slow["id"]]["counted"], rows[slow["id"]]["why_not_counted"]) == (
+        "no",
+        "over the time limit: 7,260 s of 7,200 s",
+    )
+    assert rows[greedy["id"]]["why_not_counted"] == "over the token budget: 5,015,000 tokens of 5,000,000"
+    page = client.get(f"/b/qbench/r/r1/runs/{greedy['id']}/").content.decode()
+    assert "over the token budget: 5,015,000 tokens of 5,000,000" in page
+    api = client.get(f"/api/benchmarks/qbench/runs/r1/{greedy['id']}").json()
+    assert (api["counts"], api["why_not_counted"]) == (False, "over the token budget: 5,015,000 tokens of 5,000,000")
