@@ -10,7 +10,7 @@ from django.http import HttpRequest
 from ninja import Path, Query, Router
 from ninja.errors import HttpError
 
-from leaderboard.models import Agent, RoundParameter, fill_prompt
+from leaderboard.models import Agent, RoundParameter, fill_prompt, task_input
 from runs.models import Run, Verdict, run_counting, verdicts_public
 from scoring.types import DISPUTE_FIELDS, KEY_PATTERN, PUBLIC_RUN_SCALARS
 
@@ -51,12 +51,14 @@ def _run_fields(run: Run, methodology: str) -> dict[str, Any]:
         "rerun_of": run.rerun_of.key if run.rerun_of_id else None,
         "counts": counting.counts,
         "why_not_counted": counting.why_not,
-        "verdicts": [_verdict_fields(v) for v in verdicts_public(run.outcome, run.verdicts.all())],
+        "verdicts": [
+            _verdict_fields(v) for v in verdicts_public(methodology, task_input(run.task), run.verdicts.all())
+        ],
     }
 
 
 def _runs():
-    return Run.objects.published().with_reruns().select_related("round", "entry__agent", "rerun_of")
+    return Run.objects.published().with_reruns().select_related("round", "entry__agent", "rerun_of", "task")
 
 
 @router.get("/benchmarks/{slug}/runs", response={200: s.RunPageOut, **ERRORS}, tags=["runs"])

@@ -6,10 +6,11 @@ The public download holds published rounds only, with no user, reviewer or voter
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from leaderboard.models import Agent, Benchmark, Round, Task, TaskVersion
-from runs.models import CheckResult, Dispute, Evidence, Run, Verdict, verdicts_public
+from leaderboard.models import Agent, Benchmark, Round, Task, TaskVersion, task_input
+from runs.models import CheckResult, Dispute, Evidence, Run, Verdict, review_decided
 from voting.models import Vote, VoteCell
 
 from .fields import (
@@ -66,7 +67,8 @@ def bundle_export(
     round_ids = [r.id for r in rounds]
     tasks_qs = benchmark.tasks.all() if include_unpublished else benchmark.tasks.public()
     tasks = list(tasks_qs.prefetch_related("versions").order_by("position", "key"))
-    runs = _run_docs(round_ids, public=not include_unpublished)
+    decided = None if include_unpublished else _review_decider(benchmark, tasks)
+    runs = _run_docs(round_ids, public=not include_unpublished, decided=decided)
     agent_ids = {e.agent_id for r in rounds for e in r.entries.all()}
     votes_qs = votes_file_rows(benchmark, include_unpublished=include_unpublished)
     votes_file = _votes_file(votes_qs, votes_inline_limit, votes_file_url) if include_votes else None
@@ -208,7 +210,7 @@ RUN_VALUES = (
 )
 
 
-def _run_docs(round_ids: list[int], *, public: bool) -> list[dict]:
+def _run_docs(round_ids: list[int], *, public: bool, decided: Decided | None = None) -> list[dict]:
     """The runs of these rounds as bundle documents, read as plain rows: one query for the runs and one per
     kind of child (not model instances and per-run prefetch managers, which cost about 0.5 ms a run)."""
     rows = list(
@@ -241,6 +243,7 @@ def _run_docs(round_ids: list[int], *, public: bool) -> list[dict]:
             checks.get(row["id"], ()),
             disputes.get(row["id"], ()),
             public=public,
+            decided=decided,
         )
         for row in rows
     ]
@@ -276,10 +279,34 @@ def run_doc(run: Run) -> dict:
     disputes = [
         {f: getattr(d, f) for f in DISPUTE_FIELDS} for d in sorted(run.disputes.all(), key=lambda d: (d.filed_at, d.id))
     ]
-    return _run_doc_from(row, verdicts, list(run.evidence.all()), checks, disputes, public=True)
+    methodology, task = run.round.benchmark.methodology, task_input(run.task)
+    return _run_doc_from(
+        row,
+        verdicts,
+        list(run.evidence.all()),
+        checks,
+        disputes,
+        public=True,
+        decided=lambda key, vs: review_decided(methodology, task, vs),
+    )
 
 
-def _run_doc_from(row: dict, verdicts, evidence, checks, disputes, *, public: bool) -> dict:
+# Whether a run's verdicts (bundle dicts) decide its outcome, by its task key (`runs.models.review_decided`).
+Decided = Callable[[str, list], bool]
+
+
+def _review_decider(benchmark: Benchmark, tasks: list[Task]) -> Decided:
+    by_key = {t.key: task_input(t) for t in tasks}
+
+    def decided(key: str, verdicts: list) -> bool:
+        return key in by_key and review_decided(benchmark.methodology, by_key[key], verdicts)
+
+    return decided
+
+
+def _run_doc_from(
+    row: dict, verdicts, evidence, checks, disputes, *, public: bool, decided: Decided | None = None
+) -> dict:
     doc: dict[str, Any] = {
         "id": row["key"],
         "round": row["round__key"],
@@ -299,8 +326,8 @@ def _run_doc_from(row: dict, verdicts, evidence, checks, disputes, *, public: bo
     if row.get("marks"):
         doc["marks"] = list(row["marks"])
     doc["rerun_of"] = row["rerun_of__key"]
-    if public:
-        verdicts = verdicts_public(row["outcome"], verdicts)
+    if public and verdicts and (decided is None or not decided(row["task__key"], list(verdicts))):
+        verdicts = []  # still in review: published with the outcome (`runs.models.verdicts_public`)
     doc["verdicts"] = [
         {
             "role": v["role"],

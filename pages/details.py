@@ -20,6 +20,7 @@ from leaderboard.models import (
     RoundStatus,
     Task,
     fill_prompt,
+    task_input,
 )
 from runs.models import Counting, Run, run_counting, verdicts_public
 from scoring import methodologies
@@ -50,6 +51,12 @@ PUBLISHED = RoundStatus.PUBLISHED
 ROLE_ORDER = ["tester", "second", "third"]
 
 
+def _public_verdicts(run: Run, methodology: str) -> list:
+    """The run's verdicts the public reads (`verdicts_public`: none while it is in review), tester first."""
+    shown = verdicts_public(methodology, task_input(run.task), run.verdicts.all())
+    return sorted(shown, key=lambda v: ROLE_ORDER.index(v.role) if v.role in ROLE_ORDER else 9)
+
+
 def run_page(
     *, bench_slug: str, round_key: str, run_key: str, query: Mapping[str, str] | None = None
 ) -> dict[str, Any]:
@@ -70,8 +77,7 @@ def run_page(
     params = {p.name: p.value for p in RoundParameter.objects.filter(round=rnd, task=run.task)}
     snap = BoardSnapshot.objects.filter(round=rnd, kind=SnapshotKind.BOARDS).first()
     standing = run.key in standing_runs(bench.methodology, snap.data if snap else None)
-    shown = verdicts_public(run.outcome, run.verdicts.all())
-    verdicts = sorted(shown, key=lambda v: ROLE_ORDER.index(v.role) if v.role in ROLE_ORDER else 9)
+    verdicts = _public_verdicts(run, bench.methodology)
     passed, total = checks_passed(run)
     rerun = run.rerun if _has_rerun(run) else None
     counting = run_counting(run, bench.methodology)

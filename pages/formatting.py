@@ -7,6 +7,7 @@ from decimal import Decimal
 from typing import Any
 
 from scoring import methodologies
+from scoring.common import fixed
 from scoring.types import RatingRow
 
 OUTCOME_BADGE = {
@@ -26,7 +27,7 @@ def fmt_score(value: float | None, methodology: str) -> str:
 
 
 def fmt_pct(value: float | None) -> str:
-    return "–" if value is None else f"{value * 100:.0f}%"
+    return "–" if value is None else fixed(value, 0, times=100) + "%"
 
 
 def fmt_money(value: float | Decimal | None) -> str:
@@ -78,4 +79,4 @@ def fmt_range(lo: float | None, hi: float | None) -> str:
     """Worst to best, whole numbers ("41–87")."""
     if lo is None or hi is None:
         return "–"
-    return f"{lo:.0f}–{hi:.0f}"
+    return f"{fixed(lo, 0)}–{fixed(hi, 0)}"

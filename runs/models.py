@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, fields, replace
 from decimal import Decimal
+from typing import Any
 
 from django.conf import settings
 from django.core.files.storage import storages
@@ -17,8 +18,8 @@ from leaderboard.models import Entry, in_published_round, task_input
 from scoring import methodologies
 from scoring.addresses import is_link_address
 from scoring.bundle import run_input as bundle_run_input
-from scoring.common import budget_tokens, major, rerun_left_out
-from scoring.types import RUN_COUNT_FIELDS, RUN_MEASURE_FIELDS, RunInput
+from scoring.common import budget_tokens, major, rerun_left_out, reviewed_outcome
+from scoring.types import RUN_COUNT_FIELDS, RUN_MEASURE_FIELDS, RunInput, TaskInput, VerdictInput
 
 
 class RunStatus(models.TextChoices):
@@ -346,12 +347,28 @@ class Dispute(models.Model):
 RUN_INPUT_FIELDS = {f.name for f in fields(RunInput)} - {"id", "round", "agent", "task", "verdicts", "rerun_of"}
 
 
-def verdicts_public[V](outcome: str | None, verdicts: Iterable[V]) -> list[V]:
+def _verdict_input(v: Any) -> VerdictInput:
+    get = v.get if isinstance(v, dict) else (lambda name: getattr(v, name))
+    return VerdictInput(role=get("role"), outcome=get("outcome") or None, matched=tuple(get("matched") or ()))
+
+
+def review_decided(methodology: str, task: TaskInput, verdicts: Iterable[Any]) -> bool:
+    """Whether `verdicts` (models or bundle dicts) give a run its outcome by the methodology's review rule
+    (`scoring.common.reviewed_outcome`): the tester and the second agree, a third decided, or, on the weekly
+    table, a lone tester's label."""
+    rules = methodologies.get(methodology)
+    as_input = RunInput(id="", round="", agent="", task=task.key, verdicts=tuple(_verdict_input(v) for v in verdicts))
+    allow = bool(rules.violation_possible and rules.violation_possible(task))
+    return reviewed_outcome(as_input, allow_violation=allow, double_review=rules.double_review) is not None
+
+
+def verdicts_public[V](methodology: str, task: TaskInput, verdicts: Iterable[V]) -> list[V]:
     """A published run's verdicts as the public (and every reviewer) reads them: all of them once its review is
-    complete and the run has its outcome (000 §5: "All three outcomes are published"), none while it is still
-    in review (a run added to a published round, or sent back to review by a correction): the second reviewer
-    scores "without seeing the first outcome", and a published round must not show it to them either."""
-    return list(verdicts) if outcome else []
+    complete (000 §5: "All three outcomes are published"), none while it is still in review (a run added to a
+    published round, or sent back to review by a correction): the second reviewer scores "without seeing the
+    first outcome", and a published round must not show it to them either."""
+    listed = list(verdicts)
+    return listed if listed and review_decided(methodology, task, listed) else []
 
 
 def run_input(run: Run, *, with_verdicts: bool = False) -> RunInput:

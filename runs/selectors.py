@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
+from django.db.models import Exists, F, OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from leaderboard.groups import REVIEWERS, TESTERS
@@ -34,7 +34,7 @@ from scoring.boards import counted_verdict_outcome
 from scoring.common import verdict_outcome
 from scoring.types import VerdictInput
 
-from .models import Run, RunStatus, Verdict, VerdictRole, run_input
+from .models import Run, RunStatus, Verdict, VerdictRole, review_decided, run_input
 
 # Statuses that are never reviewed: not counted at all, region blocked (marked, not scored), or unsupported
 # (the outcome is unsupported whatever anyone says).
@@ -148,7 +148,7 @@ def roles_open_to(user, run: Run) -> list[str]:
 
 def sees_all_verdicts(user, run: Run) -> bool:
     """May `user` see every verdict of `run`, its final outcome included (see the module docstring)?"""
-    if run.round.status == "published" and run.outcome:
+    if run.round.status == "published" and review_complete(run):
         return True  # published with its review complete (`verdicts_public`); one still in review stays blind
     verdicts = _by_role(run)
     mine = {r for r, v in verdicts.items() if v.reviewer_id == user.pk}
@@ -198,6 +198,29 @@ def verdicts_to_decide_between(user, run: Run) -> list[Verdict]:
     return [verdicts[r] for r in (VerdictRole.TESTER, VerdictRole.SECOND) if r in verdicts]
 
 
+def review_complete(run: Run) -> bool:
+    return review_decided(run.round.benchmark.methodology, task_input(run.task), run.verdicts.all())
+
+
+def published_in_review() -> list[Run]:
+    """Runs of published rounds whose review is not complete (a run added after publication, a re-run, one a
+    correction sent back): their verdicts are nobody's to read but their own reviewer's until it is
+    (`runs.models.verdicts_public`). SQL narrows to runs with a verdict, no third one and no agreeing tester and
+    second; the review rule itself (`review_decided`) decides the few left."""
+    tester = Verdict.objects.filter(run=OuterRef("pk"), role=VerdictRole.TESTER).values("outcome")[:1]
+    second = Verdict.objects.filter(run=OuterRef("pk"), role=VerdictRole.SECOND).values("outcome")[:1]
+    candidates = (
+        Run.objects.filter(in_published_round())
+        .filter(Exists(Verdict.objects.filter(run=OuterRef("pk"))))
+        .exclude(Exists(Verdict.objects.filter(run=OuterRef("pk"), role=VerdictRole.THIRD)))
+        .annotate(tester_said=Subquery(tester), second_said=Subquery(second))
+        .filter(Q(tester_said__isnull=True) | Q(second_said__isnull=True) | ~Q(tester_said=F("second_said")))
+        .select_related("round__benchmark", "task")
+        .prefetch_related("verdicts")
+    )
+    return [r for r in candidates if not review_complete(r)]
+
+
 def visible_verdict_roles(user, run: Run) -> set[str]:
     if sees_all_verdicts(user, run):
         return {v.role for v in run.verdicts.all()}
@@ -211,8 +234,19 @@ def visible_verdicts(user, qs: QuerySet[Verdict] | None = None) -> QuerySet[Verd
         return qs.none()
     if user_is_editor(user):
         return qs.exclude(Q(run_id__in=_first_reviewed_in_review(user)) & ~Q(reviewer=user))
-    visible = Q(reviewer=user) | (in_published_round("run__round") & ~Q(run__outcome=""))
+    undecided = published_in_review()
+    visible = Q(reviewer=user) | (in_published_round("run__round") & ~Q(run_id__in=[r.pk for r in undecided]))
     if VerdictRole.THIRD in user_verdict_roles(user):
+        # A published run in review that awaits a third reviewer (a late run): both first verdicts are theirs
+        # to read, unless they gave one of them.
+        visible |= Q(
+            run_id__in=[
+                r.pk
+                for r in undecided
+                if review_stage(r).disagree
+                and not any(v.reviewer_id == user.pk and v.role != VerdictRole.THIRD for v in r.verdicts.all())
+            ]
+        )
         # Runs that await a third reviewer: both first verdicts in, and they disagree by the counted outcome
         # (review_stage), which is scoring's rule, so it is decided in Python over the few unpublished runs.
         both = (

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from .types import AgentInput, BaseRow, CostTimeAxes, RoundInput, RunInput, TaskInput, VerdictInput
@@ -226,6 +227,15 @@ RANK_DECIMALS = 9
 def rank_value(value: float | int) -> float:
     """`value` as it is compared for ranking: rounded to `RANK_DECIMALS` decimals."""
     return round(float(value), RANK_DECIMALS) + 0.0  # + 0.0: -0.0 and 0.0 alike
+
+
+def fixed(value: float, places: int, *, times: int = 1) -> str:
+    """`value` (times `times`) with `places` decimals, a half rounded up as a reader rounds by hand: 7.25 ->
+    "7.3" and 12.5% -> "13%" (a float's own formatting rounds a half to even, "7.2" and "12%"). The value is
+    read as its shortest decimal form (0.145 is 0.145, not 0.14499...), so 0.145 x 100 is 14.5 -> "15"."""
+    exact = Decimal(repr(float(value))) * times
+    text = f"{exact.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP):f}"
+    return text[1:] if text.startswith("-") and not text.strip("-0.") else text  # never "-0.0"
 
 
 def desc_none_last(value: float | None) -> tuple[int, float]:

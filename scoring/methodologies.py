@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import checks, outcomes, scored, weekly
+from .common import fixed
 from .intervals import IntervalRule
 from .types import (
     ChecksOverallRow,
@@ -263,7 +264,7 @@ register(
         headline_key="overall",
         headline_label="Overall (0-10)",
         scale=10.0,
-        format_score=lambda v: f"{v:.1f}",
+        format_score=lambda v: fixed(v, 1),
         run_outcome=outcomes.run_outcome,
         violation_possible=outcomes.violation_possible,
         double_review=True,
@@ -289,7 +290,7 @@ register(
         headline_key="score",
         headline_label="Score (0-1)",
         scale=1.0,
-        format_score=lambda v: f"{v:.2f}",
+        format_score=lambda v: fixed(v, 2),
         tradeoff_axes=_scored_axes,
         interval=IntervalRule(cells=scored.interval_cells, statistic="best", resample_runs=False),
         task_numbers=_best_numbers,
@@ -319,7 +320,7 @@ register(
         headline_key="overall",
         headline_label="Overall (0-100)",
         scale=100.0,
-        format_score=lambda v: f"{v:.1f}",
+        format_score=lambda v: fixed(v, 1),
         with_votes=checks.boards_with_votes,
         votes_by_default=True,
         vote_statuses=checks.COUNTED - {"not_started"},
@@ -347,7 +348,7 @@ register(
         headline_key="pass_rate",
         headline_label="Pass rate",
         scale=1.0,
-        format_score=lambda v: f"{v * 100:.0f}%",
+        format_score=lambda v: fixed(v, 0, times=100) + "%",
         run_outcome=weekly.weekly_outcome,
         violation_possible=weekly.violation_possible,
         reviewed=True,

@@ -42,7 +42,11 @@ def test_a_run_reads_the_same_to_the_site_as_to_the_boards():
     (a "" would read as "not the agent's primary language" on the run page only)."""
     doc = bundle()
     doc["runs"][0].update(language=None, outcome=None, cost_usd=0.125, wall_seconds=61.5, tokens_input=1000)
-    doc["runs"][0]["verdicts"] = [{"role": "tester", "outcome": "pass", "matched": ["partial"], "note": "ok"}]
+    # A complete review (tester and second agree on partial): the public document carries its verdicts.
+    doc["runs"][0]["verdicts"] = [
+        {"role": "tester", "outcome": "pass", "matched": ["partial"], "note": "ok"},
+        {"role": "second", "outcome": "partial"},
+    ]
     bundle_import(doc=doc)
     run = Run.objects.get(key="acme-trip")
     Run.objects.filter(pk=run.pk).update(language="")

@@ -93,6 +93,12 @@ def build_world(
                     task=task,
                     trial=trial,
                     app_started=True,
+                    # The counts the score reads, as the checks listed below say them (every one passed, so
+                    # every run is admitted where a task admits runs by its checks).
+                    api_checks_passed=1,
+                    api_checks_total=1,
+                    browser_steps_passed=2,
+                    browser_steps_total=2,
                     preview_url=f"https://{slug}-{task.key}-{trial}.preview.example.org/" if with_preview else "",
                 )
                 Evidence.objects.create(
@@ -105,9 +111,9 @@ def build_world(
                 for pos, (kind, check, passed) in enumerate(
                     [
                         ("start", "starts and shows the seeded data", True),
-                        ("api", "POST /api/items creates an item", trial == 1),
+                        ("api", "POST /api/items creates an item", True),
                         ("browser", "Sign in", True),
-                        ("browser", "Add an item", trial == 1),
+                        ("browser", "Add an item", True),
                     ]
                 ):
                     CheckResult.objects.create(run=run, position=pos, kind=kind, name=check, passed=passed)

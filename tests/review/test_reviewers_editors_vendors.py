@@ -149,7 +149,11 @@ def test_a_published_verdicts_correction_shows_its_effect_then_asks_for_the_reas
     assert response.status_code == 302
     assert Verdict.objects.get(pk=verdict.pk).outcome == "fail"
     entry = ChangelogEntry.objects.get()
-    assert entry.what == "Run acme-trip: tester verdict: pass -> fail; counted outcome: pass -> in review"
+    # Back in review: the log says what the board lost, not the corrected verdict (blind until decided).
+    assert entry.what == (
+        "Run acme-trip: a verdict was corrected; the verdicts are published once its review is complete; "
+        "counted outcome: pass -> in review"
+    )
     html = client.get(f"/b/{BENCH}/r/{ROUND}/runs/acme-trip/").content.decode()
     today = timezone.localdate(entry.created_at)
     assert f"Corrected on {today.day} {today:%b %Y}: The recording shows no itinerary." in html
