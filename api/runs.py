@@ -11,7 +11,7 @@ from ninja import Path, Query, Router
 from ninja.errors import HttpError
 
 from leaderboard.models import Agent, RoundParameter, fill_prompt, task_input
-from runs.models import Run, Verdict, run_counting, verdicts_public
+from runs.models import Run, Verdict, outcome_public, run_counting, verdicts_public
 from scoring.types import DISPUTE_FIELDS, KEY_PATTERN, PUBLIC_RUN_SCALARS
 
 from . import schemas as s
@@ -47,6 +47,7 @@ def _run_fields(run: Run, methodology: str) -> dict[str, Any]:
         "agent": run.entry.agent.slug,
         "task": run.task.key,
         **{f: getattr(run, f) for f in RUN_FIELDS},
+        "outcome": outcome_public(run, methodology) or "",
         "cost_usd": float(run.cost_usd) if run.cost_usd is not None else None,
         "rerun_of": run.rerun_of.key if run.rerun_of_id else None,
         "counts": counting.counts,
@@ -58,7 +59,7 @@ def _run_fields(run: Run, methodology: str) -> dict[str, Any]:
 
 
 def _runs():
-    return Run.objects.published().with_reruns().select_related("round", "entry__agent", "rerun_of", "task")
+    return Run.objects.published().with_reruns().select_related("round", "entry__agent", "rerun_of")
 
 
 @router.get("/benchmarks/{slug}/runs", response={200: s.RunPageOut, **ERRORS}, tags=["runs"])

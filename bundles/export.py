@@ -328,6 +328,7 @@ def _run_doc_from(
     doc["rerun_of"] = row["rerun_of__key"]
     if public and verdicts and (decided is None or not decided(row["task__key"], list(verdicts))):
         verdicts = []  # still in review: published with the outcome (`runs.models.verdicts_public`)
+        doc["outcome"] = None  # nor its label, which may be the tester's verdict
     doc["verdicts"] = [
         {
             "role": v["role"],

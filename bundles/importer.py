@@ -142,7 +142,7 @@ def _import(
         refused = shared_problems(shared, by_key=by_key, update_shared=update_shared)
         if refused:
             raise BundleError(refused)
-        report = _write(doc)
+        report = _write(doc, by_key=by_key)
         app_builds_write(builds, report, doc["benchmark"]["slug"])
         evidence_files_write(files, report, doc["benchmark"]["slug"])
         transcripts_write(transcripts, report, doc["benchmark"]["slug"], written)
@@ -222,8 +222,8 @@ def _shared_logged(shared: SharedReport, benchmark_slug: str, by) -> list[Round]
     return list(rounds.values())
 
 
-def _write(doc: dict) -> ImportReport:
-    writer = _Writer(doc)
+def _write(doc: dict, *, by_key: bool = False) -> ImportReport:
+    writer = _Writer(doc, by_key=by_key)
     writer.benchmark_and_agents()
     writer.tasks()
     writer.rounds()
@@ -239,6 +239,9 @@ class _Writer:
     rounds by key, entries by (round, agent), runs by id)."""
 
     doc: dict
+    # An upload key's import: a stored round keeps its status and its preview and publication times (the
+    # editor's steps; `bundles.uploads` refuses a bundle that would change them).
+    by_key: bool = False
     report: ImportReport = field(init=False)
     benchmark: Benchmark = field(init=False)
     agent_rows: dict[str, Agent] = field(default_factory=dict)
@@ -312,6 +315,9 @@ class _Writer:
             }
             if r.get("tasks") is not None:
                 values["task_keys"] = list(r["tasks"])
+            if self.by_key and Round.objects.filter(benchmark=self.benchmark, key=r["key"]).exists():
+                for editors_own in ("status", "preview_started_at", "published_at"):
+                    del values[editors_own]
             rnd, changed = upsert(Round, {"benchmark": self.benchmark, "key": r["key"]}, values, self.report, "rounds")
             self.round_rows[r["key"]] = rnd
             if changed or self.changed_tasks:

@@ -73,13 +73,23 @@ def bundle_upload(*, doc: Any, benchmark: Benchmark) -> ImportReport:
         raise BundleError(problems)
     with transaction.atomic():
         report = bundle_import(doc=doc, by_key=True)
-        # Results uploaded into a round in its vendor preview restart the window (`preview_restart`): vendors
-        # get the whole window with the results as they will be published.
-        keys = [r["key"] for r in doc.get("rounds") or [] if isinstance(r, dict)]
-        keys += [run["round"] for run in doc.get("runs") or [] if isinstance(run, dict)]
-        for rnd in Round.objects.filter(benchmark=benchmark, key__in=set(keys), status=RoundStatus.PREVIEW):
-            preview_restart(rnd)
+        # Results an upload changes in a round in its vendor preview restart the window (`preview_restart`):
+        # vendors get the whole window with the results as they will be published. An upload that changes
+        # nothing restarts nothing (a key cannot put publication off by sending the same body again).
+        if _changed(report):
+            keys = [r["key"] for r in doc.get("rounds") or [] if isinstance(r, dict)]
+            keys += [run["round"] for run in doc.get("runs") or [] if isinstance(run, dict)]
+            _restart_previews(benchmark, keys)
     return report
+
+
+def _changed(report: ImportReport | None) -> bool:
+    return report is not None and bool(report.created or report.updated)
+
+
+def _restart_previews(benchmark: Benchmark, keys: list[str]) -> None:
+    for rnd in Round.objects.filter(benchmark=benchmark, key__in=set(keys), status=RoundStatus.PREVIEW):
+        preview_restart(rnd)
 
 
 def inspect_upload(
@@ -97,6 +107,6 @@ def inspect_upload(
             round_statuses=UPLOAD_STATUSES,
             by_key=True,
         )
-        for rnd in Round.objects.filter(benchmark=benchmark, key=round_key, status=RoundStatus.PREVIEW):
-            preview_restart(rnd)
+        if _changed(result.report):
+            _restart_previews(benchmark, [round_key])
     return result

@@ -12,7 +12,7 @@ from typing import Any
 from django.http import HttpResponse
 
 from leaderboard.models import Benchmark, task_input
-from runs.models import Run, run_counting, run_input
+from runs.models import Run, outcome_public, run_counting, run_input
 from scoring import scored
 
 from .selectors import (
@@ -132,7 +132,7 @@ def runs_csv_rows(*, bench_slug: str) -> tuple[Benchmark, list[list[Any]]]:
                 "yes" if r.key in standing.get(r.round_id, set()) else "no",
                 "" if score is None else round(score, 6),
                 heuristic,
-                r.outcome,
+                outcome_public(r, m) or "",
                 _blank(passed),
                 _blank(total),
                 _blank(r.tests_passed),

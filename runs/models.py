@@ -371,6 +371,15 @@ def verdicts_public[V](methodology: str, task: TaskInput, verdicts: Iterable[V])
     return listed if listed and review_decided(methodology, task, listed) else []
 
 
+def outcome_public(run: Run, methodology: str) -> str | None:
+    """The outcome label a published run shows: none while its verdicts do not yet decide it (an imported run
+    may carry the tester's verdict as its label beside a review still under way), else its stored label."""
+    verdicts = list(run.verdicts.all())
+    if verdicts and not review_decided(methodology, task_input(run.task), verdicts):
+        return None
+    return run.outcome or None
+
+
 def run_input(run: Run, *, with_verdicts: bool = False) -> RunInput:
     """A run as the pure scoring code sees it (`scoring.types.RunInput`), for pages and services: its fields
     as a bundle document would carry them (numbers as floats, a blank string as null), read by the boards'

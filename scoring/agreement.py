@@ -29,8 +29,8 @@ from collections import Counter
 from collections.abc import Callable
 from typing import TypedDict
 
-from .common import effective_runs, tasks_by_key, verdict_outcome
-from .types import RoundInput, TaskInput
+from .common import effective_runs, reviewed_outcome, tasks_by_key, verdict_outcome
+from .types import RoundInput, RunInput, TaskInput
 
 # How many tasks the summary names.
 TOP_TASKS = 5
@@ -70,6 +70,23 @@ def review_pairs(
     return out
 
 
+def _in_review(
+    round_input: RoundInput,
+    violation_possible: Callable[[TaskInput], bool] | None,
+    run_counts: Callable[[RunInput, TaskInput], bool] | None,
+) -> int:
+    """Runs that count but whose review has not given them an outcome yet (`common.reviewed_outcome`)."""
+    tasks = tasks_by_key(round_input)
+    n = 0
+    for run in effective_runs(round_input):
+        task = tasks[run.task]
+        if run_counts is not None and not run_counts(run, task):
+            continue
+        allow = bool(violation_possible and violation_possible(task))
+        n += reviewed_outcome(run, allow_violation=allow) is None
+    return n
+
+
 def cohen_kappa(pairs: list[tuple[str, str]]) -> tuple[float | None, float | None, float | None]:
     """(kappa, p_o, p_e) of two raters' labels; kappa None when there are no pairs or p_e is 1."""
     n = len(pairs)
@@ -85,10 +102,14 @@ def cohen_kappa(pairs: list[tuple[str, str]]) -> tuple[float | None, float | Non
 
 
 def review_agreement(
-    round_input: RoundInput, violation_possible: Callable[[TaskInput], bool] | None = None
+    round_input: RoundInput,
+    violation_possible: Callable[[TaskInput], bool] | None = None,
+    run_counts: Callable[[RunInput, TaskInput], bool] | None = None,
 ) -> ReviewAgreement:
     """The review agreement of one round (module docstring). `violation_possible` is the methodology's rule
-    for where a violation counts (elsewhere a violation verdict is read as a fail)."""
+    for where a violation counts (elsewhere a violation verdict is read as a fail); `run_counts` its rule for
+    which runs are reviewed and counted (all when None), over which `in_review` counts the undecided ones,
+    with or without a verdict, so the figure moves only when a review completes."""
     rows = review_pairs(round_input, violation_possible)
     complete = [
         (task, t, s, third) for task, t, s, third in rows if t is not None and s is not None and (t == s or third)
@@ -112,6 +133,6 @@ def review_agreement(
         "p_chance": p_e,
         "categories": sorted({o for _, t, s, _ in doubled for o in (t, s) if o is not None}),
         "third_reviews": sum(1 for *_, third in rows if third),
-        "in_review": len(rows) - len(complete),
+        "in_review": _in_review(round_input, violation_possible, run_counts),
         "tasks": [{"task": k, "second_reviews": per_task[k], "disagreements": disagreed[k]} for k in worst],
     }

@@ -26,14 +26,20 @@ def verdict_logged(
     *, run: Run, who, reason: str, what: str, before: str | None, after: str | None, action: str = "recorded"
 ) -> None:
     """Log a verdict added or changed (`action`) on a published run, with the run's final outcome when it moved.
-    While the run is in review the line says that a verdict was recorded or corrected, not what it says: the
-    verdicts are published with the outcome (`runs.models.verdicts_public`), so the review stays blind."""
+    A verdict on a run that stays in review is not logged (the board did not move, and the line would tell a
+    reviewer that another has judged); one that sends a counted run back to review says so, not what it says:
+    the verdicts are published with the outcome (`runs.models.verdicts_public`), so the review stays blind."""
     if not run.round.is_published:
         return
     if not after:
-        what = f"Run {run.key}: a verdict was {action}; the verdicts are published once its review is complete"
-        if before:
-            what += f"; counted outcome: {before} -> in review"
+        if not before:
+            # In review before and after: the board did not change, and a line now would tell a reviewer that
+            # another has judged. The review is logged when it completes, with the outcome it gives.
+            return
+        what = (
+            f"Run {run.key}: a verdict was {action}; the verdicts are published once its review is complete; "
+            f"counted outcome: {before} -> in review"
+        )
     elif before != after:
         what += f"; counted outcome: {before or 'in review'} -> {after or 'in review'}"
     changelog_add(round=run.round, run=run, who=who, why=reason.strip(), what=what)

@@ -253,4 +253,8 @@ def test_results_uploaded_into_a_preview_round_restart_its_window(key, bench):
     assert post_bundle(doc, key).status_code == 200
     # The 48 hours start again from the upload: vendors see the results as they will be published, for the
     # whole window (1 hour before publication would have been allowed otherwise).
-    assert Round.objects.get(key="r1").preview_started_at >= before
+    restarted = Round.objects.get(key="r1").preview_started_at
+    assert restarted >= before
+    # The same body again changes nothing, so it restarts nothing (a key cannot keep putting publication off).
+    assert post_bundle(doc, key).status_code == 200
+    assert Round.objects.get(key="r1").preview_started_at == restarted

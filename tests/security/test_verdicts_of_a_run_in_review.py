@@ -87,6 +87,8 @@ def test_a_late_runs_first_verdict_stays_hidden_until_the_second_is_in(client, s
         seen = _everything_public(client, late)
         assert "Late-note" not in seen
         assert "verdict added (fail)" not in seen and "Tester's verdict" not in seen
+        # Nor whether the tester has judged at all: no changelog line for a verdict on a run still in review.
+        assert "a verdict was recorded" not in seen and "Late run." not in seen
         if who is not None:
             admin = client.get(f"/admin/runs/run/{late.pk}/change/").content.decode()
             assert "Late-note" not in admin
@@ -98,5 +100,41 @@ def test_a_late_runs_first_verdict_stays_hidden_until_the_second_is_in(client, s
     _recompute()
     seen = _everything_public(client, late)
     assert "Late-note" in seen
+    assert "counted outcome: in review -&gt; fail" in seen or "counted outcome: in review -> fail" in seen
     roles = [v["role"] for v in client.get(f"/api/benchmarks/{BENCH}/runs/{ROUND}/{late.key}").json()["verdicts"]]
     assert roles == ["tester", "second"]
+
+
+def test_an_imported_runs_label_beside_a_review_under_way_is_not_shown(client, settings):
+    # A team's bundle often carries the tester's verdict as the run's `outcome` too. While the second review is
+    # still to come, that label is the first outcome: no download, API answer or CSV shows it.
+    import csv
+    import io
+
+    from bundles.export import bundle_export
+    from bundles.importer import bundle_import
+
+    settings.API_RATE_LIMIT = 0
+    w = {**make_world(), **make_people()}
+    _publish(w)
+    doc = bundle_export(benchmark=w["round"].benchmark, include_unpublished=True)
+    model = next(r for r in doc["runs"] if r["agent"] == "acme-agent")
+    late = {
+        **model,
+        "id": "late-imported",
+        "trial": 2,
+        "outcome": "fail",
+        "verdicts": [{"role": "tester", "outcome": "fail", "note": "Late-note: imported"}],
+    }
+    doc["runs"].append(late)
+    bundle_import(doc=doc)
+    _recompute()
+    api = client.get(f"/api/benchmarks/{BENCH}/runs/{ROUND}/late-imported").json()
+    assert (api["outcome"], api["verdicts"]) == ("", [])
+    page_json = client.get(f"/b/{BENCH}/r/{ROUND}/runs/late-imported.json").json()
+    assert page_json["outcome"] is None and page_json["verdicts"] == []
+    rows = csv.DictReader(io.StringIO(client.get(f"/b/{BENCH}/download/runs.csv").content.decode()))
+    assert next(r for r in rows if r["run"] == "late-imported")["outcome"] == ""
+    exported = client.get(f"/b/{BENCH}/download/bundle.json").json()
+    run = next(r for r in exported["runs"] if r["id"] == "late-imported")
+    assert (run["outcome"], run["verdicts"]) == (None, [])
