@@ -2,18 +2,14 @@
 write the round's changelog; a published run is never deleted (seed 000 §6 "Corrections after publication
 are logged in the round's CHANGELOG.md")."""
 
-from datetime import timedelta
-
 import pytest
-from django.utils import timezone
 
 from bundles.export import bundle_export
 from bundles.importer import bundle_import
-from leaderboard.models import Agent, Benchmark, ChangelogEntry, Round
+from leaderboard.models import Agent, Benchmark, ChangelogEntry
 from runs.models import Run, Verdict
-from runs.services import round_enter_preview, round_publish, verdict_record
 from snapshots.models import BoardSnapshot
-from tests.builders.review import make_people, make_world
+from tests.builders.review import make_people, make_world, publish_world
 
 pytestmark = pytest.mark.django_db
 
@@ -24,12 +20,7 @@ def w():
 
 
 def publish(w):
-    for run in Run.objects.filter(round=w["round"]):
-        now = (run.due_at or timezone.now()) + timedelta(seconds=1)
-        verdict_record(run=run, role="tester", reviewer=w["tester"], outcome="pass", note="as seen", now=now)
-        verdict_record(run=run, role="second", reviewer=w["second"], outcome="pass", now=now)
-    round_enter_preview(round=w["round"], by=w["editor"], now=timezone.now() - timedelta(hours=49))
-    round_publish(round=Round.objects.get(pk=w["round"].pk), by=w["editor"], now=timezone.now() + timedelta(days=3))
+    publish_world(w)
     BoardSnapshot.objects.update(stale=False)
 
 

@@ -14,7 +14,16 @@ from runs.models import Evidence, Run, Verdict
 from runs.services import round_enter_preview, round_publish, run_update, verdict_record
 from snapshots.models import BoardSnapshot
 from snapshots.recompute import snapshot_recompute
-from tests.builders.review import BENCH, ROUND, SECRET_CITY, SECRET_PHONE, TESTER_NOTE, make_people, make_world
+from tests.builders.review import (
+    BENCH,
+    ROUND,
+    SECRET_CITY,
+    SECRET_PHONE,
+    TESTER_NOTE,
+    make_people,
+    make_world,
+    publish_world,
+)
 from tests.builders.site import scored_bundle
 
 pytestmark = pytest.mark.django_db
@@ -33,12 +42,7 @@ def _recompute():
 
 
 def publish(w):
-    for run in Run.objects.filter(round=w["round"]):
-        now = (run.due_at or timezone.now()) + timedelta(seconds=1)
-        verdict_record(run=run, role="tester", reviewer=w["tester"], outcome="pass", note="as seen", now=now)
-        verdict_record(run=run, role="second", reviewer=w["second"], outcome="pass", now=now)
-    round_enter_preview(round=w["round"], by=w["editor"], now=timezone.now() - timedelta(hours=49))
-    round_publish(round=Round.objects.get(pk=w["round"].pk), by=w["editor"], now=timezone.now() + timedelta(days=3))
+    publish_world(w)
     _recompute()
 
 

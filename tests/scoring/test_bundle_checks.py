@@ -448,14 +448,7 @@ def test_a_third_verdict_needs_a_tester_and_a_second_beside_it():
             ],
         },
     ]
-    doc = {
-        "benchmark": {"slug": "b", "name": "B", "methodology": "outcomes"},
-        "agents": [{"slug": "a", "name": "A"}],
-        "tasks": [{"key": "t", "title": "T", "version": "1.0", "kind": "core"}],
-        "rounds": [{"key": "r", "status": "draft", "entries": [{"agent": "a"}], "tasks": ["t"]}],
-        "runs": [{**r, "id": str(i)} for i, r in enumerate(runs)],
-    }
-    assert validate_bundle(doc) == [
+    assert validate_bundle(_one_task_doc("outcomes", "core", runs)) == [
         "runs[0].verdicts: a third reviewer decides between a tester and a second who disagree: no 'second' verdict",
         "runs[1].verdicts: a third reviewer decides between a tester and a second who disagree: no 'tester' and"
         " 'second' verdict",
@@ -728,19 +721,23 @@ def test_a_checks_runs_listed_checks_and_its_counts_say_the_same():
         # A failed start check beside app_started true.
         {**base, **_counts(1, 2, 1, 1), "app_started": True, "checks": [{**listed[0], "passed": False}, *listed[1:]]},
     ]
-    doc = {
-        "benchmark": {"slug": "b", "name": "B", "methodology": "checks"},
-        "agents": [{"slug": "a", "name": "A"}],
-        "tasks": [{"key": "t", "title": "T", "version": "1.0", "kind": "to-spec"}],
-        "rounds": [{"key": "r", "status": "draft", "entries": [{"agent": "a"}], "tasks": ["t"]}],
-        "runs": [{**r, "id": str(i)} for i, r in enumerate(runs)],
-    }
-    assert validate_bundle(doc) == [
+    assert validate_bundle(_one_task_doc("checks", "to-spec", runs)) == [
         "runs[1].checks: lists 1 of 2 API and page checks passed, but api_checks_passed/api_checks_total say 2 of 2",
         "runs[2].checks: lists 1 of 2 API and page checks passed, but api_checks_passed/api_checks_total are missing",
         "runs[2].checks: lists 1 of 1 browser steps passed, but browser_steps_passed/browser_steps_total are missing",
         "runs[3].checks: lists a failed start check, but app_started is true",
     ]
+
+
+def _one_task_doc(methodology: str, kind: str, runs: list[dict]) -> dict:
+    """A bundle of one agent `a`, one task `t` of `kind` and one draft round `r`, holding `runs` (ids 0, 1, ...)."""
+    return {
+        "benchmark": {"slug": "b", "name": "B", "methodology": methodology},
+        "agents": [{"slug": "a", "name": "A"}],
+        "tasks": [{"key": "t", "title": "T", "version": "1.0", "kind": kind}],
+        "rounds": [{"key": "r", "status": "draft", "entries": [{"agent": "a"}], "tasks": ["t"]}],
+        "runs": [{**r, "id": str(i)} for i, r in enumerate(runs)],
+    }
 
 
 def _counts(api: int, api_total: int, steps: int, steps_total: int) -> dict:

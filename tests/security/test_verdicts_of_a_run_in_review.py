@@ -10,26 +10,16 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from leaderboard.models import Round
 from runs.models import Run
-from runs.services import round_enter_preview, round_publish, run_create, verdict_record
+from runs.services import run_create, verdict_record
 from runs.services.search import notes_index
 from snapshots.models import BoardSnapshot
 from snapshots.recompute import snapshot_recompute
-from tests.builders.review import BENCH, ROUND, make_people, make_world
+from tests.builders.review import BENCH, ROUND, make_people, make_world, publish_world
 
 pytestmark = pytest.mark.django_db
 
 LATE_NOTE = "Late-note: the booking page never loaded for the tester"
-
-
-def _publish(w):
-    for run in Run.objects.filter(round=w["round"]):
-        now = (run.due_at or timezone.now()) + timedelta(seconds=1)
-        verdict_record(run=run, role="tester", reviewer=w["tester"], outcome="pass", note="as seen", now=now)
-        verdict_record(run=run, role="second", reviewer=w["second"], outcome="pass", now=now)
-    round_enter_preview(round=w["round"], by=w["editor"], now=timezone.now() - timedelta(hours=49))
-    round_publish(round=Round.objects.get(pk=w["round"].pk), by=w["editor"], now=timezone.now() + timedelta(days=3))
 
 
 def _recompute():
@@ -60,7 +50,7 @@ def _everything_public(client, run) -> str:
 def test_a_late_runs_first_verdict_stays_hidden_until_the_second_is_in(client, settings):
     settings.API_RATE_LIMIT = 0
     w = {**make_world(), **make_people()}
-    _publish(w)
+    publish_world(w)
     model = Run.objects.filter(round=w["round"]).order_by("id").first()
     late = run_create(
         by=w["editor"],
@@ -116,7 +106,7 @@ def test_an_imported_runs_label_beside_a_review_under_way_is_not_shown(client, s
 
     settings.API_RATE_LIMIT = 0
     w = {**make_world(), **make_people()}
-    _publish(w)
+    publish_world(w)
     doc = bundle_export(benchmark=w["round"].benchmark, include_unpublished=True)
     model = next(r for r in doc["runs"] if r["agent"] == "acme-agent")
     late = {
