@@ -20,7 +20,7 @@ from scoring.methodologies import Methodology
 from scoring.types import PairedDifference, RatingRow, TaskNumber
 from voting.models import Vote
 
-from .formatting import OUTCOME_BADGE, OUTCOME_LABEL, fmt_score
+from .formatting import OUTCOME_BADGE, OUTCOME_LABEL, fmt_pct, fmt_score
 from .intervals import ci_label, compare_url
 from .links import run_url, task_url
 from .selectors import benchmark_get, ratings_maps, round_pick, rounds_published, snapshot_state, snapshots_for
@@ -141,5 +141,5 @@ def _votes(bench: Benchmark, a: str, b: str, ratings: dict[str, RatingRow]) -> d
     out: dict[str, Any] = {"total": len(rows), "wins_a": wins_a, "wins_b": len(rows) - wins_a - ties, "ties": ties}
     if ra and rb:
         p = 1.0 / (1.0 + 10 ** ((rb["rating"] - ra["rating"]) / 400))
-        out.update({"rating_a": ra["rating"], "rating_b": rb["rating"], "p_a": p, "p_a_text": f"{p * 100:.0f}%"})
+        out.update({"rating_a": ra["rating"], "rating_b": rb["rating"], "p_a": p, "p_a_text": fmt_pct(p)})
     return out

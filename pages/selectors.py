@@ -24,6 +24,7 @@ from runs.models import Run, run_counting, run_input, status_counts
 from scoring import boards as board_rules
 from scoring import methodologies
 from scoring.boards import boards_as_shown
+from scoring.common import alphabetical
 from scoring.types import RatingRow
 from snapshots.models import BoardSnapshot, SnapshotKind
 
@@ -272,7 +273,7 @@ def board_page(*, bench_slug: str, round_key: str | None, params: Mapping[str, s
         "margins": _board_margins(ratings_snap, entries, task_key if task_tabs else None),
         "tasks": tasks,
         "has_tradeoffs": True,
-        "entries": sorted(entries.values(), key=lambda e: e.agent.name),
+        "entries": sorted(entries.values(), key=lambda e: (alphabetical(e.agent.name), e.agent.slug)),
     }
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from leaderboard.models import Benchmark
+from scoring.common import fixed
 from scoring.noise import head_to_head_power
 from scoring.types import PairedDifference
 
@@ -36,7 +37,7 @@ FLAG_WORDS = {
 
 
 def _num(value: float | None, places: int = 2) -> str:
-    return "–" if value is None else f"{value:.{places}f}".replace("-", "−")
+    return "–" if value is None else fixed(value, places).replace("-", "−")
 
 
 def round_statistics(bench: Benchmark, data: dict[str, Any] | None, *, published: bool = True) -> dict[str, Any] | None:

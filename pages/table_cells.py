@@ -11,6 +11,7 @@ from typing import Any
 from django.urls import reverse
 
 from leaderboard.models import Benchmark, Entry, Round, Task
+from scoring.common import alphabetical
 from scoring.types import BaseRow, RatingRow
 
 from .formatting import fmt_range, fmt_rating
@@ -73,7 +74,7 @@ def agent_cell(row: BaseRow, ctx: BoardContext) -> Cell:
     sub = " · ".join(x for x in (entry.product_version, entry.model) if x) if entry else ""
     return Cell(
         text=row["name"],
-        sort=row["name"].lower(),
+        sort=alphabetical(row["name"]),
         href=reverse("agent", args=[row["agent"]]),
         sub=sub,
         raw=row["agent"],

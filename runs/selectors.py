@@ -202,6 +202,9 @@ def review_complete(run: Run) -> bool:
     return review_decided(run.round.benchmark.methodology, task_input(run.task), run.verdicts.all())
 
 
+_DOUBLE_REVIEW = [key for key, m in methodologies.REGISTRY.items() if m.double_review]
+
+
 def published_in_review() -> list[Run]:
     """Runs of published rounds whose review is not complete (a run added after publication, a re-run, one a
     correction sent back): their verdicts are nobody's to read but their own reviewer's until it is
@@ -215,6 +218,9 @@ def published_in_review() -> list[Run]:
         .exclude(Exists(Verdict.objects.filter(run=OuterRef("pk"), role=VerdictRole.THIRD)))
         .annotate(tester_said=Subquery(tester), second_said=Subquery(second))
         .filter(Q(tester_said__isnull=True) | Q(second_said__isnull=True) | ~Q(tester_said=F("second_said")))
+        # Where one tester's label decides (no double review: the weekly table), only a run whose second
+        # reviewer disagreed can still be in review.
+        .filter(Q(round__benchmark__methodology__in=_DOUBLE_REVIEW) | Q(second_said__isnull=False))
         .select_related("round__benchmark", "task")
         .prefetch_related("verdicts")
     )
@@ -270,9 +276,11 @@ def visible_verdicts(user, qs: QuerySet[Verdict] | None = None) -> QuerySet[Verd
 
 
 def _first_reviewed_in_review(user) -> list[int]:
-    """Unpublished runs `user` reviewed as the tester or the second reviewer that still await a verdict."""
+    """Runs `user` reviewed as the tester or the second reviewer that still await a verdict: unpublished ones,
+    and published ones still in review (`published_in_review`: a run added after publication)."""
+    late = [r.pk for r in published_in_review()]
     runs = (
-        Run.objects.exclude(in_published_round())
+        Run.objects.filter(~in_published_round() | Q(pk__in=late))
         .filter(
             Exists(
                 Verdict.objects.filter(

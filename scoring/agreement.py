@@ -74,16 +74,19 @@ def _in_review(
     round_input: RoundInput,
     violation_possible: Callable[[TaskInput], bool] | None,
     run_counts: Callable[[RunInput, TaskInput], bool] | None,
+    run_outcome: Callable[[RunInput, TaskInput], str | None] | None,
 ) -> int:
-    """Runs that count but whose review has not given them an outcome yet (`common.reviewed_outcome`)."""
+    """Runs that count but whose review has not given them an outcome yet."""
     tasks = tasks_by_key(round_input)
     n = 0
     for run in effective_runs(round_input):
         task = tasks[run.task]
         if run_counts is not None and not run_counts(run, task):
             continue
-        allow = bool(violation_possible and violation_possible(task))
-        n += reviewed_outcome(run, allow_violation=allow) is None
+        if run_outcome is not None:
+            n += run_outcome(run, task) is None
+        else:
+            n += reviewed_outcome(run, allow_violation=bool(violation_possible and violation_possible(task))) is None
     return n
 
 
@@ -105,11 +108,13 @@ def review_agreement(
     round_input: RoundInput,
     violation_possible: Callable[[TaskInput], bool] | None = None,
     run_counts: Callable[[RunInput, TaskInput], bool] | None = None,
+    run_outcome: Callable[[RunInput, TaskInput], str | None] | None = None,
 ) -> ReviewAgreement:
     """The review agreement of one round (module docstring). `violation_possible` is the methodology's rule
     for where a violation counts (elsewhere a violation verdict is read as a fail); `run_counts` its rule for
-    which runs are reviewed and counted (all when None), over which `in_review` counts the undecided ones,
-    with or without a verdict, so the figure moves only when a review completes."""
+    which runs are counted (all when None) and `run_outcome` the outcome the board gives one (None: in review;
+    by default `common.reviewed_outcome`), over which `in_review` counts the undecided ones, with or without a
+    verdict, so the figure moves only when a review completes (an unsupported run is never in review)."""
     rows = review_pairs(round_input, violation_possible)
     complete = [
         (task, t, s, third) for task, t, s, third in rows if t is not None and s is not None and (t == s or third)
@@ -133,6 +138,6 @@ def review_agreement(
         "p_chance": p_e,
         "categories": sorted({o for _, t, s, _ in doubled for o in (t, s) if o is not None}),
         "third_reviews": sum(1 for *_, third in rows if third),
-        "in_review": _in_review(round_input, violation_possible, run_counts),
+        "in_review": _in_review(round_input, violation_possible, run_counts, run_outcome),
         "tasks": [{"task": k, "second_reviews": per_task[k], "disagreements": disagreed[k]} for k in worst],
     }

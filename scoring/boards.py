@@ -70,7 +70,9 @@ def round_statistics(methodology: Methodology, round_input: RoundInput, boards: 
         out["noise"] = noise_floor(boards["pairs"], spreads)
     out["tasks"] = task_statistics(numbers, passes if methodology.counts_outcomes else None)
     if methodology.double_review:
-        out["review"] = review_agreement(round_input, methodology.violation_possible, methodology.run_counts)
+        out["review"] = review_agreement(
+            round_input, methodology.violation_possible, methodology.run_counts, methodology.run_outcome
+        )
     return out
 
 

@@ -22,7 +22,7 @@ from ._common import (
     verdict_logged,
 )
 from .preview import preview_restart
-from .review import lowest_outcome, store_outcome
+from .review import lowest_outcome, run_final_outcome, store_outcome
 from .search import notes_index
 
 
@@ -61,12 +61,13 @@ def verdict_change(
             verdict.note = note.strip()
         if not changes:
             return verdict
+        counted = run_final_outcome(run=run)  # what the board counted before (not a label it never read)
         verdict.outcome, verdict.matched = final, matched
         verdict.save()
-        before, after = store_outcome(run)
+        _, after = store_outcome(run)
         notes_index([run.pk])  # after the outcome: a run back in review has its notes withdrawn
         what = f"Run {run.key}: {'; '.join(changes)}"
-        verdict_logged(run=run, who=by, reason=reason, what=what, before=before, after=after, action="corrected")
+        verdict_logged(run=run, who=by, reason=reason, what=what, before=counted, after=after, action="corrected")
         snapshots_mark_stale(round_ids=[run.round_id])
     return verdict
 

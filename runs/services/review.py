@@ -138,12 +138,13 @@ def verdict_record(
         if final is None:
             raise ValidationError({"outcome": "Choose an outcome or the rows the run matched."})
         require_reason(run.round, reason)
+        counted = run_final_outcome(run=run)  # what the board counted before (not a label it never read)
         verdict = Verdict.objects.create(
             run=run, role=role, reviewer=reviewer, outcome=final, matched=matched, note=note.strip(), created_at=now
         )
-        before, after = store_outcome(run)
+        _, after = store_outcome(run)
         what = f"Run {run.key}: {verdict.get_role_display()}'s verdict added ({final})"
-        verdict_logged(run=run, who=reviewer, reason=reason, what=what, before=before, after=after)
+        verdict_logged(run=run, who=reviewer, reason=reason, what=what, before=counted, after=after)
         notes_index([run.pk])
         snapshots_mark_stale(round_ids=[run.round_id])
     return verdict

@@ -95,3 +95,22 @@ def test_perfect_agreement_over_two_categories_is_kappa_one():
 def test_disagreement_worse_than_chance_is_negative():
     # p_o = 0; p_e = (1*1 + 1*1) / 2^2 = 0.5; kappa = (0 - 0.5) / 0.5 = -1.
     assert cohen_kappa([("pass", "fail"), ("fail", "pass")]) == (-1.0, 0.0, 0.5)
+
+
+def test_in_review_counts_every_undecided_run_the_board_counts_and_never_an_unsupported_one():
+    from scoring.methodologies import get
+    from scoring.outcomes import run_outcome
+
+    tasks = [make_task(t) for t in ("t1", "t2", "t3", "t4", "t5")]
+    runs = [
+        make_run("a", "t1", status="unsupported"),  # the board's outcome: unsupported, never reviewed
+        make_run("a", "t2", verdicts=verdicts("pass", "pass")),  # decided
+        make_run("a", "t3", verdicts=verdicts("pass")),  # waits for its second reviewer
+        make_run("a", "t4"),  # no verdict, no label: waits for its tester
+        make_run("a", "t5", status="infra_error"),  # not counted at all
+    ]
+    stats = review_agreement(
+        make_round("outcomes", tasks, runs), violation_possible, get("outcomes").run_counts, run_outcome
+    )
+    # t3 and t4: 2 (t1 is unsupported on the board, t2 decided, t5 does not count).
+    assert stats["in_review"] == 2

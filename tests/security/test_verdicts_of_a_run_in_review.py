@@ -128,3 +128,43 @@ def test_an_imported_runs_label_beside_a_review_under_way_is_not_shown(client, s
     exported = client.get(f"/b/{BENCH}/download/bundle.json").json()
     run = next(r for r in exported["runs"] if r["id"] == "late-imported")
     assert (run["outcome"], run["verdicts"]) == (None, [])
+
+    # The second reviewer disagrees: still in review, as it was. The board never counted the label, so the
+    # changelog says nothing (a line "counted outcome: fail -> in review" would give the label away).
+    stored = Run.objects.get(key="late-imported")
+    verdict_record(
+        run=stored,
+        role="second",
+        reviewer=w["second"],
+        outcome="pass",
+        now=timezone.now() + timedelta(days=4),
+        reason="Late.",
+    )
+    changelog = client.get(f"/b/{BENCH}/r/{ROUND}/changelog/").content.decode()
+    assert "a verdict was" not in changelog and "fail -&gt; in review" not in changelog
+    assert "verdict added" not in changelog
+
+
+def test_an_editor_who_reviewed_a_late_run_reads_no_other_verdict_of_it_until_it_is_decided(settings):
+    from runs.selectors import visible_verdicts
+
+    w = {**make_world(), **make_people()}
+    publish_world(w)
+    model = Run.objects.filter(round=w["round"]).order_by("id").first()
+    late = run_create(
+        by=w["editor"],
+        reason="Added after publication.",
+        key="late-editor",
+        round=w["round"],
+        entry=model.entry,
+        task=model.task,
+        task_version=model.task_version,
+        trial=3,
+        status="completed",
+    )
+    now = timezone.now() + timedelta(days=4)
+    verdict_record(run=late, role="tester", reviewer=w["tester"], outcome="pass", note="n", now=now, reason="Late.")
+    verdict_record(run=late, role="second", reviewer=w["editor"], outcome="fail", now=now, reason="Late.")
+    # They disagree and wait for a third: the editor, who gave the second verdict, sees only their own.
+    seen = visible_verdicts(w["editor"], late.verdicts.all())
+    assert sorted(v.role for v in seen) == ["second"]
