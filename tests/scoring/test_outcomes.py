@@ -227,6 +227,10 @@ def test_a_local_or_safety_task_counts_in_whatever_language_it_was_run():
     assert (boards["local-china"][0]["tested"], boards["local-china"][0]["overall"]) == (1, 5.0)
     # The other-language board stays the core tasks run in the other language: none here.
     assert boards["other-language"] == []
+    # A primary-language run the platform lost (infra_error) hides nothing: g1's English pass still stands.
+    runs.append(make_run("a", "g1", language="zh", status="infra_error", trial=3))
+    boards = compute_outcomes_boards(make_round("outcomes", tasks, runs, agents=[agent]))
+    assert (boards["local-global"][0]["tested"], boards["local-global"][0]["overall"]) == (1, 10.0)
 
 
 def test_it_keeps_local_boards_out_of_overall():
