@@ -48,7 +48,9 @@ def add_intervals(table: Table, ctx: BoardContext, tab: str) -> None:
         return
     head = keys.index(rules.headline_key)
     table.columns.insert(1, Column("rank_ub", "Rank (UB)", title=RANK_UB_TITLE))
-    table.extra_columns = [*table.extra_columns, "ci_low", "ci_high"]
+    # Named for the figure they bound (`overall_ci_low`), never a bare `ci_low` beside a vote rating's column.
+    key = rules.headline_key
+    table.extra_columns = [*table.extra_columns, f"{key}_ci_low", f"{key}_ci_high"]
     group, previous = 0, None
     for row in table.rows:
         found = source.get(row["agent"]) or {}

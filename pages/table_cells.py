@@ -91,6 +91,8 @@ def range_cell(low: float | None, high: float | None, href: str | None = None) -
 
 
 RANGE_CSV = ("range_min", "range_max")
+# A vote rating in the CSV: the rating and its own 95% interval.
+RATING_CSV = ("rating", "rating_ci_low", "rating_ci_high")
 
 
 def rating_cell(row: RatingRow | None) -> Cell:
@@ -102,7 +104,7 @@ def rating_cell(row: RatingRow | None) -> Cell:
         sort=row["rating"] if row else None,
         rating=rating,
         title=rating["title"],
-        raw=row["rating"] if row else None,
+        raw=(row["rating"], row["ci_low"], row["ci_high"]) if row else None,
     )
 
 

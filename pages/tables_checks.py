@@ -10,6 +10,7 @@ from .formatting import fmt_score, fmt_seconds, fmt_tokens
 from .links import task_url
 from .table_cells import (
     RANGE_CSV,
+    RATING_CSV,
     BoardContext,
     Cell,
     Column,
@@ -74,7 +75,7 @@ def _checks_task_table(ctx: BoardContext, task_key: str | None) -> Table:
         Column("time", "Time", title="Time of the median run"),
     ]
     if ratings:
-        cols.append(Column("rating", "Vote rating"))
+        cols.append(Column("rating", "Vote rating", csv_keys=RATING_CSV))
     out = []
     for row in rows:
         filt = task_url(ctx.bench.slug, key, row["agent"]) if key else None
@@ -125,7 +126,7 @@ def _checks_overall_table(ctx: BoardContext) -> Table:
     ]
     cols += [Column(f"task:{k}", k, title="Median run score") for k in spec]
     if ctx.ratings:
-        cols.append(Column("rating", "Vote rating"))
+        cols.append(Column("rating", "Vote rating", csv_keys=RATING_CSV))
     out = []
     for row in rows:
         href = ctx.agent_href(row["agent"])
@@ -172,7 +173,12 @@ def _admission_table(ctx: BoardContext, key: str | None, rows: list[ChecksTaskRo
     cols = [
         Column("rank", "Rank"),
         Column("agent", "Agent", num=False),
-        Column("rating", "Vote rating", title="Bradley-Terry rating in this task, with its 95% interval"),
+        Column(
+            "rating",
+            "Vote rating",
+            title="Bradley-Terry rating in this task, with its 95% interval",
+            csv_keys=RATING_CSV,
+        ),
         Column("checks", "Checks", num=False, title="The checks only admit the run: it starts and shows the data"),
         Column("runs", "Runs"),
         Column("tokens", "Tokens", title="Tokens of the median run"),

@@ -6,7 +6,7 @@ from __future__ import annotations
 from scoring.types import OutcomesRow
 
 from .formatting import fmt_score
-from .table_cells import BoardContext, Cell, Column, Table, agent_cell, num_cell, rank_cell, rating_cell
+from .table_cells import RATING_CSV, BoardContext, Cell, Column, Table, agent_cell, num_cell, rank_cell, rating_cell
 
 OUTCOMES_NOTES = {
     "overall": "Core tasks in each agent's primary language. Local boards and other-language runs are "
@@ -48,7 +48,7 @@ def _outcomes_columns(ctx: BoardContext, tab: str, dims: list[str]) -> list[Colu
     cols += [Column(f"dim:{d}", d.capitalize()) for d in dims]
     cols.append(Column("coverage", "Coverage", title="Tasks tested of the board's tasks; unsupported listed"))
     if ctx.ratings:
-        cols.append(Column("rating", "Vote rating"))
+        cols.append(Column("rating", "Vote rating", csv_keys=RATING_CSV))
     return cols
 
 

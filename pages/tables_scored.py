@@ -9,7 +9,7 @@ from typing import Any, cast
 from scoring.types import ScoredCell, ScoredMeta, ScoredRow
 
 from .formatting import fmt_money, fmt_pct, fmt_score, fmt_seconds
-from .table_cells import BoardContext, Cell, Column, Table, agent_cell, num_cell, rank_cell, rating_cell
+from .table_cells import RATING_CSV, BoardContext, Cell, Column, Table, agent_cell, num_cell, rank_cell, rating_cell
 
 
 def _partial_marks(partial: bool, reported: int | None, runs: int | None) -> dict[str, Any]:
@@ -146,7 +146,7 @@ def _scored_overall_table(ctx: BoardContext) -> Table:
     cols += [Column(f"dom:{d}", d) for d in domains]
     cols += [Column("cost", "Cost / run"), Column("time", "Time / run"), Column("coverage", "Tested")]
     if ctx.ratings:
-        cols.append(Column("rating", "Vote rating"))
+        cols.append(Column("rating", "Vote rating", csv_keys=RATING_CSV))
     out = []
     for row in rows:
         cells = _scored_overall_cells(ctx, row, domains)

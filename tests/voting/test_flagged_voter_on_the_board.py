@@ -61,7 +61,11 @@ def _board_ratings(client, slug: str) -> tuple[dict[str, tuple[int, int]], str]:
 
 def _csv_ratings(client, world) -> dict[str, float]:
     text = client.get(f"/b/{world.benchmark.slug}/r/{world.round.key}/board.csv?tab=overall").content.decode()
-    return {row["agent"]: float(row["rating"]) for row in csv.DictReader(io.StringIO(text)) if row["rating"]}
+    rows = [row for row in csv.DictReader(io.StringIO(text)) if row["rating"]]
+    for row in rows:  # each rating beside its own 95% interval
+        assert float(row["rating_ci_low"]) <= float(row["rating"]) <= float(row["rating_ci_high"])
+        assert float(row["rating_ci_low"]) < float(row["rating_ci_high"])
+    return {row["agent"]: float(row["rating"]) for row in rows}
 
 
 def _run(world, slug):
