@@ -47,22 +47,28 @@ def _everything_public(client, run) -> str:
     return "\n".join(bodies)
 
 
-def test_a_late_runs_first_verdict_stays_hidden_until_the_second_is_in(client, settings):
-    settings.API_RATE_LIMIT = 0
+def _published_with_a_late_run(key: str, trial: int) -> tuple[dict, Run]:
+    """The review world, published, and a run an editor adds to its round afterwards (no verdict yet)."""
     w = {**make_world(), **make_people()}
     publish_world(w)
     model = Run.objects.filter(round=w["round"]).order_by("id").first()
     late = run_create(
         by=w["editor"],
         reason="A run the vendor asked for after publication.",
-        key="late-run",
+        key=key,
         round=w["round"],
         entry=model.entry,
         task=model.task,
         task_version=model.task_version,
-        trial=2,
+        trial=trial,
         status="completed",
     )
+    return w, late
+
+
+def test_a_late_runs_first_verdict_stays_hidden_until_the_second_is_in(client, settings):
+    settings.API_RATE_LIMIT = 0
+    w, late = _published_with_a_late_run("late-run", trial=2)
     now = timezone.now() + timedelta(days=4)
     verdict_record(
         run=late, role="tester", reviewer=w["tester"], outcome="fail", note=LATE_NOTE, now=now, reason="Late run."
@@ -148,20 +154,7 @@ def test_an_imported_runs_label_beside_a_review_under_way_is_not_shown(client, s
 def test_an_editor_who_reviewed_a_late_run_reads_no_other_verdict_of_it_until_it_is_decided(settings):
     from runs.selectors import visible_verdicts
 
-    w = {**make_world(), **make_people()}
-    publish_world(w)
-    model = Run.objects.filter(round=w["round"]).order_by("id").first()
-    late = run_create(
-        by=w["editor"],
-        reason="Added after publication.",
-        key="late-editor",
-        round=w["round"],
-        entry=model.entry,
-        task=model.task,
-        task_version=model.task_version,
-        trial=3,
-        status="completed",
-    )
+    w, late = _published_with_a_late_run("late-editor", trial=3)
     now = timezone.now() + timedelta(days=4)
     verdict_record(run=late, role="tester", reviewer=w["tester"], outcome="pass", note="n", now=now, reason="Late.")
     verdict_record(run=late, role="second", reviewer=w["editor"], outcome="fail", now=now, reason="Late.")
