@@ -329,12 +329,17 @@ class Round(models.Model):
     def is_published(self) -> bool:
         return self.status == RoundStatus.PUBLISHED
 
+    def task_set(self) -> set[str]:
+        """The round's task set (task keys): its frozen `task_keys`, else the tasks with any run in it
+        (`scoring.bundle.round_task_keys`, the set every board of the round is over)."""
+        return set(self.task_keys or self.runs.values_list("task__key", flat=True))
+
     def task_set_freeze(self) -> None:
         """A published round without a task set gets the tasks with any run in it, once: from then on a task
         added to the benchmark (or a run of another task) never changes this round's boards."""
         if self.status != RoundStatus.PUBLISHED or self.task_keys:
             return
-        keys = set(self.runs.values_list("task__key", flat=True))
+        keys = self.task_set()
         self.task_keys = list(
             self.benchmark.tasks.filter(key__in=keys).order_by("position", "key").values_list("key", flat=True)
         )

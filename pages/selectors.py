@@ -215,10 +215,9 @@ def home_page() -> dict[str, Any]:
 
 
 def round_tasks(bench: Benchmark, rnd: Round) -> list[Task]:
-    """The round's task set, in the benchmark's order: its frozen `task_keys` once published, else the tasks
-    with any run in it (`scoring.bundle.round_task_keys`, the set every board of the round is over), so a
-    board never lists a column for a task the round did not have."""
-    keys = set(rnd.task_keys or Run.objects.filter(round=rnd).values_list("task__key", flat=True))
+    """The round's task set (`Round.task_set`) in the benchmark's order, so a board never lists a column for
+    a task the round did not have."""
+    keys = rnd.task_set()
     return [t for t in bench.tasks.public() if t.key in keys]
 
 

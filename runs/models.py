@@ -352,14 +352,20 @@ def _verdict_input(v: Any) -> VerdictInput:
     return VerdictInput(role=get("role"), outcome=get("outcome") or None, matched=tuple(get("matched") or ()))
 
 
-def review_decided(methodology: str, task: TaskInput, verdicts: Iterable[Any]) -> bool:
-    """Whether `verdicts` (models or bundle dicts) give a run its outcome by the methodology's review rule
-    (`scoring.common.reviewed_outcome`): the tester and the second agree, a third decided, or, on the weekly
-    table, a lone tester's label."""
+def verdicts_outcome(methodology: str, task: TaskInput, verdicts: Iterable[Any]) -> str | None:
+    """The outcome `verdicts` (models or bundle dicts) give a run by the methodology's review rule
+    (`scoring.common.reviewed_outcome`), None while it is in review: the tester and the second agree, else a
+    third decided; on the weekly table (no double review) a lone tester's label stands. A violation counts only
+    where the methodology allows one on the task (its `violation_possible`); elsewhere it is a fail."""
     rules = methodologies.get(methodology)
     as_input = RunInput(id="", round="", agent="", task=task.key, verdicts=tuple(_verdict_input(v) for v in verdicts))
     allow = bool(rules.violation_possible and rules.violation_possible(task))
-    return reviewed_outcome(as_input, allow_violation=allow, double_review=rules.double_review) is not None
+    return reviewed_outcome(as_input, allow_violation=allow, double_review=rules.double_review)
+
+
+def review_decided(methodology: str, task: TaskInput, verdicts: Iterable[Any]) -> bool:
+    """Whether `verdicts` give a run its outcome yet (`verdicts_outcome`)."""
+    return verdicts_outcome(methodology, task, verdicts) is not None
 
 
 def verdicts_public[V](methodology: str, task: TaskInput, verdicts: Iterable[V]) -> list[V]:

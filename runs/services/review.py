@@ -10,12 +10,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from leaderboard.models import task_input
-from scoring.common import reviewed_outcome, verdict_outcome
-from scoring.types import RunInput, VerdictInput
+from scoring.common import verdict_outcome
+from scoring.types import VerdictInput
 from snapshots.stale import snapshots_mark_stale
 
-from ..models import Run, Verdict, VerdictRole
-from ..selectors import is_reviewed, review_stage, user_verdict_roles, uses_double_review
+from ..models import Run, Verdict, VerdictRole, verdicts_outcome
+from ..selectors import is_reviewed, review_stage, user_verdict_roles
 from ._common import clean_matched, locked_run, require_reason, verdict_logged, when
 from .preview import preview_restart
 from .search import notes_index
@@ -43,21 +43,12 @@ def outcome_disagreement(*, outcome: str | None, matched: Iterable[str]) -> str 
 
 
 def run_final_outcome(*, run: Run) -> str:
-    """The outcome the verdicts give a run ("" while it is in review), by the scoring rule itself
-    (scoring.common.reviewed_outcome): tester and second agree -> that; else the third's; a lone tester
-    stands only where the benchmark has no double review (the weekly table). A violation counts only where
-    the methodology allows one on the task (its registry entry's `violation_possible`); elsewhere it is a fail."""
-    verdicts = tuple(
-        VerdictInput(role=v.role, outcome=v.outcome, matched=tuple(v.matched or ()))
-        for v in Verdict.objects.filter(run=run)
-    )
+    """The outcome the verdicts give a run ("" while it is in review; its own label when it has none), by the
+    one rule the boards and the public pages use (`runs.models.verdicts_outcome`)."""
+    verdicts = list(Verdict.objects.filter(run=run))
     if not verdicts:
         return run.outcome
-    double = uses_double_review(run)
-    possible = run.round.benchmark.rules.violation_possible
-    allow_violation = bool(possible and possible(task_input(run.task)))
-    as_input = RunInput(id=run.key, round=run.round.key, agent="", task=run.task.key, verdicts=verdicts)
-    return reviewed_outcome(as_input, allow_violation=allow_violation, double_review=double) or ""
+    return verdicts_outcome(run.round.benchmark.methodology, task_input(run.task), verdicts) or ""
 
 
 def store_outcome(run: Run) -> tuple[str, str]:
