@@ -114,6 +114,9 @@ def test_a_voter_tries_both_apps_votes_and_sees_the_reveal(live_server, demo, br
     # moment after the key press, later still on a loaded machine. Wait for it (a Tab that goes elsewhere fails).
     page.wait_for_function("() => document.activeElement.title === 'App A, live'", timeout=5_000)
     page.keyboard.press("Shift+Tab")
+    # Back on the page (again a moment after the key press, the app being in its own process): Escape then
+    # reaches the page, not the app.
+    page.wait_for_function("() => document.activeElement.textContent.trim() === 'Close full screen'", timeout=5_000)
     page.keyboard.press("Escape")
     assert page.locator("#live-A").evaluate("e => getComputedStyle(e).position") != "fixed"
     assert page.evaluate("() => document.querySelectorAll('[inert]').length") == 0
