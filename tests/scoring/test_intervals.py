@@ -141,6 +141,21 @@ def test_the_scored_interval_resamples_tasks_and_keeps_each_best_trial():
     assert 0.0 <= a["ci_low"] < a["score"] < a["ci_high"] <= 0.9
 
 
+def test_one_task_with_trials_of_0_9_and_0_1_has_the_interval_0_9_to_0_9():
+    # a's one task s1, trials 9/10 = 0.9 and 1/10 = 0.1: the best trial 0.9 is the score (002: "The leaderboard
+    # reports the best score across trials"). Each resample draws the round's one task, s1, whose best trial is
+    # 0.9, so every resample gives 0.9 and the interval is 0.9 to 0.9. Drawing the two trials again instead would
+    # give the best of two draws, 0.1 when both draws are the 0.1 trial (1 in 4 resamples), so the 2.5th
+    # percentile would be 0.1.
+    tasks = [make_task("s1", evaluation="auto")]
+    runs = [
+        make_run("a", "s1", trial=1, tests_passed=9, tests_total=10),
+        make_run("a", "s1", trial=2, tests_passed=1, tests_total=10),
+    ]
+    a = row_of(compute_boards(make_round("scored", tasks, runs))["overall"], "a")
+    assert (a["score"], a["ci_low"], a["ci_high"]) == (0.9, 0.9, 0.9)
+
+
 def test_weekly_has_no_interval():
     boards = compute_boards(make_round("weekly", [make_task("w1")], [make_run("a", "w1", outcome="pass")]))
     assert "pairs" not in boards and "ci_low" not in boards["overall"][0]
