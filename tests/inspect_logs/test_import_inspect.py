@@ -13,6 +13,7 @@ from leaderboard.models import Agent, Benchmark, Entry, Round, Task
 from runs.models import Run
 from snapshots.models import BoardSnapshot
 from tests.inspect_logs import scripted
+from tests.inspect_logs.conftest import publish
 from tests.site.conftest import compute_all
 
 pytestmark = pytest.mark.django_db
@@ -188,6 +189,21 @@ def test_an_errored_sample_is_an_infra_error_and_a_limit_hands_the_sample_in(tmp
     board = _board()
     assert board["scripted-broken"]["tested"] == 0
     assert board["scripted-steady"]["tested"] == 3
+
+
+@pytest.mark.parametrize(("limit", "kind"), [("time_limit", "time"), ("working_limit", "working")])
+def test_a_sample_stopped_by_its_time_or_working_time_limit_is_a_timeout(tmp_path, client, limit, kind):
+    # The model "slow" answers after 5 seconds: a 1-second limit on the clock (time) or on the time the sample
+    # spent working (working) stops it. Both are limits on time, so the run reached its time limit (`timeout`),
+    # not its budget (`budget_exhausted`, the token limit above): its page says "status: Timeout".
+    task = scripted.quiz(scripted.QUESTIONS[:1], epochs=1)
+    (log,) = scripted.run(["slow"], tmp_path, task=task, **{limit: 1})
+    assert [s.limit.type if s.limit else None for s in log.samples] == [kind]
+    _import(log.location)
+    assert list(Run.objects.values_list("key", "status")) == [("scripted-slow.quiz.add.1", "timeout")]
+    publish("quiz", "r1")
+    page = client.get("/b/quiz/r/r1/runs/scripted-slow.quiz.add.1/").content.decode()
+    assert "status: Timeout" in page and "budget exhausted" not in page.lower()
 
 
 def test_a_benchmark_the_import_makes_has_no_vendor_window_and_publishes_from_draft(quiz_logs):
