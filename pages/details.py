@@ -23,6 +23,7 @@ from leaderboard.models import (
     task_input,
 )
 from runs.models import Counting, Run, run_counting, verdicts_public
+from runs.selectors import review_stage
 from scoring import methodologies
 from scoring.types import ChecksTaskRow, RatingRow
 from snapshots.models import BoardSnapshot, SnapshotKind
@@ -113,10 +114,18 @@ def run_page(
         # The other run of a disputed pair, and whether it counts: the page says which of the two the board counts.
         "rerun_counting": run_counting(rerun, bench.methodology) if rerun else None,
         "original_counting": run_counting(run.rerun_of, bench.methodology) if run.rerun_of else None,
-        "third_decided": any(v.role == "third" for v in verdicts),
+        **_third_verdict(run, verdicts),
         "standing_label": methodologies.get(bench.methodology).standing_label,
         **_what_happened(run, query or {}),
     }
+
+
+def _third_verdict(run: Run, verdicts: list) -> dict[str, bool]:
+    """Whether a published third verdict decided the run: only while the tester and the second disagree (000
+    §5, `review_stage`); one given while they disagreed is set aside once a correction makes them agree."""
+    given = any(v.role == "third" for v in verdicts)
+    decided = given and review_stage(run).disagree
+    return {"third_decided": decided, "third_aside": given and not decided}
 
 
 def _what_happened(run: Run, query: Mapping[str, str]) -> dict[str, Any]:

@@ -142,7 +142,8 @@ def verdict_outcome(verdict: VerdictInput, allow_violation: bool = True) -> str 
 def reviewed_outcome(run: RunInput, allow_violation: bool = True, double_review: bool = True) -> str | None:
     """Outcomes §5: blind double review with a third reviewer on disagreement.
 
-    With verdicts: the tester's and the second's outcome when both exist and agree; when both exist and
+    With verdicts: the tester's and the second's outcome when both exist and agree, whatever a third said (one
+    given while they disagreed, before a correction made them agree, is set aside); when both exist and
     disagree, the third's ("If they disagree, a third reviewer decides"); with either of the two missing, or no
     third verdict yet, the run is in review and None is returned (a third verdict cannot stand in for a second
     review that never happened). Without any verdict the run's

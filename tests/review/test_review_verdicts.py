@@ -7,11 +7,13 @@ import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.utils import timezone
 
+from leaderboard.caching import content_version_bump
 from leaderboard.models import ChangelogEntry
 from runs.models import Run
 from runs.services import run_update, verdict_change, verdict_record
 from snapshots.models import BoardSnapshot
-from tests.builders.review import make_people, make_world
+from tests.builders.review import BENCH, ROUND, make_people, make_world
+from tests.site.conftest import compute_all
 
 pytestmark = pytest.mark.django_db
 
@@ -137,6 +139,37 @@ def test_after_publication_a_verdict_change_needs_a_reason_and_is_logged_and_rec
     assert entry.why == "The recording shows no itinerary." and entry.who == w["editor"] and entry.who_role == "editor"
     assert outcome_of(w["acme-trip"]) == ""  # tester pass, second fail: back in review until a third decides
     assert BoardSnapshot.objects.get(round=w["round"], kind="boards").stale
+
+
+def _run_page(client, key: str) -> str:
+    """The public page of run `key` as it stands: the boards recomputed, no cached page served."""
+    compute_all()
+    content_version_bump()
+    return client.get(f"/b/{BENCH}/r/{ROUND}/runs/{key}/").content.decode()
+
+
+def test_a_correction_that_makes_tester_and_second_agree_sets_the_third_verdict_aside(w, client):
+    # 000 §5: "If they disagree, a third reviewer decides." Tester pass, second corrected to fail: they disagree,
+    # the third says fail, and the run is a fail. A second correction puts the second back to pass: tester and
+    # second agree again, so the run is a pass; the third's fail, given while they disagreed, decides nothing.
+    _publish(w)
+    run = w["acme-trip"]
+    second = run.verdicts.get(role="second")
+    verdict_change(verdict=second, by=w["editor"], outcome="fail", reason="The recording shows no itinerary.")
+    verdict_record(run=run, role="third", reviewer=w["third"], outcome="fail", reason="Decided the disagreement.")
+    assert outcome_of(run) == "fail"
+    page = _run_page(client, "acme-trip")
+    assert "they disagreed, so a third reviewer decided" in page
+    verdict_change(verdict=second, by=w["editor"], outcome="pass", reason="The itinerary was in the footnote.")
+    assert outcome_of(run) == "pass"
+    entry = ChangelogEntry.objects.filter(run=run).latest("id")
+    assert entry.what.endswith("counted outcome: fail -> pass")
+    page = _run_page(client, "acme-trip")
+    assert "outcome: pass" in page and "they disagreed, so a third reviewer decided" not in page
+    assert "they agree, so the third reviewer's verdict does not decide the outcome" in page
+    # Made to disagree again, the third's verdict decides again.
+    verdict_change(verdict=second, by=w["editor"], outcome="partial", reason="Half the itinerary was there.")
+    assert outcome_of(run) == "fail"
 
 
 def test_after_publication_a_run_change_is_logged_with_old_and_new_values(w):

@@ -455,6 +455,26 @@ def test_a_third_verdict_needs_a_tester_and_a_second_beside_it():
     ]
 
 
+def test_a_third_verdict_beside_two_that_agree_is_accepted_and_decides_nothing():
+    from scoring.recount import recount
+
+    # A bundle records every verdict given: a third given while the tester and the second disagreed stays on
+    # record after an editor's correction makes them agree (the site's own download holds it then). It is
+    # accepted, and the agreement counts (000 §5: "If they disagree, a third reviewer decides"): tester and
+    # second pass, so t is a pass, 2 points, overall 2 / (2 x 1) x 10 = 10.0 (the third's fail would give 0.0).
+    verdicts = [
+        {"role": "tester", "outcome": "pass"},
+        {"role": "second", "outcome": "pass"},
+        {"role": "third", "outcome": "fail"},
+    ]
+    doc = _one_task_doc(
+        "outcomes", "core", [{"round": "r", "agent": "a", "task": "t", "status": "completed", "verdicts": verdicts}]
+    )
+    assert validate_bundle(doc) == []
+    (row,) = recount(doc)["rounds"][0]["boards"]["overall"]
+    assert row["tasks"]["t"]["outcome"] == "pass" and row["overall"] == 10.0
+
+
 def test_a_rerun_is_of_another_run_of_the_same_round_agent_and_task_and_sections_of_a_run_are_lists():
     base = {"round": "r", "agent": "a", "task": "t", "status": "completed"}
     runs = [

@@ -94,6 +94,16 @@ def test_it_uses_the_third_reviewer_on_disagreement():
     assert row["overall"] == 5.0
 
 
+def test_a_third_verdict_beside_a_tester_and_second_who_agree_decides_nothing():
+    tasks = [make_task("c1")]
+    runs = [make_run("a", "c1", verdicts=verdicts("pass", "pass", "fail"))]
+    row = compute_outcomes_boards(make_round("outcomes", tasks, runs))["overall"][0]
+    # 000 §5: "If they disagree, a third reviewer decides". The tester and the second agree on pass, so c1 is a
+    # pass (2 points) whatever the third said: overall 2 / (2 x 1) x 10 = 10.0 (the third's fail would give 0).
+    assert row["tasks"]["c1"]["outcome"] == "pass" and row["tasks"]["c1"]["points"] == 2
+    assert row["overall"] == 10.0
+
+
 def test_it_keeps_a_disagreement_without_third_in_review():
     tasks = [make_task("c1"), make_task("c2")]
     runs = [make_run("a", "c1", verdicts=verdicts("pass", "fail")), make_run("a", "c2", outcome="pass")]

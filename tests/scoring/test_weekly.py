@@ -84,6 +84,14 @@ def test_it_uses_the_reviewed_outcome():
     assert row["in_review"] == ["inbox"]
 
 
+def test_a_third_verdict_beside_a_tester_and_second_who_agree_decides_nothing():
+    # Tester and second agree on pass: trip is a pass whatever the third said (a third decides a disagreement
+    # only, 000 §5, as on the outcomes board), so 1 pass of 1 task: pass rate 1 / 1 = 100%.
+    runs = [make_run("a", "trip", verdicts=verdicts("pass", "pass", "fail"))]
+    row = table(runs)[0]
+    assert row["tasks"]["trip"]["outcome"] == "pass" and row["pass_rate"] == 1.0
+
+
 def test_it_takes_a_lone_tester_label_as_the_outcome():
     runs = [make_run("a", "trip", verdicts=verdicts("partial"), outcome="pass")]
     row = table(runs)[0]
