@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from leaderboard.models import (
@@ -120,9 +120,34 @@ def bundle_import(
     written: list[str] = []  # transcript files: removed again if the transaction fails
     try:
         return _import(doc, builds, files, transcripts, written, update_shared=update_shared, by_key=by_key, by=by)
+    except IntegrityError as exc:
+        transcript_files_delete(written)
+        refusal = guard_refusal(exc)
+        if refusal is None:
+            raise
+        # The checks above read the guards' rules (a published task version: `TaskVersion.frozen_changes`); this
+        # answers what they did not foresee (a stored row the bundle leaves out, a concurrent edit) the same way.
+        raise BundleError([f"(database): {refusal}; nothing was written"]) from exc
     except BaseException:
         transcript_files_delete(written)
         raise
+
+
+# PostgreSQL's SQLSTATE for a check violation: raised by the site's triggers (leaderboard migration 0004, runs
+# migration 0002) and by CHECK constraints.
+CHECK_VIOLATION = "23514"
+
+
+def guard_refusal(exc: IntegrityError) -> str | None:
+    """What a database guard said when it refused a write (a trigger or a CHECK constraint on PostgreSQL, the
+    same rule in a model's `save()` elsewhere); None for any other integrity error, which is the site's bug."""
+    cause = exc.__cause__
+    if cause is None:  # raised by the site's own code (Run.save keeps the triggers' rules where there are none)
+        return str(exc)
+    if getattr(cause, "sqlstate", None) == CHECK_VIOLATION:
+        diag = getattr(cause, "diag", None)
+        return getattr(diag, "message_primary", None) or str(cause).splitlines()[0]
+    return None
 
 
 def _import(
@@ -187,7 +212,13 @@ def shared_problems(shared: SharedReport, *, by_key: bool, update_shared: bool) 
     """Why the changes in `shared` may not be written, one line per field (empty when they may)."""
     problems = list(shared.frozen)
     for c in shared.changes:
-        if by_key and (not c.label.startswith("task ") or c.published):
+        if by_key and c.field == "published_at":
+            # Publishing a task's wording is the editor's step (`task_version_publish`), as a round's is.
+            problems.append(
+                f"{c.path}: {c.label}: published_at is set when an editor publishes the wording; an upload key "
+                f"sends it as stored ({shown(c.old)}), not {shown(c.new)}"
+            )
+        elif by_key and (not c.label.startswith("task ") or c.published):
             problems.append(
                 f"{c.path}: {c.label} is stored with {c.field} {shown(c.old)}; an upload key does not change "
                 f"it (the bundle says {shown(c.new)}): leave the field out or send the stored value; " + CONFIRM_HINT
@@ -285,10 +316,18 @@ class _Writer:
             self.agent_rows[a["slug"]], _ = upsert(Agent, {"slug": a["slug"]}, values, report, "agents")
 
     def tasks(self) -> None:
-        for pos, t in enumerate(self.doc.get("tasks") or []):
-            task, changed = upsert(
-                Task, {"benchmark": self.benchmark, "key": t["key"]}, task_values(t, pos), self.report, "tasks"
-            )
+        tasks = self.doc.get("tasks") or []
+        # An upload lists the tasks its runs need, in any order: a stored task keeps its place in the list.
+        kept = (
+            set(Task.objects.filter(benchmark=self.benchmark, key__in=[t["key"] for t in tasks]).values_list("key"))
+            if self.by_key
+            else set()
+        )
+        for pos, t in enumerate(tasks):
+            values = task_values(t, pos)
+            if (t["key"],) in kept:
+                del values["position"]
+            task, changed = upsert(Task, {"benchmark": self.benchmark, "key": t["key"]}, values, self.report, "tasks")
             self.changed_tasks |= changed
             self.task_rows[t["key"]] = task
             for h in list(t.get("history") or []) + [t]:

@@ -11,36 +11,37 @@ importer then applies the policy (`bundles.importer`):
   (`import_bundle --update-shared-agents`, the admin import page's box); the affected rounds turn stale and
   recompute, and each published one gets a changelog entry;
 - a published task version's wording and a benchmark's methodology once rounds are out never change by import,
-  as in the admin (a new version is made instead: `runs.services.versions`).
+  as in the admin (a new version is made instead: `leaderboard.services.versions`), and a published version stays
+  published: what the database's guard would refuse (`TaskVersion.frozen_changes`) is refused before the write.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from dataclasses import field as dc_field
+from datetime import datetime
 from typing import Any
 
 from django.utils.text import slugify
 
-from leaderboard.models import Agent, Benchmark, Organization, Round, RoundStatus, Task, TaskVersion
-
-# The task attributes an import writes (the same list the admin's corrections edit, less its position in the
-# list, which follows the bundle's order and feeds no score).
-TASK_COMPARED = (
-    "title",
-    "kind",
-    "version",
-    "dimensions",
-    "domain",
-    "family",
-    "difficulty",
-    "evaluation",
-    "time_limit_min",
-    "token_budget",
-    "human_minutes",
-    "tags",
+from leaderboard.models import (
+    Agent,
+    Benchmark,
+    Organization,
+    Round,
+    RoundStatus,
+    Task,
+    TaskVersion,
+    row_attributes,
 )
-FROZEN_VERSION_FIELDS = ("prompt", "criteria", "parameters", "interruption")
+
+# What a bundle says about a stored task and its versions is compared field by field: every attribute of the two
+# models (`row_attributes`, so a field added later is compared too) less the two a bundle does not set on a
+# stored row: a task's place in the list (an upload lists the tasks its runs need, in any order, and leaves the
+# stored place; an editor's import follows its bundle's order, which feeds no score) and a version's creation
+# time (the site's).
+TASK_COMPARED = tuple(f for f in row_attributes(Task) if f != "position")
+VERSION_COMPARED = tuple(f for f in row_attributes(TaskVersion) if f != "created_at")
 
 
 def org_slug(name: str) -> str:
@@ -104,9 +105,11 @@ def task_values(t: dict, pos: int) -> dict[str, Any]:
 
 
 def version_values(t: dict, h: dict) -> dict[str, Any]:
+    """A version's fields as the bundle gives them. A `published_at` left out keeps the stored one (a new
+    version is unpublished): publishing is the editor's step, and a published version stays published."""
     from .fields import parse_time
 
-    return {
+    values = {
         "prompt": h.get("prompt") or "",
         "parameters": list(h.get("parameters") or []),
         "interruption": h.get("interruption") or "",
@@ -115,9 +118,11 @@ def version_values(t: dict, h: dict) -> dict[str, Any]:
         "criteria": h.get("criteria") or {},
         "observes_later_effects": bool(h.get("observes_later_effects"))
         or "observes-later-effects" in (t.get("tags") or []),
-        "published_at": parse_time(h.get("published_at")),
         "change_note": h.get("change_note") or "",
     }
+    if "published_at" in h:
+        values["published_at"] = parse_time(h["published_at"])
+    return values
 
 
 @dataclass
@@ -147,6 +152,8 @@ class SharedReport:
 
 
 def shown(value: Any) -> str:
+    if isinstance(value, datetime):
+        return value.isoformat()
     return "(none)" if value in (None, "", []) else repr(value)
 
 
@@ -241,45 +248,65 @@ def _round_uses(r: Round, task: Task) -> bool:
 def _tasks(doc: dict, bench: Benchmark, out: SharedReport) -> None:
     tasks_doc = [t for t in doc.get("tasks") or [] if isinstance(t, dict)]
     stored = {t.key: t for t in Task.objects.filter(benchmark=bench, key__in=[t["key"] for t in tasks_doc])}
-    if not stored:
-        return
-    rounds = list(Round.objects.filter(benchmark=bench).select_related("benchmark"))
-    versions = {
-        (v.task_id, v.version): v for v in TaskVersion.objects.filter(task__in=stored.values()).select_related("task")
-    }
+    rounds = list(Round.objects.filter(benchmark=bench).select_related("benchmark")) if stored else []
+    versions: dict[int, dict[str, TaskVersion]] = {}
+    for v in TaskVersion.objects.filter(task__in=stored.values()).select_related("task"):
+        versions.setdefault(v.task_id, {})[v.version] = v
     for i, t in enumerate(tasks_doc):
         task = stored.get(t["key"])
-        if task is None:
-            continue
-        values = task_values(t, i)
-        fed = [r for r in rounds if _round_uses(r, task)]
-        for name in TASK_COMPARED:
-            if getattr(task, name) != values[name]:
-                out.changes.append(
-                    SharedChange(f"tasks[{i}].{name}", f"task {task.key}", name, getattr(task, name), values[name], fed)
-                )
+        fed = [r for r in rounds if _round_uses(r, task)] if task is not None else []
+        if task is not None:
+            values = task_values(t, i)
+            for name in TASK_COMPARED:
+                if name in values and getattr(task, name) != values[name]:
+                    out.changes.append(
+                        SharedChange(
+                            f"tasks[{i}].{name}", f"task {task.key}", name, getattr(task, name), values[name], fed
+                        )
+                    )
         history = list(t.get("history") or [])
         for j, h in enumerate([*history, t]):
-            version = versions.get((task.id, h.get("version") or "1.0"))
-            if version is None:
-                continue
-            new = version_values(t, h)
-            changed = [f for f in FROZEN_VERSION_FIELDS if getattr(version, f) != new[f]]
-            if changed and version.published_at is not None:
-                out.frozen.append(
-                    f"tasks[{i}]: version {version.version} of task {task.key!r} is published: its "
-                    f"{', '.join(changed)} never change; give the new wording a new version"
-                )
-                continue
             where = f"tasks[{i}]" if j == len(history) else f"tasks[{i}].history[{j}]"
-            for name in changed:
-                out.changes.append(
-                    SharedChange(
-                        f"{where}.{name}",
-                        f"task {task.key} version {version.version}",
-                        name,
-                        getattr(version, name),
-                        new[name],
-                        fed,
-                    )
-                )
+            have = versions.get(task.id, {}) if task is not None else {}
+            version = have.get(h.get("version") or "1.0")
+            if version is None:
+                _new_version(out, where, t, h, task, have, fed)
+            else:
+                _stored_version(out, where, version_values(t, h), version, fed)
+
+
+def _new_version(
+    out: SharedReport, where: str, t: dict, h: dict, task: Task | None, have: dict[str, TaskVersion], fed: list[Round]
+) -> None:
+    """A version the bundle adds: a change of a stored task's versions; one born published says so (its
+    publication is the editor's step, which an upload key never takes)."""
+    number = h.get("version") or "1.0"
+    if task is not None:
+        out.changes.append(
+            SharedChange(f"{where}.version", f"task {task.key}", "versions", sorted(have), sorted([*have, number]), fed)
+        )
+    published_at = version_values(t, h).get("published_at")
+    if published_at is not None:
+        label = f"task {t['key']} version {number}"
+        out.changes.append(SharedChange(f"{where}.published_at", label, "published_at", None, published_at, []))
+
+
+def _stored_version(out: SharedReport, where: str, new: dict[str, Any], version: TaskVersion, fed: list[Round]) -> None:
+    """Each field of a stored version the bundle changes; what the database's guard refuses (a published
+    version's wording, its publication) no confirmation allows."""
+    frozen = version.frozen_changes(new)
+    name_of = f"version {version.version} of task {version.task.key!r}"
+    for name in frozen:
+        if name == "published_at":
+            out.frozen.append(
+                f"{where}.published_at: {name_of} is published ({version.published_at.isoformat()}) and stays "
+                "published: send its published_at as stored, or leave it out"
+            )
+        else:
+            out.frozen.append(
+                f"{where}.{name}: {name_of} is published: its {name} never changes; give the new wording a new version"
+            )
+    for name in VERSION_COMPARED:
+        if name in new and name not in frozen and getattr(version, name) != new[name]:
+            label = f"task {version.task.key} version {version.version}"
+            out.changes.append(SharedChange(f"{where}.{name}", label, name, getattr(version, name), new[name], fed))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from typing import Any
 
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
@@ -182,8 +183,17 @@ class TaskQuerySet(models.QuerySet):
         return self.filter(task_in_published_round())
 
 
+def row_attributes(model: type[models.Model]) -> tuple[str, ...]:
+    """A model's stored fields less its primary key and the fields that name the row (its `NAMED_BY`): what may
+    change while the row stays the same row. Read from the model, so a field added later is among them."""
+    named_by = {model._meta.pk.name, *getattr(model, "NAMED_BY", ())}
+    return tuple(f.name for f in model._meta.concrete_fields if f.name not in named_by)
+
+
 class Task(models.Model):
     """A task of a benchmark. Its wording lives in `TaskVersion`s; `version` is the current one."""
+
+    NAMED_BY = ("benchmark", "key")
 
     benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="tasks")
     key = models.CharField(max_length=100, validators=[key_validator])
@@ -235,6 +245,11 @@ class TaskVersion(models.Model):
     """One wording of a task. Once `published_at` is set, prompt and criteria are never edited in place: a
     change is a new version (a major bump for a changed prompt or criterion)."""
 
+    NAMED_BY = ("task", "version")
+    # What a published version never changes in place (seed 000 §9; seed 004: "not rewritten after a run looks
+    # hard").
+    WORDING = ("prompt", "criteria", "parameters", "interruption")
+
     task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="versions")
     version = models.CharField(max_length=20, validators=[version_validator])
     prompt = models.TextField(blank=True)
@@ -264,6 +279,17 @@ class TaskVersion(models.Model):
     @property
     def major(self) -> int:
         return major(self.version)
+
+    def frozen_changes(self, values: Mapping[str, Any]) -> list[str]:
+        """The fields of `values` (new values by field name) the database's guard refuses to write over this
+        row: once published, its wording, and its publication (it stays published). The guard is a PostgreSQL
+        trigger (migration 0004); this is its rule read before a write, so a writer can refuse with a reason."""
+        if self.published_at is None:
+            return []
+        frozen = [f for f in self.WORDING if f in values and values[f] != getattr(self, f)]
+        if "published_at" in values and values["published_at"] is None:
+            frozen.append("published_at")
+        return frozen
 
 
 class RoundStatus(models.TextChoices):

@@ -12,25 +12,14 @@ from django.utils import timezone
 from scoring.common import major
 from snapshots.stale import snapshots_mark_stale
 
-from ..models import Benchmark, Round, RoundStatus, Task, TaskVersion
+from ..models import Benchmark, Round, RoundStatus, Task, TaskVersion, row_attributes
 from .changes import changelog_add, require_editor
 
-FROZEN_VERSION_FIELDS = ("prompt", "criteria", "parameters", "interruption")
+FROZEN_VERSION_FIELDS = TaskVersion.WORDING
 
-TASK_FIELDS = (
-    "title",
-    "kind",
-    "dimensions",
-    "domain",
-    "family",
-    "difficulty",
-    "evaluation",
-    "time_limit_min",
-    "token_budget",
-    "human_minutes",
-    "tags",
-    "position",
-)
+# What an editor edits on a task: every attribute of the model but its current version, which moves only with a
+# new TaskVersion (`task_version_create`).
+TASK_FIELDS = tuple(f for f in row_attributes(Task) if f != "version")
 
 
 def next_version(current: str, *, is_major: bool) -> str:
@@ -128,16 +117,16 @@ def task_version_update(*, version: TaskVersion, by, **fields: Any) -> TaskVersi
     require_editor(by)
     with transaction.atomic():
         version = TaskVersion.objects.select_for_update().get(pk=version.pk)
-        if version.published_at is not None:
-            frozen = [f for f in FROZEN_VERSION_FIELDS if f in fields and fields[f] != getattr(version, f)]
-            if frozen:
-                raise ValidationError(
-                    f"{version} is published: its {', '.join(frozen)} are never edited in place; create a new "
-                    "version instead.",
-                    code="published_version",
-                )
-            if "published_at" in fields and fields["published_at"] is None:
-                raise ValidationError(f"{version} is published and stays published.", code="published_version")
+        frozen = version.frozen_changes(fields)
+        wording = [f for f in frozen if f != "published_at"]
+        if wording:
+            raise ValidationError(
+                f"{version} is published: its {', '.join(wording)} are never edited in place; create a new "
+                "version instead.",
+                code="published_version",
+            )
+        if frozen:
+            raise ValidationError(f"{version} is published and stays published.", code="published_version")
         for name, value in fields.items():
             setattr(version, name, value)
         version.save()

@@ -69,7 +69,7 @@ def test_a_published_version_is_never_edited_in_place(w):
 def test_the_database_refuses_an_in_place_edit_of_a_published_version(w):
     v = task_version_publish(version=trip().current_version, by=w["editor"])
     for field, value in (("prompt", "Sneaky"), ("criteria", {"pass": ["easier"]}), ("published_at", None)):
-        with pytest.raises(IntegrityError), transaction.atomic():
+        with pytest.raises(IntegrityError, match="task trip version 1.0 is published"), transaction.atomic():
             TaskVersion.objects.filter(pk=v.pk).update(**{field: value})
 
 

@@ -18,8 +18,41 @@ from runs.models import Run
 
 pytestmark = pytest.mark.django_db
 
+# t1 carries every field a task and a task version have, and an earlier published version in its history.
 TASKS = [
-    {"key": "t1", "title": "Fix it", "version": "1.0", "kind": "core", "evaluation": "auto", "prompt": "Fix it."},
+    {
+        "key": "t1",
+        "title": "Fix it",
+        "version": "1.1",
+        "kind": "core",
+        "dimensions": ["correctness"],
+        "domain": "web",
+        "family": "fixes",
+        "difficulty": "hard",
+        "evaluation": "auto",
+        "time_limit_min": 30,
+        "token_budget": 100000,
+        "human_minutes": 20,
+        "tags": ["bugfix"],
+        "prompt": "Fix it.",
+        "parameters": ["city"],
+        "interruption": "Stop after the first test run.",
+        "evidence": ["recording"],
+        "scenarios": ["open the app", "reload it"],
+        "criteria": {"pass": ["the tests pass"], "fail": ["they do not"]},
+        "observes_later_effects": False,
+        "published_at": "2026-08-01T12:00:00Z",
+        "change_note": "Names the city.",
+        "history": [
+            {
+                "version": "1.0",
+                "prompt": "Fix the bug.",
+                "scenarios": ["open the app"],
+                "criteria": {"pass": ["the tests pass"]},
+                "published_at": "2026-07-01T12:00:00Z",
+            }
+        ],
+    },
     {"key": "t2", "title": "Port it", "version": "1.0", "kind": "core", "evaluation": "auto", "prompt": "Port it."},
 ]
 
@@ -221,3 +254,131 @@ def test_a_task_no_published_round_reads_may_be_reworded_by_its_team(key):
     doc["tasks"][-1]["prompt"] = "Second."
     assert post(doc, key).status_code == 200, post(doc, key).content
     assert TaskVersion.objects.get(task__key="t3").prompt == "Second."
+
+
+# Every field of a task and of a task version, attacked in turn by the benchmark team's key, starting from the
+# task exactly as the public download exports it (t1, which the published round r1 reads). The fields are the
+# models' own: a field added later has no attack here and its test fails until it gets one.
+NAMES_THE_ROW = {Task: {"id", "benchmark", "key"}, TaskVersion: {"id", "task"}}
+
+
+def _model_fields(model) -> list[str]:
+    return [f.name for f in model._meta.concrete_fields if f.name not in NAMES_THE_ROW[model]]
+
+
+TASK_ATTACKS = {
+    "title": ("title", "PWNED"),
+    "kind": ("kind", "safety"),
+    "version": ("version", "9.0"),  # a new current version (its wording is the bundle's)
+    "dimensions": ("dimensions", ["pwned"]),
+    "domain": ("domain", "pwned"),
+    "family": ("family", "pwned"),
+    "difficulty": ("difficulty", "trivial"),
+    "evaluation": ("evaluation", "review"),
+    "time_limit_min": ("time_limit_min", 1),
+    "token_budget": ("token_budget", 1),
+    "human_minutes": ("human_minutes", 1),
+    "tags": ("tags", ["pwned"]),
+}
+VERSION_ATTACKS = {
+    "version": ("version", "0.1"),  # in the history: a version the task never had
+    "prompt": ("prompt", "PWNED"),
+    "parameters": ("parameters", ["pwned"]),
+    "interruption": ("interruption", "PWNED"),
+    "evidence": ("evidence", ["nothing"]),
+    "scenarios": ("scenarios", ["PWNED scenario 3"]),
+    "criteria": ("criteria", {"pass": ["anything"]}),
+    "observes_later_effects": ("observes_later_effects", True),
+    "published_at": ("published_at", "2020-01-01T00:00:00Z"),  # backdated
+    "change_note": ("change_note", "PWNED"),
+}
+# Fields a bundle does not set for a stored task: its place in the task list follows the site's order (an upload
+# lists the tasks its runs need, in any order), and a version's creation time is the site's. The attack is
+# answered 200 and the stored value stays.
+NOT_FROM_A_KEY = {
+    (Task, "position"): lambda doc: doc["tasks"].reverse(),
+    (TaskVersion, "created_at"): lambda doc: doc["tasks"][0].update(created_at="2020-01-01T00:00:00Z"),
+}
+
+
+def task_rows() -> list[tuple]:
+    """Every stored field of every task and task version."""
+    return [
+        tuple(getattr(row, f.attname) for f in model._meta.concrete_fields)
+        for model in (Task, TaskVersion)
+        for row in model.objects.order_by("pk")
+    ]
+
+
+def exported_upload_doc() -> dict:
+    """The team's upload of a new draft round, its tasks exactly as the public download exports them."""
+    doc = upload_doc()
+    doc["tasks"] = Client().get("/api/benchmarks/sb/bundle").json()["tasks"]
+    assert doc["tasks"][0]["key"] == "t1" and doc["tasks"][0]["history"][0]["version"] == "1.0"
+    return doc
+
+
+def _attack(doc: dict, model, name: str, where: str) -> str | None:
+    """Change field `name` of t1 (`where`: the task, its current version or its history entry); the path the
+    refusal names, or None for a field a bundle does not set."""
+    if (model, name) in NOT_FROM_A_KEY:
+        NOT_FROM_A_KEY[model, name](doc)
+        return None
+    t1 = doc["tasks"][0]
+    if model is Task or (where == "current" and name == "version"):
+        key, value = TASK_ATTACKS[name]
+        t1[key] = value
+        return f"tasks[0].{key}"
+    key, value = VERSION_ATTACKS[name]
+    if where == "history":
+        t1["history"][0][key] = value
+        return f"tasks[0].history[0].{key}"
+    t1[key] = value
+    return f"tasks[0].{key}"
+
+
+FIELD_ATTACKS = [
+    *[(Task, name, "task") for name in _model_fields(Task)],
+    *[(TaskVersion, name, where) for name in _model_fields(TaskVersion) for where in ("current", "history")],
+]
+
+
+@pytest.mark.parametrize(
+    ("model", "name", "where"), FIELD_ATTACKS, ids=[f"{m.__name__}.{n}.{w}" for m, n, w in FIELD_ATTACKS]
+)
+def test_a_key_changes_no_field_of_a_task_a_published_round_reads(key, model, name, where):
+    before = task_rows()
+    doc = exported_upload_doc()
+    assert post(doc, key).status_code == 200  # the export as it is: nothing to refuse
+    runs = Run.objects.count()
+    path = _attack(doc, model, name, where)
+    res = post(doc, key)
+    if path is None:
+        assert res.status_code == 200, res.content
+    else:
+        assert res.status_code == 422, res.content
+        problems = res.json()["problems"]
+        assert any(p.startswith(path) for p in problems), (path, problems)
+        assert Run.objects.count() == runs
+    assert task_rows() == before
+
+
+def test_every_field_of_a_task_and_its_versions_is_named_in_one_answer(key):
+    doc = exported_upload_doc()
+    # Not the versions' names: with another name a version is a new one, and its fields are not changes.
+    paths = [_attack(doc, m, n, w) for m, n, w in FIELD_ATTACKS if (m, n) not in NOT_FROM_A_KEY and n != "version"]
+    res = post(doc, key)
+    assert res.status_code == 422
+    problems = res.json()["problems"]
+    assert [p for p in paths if not any(q.startswith(f"{p}:") for q in problems)] == [], problems
+
+
+def test_the_vote_screen_keeps_the_scenarios_a_key_tried_to_replace(key):
+    doc = exported_upload_doc()
+    doc["tasks"][0]["scenarios"] = ["PWNED scenario 3"]
+    assert post(doc, key).status_code == 422
+    assert TaskVersion.objects.get(task__benchmark__slug="sb", task__key="t1", version="1.1").scenarios == [
+        "open the app",
+        "reload it",
+    ]
+    assert not TaskVersion.objects.filter(task__benchmark__slug="sb", task__key="t1", version="0.1").exists()
