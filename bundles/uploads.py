@@ -3,7 +3,8 @@ and agents, organizations and tasks that do not exist yet; never a stored row ot
 `bundles.shared`).
 
 Publishing stays a human step in the admin, so an upload never names a published round (nor makes one), and
-carries no votes (those are the public's). Everything else is `bundle_import` / `inspect_import`, with their
+carries no votes (those are the public's) and no changelog lines (the site's own record, public at
+publication). Everything else is `bundle_import` / `inspect_import`, with their
 validation and their one transaction: a refused upload writes nothing."""
 
 from __future__ import annotations
@@ -61,6 +62,11 @@ def upload_problems(doc: Any, benchmark: Benchmark) -> list[str]:
         for field in ("preview_started_at", "published_at"):
             if r.get(field) is not None:
                 problems.append(f"rounds[{i}].{field}: set by the site when an editor starts the preview or publishes")
+        if r.get("changelog"):
+            problems.append(
+                f"rounds[{i}].changelog: the changelog is the site's own record of corrections and publication; "
+                "an upload key does not write it: leave it out"
+            )
     if doc.get("votes"):
         problems.append("votes: an upload carries no votes")
     return problems

@@ -13,7 +13,7 @@ from django.test import Client
 
 from bundles.importer import bundle_import
 from leaderboard.api_keys import api_key_create
-from leaderboard.models import Agent, Benchmark, Organization, Round, Task, TaskVersion
+from leaderboard.models import Agent, Benchmark, ChangelogEntry, Organization, Round, Task, TaskVersion
 from runs.models import Run
 
 pytestmark = pytest.mark.django_db
@@ -382,3 +382,15 @@ def test_the_vote_screen_keeps_the_scenarios_a_key_tried_to_replace(key):
         "reload it",
     ]
     assert not TaskVersion.objects.filter(task__benchmark__slug="sb", task__key="t1", version="0.1").exists()
+
+
+def test_a_key_writes_no_changelog_line(key):
+    # The changelog is the site's own record (corrections, publication, by whom): a line a team's key wrote into
+    # a draft round would be public at publication, with any author and date.
+    doc = upload_doc()
+    doc["rounds"][0]["changelog"] = [{"what": "Verdict changed", "why": "Audit", "who": "editor", "at": "2020-01-01"}]
+    res = post(doc, key)
+    assert res.status_code == 422, res.content
+    assert any(p.startswith("rounds[0].changelog") for p in res.json()["problems"]), res.json()
+    assert not ChangelogEntry.objects.exists()
+    assert not Run.objects.filter(round__key="r2").exists()
