@@ -251,6 +251,18 @@ VOTE_RATE_LIMIT = env_int("VOTE_RATE_LIMIT", 30)
 VOTE_RATE_WINDOW_SECONDS = env_int("VOTE_RATE_WINDOW_SECONDS", 600)
 ACCOUNT_RATE_LIMIT = env_int("ACCOUNT_RATE_LIMIT", 20)  # sign-in and sign-up attempts per address per window
 VOTE_NEW_ACCOUNT_DELAY_HOURS = env_int("VOTE_NEW_ACCOUNT_DELAY_HOURS", 24)
+ACCOUNT_CONFIRM_DAYS = env_int("ACCOUNT_CONFIRM_DAYS", 3)  # how long the link mailed at sign-up works
+# Mail (the sign-up's confirmation link): SMTP when EMAIL_HOST is set (production), else printed on the console
+# (`make serve`). Tests use Django's in-memory outbox.
+EMAIL_HOST = env_str("EMAIL_HOST", "")
+EMAIL_BACKEND = (
+    "django.core.mail.backends.smtp.EmailBackend" if EMAIL_HOST else "django.core.mail.backends.console.EmailBackend"
+)
+EMAIL_PORT = env_int("EMAIL_PORT", 587)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "leaderboard@localhost")
 VOTE_DAILY_CAP = env_int("VOTE_DAILY_CAP", 200)
 VOTE_ALIAS_TTL_SECONDS = env_int("VOTE_ALIAS_TTL_SECONDS", 1800)
 VOTE_DRAW_RATE_LIMIT = env_int("VOTE_DRAW_RATE_LIMIT", 120)  # new matchups per account per rate window

@@ -6,15 +6,18 @@ from collections.abc import Callable
 from functools import wraps
 
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth import login, logout
+from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render, resolve_url
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from leaderboard.clients import client_address
 
 from .forms import SignInForm, SignUpForm
+from .services.addresses import address_confirm, address_confirmation_send, address_confirmed
 from .services.limits import rate_limit_hit
 from .too_many import too_many_page
 
@@ -62,13 +65,35 @@ def signup(request: HttpRequest) -> HttpResponse:
         return refused
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid() and (user := form.save()) is not None:
+        address_confirmation_send(user=user, link_base=request.build_absolute_uri("/"))
         login(request, user, backend="leaderboard.auth.ModelBackend")
+        messages.info(request, f"We sent a link to {user.email}: open it to confirm your address, so your votes count.")
         return redirect(_next_url(request))
     return render(
         request,
         "accounts/signup.html",
         {"form": form, "next": request.GET.get("next", ""), "delay_hours": settings.VOTE_NEW_ACCOUNT_DELAY_HOURS},
     )
+
+
+@require_GET
+def address_confirm_link(request: HttpRequest, token: str) -> HttpResponse:
+    """The link mailed at sign-up: it confirms the address it was made for (anyone who can read the mailbox may
+    open it; that is the proof)."""
+    user = address_confirm(token)
+    return render(request, "accounts/address_confirmed.html", {"confirmed": user}, status=200 if user else 400)
+
+
+@require_POST
+@login_required
+def address_confirm_again(request: HttpRequest) -> HttpResponse:
+    """Mail the confirmation link again (counted against the sign-up limit, so it cannot flood a mailbox)."""
+    if refused := _too_many_attempts(request, "sign-up"):
+        return refused
+    if not address_confirmed(request.user):
+        address_confirmation_send(user=request.user, link_base=request.build_absolute_uri("/"))
+        messages.info(request, f"We sent the link again to {request.user.email}.")
+    return redirect("vote")
 
 
 @require_http_methods(["GET", "POST"])

@@ -2,22 +2,15 @@
 
 from __future__ import annotations
 
-import unicodedata
-
 from django import forms
 from django.contrib.auth import get_user_model, password_validation
 from django.contrib.auth.forms import AuthenticationForm
 from django.core.validators import validate_email
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError
+
+from .services.addresses import account_create, account_email, address_taken
 
 DUPLICATE = "An account with this email already exists. Sign in instead."
-
-
-def account_email(address: str) -> str:
-    """The form an address is stored and looked up in: NFKC, as Django stores a username (so fullwidth
-    `ｅｘａｍｐｌｅ.org` is `example.org`), then lower-case. Sign-up checks for a duplicate in this form, and
-    sign-in looks the account up in it: one account per address however it is typed."""
-    return unicodedata.normalize("NFKC", address).strip().lower()
 
 
 class SignUpForm(forms.Form):
@@ -39,7 +32,7 @@ class SignUpForm(forms.Form):
         validate_email(email)  # NFKC can turn a valid address into an invalid one
         if len(email) > self.fields["email"].max_length:
             raise forms.ValidationError(f"An email address has at most {self.fields['email'].max_length} characters.")
-        if get_user_model().objects.filter(username__iexact=email).exists():
+        if get_user_model().objects.filter(username__iexact=email).exists() or address_taken(email):
             raise forms.ValidationError(DUPLICATE)
         return email
 
@@ -57,15 +50,10 @@ class SignUpForm(forms.Form):
         return data
 
     def save(self):
-        """The new account; None (with the duplicate error on the form) when the same address signed up in the
-        moment since `clean_email` looked."""
+        """The new account, its address unconfirmed; None (with the duplicate error on the form) when the same
+        address (or a look-alike) signed up in the moment since `clean_email` looked."""
         try:
-            with transaction.atomic():
-                return get_user_model().objects.create_user(
-                    username=self.cleaned_data["email"],
-                    email=self.cleaned_data["email"],
-                    password=self.cleaned_data["password1"],
-                )
+            return account_create(email=self.cleaned_data["email"], password=self.cleaned_data["password1"])
         except IntegrityError:
             self.add_error("email", DUPLICATE)
             return None

@@ -25,6 +25,7 @@ class Held(models.TextChoices):
     NEW_ACCOUNT = "new-account", "new account (counts later)"
     DAILY_CAP = "daily-cap", "over the daily cap"
     FLAGGED = "flagged", "voter flagged"
+    UNCONFIRMED = "unconfirmed", "address not confirmed"
 
 
 class MatchupQuerySet(models.QuerySet):
@@ -161,6 +162,24 @@ class Vote(models.Model):
 
     def __str__(self) -> str:
         return f"{self.agent_a} vs {self.agent_b}: {self.winner}"
+
+
+class AccountAddress(models.Model):
+    """An account's email address as the site checks it (`voting.services.addresses`): its look-alike key
+    (`skeleton`, UTS #39: one account per address however it is written) and when its owner proved the mailbox
+    theirs by the link sent at sign-up (`confirmed_at`). A vote of an account whose address is unconfirmed never
+    counts. An account made elsewhere (the admin, `createsuperuser`, `load_demo`) gets its row, confirmed, the
+    next time someone signs up; until then it has none, and counts as confirmed."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="account_address"
+    )
+    # Null for an account made before the check whose skeleton an older account already had.
+    skeleton = models.CharField(max_length=600, unique=True, null=True, blank=True)
+    confirmed_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.user} ({'confirmed' if self.confirmed_at else 'unconfirmed'})"
 
 
 class VoterFlagQuerySet(models.QuerySet):

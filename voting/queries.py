@@ -27,7 +27,7 @@ from django.utils.dateparse import parse_datetime
 from leaderboard.models import Agent, Benchmark, Entry, Organization, Round, RoundStatus, Task
 from runs.models import Run
 
-from .models import Held, Matchup, Vote, VoteCell, VoterFlag
+from .models import AccountAddress, Held, Matchup, Vote, VoteCell, VoterFlag
 
 # Every column of a matchup, in the model's field order (what `Model.from_db` expects).
 _MATCHUP_COLUMNS = tuple(field.column for field in Matchup._meta.concrete_fields)
@@ -216,18 +216,24 @@ def voter_pairs(*, voter_id: int, task_ids: list[int]) -> set[tuple[int, int, in
     return {(task, lo, hi) for task, lo, hi in rows}
 
 
-def voter_day(*, voter_id: int, since: datetime) -> tuple[int, bool]:
-    """(the voter's votes cast since `since` that count or will count, i.e. not held for the daily cap;
-    whether the voter has an active flag), in one statement.
+class VoterDay(NamedTuple):
+    today: int  # votes cast since `since` that count or will count (not held for the cap or the address)
+    flagged: bool  # an active flag
+    unconfirmed: bool  # the account's address is not confirmed yet (`services.addresses`)
+
+
+def voter_day(*, voter_id: int, since: datetime) -> VoterDay:
+    """Where the voter stands today (`VoterDay`), in one statement.
 
     Why SQL: bench/README.md, "Votes under load" (2026-12-01 10:05 and 2026-12-03): with these statements a vote
     costs 6.3 ms of server CPU (target 10 ms); building the same queries in the ORM was about 24% of a vote's CPU."""
-    today, flags = _one(
-        f"SELECT (SELECT COUNT(*) FROM {_table(Vote)} WHERE voter_id = %s AND cast_at >= %s AND held <> %s),"
-        f" (SELECT COUNT(*) FROM {_table(VoterFlag)} WHERE voter_id = %s AND cleared_at IS NULL)",
-        [voter_id, _param(since), Held.DAILY_CAP, voter_id],
-    ) or (0, 0)
-    return today, flags > 0
+    today, flags, unconfirmed = _one(
+        f"SELECT (SELECT COUNT(*) FROM {_table(Vote)} WHERE voter_id = %s AND cast_at >= %s AND held NOT IN (%s, %s)),"
+        f" (SELECT COUNT(*) FROM {_table(VoterFlag)} WHERE voter_id = %s AND cleared_at IS NULL),"
+        f" (SELECT COUNT(*) FROM {_table(AccountAddress)} WHERE user_id = %s AND confirmed_at IS NULL)",
+        [voter_id, _param(since), Held.DAILY_CAP, Held.UNCONFIRMED, voter_id, voter_id],
+    ) or (0, 0, 0)
+    return VoterDay(today, flags > 0, unconfirmed > 0)
 
 
 class ClaimTarget(NamedTuple):

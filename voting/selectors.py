@@ -212,6 +212,7 @@ class VoterStatus:
     flagged: bool
     counted_today: int
     daily_cap: int
+    unconfirmed: bool = False  # the account's address is not confirmed: its votes do not count
 
     @property
     def over_cap(self) -> bool:
@@ -221,10 +222,11 @@ class VoterStatus:
 def voter_status(*, voter, now: datetime | None = None) -> VoterStatus:
     now = now or timezone.now()
     counts_from = account_counts_from(voter)
-    today, flagged = queries.voter_day(voter_id=voter.pk, since=day_start(now))
+    today, flagged, unconfirmed = queries.voter_day(voter_id=voter.pk, since=day_start(now))
     return VoterStatus(
         counts_from=counts_from if counts_from > now else None,
         flagged=flagged,
         counted_today=today,
         daily_cap=settings.VOTE_DAILY_CAP,
+        unconfirmed=unconfirmed,
     )

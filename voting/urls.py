@@ -11,6 +11,8 @@ urlpatterns = [
     path("vote/app/<str:alias>/", views.preview_app, name="vote_preview_app"),
     path("vote/app/<str:alias>/<path:path>", views.preview_app, name="vote_preview_app_file"),
     path("signup/", accounts.signup, name="signup"),
+    path("signup/confirm/", accounts.address_confirm_again, name="address_confirm_again"),
+    path("signup/confirm/<str:token>/", accounts.address_confirm_link, name="address_confirm"),
     path("signin/", accounts.signin, name="signin"),
     path("signout/", accounts.signout, name="signout"),
 ]

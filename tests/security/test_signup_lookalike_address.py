@@ -48,3 +48,44 @@ def test_an_address_nfkc_makes_invalid_is_a_form_error():
     assert response.status_code == 200
     assert 'class="errorlist' in response.content.decode()
     assert not get_user_model().objects.exists()
+
+
+# Look-alikes of a taken address that are other strings: Cyrillic "а" (U+0430) in the domain, "ł" (U+0142, a
+# Latin l with a stroke: UTS #39 maps it to l and a combining overlay, and the mark is dropped too), a Greek
+# omicron in the top-level domain, and "rn" for "m". The punycode of the Cyrillic domain is that same mailbox.
+LOOKALIKES = {
+    "cyrillic a": "editor@exаmple.org",
+    "l with a stroke": "editor@exampłe.org",
+    "greek omicron": "editor@example.οrg",
+    "rn for m": "editor@exarnple.org",
+}
+
+
+@pytest.mark.parametrize("typed", LOOKALIKES.values(), ids=LOOKALIKES.keys())
+def test_it_refuses_a_confusable_of_a_taken_address(typed):
+    make_user("editor@example.org", password=PASSWORD)
+    response = sign_up(Client(raise_request_exception=False), typed)
+    assert response.status_code == 200
+    assert "already exists" in response.content.decode()
+    assert get_user_model().objects.count() == 1
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [("editor@exаmple.org", "editor@xn--exmple-4nf.org"), ("editor@xn--exmple-4nf.org", "editor@exаmple.org")],
+)
+def test_an_international_domain_and_its_punycode_are_one_address(first, second):
+    client = Client(raise_request_exception=False)
+    assert sign_up(client, first).status_code == 302
+    client.logout()
+    response = sign_up(Client(raise_request_exception=False), second)
+    assert response.status_code == 200 and "already exists" in response.content.decode()
+    assert get_user_model().objects.count() == 1
+    # either spelling signs in to the one account
+    for typed in (first, second):
+        assert Client().post("/signin/", {"username": typed, "password": PASSWORD}).status_code == 302, typed
+
+
+def test_an_address_that_only_shares_letters_is_not_a_lookalike():
+    make_user("editor@example.org", password=PASSWORD)
+    assert sign_up(Client(raise_request_exception=False), "editors@example.org").status_code == 302

@@ -3,6 +3,8 @@ starting to count.
 
 The counting rules, in the order they are applied when a vote is cast (`vote_standing`):
 
+0. an account whose address is not confirmed (the link mailed at sign-up, `addresses`): stored, held
+   "unconfirmed" for good (one person cannot hold many voting accounts without as many mailboxes);
 1. a voter with an active flag: stored, held "flagged" (counts once an editor clears the flag);
 2. the voter already has VOTE_DAILY_CAP votes today (UTC) that count or will count: stored, held "daily-cap"
    for good;
@@ -47,6 +49,7 @@ class Standing:
     counts_from: datetime | None
     today: int = 0  # the voter's votes cast today (UTC) before this one that count or will count
     flagged: bool = False  # the voter has an active flag
+    unconfirmed: bool = False  # the account's address is not confirmed
 
     @property
     def counts(self) -> bool:
@@ -56,7 +59,9 @@ class Standing:
 def vote_standing(*, voter, now: datetime) -> Standing:
     """Whether a vote cast now by `voter` counts, and if not why (the rules in the module docstring)."""
     counts_from = account_counts_from(voter)
-    today, flagged = queries.voter_day(voter_id=voter.pk, since=day_start(now))
+    today, flagged, unconfirmed = queries.voter_day(voter_id=voter.pk, since=day_start(now))
+    if unconfirmed:
+        return Standing(Held.UNCONFIRMED, None, today, flagged, unconfirmed=True)
     if flagged:
         return Standing(Held.FLAGGED, counts_from if counts_from > now else None, today, flagged)
     if today >= settings.VOTE_DAILY_CAP:
@@ -125,7 +130,8 @@ def vote_cast(*, key: str, voter, winner: str, now: datetime | None = None) -> C
     after = VoterStatus(
         counts_from=counts_from if counts_from > now else None,
         flagged=standing.flagged,
-        counted_today=standing.today + (standing.held != Held.DAILY_CAP),
+        counted_today=standing.today + (standing.held not in (Held.DAILY_CAP, Held.UNCONFIRMED)),
+        unconfirmed=standing.unconfirmed,
         daily_cap=settings.VOTE_DAILY_CAP,
     )
     target.reveal.matchup.used_at = now
