@@ -22,7 +22,7 @@ from ninja.throttling import BaseThrottle
 
 from leaderboard import ratelimit
 from leaderboard.clients import client_address
-from leaderboard.ratelimit import window_hit
+from leaderboard.ratelimit import limit_hit
 
 from . import schemas as s
 
@@ -42,8 +42,8 @@ def client_id(request: HttpRequest) -> str:
 
 
 class ClientRateThrottle(BaseThrottle):
-    """API_RATE_LIMIT requests per API_RATE_WINDOW_SECONDS per client, counted in fixed windows in the shared
-    cache. `cache.incr` is atomic in Redis, so concurrent workers cannot both take the last request."""
+    """API_RATE_LIMIT requests per API_RATE_WINDOW_SECONDS per client, over any stretch of that length (a
+    sliding window in the shared cache: `leaderboard.ratelimit`)."""
 
     timer = staticmethod(lambda: ratelimit.clock())
 
@@ -55,13 +55,11 @@ class ClientRateThrottle(BaseThrottle):
         limit, window = settings.API_RATE_LIMIT, max(1, settings.API_RATE_WINDOW_SECONDS)
         if limit <= 0:
             return True
-        now = self.timer()
-        bucket = int(now // window)
         ident = hashlib.sha256(client_id(request).encode()).hexdigest()[:32]
-        count = window_hit(f"api-rate:{ident}:{bucket}", window)
-        self._local.wait = (bucket + 1) * window - now
-        # A cache that is down lets reads through rather than failing every request.
-        return count is None or count <= limit
+        wait = limit_hit(f"api-rate:{ident}", limit=limit, window=window, now=self.timer())
+        self._local.wait = wait
+        # A cache that is down (None) lets reads through rather than failing every request.
+        return not wait
 
     def wait(self) -> float | None:
         return getattr(self._local, "wait", None)

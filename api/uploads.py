@@ -23,10 +23,9 @@ from ninja.throttling import BaseThrottle
 from bundles.inspect_logs import InspectLogError, LogTooLarge, read_logs
 from bundles.report import ImportReport
 from bundles.uploads import bundle_upload, inspect_upload
-from leaderboard import ratelimit
 from leaderboard.api_keys import api_key_check
 from leaderboard.models import ApiKey
-from leaderboard.ratelimit import window_hit
+from leaderboard.ratelimit import limit_hit
 from scoring.bundle import BundleError, DocumentError, parse_document
 from scoring.types import KEY_PATTERN
 
@@ -70,7 +69,8 @@ class BenchmarkKey(HttpBearer):
 
 
 class KeyRateThrottle(BaseThrottle):
-    """API_UPLOAD_RATE_LIMIT uploads per API_UPLOAD_RATE_WINDOW_SECONDS per key (fixed windows, shared cache)."""
+    """API_UPLOAD_RATE_LIMIT uploads per API_UPLOAD_RATE_WINDOW_SECONDS per key (a sliding window in the shared
+    cache: `leaderboard.ratelimit`)."""
 
     def __init__(self) -> None:
         self._local = threading.local()
@@ -80,11 +80,9 @@ class KeyRateThrottle(BaseThrottle):
         key = getattr(request, "auth", None)
         if limit <= 0 or not isinstance(key, ApiKey):
             return True
-        now = ratelimit.clock()
-        bucket = int(now // window)
-        count = window_hit(f"api-upload:{key.pk}:{bucket}", window)
-        self._local.wait = (bucket + 1) * window - now
-        return count is None or count <= limit
+        wait = limit_hit(f"api-upload:{key.pk}", limit=limit, window=window)
+        self._local.wait = wait
+        return not wait
 
     def wait(self) -> float | None:
         return getattr(self._local, "wait", None)

@@ -1,13 +1,20 @@
-"""Fixed-window counters in the shared cache (Redis in production), for rate limits.
+"""Sliding-window rate limits in the shared cache (Redis in production): at most `limit` requests pass in any
+stretch of `window` seconds, wherever it starts. Fixed windows (a counter per window) let a burst at the end of
+one window and another at the start of the next through together, about twice the limit.
 
-When the cache cannot be reached the counter answers None: the caller decides whether to let the request
-through (reading the API) or to fall back on the database (casting a vote). A cache outage must never turn
-into server errors: the database, not the cache, is the source of truth.
+Each limited identity keeps a log of the times of its requests that passed (a Redis sorted set scored by
+time). A request drops the entries older than the window, adds itself and counts: over the limit it is refused
+and takes itself out again (a refused request uses no slot), in one more round trip only then.
+
+When the cache cannot be reached the answer is None: the caller decides whether to let the request through
+(reading the API) or to fall back on the database (casting a vote). A cache outage must never turn into
+server errors: the database, not the cache, is the source of truth.
 """
 
 from __future__ import annotations
 
 import logging
+import secrets
 import time
 
 from django.core.cache import DEFAULT_CACHE_ALIAS, cache, caches
@@ -17,36 +24,52 @@ log = logging.getLogger(__name__)
 
 
 def clock() -> float:
-    """The time fixed windows are counted in (seconds since the epoch). Every rate limit reads it here, so a
-    test can pin it away from a window's edge (tests/conftest.py) instead of racing one."""
+    """The time requests are logged at (seconds since the epoch). Every rate limit reads it here, so a test can
+    set it (tests/conftest.py starts each test at the start of a day) instead of racing the real one."""
     return time.time()
 
 
-def window_hit(key: str, window: int) -> int | None:
-    """Add one to the counter `key` (living `window` seconds) and return its new value, or None when the
-    cache is unreachable. `incr` is atomic in Redis, so concurrent workers cannot both take the last slot."""
-    return window_hits([key], window)[0]
+def limit_hit(key: str, *, limit: int, window: int, now: float | None = None) -> float | None:
+    """Count one request against `key`'s sliding window: 0 when it passes (at most `limit` in the last `window`
+    seconds, itself included), else the seconds until one would; None when the cache is unreachable."""
+    return limits_hit({key: limit}, window=window, now=now)[key]
 
 
-def window_hits(keys: list[str], window: int) -> list[int | None]:
-    """`window_hit` for several counters; on Redis in one round trip (INCR, then EXPIRE NX so the window is
-    set only by the first hit), elsewhere one counter at a time."""
-    if not keys:
-        return []
+def limits_hit(limits: dict[str, int], *, window: int, now: float | None = None) -> dict[str, float | None]:
+    """`limit_hit` for several keys ({key: limit}), on Redis in one round trip (a second only for a refusal)."""
+    now = clock() if now is None else now
+    if not limits:
+        return {}
     client = _redis_client()
     if client is None:
-        return [_window_hit_portable(key, window) for key in keys]
+        return {key: _limit_hit_portable(key, limit, window, now) for key, limit in limits.items()}
+    member = f"{now!r}:{secrets.token_hex(6)}"
+    full = {key: cache.make_and_validate_key(key) for key in limits}
     try:
         pipe = client.pipeline(transaction=False)
-        for key in keys:
-            full = cache.make_and_validate_key(key)
-            pipe.incr(full)
-            pipe.expire(full, window + 5, nx=True)
-        replies = pipe.execute()
-        return [int(n) for n in replies[::2]]
+        for key in limits:
+            pipe.zremrangebyscore(full[key], "-inf", now - window)
+            pipe.zadd(full[key], {member: now})
+            pipe.zcard(full[key])
+            pipe.expire(full[key], window + 5)
+        counts = dict(zip(limits, pipe.execute()[2::4], strict=True))
+        over = [key for key in limits if counts[key] > limits[key]]
+        if not over:
+            return dict.fromkeys(limits, 0.0)
+        pipe = client.pipeline(transaction=False)
+        for key in over:
+            pipe.zrem(full[key], member)
+            # The entry whose leaving brings the count under the limit again.
+            index = counts[key] - 1 - limits[key]
+            pipe.zrange(full[key], index, index, withscores=True)
+        replies = pipe.execute()[1::2]
     except Exception:  # noqa: BLE001 - any redis error: the caller's fallback applies
-        log.warning("rate-limit counters unavailable: cache unreachable", exc_info=True)
-        return [None] * len(keys)
+        log.warning("rate-limit logs unavailable: cache unreachable", exc_info=True)
+        return dict.fromkeys(limits)
+    waits: dict[str, float | None] = dict.fromkeys(limits, 0.0)
+    for key, leaving in zip(over, replies, strict=True):
+        waits[key] = max(1.0, leaving[0][1] + window - now) if leaving else 1.0
+    return waits
 
 
 def _redis_client():
@@ -60,14 +83,16 @@ def _redis_client():
         return None
 
 
-def _window_hit_portable(key: str, window: int) -> int | None:
+def _limit_hit_portable(key: str, limit: int, window: int, now: float) -> float | None:
+    """The same log as a list in any other cache (the in-memory one of a site with no configuration): not atomic
+    across processes, which such a site does not have."""
     try:
-        cache.add(key, 0, timeout=window + 5)
-        try:
-            return cache.incr(key)
-        except ValueError:  # expired or evicted between add and incr
-            cache.set(key, 1, timeout=window + 5)
-            return 1
+        times = [t for t in cache.get(key, []) if t > now - window]
+        if len(times) >= limit:
+            cache.set(key, times, timeout=window + 5)
+            return max(1.0, sorted(times)[len(times) - limit] + window - now)
+        cache.set(key, [*times, now], timeout=window + 5)
+        return 0.0
     except Exception:  # noqa: BLE001 - any cache backend error (redis ConnectionError, TimeoutError, ...)
-        log.warning("rate-limit counter %s unavailable: cache unreachable", key.split(":")[0], exc_info=True)
+        log.warning("rate-limit log %s unavailable: cache unreachable", key.split(":")[0], exc_info=True)
         return None

@@ -50,18 +50,25 @@ def test_errors_count_too(db, client, limit_3):
     assert client.get("/api/benchmarks/nope").status_code == 429
 
 
-def test_a_new_window_starts_a_new_allowance(db, client, limit_3, monkeypatch):
+def test_the_allowance_comes_back_as_the_window_slides(db, client, limit_3, monkeypatch):
     import api as api_module
 
-    now = [60 * 16_667 + 20.0]  # 20 s into a window
+    # Three requests at 0, 10 and 20 s use the allowance of a 60 s window. At 30 s a fourth waits until the
+    # first leaves the window, at 60 s (Retry-After 30); at 60 s one passes, and the next waits for the one at 10.
+    start = 60 * 16_667 + 20.0
+    now = [start]
     monkeypatch.setattr(api_module.ClientRateThrottle, "timer", staticmethod(lambda: now[0]))
-    for _ in range(3):
-        client.get(URL)
+    for offset in (0, 10, 20):
+        now[0] = start + offset
+        assert client.get(URL).status_code == 200
+    now[0] = start + 30
     r = client.get(URL)
     assert r.status_code == 429
-    assert r["Retry-After"] == "40"
-    now[0] += 40
+    assert r["Retry-After"] == "30"
+    now[0] = start + 60.5
     assert client.get(URL).status_code == 200
+    r = client.get(URL)
+    assert r.status_code == 429 and r["Retry-After"] == "10"
 
 
 def test_a_limit_of_zero_turns_it_off(db, client, settings):

@@ -137,12 +137,15 @@ def test_with_the_cache_up_only_the_counters_decide(world, settings):
     assert rate_limit_hit(bucket="vote", idents=["user:busy-up"], limit=3, window=600, voter=busy) == 0
 
 
-def test_the_wait_runs_to_the_end_of_the_window_and_is_at_least_a_second():
-    # A fixed window of 600 s: window 5 covers [3000, 3600). Over the limit at 3100.0, the wait is 500 s; half a
-    # second before the window's end, it is 1 s (rounded up), never 0 (0 would mean "within the limit").
+def test_the_wait_runs_until_the_oldest_request_leaves_the_window_and_is_at_least_a_second():
+    # A sliding window of 600 s and a limit of 2: requests at 3000 and 3100 pass. One at 3200 is refused until
+    # the one at 3000 leaves the window, at 3600: a wait of 400 s. At 3599.5 the wait is 0.5 s, rounded up to 1,
+    # never 0 (0 would mean "within the limit"); at 3600.5 it passes.
     ident = [f"user:wait-{datetime.now(UTC).timestamp()}"]
-    assert rate_limit_hit(bucket="vote", idents=ident, limit=0, window=600, at=3100.0) == 500
-    assert rate_limit_hit(bucket="vote", idents=ident, limit=0, window=600, at=3599.5) == 1
+    assert [rate_limit_hit(bucket="vote", idents=ident, limit=2, window=600, at=t) for t in (3000.0, 3100.0)] == [0, 0]
+    assert rate_limit_hit(bucket="vote", idents=ident, limit=2, window=600, at=3200.0) == 400
+    assert rate_limit_hit(bucket="vote", idents=ident, limit=2, window=600, at=3599.5) == 1
+    assert rate_limit_hit(bucket="vote", idents=ident, limit=2, window=600, at=3600.5) == 0
 
 
 # --- maturing and flagging ------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 - `drawing`: matchups: drawing a pair for a voter (`matchup_draw`), checking that a voter may use a matchup
   (`matchup_check`, `MatchupRefused`) and pruning the ones that expired unused (`matchups_prune`);
-- `limits`: the rate limits, fixed-window counters per account and per address (`rate_limit_hit`,
+- `limits`: the rate limits, sliding windows per account and per address (`rate_limit_hit`,
   `rate_limits_hit`);
 - `counting`: casting a vote (`vote_cast`, `vote_record`) and the counting rules it applies (`vote_standing`),
   and new-account votes starting to count (`votes_mature`);

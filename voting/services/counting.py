@@ -16,9 +16,9 @@ The counting rules, in the order they are applied when a vote is cast (`vote_sta
 download) agrees with the site.
 
 What one account can do (tested in tests/voting/test_counting.py): at most VOTE_RATE_LIMIT votes per
-VOTE_RATE_WINDOW_SECONDS get through at all (per account and per address, `limits`; a fixed window, so a burst
-across a window edge can reach twice that), and at most VOTE_DAILY_CAP of a day's votes ever count. A new
-account adds nothing for VOTE_NEW_ACCOUNT_DELAY_HOURS, and the hourly agreement check
+VOTE_RATE_WINDOW_SECONDS get through at all (per account and per address, `limits`; a sliding window, so no
+burst across a window's edge gets twice that through), and at most VOTE_DAILY_CAP of a day's votes ever count.
+A new account adds nothing for VOTE_NEW_ACCOUNT_DELAY_HOURS, and the hourly agreement check
 (`flagging.voters_flag`, against a fit of everyone else's votes) flags a voter who keeps picking the crowd's
 loser; a flagged voter's votes stop counting at once, so the push is undone at the next refit. A voter who
 pushes only where the crowd is split (pairs rated about equal) is not caught by the check; the cap is the bound
