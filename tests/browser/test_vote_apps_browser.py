@@ -33,6 +33,7 @@ def demo(transactional_db, settings, tmp_path):
 
 def _sign_up_a_day_ago(page, live_server) -> None:
     from django.contrib.auth import get_user_model
+    from django.core import mail
 
     page.goto(f"{live_server.url}/signup/")
     page.get_by_label("Email").fill("voter@example.com")
@@ -40,6 +41,10 @@ def _sign_up_a_day_ago(page, live_server) -> None:
     page.get_by_label("Password again").fill(PASSWORD)
     page.get_by_role("button", name="Sign up").click()
     page.get_by_role("button", name="Sign out").wait_for()
+    # The address confirmed: the voter opens the link mailed at sign-up.
+    (link,) = re.findall(r"https?://\S+", mail.outbox[-1].body)
+    page.goto(link)
+    assert "is confirmed" in page.content()
     # The new-account day, waited out: the account is moved a day and a bit into the past.
     user = get_user_model().objects.get(email="voter@example.com")
     user.date_joined -= timedelta(hours=25)
