@@ -25,6 +25,7 @@ from leaderboard.models import (
 from runs.models import Counting, Run, run_counting, verdicts_public
 from runs.selectors import review_stage
 from scoring import methodologies
+from scoring.bundle_run_checks import week_problem, week_shown
 from scoring.types import ChecksTaskRow, RatingRow
 from snapshots.models import BoardSnapshot, SnapshotKind
 
@@ -120,6 +121,21 @@ def run_page(
     }
 
 
+def _run_week(run: Run, rnd: Round) -> dict[str, Any]:
+    """The run's week as its page says it (004: "The agents in one table are run in the same week"): the round's
+    week (`week_shown`: its first and last second), and whether the run started in it (`week_problem`, the rule the
+    bundle check and the admin ask); `known` is false without a start time or a round's start date."""
+    if run.started_at is None or rnd.starts_on is None:
+        return {"known": False, "start": None, "last": None, "in_week": None}
+    start, last = week_shown(rnd.starts_on)
+    return {
+        "known": True,
+        "start": start,
+        "last": last,
+        "in_week": week_problem(rnd.starts_on, run.started_at) is None,
+    }
+
+
 def _third_verdict(run: Run, verdicts: list) -> dict[str, bool]:
     """Whether a published third verdict decided the run: only while the tester and the second disagree (000
     §5, `review_stage`); one given while they disagreed is set aside once a correction makes them agree."""
@@ -129,8 +145,10 @@ def _third_verdict(run: Run, verdicts: list) -> dict[str, bool]:
 
 
 def _what_happened(run: Run, query: Mapping[str, str]) -> dict[str, Any]:
-    """What the run page shows of what happened: the transcript (a page of it), the judge, the marks."""
+    """What the run page shows of what happened: the transcript (a page of it), the judge, the marks, and on a
+    weekly table the week it happened in."""
     return {
+        "week": _run_week(run, run.round) if run.round.benchmark.rules.same_week else None,
         "transcript": transcript_view(run, query),
         "judge": judge_view(run.judge),
         "marks": marks_view(run.marks, list(run.evidence.all())),

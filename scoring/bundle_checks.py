@@ -25,6 +25,7 @@ from .bundle_checker import (
 )
 from .bundle_run_checks import (
     check_runs,
+    round_week_problem,
 )
 from .types import (
     ENTRY_FIELDS,
@@ -142,6 +143,9 @@ def _check_rounds(c: Checker, rounds: list, declared: Declared) -> None:
             if key in declared.rounds:
                 c.add(f"{p}.key", f"duplicate round {key!r}")
             declared.rounds[key] = r
+        rules = methodologies.REGISTRY.get(declared.methodology or "")
+        if rules is not None and rules.same_week and (problem := round_week_problem(r)):
+            c.add(f"{p}.starts_on", problem)
         _check_entries(c, r, p, key, declared)
         _check_round_task_set(c, r.get("tasks"), p, declared)
         _check_round_parameters(c, r.get("parameters"), p, declared)

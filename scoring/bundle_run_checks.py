@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
+from . import methodologies
 from .addresses import is_link_address, is_web_address
 from .bundle_checker import (
     BIGINT_MAX,
@@ -37,10 +39,13 @@ COST_MAX = 999_999.999999  # the stored cost: 12 digits, 6 after the point
 
 def check_runs(c: Checker, runs: list, declared: Declared) -> None:
     """Each run on its own, then the re-runs, which need every run's id first."""
+    rules = methodologies.REGISTRY.get(declared.methodology or "")
     for _, p, run in c.objects(runs, "runs"):
         _check_run_id(c, run, p, declared)
         _check_run_references(c, run, p, declared)
         _check_run_fields(c, run, p)
+        if rules is not None and rules.same_week:
+            _check_run_week(c, run, p, declared)
         _check_run_counts(c, run, p)
         _check_verdicts(c, run, p)
         _check_run_attachments(c, run, p)
@@ -48,6 +53,92 @@ def check_runs(c: Checker, runs: list, declared: Declared) -> None:
             _check_listed_checks_agree(c, run, p)
         _check_judge_and_marks(c, run, p)
     _check_reruns(c, runs, declared)
+
+
+# 004 "Same conditions": "The agents in one table are run in the same week." A round's week is the seven days
+# from 00:00 UTC on its `starts_on`: a run that started at 23:59:59 UTC on the seventh day is in it, one that
+# started at 00:00:00 UTC on the eighth day (or before the first) is not.
+WEEK = timedelta(days=7)
+
+
+def round_week(starts_on: date) -> tuple[datetime, datetime]:
+    """A round's week as (first instant, first instant after it): 00:00 UTC on `starts_on`, and seven days on."""
+    start = datetime.combine(starts_on, time(), UTC)
+    return start, start + WEEK
+
+
+def week_shown(starts_on: date) -> tuple[datetime, datetime]:
+    """A round's week as a reader is told it: its first and its last second (UTC)."""
+    start, end = round_week(starts_on)
+    return start, end - timedelta(seconds=1)
+
+
+def bundle_time(value: Any) -> datetime | None:
+    """A bundle's time (ISO 8601, as `datetime.fromisoformat` reads it: a date alone is 00:00, a time without an
+    offset is UTC) as an aware datetime; None when `value` is not one."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+
+
+def bundle_day(value: Any) -> date | None:
+    """A bundle's day (a round's `starts_on`: a date, or a time whose own date is taken), None when not one."""
+    parsed = bundle_time(value)
+    return parsed.date() if parsed is not None else None
+
+
+def _utc(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def week_problem(starts_on: date | None, started_at: datetime | None) -> str | None:
+    """Why a run that started at `started_at` (aware) is not in the week of its round, which starts on
+    `starts_on` (`round_week`), in words; None when it is. A run without a start time is accepted: its week is
+    unknown, and its page says so. A round without `starts_on` has no week to check a start time against: a run
+    with one is refused until the round gives its week. The bundle check and the admin's run and round forms
+    all ask this."""
+    if started_at is None:
+        return None
+    if starts_on is None:
+        return f"started {_utc(started_at)}, but the round has no start date (starts_on), so its week is unknown"
+    start, end = round_week(starts_on)
+    if start <= started_at < end:
+        return None
+    first, last = week_shown(starts_on)
+    return (
+        f"started {_utc(started_at)}, outside the round's week ({_utc(first).removesuffix(' UTC')} to "
+        f"{_utc(last)}): the agents in one table are run in the same week"
+    )
+
+
+def round_week_problem(r: dict) -> str | None:
+    """Why a round's `starts_on` cannot give its week (it is not a date), or None."""
+    given = r.get("starts_on")
+    if given is None or bundle_day(given) is not None:
+        return None
+    return f"{str(given)[:40]!r} is not a date, so the round's week is unknown"
+
+
+def _check_run_week(c: Checker, run: dict, p: str, declared: Declared) -> None:
+    """A run's start time is readable and falls in its round's week (`week_problem`)."""
+    raw = run.get("started_at")
+    rnd = declared.rounds.get(run["round"]) if isinstance(run.get("round"), str) else None
+    if raw is None or not isinstance(raw, str) or rnd is None:
+        return  # no start time (its week is unknown), or a problem reported by the field's own check
+    started = bundle_time(raw)
+    if started is None:
+        c.add(f"{p}.started_at", f"{raw[:40]!r} is not an ISO 8601 time, so the run's week cannot be checked")
+        return
+    starts_on = bundle_day(rnd.get("starts_on"))
+    if starts_on is None and rnd.get("starts_on") is not None:
+        return  # an unreadable starts_on is reported with its round (`round_week_problem`)
+    problem = week_problem(starts_on, started)
+    if problem:
+        c.add(f"{p}.started_at", f"run {bundle_id(run.get('id'))!r} {problem}")
 
 
 # At most this many marks a run, each at most this far into a recording (ten days, in seconds).

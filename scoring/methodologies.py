@@ -197,6 +197,9 @@ class Methodology:
     # time): the admin's run form shows these and no others (bundle field names, which are the run's fields).
     run_fields: tuple[str, ...] = ()
     reviewed: bool = False  # runs are given an outcome by reviewers
+    # 004: "The agents in one table are run in the same week": a run's start is checked against its round's week
+    # (`scoring.bundle_run_checks.week_problem`), in a bundle and in the admin, and its page shows the week.
+    same_week: bool = False
     votes_by_default: bool = False  # blind pairwise votes unless the benchmark's params say otherwise
     task_medians: bool = False  # the task page shows each agent's median run
     # The score x cost x time axes of a row of the methodology's overall board (of its own row type).
@@ -352,6 +355,7 @@ register(
         run_outcome=weekly.weekly_outcome,
         violation_possible=weekly.violation_possible,
         reviewed=True,
+        same_week=True,
         tradeoff_axes=_weekly_axes,
     )
 )

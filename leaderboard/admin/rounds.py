@@ -13,6 +13,7 @@ from leaderboard.services.changes import require_reason
 from runs import services as run_services
 from runs.admin import ask_reason, change_reason, reason_field, refused_as_denied, related_changed
 from runs.selectors import user_is_editor
+from scoring.bundle_run_checks import week_problem
 
 from .. import services
 from ..models import ChangelogEntry, Entry, Round, RoundParameter
@@ -76,6 +77,24 @@ class RoundForm(ReasonForm):
 
     def published_rounds(self):
         return Round.objects.published().filter(pk=self.instance.pk)
+
+    def clean(self):
+        data = super().clean()
+        bench = data.get("benchmark") or (self.instance.benchmark if self.instance.pk else None)
+        if self.instance.pk and bench is not None and bench.rules.same_week and "starts_on" in self.changed_data:
+            # A new week for the round: each run's start is asked again by the bundle's rule (004: "The agents
+            # in one table are run in the same week").
+            starts_on = data.get("starts_on")
+            problems = [
+                f"Run {key} {problem}."
+                for key, started_at in self.instance.runs.exclude(started_at=None)
+                .order_by("started_at", "key")
+                .values_list("key", "started_at")
+                if (problem := week_problem(starts_on, started_at))
+            ]
+            if problems:
+                self.add_error("starts_on", problems)
+        return data
 
 
 def _publication_for(request):

@@ -12,7 +12,7 @@ from django.urls import path, reverse
 from django.utils import timezone
 
 from leaderboard.models import Round
-from scoring.bundle_run_checks import LISTED_COUNT_FIELDS, listed_checks_problems
+from scoring.bundle_run_checks import LISTED_COUNT_FIELDS, listed_checks_problems, week_problem
 
 from .. import services
 from ..models import CheckResult, Dispute, Evidence, Run, Verdict, VerdictRole
@@ -159,6 +159,12 @@ class RunAdminForm(forms.ModelForm):
         changed = [f for f in self.changed_data if f != "change_reason"]
         if rnd is not None and (changed or not self.instance.pk):
             ask_reason(self, published=rnd.is_published)
+        if rnd is not None and rnd.benchmark.rules.same_week and ("started_at" in changed or not self.instance.pk):
+            # The bundle's rule (004: "The agents in one table are run in the same week"), asked of the start
+            # time given here.
+            problem = week_problem(rnd.starts_on, data.get("started_at"))
+            if problem:
+                self.add_error("started_at", f"Run {data.get('key') or self.instance.key} {problem}.")
         return data
 
 

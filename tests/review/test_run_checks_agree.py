@@ -5,54 +5,16 @@ saying two things is refused at import (tests/scoring/test_bundle_checks.py)."""
 from __future__ import annotations
 
 import json
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
+from tests.builders.admin import admin_form
 from tests.builders.review import make_user
 
 pytestmark = pytest.mark.django_db
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-class _Form(HTMLParser):
-    """The change form's fields as a browser would post them (inputs, checked boxes, selects, textareas)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.data: dict[str, str] = {}
-        self._select: str | None = None
-        self._textarea: str | None = None
-
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        name = a.get("name")
-        if tag == "input" and name and a.get("type") not in ("submit", "button", "file"):
-            if a.get("type") == "checkbox":
-                if "checked" in a:
-                    self.data[name] = a.get("value") or "on"
-            else:
-                self.data[name] = a.get("value") or ""
-        elif tag == "select" and name:
-            self._select = name
-            self.data.setdefault(name, "")
-        elif tag == "option" and self._select and "selected" in a:
-            self.data[self._select] = a.get("value") or ""
-        elif tag == "textarea" and name:
-            self._textarea = name
-            self.data[name] = ""
-
-    def handle_endtag(self, tag):
-        if tag == "select":
-            self._select = None
-        elif tag == "textarea":
-            self._textarea = None
-
-    def handle_data(self, data):
-        if self._textarea:
-            self.data[self._textarea] += data
 
 
 @pytest.fixture
@@ -74,9 +36,7 @@ def run(settings, tmp_path):
 
 
 def _form(client, run) -> dict[str, str]:
-    parser = _Form()
-    parser.feed(client.get(f"/admin/runs/run/{run.pk}/change/").content.decode())
-    return parser.data
+    return admin_form(client, f"/admin/runs/run/{run.pk}/change/")
 
 
 def test_an_editor_cannot_change_a_count_without_the_check_it_counts(client, run):

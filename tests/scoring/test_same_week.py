@@ -1,0 +1,94 @@
+"""004 "Same conditions": "The agents in one table are run in the same week." A weekly round's week is the seven
+days from 00:00 UTC on its `starts_on`; a bundle whose run started outside it is refused, naming the run and its
+start (scoring.bundle_run_checks.week_problem, asked by the bundle check and by the admin's forms)."""
+
+from __future__ import annotations
+
+import pytest
+
+from scoring.bundle_checks import validate_bundle
+
+WEEK = "2026-10-05"  # a Monday: the week is 2026-10-05 00:00:00 UTC up to, not including, 2026-10-12 00:00:00 UTC
+OUTSIDE = (
+    "outside the round's week (2026-10-05 00:00:00 to 2026-10-11 23:59:59 UTC): "
+    "the agents in one table are run in the same week"
+)
+
+
+def doc(*starts: str | None, methodology: str = "weekly", starts_on: str | None = WEEK) -> dict:
+    """A round w41 beginning on `starts_on`, one agent, and one run per start time (ids r0, r1, ...)."""
+    rnd = {"key": "w41", "status": "draft", "entries": [{"agent": "a"}]}
+    if starts_on is not None:
+        rnd["starts_on"] = starts_on
+    runs = []
+    for i, start in enumerate(starts):
+        run = {"id": f"r{i}", "round": "w41", "agent": "a", "task": "trip", "status": "completed", "trial": i + 1}
+        if start is not None:
+            run["started_at"] = start
+        runs.append(run)
+    return {
+        "benchmark": {"slug": "wk", "name": "Weekly", "methodology": methodology},
+        "agents": [{"slug": "a", "name": "A"}],
+        "tasks": [{"key": "trip", "title": "Trip plan", "version": "1.0", "kind": "core"}],
+        "rounds": [rnd],
+        "runs": runs,
+    }
+
+
+def test_runs_started_in_january_and_june_of_a_week_in_october_are_refused_by_name_and_start():
+    assert validate_bundle(doc("2026-10-06T13:00:00Z", "2026-01-12T09:00:00Z", "2026-06-03T17:45:00Z")) == [
+        f"runs[1].started_at: run 'r1' started 2026-01-12 09:00:00 UTC, {OUTSIDE}",
+        f"runs[2].started_at: run 'r2' started 2026-06-03 17:45:00 UTC, {OUTSIDE}",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("started_at", "in_week"),
+    [
+        ("2026-10-04T23:59:59Z", False),  # the last second before the week
+        ("2026-10-05T00:00:00Z", True),  # its first second
+        ("2026-10-11T23:59:59Z", True),  # its last second: 6 days, 23 h 59 min 59 s after the start
+        ("2026-10-11T23:59:59.999999Z", True),  # still before the eighth day
+        ("2026-10-12T00:00:00Z", False),  # the first second after it: 7 days after the start
+        ("2026-10-12", False),  # a date alone is 00:00 that day
+        ("2026-10-05", True),
+        # Times are compared in UTC: 01:30 on the 12th at +02:00 is 23:30 UTC on the 11th, in the week; 23:30 on
+        # the 4th at -01:00 is 00:30 UTC on the 5th, in it too; 00:30 on the 5th at +01:00 is 23:30 UTC on the 4th.
+        ("2026-10-12T01:30:00+02:00", True),
+        ("2026-10-04T23:30:00-01:00", True),
+        ("2026-10-05T00:30:00+01:00", False),
+        ("2026-10-11T23:59:59", True),  # a time without an offset is UTC
+        ("2026-10-12T00:00:00", False),
+    ],
+)
+def test_the_week_is_seven_days_from_midnight_utc_on_the_rounds_start(started_at, in_week):
+    assert (validate_bundle(doc(started_at)) == []) is in_week
+
+
+def test_a_run_without_a_start_time_is_accepted():
+    assert validate_bundle(doc(None, "2026-10-07T10:00:00Z")) == []
+
+
+def test_a_round_without_a_start_date_refuses_runs_with_a_start_time_and_accepts_those_without():
+    # Without starts_on the round has no week to check against: a run that says when it started is refused
+    # until the round gives its week; a run that does not is accepted (its week is unknown either way).
+    assert validate_bundle(doc(None, starts_on=None)) == []
+    assert validate_bundle(doc(None, "2026-10-07T10:00:00Z", starts_on=None)) == [
+        "runs[1].started_at: run 'r1' started 2026-10-07 10:00:00 UTC, but the round has no start date (starts_on), "
+        "so its week is unknown"
+    ]
+
+
+def test_a_start_time_or_a_start_date_that_cannot_be_read_is_refused():
+    assert validate_bundle(doc("last Tuesday")) == [
+        "runs[0].started_at: 'last Tuesday' is not an ISO 8601 time, so the run's week cannot be checked"
+    ]
+    assert validate_bundle(doc("2026-10-07T10:00:00Z", starts_on="October")) == [
+        "rounds[0].starts_on: 'October' is not a date, so the round's week is unknown"
+    ]
+
+
+def test_only_the_weekly_methodology_runs_its_agents_in_one_week():
+    # 000, 002 and 003 say nothing of a week: a round of theirs may run over months.
+    for methodology in ("outcomes", "scored", "checks"):
+        assert validate_bundle(doc("2026-01-12T09:00:00Z", methodology=methodology)) == []
