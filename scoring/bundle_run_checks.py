@@ -62,15 +62,18 @@ WEEK = timedelta(days=7)
 
 
 def round_week(starts_on: date) -> tuple[datetime, datetime]:
-    """A round's week as (first instant, first instant after it): 00:00 UTC on `starts_on`, and seven days on."""
+    """A round's week as (first instant, first instant after it): 00:00 UTC on `starts_on`, and seven days on (a
+    week running past the last day a date can hold ends with that day)."""
     start = datetime.combine(starts_on, time(), UTC)
-    return start, start + WEEK
+    end = start + WEEK if starts_on <= date.max - WEEK else datetime.max.replace(tzinfo=UTC)
+    return start, end
 
 
 def week_shown(starts_on: date) -> tuple[datetime, datetime]:
-    """A round's week as a reader is told it: its first and its last second (UTC)."""
+    """A round's week as a reader is told it: its first and its last instant (UTC), 23:59:59.999999 on the
+    seventh day, shown to the second."""
     start, end = round_week(starts_on)
-    return start, end - timedelta(seconds=1)
+    return start, end - timedelta(microseconds=1)
 
 
 def bundle_time(value: Any) -> datetime | None:
@@ -80,15 +83,20 @@ def bundle_time(value: Any) -> datetime | None:
         return None
     try:
         parsed = datetime.fromisoformat(value)
-    except ValueError:
+        return parsed.astimezone(UTC) if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+    except (ValueError, OverflowError):  # not a time, or one whose UTC falls outside the years 1 to 9999
         return None
-    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
 
 
 def bundle_day(value: Any) -> date | None:
-    """A bundle's day (a round's `starts_on`: a date, or a time whose own date is taken), None when not one."""
-    parsed = bundle_time(value)
-    return parsed.date() if parsed is not None else None
+    """A bundle's day (a round's `starts_on`: a date, or a time whose own date is taken, as the import takes
+    it), None when not one."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        return datetime.fromisoformat(value).date()
+    except ValueError:
+        return None
 
 
 def _utc(moment: datetime) -> str:

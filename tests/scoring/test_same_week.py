@@ -92,3 +92,12 @@ def test_only_the_weekly_methodology_runs_its_agents_in_one_week():
     # 000, 002 and 003 say nothing of a week: a round of theirs may run over months.
     for methodology in ("outcomes", "scored", "checks"):
         assert validate_bundle(doc("2026-01-12T09:00:00Z", methodology=methodology)) == []
+
+
+def test_times_at_the_ends_of_the_calendar_are_refused_or_checked_without_an_error():
+    # 00:00 on 1 January of year 1 at +01:00 is 23:00 UTC on the day before, which no date holds: unreadable.
+    assert validate_bundle(doc("0001-01-01T00:00:00+01:00")) == [
+        "runs[0].started_at: '0001-01-01T00:00:00+01:00' is not an ISO 8601 time, so the run's week cannot be checked"
+    ]
+    # A week starting on the last day a date holds ends with that day.
+    assert validate_bundle(doc("9999-12-31T23:59:59Z", starts_on="9999-12-31")) == []
