@@ -84,6 +84,73 @@ MUTANTS = [
         (*PURE, "-k", "interval"),
     ),
     Mutant(
+        "scoring",
+        "a third verdict deciding beside a tester and a second who agree",
+        (
+            (
+                "scoring/common.py",
+                """        if tester is not None and second is not None and tester == second:
+            return tester
+        third = by_role.get("third")
+""",
+                """        third = by_role.get("third")
+        if third is not None:
+            return third
+        if tester is not None and second is not None and tester == second:
+            return tester
+""",
+            ),
+        ),
+        ("tests/scoring/test_outcomes.py", "tests/scoring/test_weekly.py"),
+        (*PURE, "-k", "third"),
+    ),
+    Mutant(
+        "scoring",
+        "the scored interval drawing trials instead of tasks",
+        (
+            (
+                "scoring/scored.py",
+                'cells[(row["agent"], task.key)] = ([cell["best"]], True) if cell else ([0.0], False)',
+                'cells[(row["agent"], task.key)] = ([s["score"] for s in cell["scores"] if s.get("score") is not None]'
+                ", True) if cell else ([0.0], False)",
+            ),
+            (
+                "scoring/methodologies.py",
+                'IntervalRule(cells=scored.interval_cells, statistic="best", resample_runs=False)',
+                'IntervalRule(cells=scored.interval_cells, statistic="best", resample_runs=True)',
+            ),
+        ),
+        ("tests/scoring/test_intervals.py",),
+        (*PURE, "-k", "0_9"),
+    ),
+    Mutant(
+        "scoring",
+        "the weekly round's week not checked",
+        (("scoring/methodologies.py", "        same_week=True,\n", ""),),
+        ("tests/scoring/test_same_week.py",),
+        tuple(PURE),
+    ),
+    Mutant(
+        "scoring",
+        "the first second after a round's week counted in it",
+        (("scoring/bundle_run_checks.py", "if start <= started_at < end:", "if start <= started_at <= end:"),),
+        ("tests/scoring/test_same_week.py",),
+        tuple(PURE),
+    ),
+    Mutant(
+        "scoring",
+        "an Inspect sample stopped by its working-time limit read as a budget exhausted",
+        (
+            (
+                "bundles/inspect_logs.py",
+                'TIME_LIMITS = frozenset({"time", "working"})',
+                'TIME_LIMITS = frozenset({"time"})',
+            ),
+        ),
+        ("tests/inspect_logs/test_import_inspect.py",),
+        (*DJANGO, "-k", "time_or_working"),
+    ),
+    Mutant(
         "voting",
         "the voter's own votes in everyone else's fit",
         (("voting/services/flagging.py", "others[task_id][cell_of(task_id, a, b, winner)[1:]] -= n", "pass"),),
