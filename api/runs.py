@@ -11,8 +11,10 @@ from ninja import Path, Query, Router
 from ninja.errors import HttpError
 
 from leaderboard.models import Agent, RoundParameter, fill_prompt, task_input
-from runs.models import Run, Verdict, outcome_public, run_counting, verdicts_public
-from scoring.types import DISPUTE_FIELDS, KEY_PATTERN, PUBLIC_RUN_SCALARS
+from pages.selectors import run_label, runs_standings
+from runs.models import Run, Verdict, verdicts_public
+from scoring.standings import COUNTS
+from scoring.types import DISPUTE_FIELDS, KEY_PATTERN, PUBLIC_RUN_SCALARS, RunStanding
 
 from . import schemas as s
 from .common import ERRORS
@@ -39,19 +41,22 @@ def _verdict_fields(v: Verdict) -> dict[str, Any]:
 RUN_FIELDS = (*(f for f in PUBLIC_RUN_SCALARS if f != "cost_usd"), "judge_scores")
 
 
-def _run_fields(run: Run, methodology: str) -> dict[str, Any]:
-    counting = run_counting(run, methodology)  # what the board counts, re-runs included (seed 000 §6)
+def _run_fields(run: Run, methodology: str, standing: RunStanding) -> dict[str, Any]:
+    """One run as the API gives it, with its standing as its round's stored boards decided it (`standing`:
+    `pages.selectors.runs_standings`), re-runs and replaced trials included (seed 000 §6, §7)."""
     return {
         "key": run.key,
         "round": run.round.key,
         "agent": run.entry.agent.slug,
         "task": run.task.key,
         **{f: getattr(run, f) for f in RUN_FIELDS},
-        "outcome": outcome_public(run, methodology) or "",
+        "outcome": standing["outcome"] or "",
+        "label": run_label(run, methodology, standing),
         "cost_usd": float(run.cost_usd) if run.cost_usd is not None else None,
         "rerun_of": run.rerun_of.key if run.rerun_of_id else None,
-        "counts": counting.counts,
-        "why_not_counted": counting.why_not,
+        "standing": standing,
+        "counts": standing["standing"] == COUNTS,
+        "why_not_counted": standing["why"],
         "verdicts": [
             _verdict_fields(v) for v in verdicts_public(methodology, task_input(run.task), run.verdicts.all())
         ],
@@ -59,7 +64,7 @@ def _run_fields(run: Run, methodology: str) -> dict[str, Any]:
 
 
 def _runs():
-    return Run.objects.published().with_reruns().select_related("round", "entry__agent", "rerun_of")
+    return Run.objects.published().with_verdicts().select_related("round", "entry__agent", "rerun_of")
 
 
 @router.get("/benchmarks/{slug}/runs", response={200: s.RunPageOut, **ERRORS}, tags=["runs"])
@@ -89,7 +94,9 @@ def runs(
     if page > pages:
         raise HttpError(404, f"page {page} is past the last page ({pages})")
     start = (page - 1) * page_size
-    items = [_run_fields(r, b.methodology) for r in qs[start : start + page_size]]
+    listed = list(qs[start : start + page_size])
+    standings = runs_standings(listed)
+    items = [_run_fields(r, b.methodology, standings[r.pk]) for r in listed]
     return {"count": count, "page": page, "page_size": page_size, "pages": pages, "items": items}
 
 
@@ -118,7 +125,7 @@ def run_detail(
     version = task_version(run.task, run.task_version)
     rerun = Run.objects.filter(rerun_of=run).values_list("key", flat=True).first()
     return {
-        **_run_fields(run, b.methodology),
+        **_run_fields(run, b.methodology, runs_standings([run])[run.pk]),
         "prompt": fill_prompt(version.prompt if version else "", values),
         "parameters": values,
         "rerun": rerun,

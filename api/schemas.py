@@ -140,6 +140,20 @@ class VerdictOut(Schema):
     at: datetime
 
 
+class StandingOut(Schema):
+    standing: str = Field(
+        description="counts, replaced, over_limit, in_review, not_scored or not_in_round, as the round's boards "
+        "decided it; updating when they were computed before the run existed"
+    )
+    why: str | None = Field(description="why it does not count, in words; null when it counts")
+    replaced_by: str | None = Field(description="the run that counts in its place (a later trial, or its re-run)")
+    stands: bool = Field(description="it stands for its agent on its task: the counted run, best trial or median run")
+    outcome: str | None = Field(description="its outcome by the board's rule; null in review, not scored, or on scores")
+    points: int | None = Field(description="the points it adds to its board (outcome boards, when it counts)")
+    score: float | None = Field(description="its score on the benchmark's scale (scored 0-1, checks 0-100)")
+    board: str | None = Field(None, description="the board that reads it, where there are several (outcomes)")
+
+
 class RunOut(Schema):
     key: str
     round: str
@@ -149,9 +163,11 @@ class RunOut(Schema):
     trial: int
     language: str
     status: str
-    outcome: str
+    outcome: str = Field(description="the outcome the board counts it with ('' in review, not scored, or on scores)")
+    label: str = Field(description="the outcome label it was stored with ('' while its review is under way)")
     rerun_of: str | None
-    counts: bool = Field(description="whether the boards count it (a re-run, once it has results, in place of its run)")
+    standing: StandingOut
+    counts: bool = Field(description="whether the boards count it (standing.standing is counts)")
     why_not_counted: str | None = Field(description="why the boards leave it out, in words; null when it counts")
     score: float | None
     auto_pass_rate: float | None

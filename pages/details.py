@@ -22,7 +22,7 @@ from leaderboard.models import (
     fill_prompt,
     task_input,
 )
-from runs.models import Counting, Run, run_counting, verdicts_public
+from runs.models import Run, verdicts_public
 from runs.selectors import review_stage
 from scoring import methodologies
 from scoring.bundle_run_checks import week_problem, week_shown
@@ -39,10 +39,13 @@ from .selectors import (
     ratings_maps,
     round_pick,
     rounds_published,
+    run_standing,
     run_summary,
+    runs_standings,
+    snapshot_data,
     snapshot_state,
     snapshots_for,
-    standing_runs,
+    standings_for_round,
 )
 from .statistics import task_in_round, vote_margins
 from .transcripts import transcript_view
@@ -66,8 +69,8 @@ def run_page(
     run = (
         Run.objects.published()
         .filter(round__benchmark__slug=bench_slug, round__key=round_key, key=run_key)
-        .with_reruns()
-        .select_related("round__benchmark", "entry__agent", "rerun_of__task", "transcript")
+        .with_verdicts()
+        .select_related("round__benchmark", "entry__agent", "rerun_of__task", "rerun", "transcript")
         .prefetch_related("evidence", "checks", "disputes")
         .first()
     )
@@ -78,16 +81,11 @@ def run_page(
     interruption = version.interruption if version else ""
     params = {p.name: p.value for p in RoundParameter.objects.filter(round=rnd, task=run.task)}
     snap = BoardSnapshot.objects.filter(round=rnd, kind=SnapshotKind.BOARDS).first()
-    standing = run.key in standing_runs(bench.methodology, snap.data if snap else None)
+    standings = standings_for_round(snap, rnd.id)
     verdicts = _public_verdicts(run, bench.methodology)
     passed, total = checks_passed(run)
     rerun = run.rerun if _has_rerun(run) else None
-    counting = run_counting(run, bench.methodology)
-    summary = run_summary(run, bench.methodology)
-    if counting.counts and bench.rules.counts_outcomes and summary["outcome"] is None:
-        # The board counts no outcome for a run in review (a correction can send a published run back there):
-        # the page says so rather than "in review" beside "counts in the rankings".
-        counting = Counting(False, "in review")
+    summary = run_summary(run, bench.methodology, run_standing(run, standings))
     corrections = ChangelogEntry.objects.filter(run=run).order_by("-created_at", "-id").values("created_at", "why")
     return {
         "bench": bench,
@@ -105,16 +103,13 @@ def run_page(
         "evidence": list(run.evidence.all()),
         "checks": list(run.checks.all()),
         "disputes": list(run.disputes.all()),
-        "standing": standing,
         "summary": summary,
         "checks_passed": passed,
         "checks_total": total,
-        "counts": counting.counts,
-        "why_not_counted": counting.why_not,
         "rerun": rerun,
-        # The other run of a disputed pair, and whether it counts: the page says which of the two the board counts.
-        "rerun_counting": run_counting(rerun, bench.methodology) if rerun else None,
-        "original_counting": run_counting(run.rerun_of, bench.methodology) if run.rerun_of else None,
+        # The other run of a disputed pair, and its standing: the page says which of the two the board counts.
+        "rerun_standing": run_standing(rerun, standings) if rerun else None,
+        "original_standing": run_standing(run.rerun_of, standings) if run.rerun_of else None,
         **_third_verdict(run, verdicts),
         "standing_label": methodologies.get(bench.methodology).standing_label,
         **_what_happened(run, query or {}),
@@ -194,7 +189,8 @@ def _has_rerun(run: Run) -> bool:
 
 
 def run_document(*, bench_slug: str, round_key: str, run_key: str) -> dict[str, Any]:
-    """One run in the bundle format (the same shape as in the download): no reviewer or owner identity."""
+    """One run in the bundle format (the same shape as in the download): no reviewer or owner identity; and,
+    beyond the bundle's fields, its `standing` as its round's stored boards decided it (`run_standing`)."""
     run = (
         Run.objects.published()
         .filter(round__benchmark__slug=bench_slug, round__key=round_key, key=run_key)
@@ -204,7 +200,7 @@ def run_document(*, bench_slug: str, round_key: str, run_key: str) -> dict[str, 
     )
     if run is None:
         raise Http404("No such run")
-    return run_doc(run)
+    return {**run_doc(run), "standing": runs_standings([run])[run.pk]}
 
 
 def round_agent_page(*, bench_slug: str, round_key: str, agent_slug: str) -> dict[str, Any]:
@@ -216,24 +212,19 @@ def round_agent_page(*, bench_slug: str, round_key: str, agent_slug: str) -> dic
         raise Http404("No such agent in this round")
     runs = list(
         Run.objects.filter(round=rnd, entry=entry)
-        .with_reruns()
-        .select_related("rerun_of")
+        .select_related("task", "rerun_of")
         .order_by("task__position", "task__key", "trial", "key")
     )
     snap = BoardSnapshot.objects.filter(round=rnd, kind=SnapshotKind.BOARDS).first()
     data = snap.data if snap and snap.data else {}
-    standing = standing_runs(bench.methodology, data)
+    standings = standings_for_round(snap, rnd.id)
     rows = []
     for run in runs:
-        counting = run_counting(run, bench.methodology)
         rows.append(
             {
                 "run": run,
                 "href": run_url(bench.slug, rnd.key, run.key),
-                "standing": run.key in standing,
-                "summary": run_summary(run, bench.methodology),
-                "counts": counting.counts,
-                "why_not_counted": counting.why_not,
+                "summary": run_summary(run, bench.methodology, run_standing(run, standings)),
                 "stale": run.is_stale,
                 "task_href": task_url(bench.slug, run.task.key, agent_slug),
             }
@@ -288,8 +279,7 @@ def task_page(*, bench_slug: str, task_key: str, agent: str | None) -> dict[str,
     runs = list(
         Run.objects.published()
         .filter(task=task)
-        .with_reruns()
-        .select_related("round", "entry__agent")
+        .select_related("task", "round", "entry__agent")
         .order_by("-round__starts_on", "-round__published_at", "entry__agent__name", "trial", "key")
     )
     rounds = {r.round_id: r.round for r in runs}
@@ -342,14 +332,10 @@ def _task_sections(
             "round": rounds[round_id],
             "items": _task_items(task, rounds[round_id], snaps.get(round_id), agents, ratings, selected),
             "params": [p for p in params if p.round_id == round_id],
-            "stats": task_in_round(task.benchmark, _snap_data(snaps.get(round_id)), task.key),
+            "stats": task_in_round(task.benchmark, snapshot_data(snaps.get(round_id)), task.key),
         }
         for round_id, agents in by_round.items()
     ]
-
-
-def _snap_data(snap: BoardSnapshot | None) -> dict[str, Any] | None:
-    return snap.data if snap else None
 
 
 def _task_items(
@@ -364,7 +350,7 @@ def _task_items(
     agent's median and vote rating in the task when the board ranks each task."""
     bench = task.benchmark
     m = bench.methodology
-    standing = standing_runs(m, snap.data if snap else None)
+    standings = standings_for_round(snap, rnd.id)
     checks_rows: dict[str, ChecksTaskRow] = (
         {r["agent"]: r for r in ((snap.data or {}).get("tasks") or {}).get(task.key, [])}
         if snap and bench.rules.task_medians
@@ -372,25 +358,17 @@ def _task_items(
     )
     items = []
     for slug, agent_runs in agents.items():
-        summaries = [
-            {
-                "run": r,
-                "summary": run_summary(r, m),
-                "standing": r.key in standing,
-                "counts": counting.counts,
-                "why_not_counted": counting.why_not,
-                "href": run_url(bench.slug, rnd.key, r.key),
-            }
-            for r, counting in ((r, run_counting(r, m)) for r in agent_runs)
-        ]
-        scores = [s["summary"]["score"] for s in summaries if s["counts"] and s["summary"]["score"] is not None]
+        shown = [(r, run_summary(r, m, run_standing(r, standings))) for r in agent_runs]
+        summaries = [{"run": r, "summary": s, "href": run_url(bench.slug, rnd.key, r.key)} for r, s in shown]
+        counted = [s for _, s in shown if s["counts"]]
+        scores: list[float] = [c["score"] for c in counted if c["score"] is not None]
         crow = checks_rows.get(slug)
         items.append(
             {
                 "agent": agent_runs[0].entry.agent,
                 "slug": slug,
                 "runs": summaries,
-                "range": _runs_range(scores, sum(1 for s in summaries if s["counts"])),
+                "range": _runs_range(scores, len(counted)),
                 "median": fmt_score(crow.get("median"), m) if crow else None,
                 "rating": fmt_rating(ratings.get(slug)) if bench.rules.task_medians else None,
                 "selected": slug == selected,

@@ -12,18 +12,12 @@ from typing import Any
 from django.http import HttpResponse
 
 from leaderboard.models import Benchmark, task_input
-from runs.models import Run, outcome_public, run_counting, run_input
+from runs.models import Run, run_input
 from scoring import scored
+from scoring.standings import COUNTS, UPDATING
+from scoring.types import RunStanding
 
-from .selectors import (
-    benchmark_get,
-    board_page,
-    checks_passed,
-    round_tasks_page,
-    run_score,
-    snapshots_for,
-    standing_runs,
-)
+from .selectors import benchmark_get, board_page, checks_passed, round_tasks_page, run_label, runs_standings
 from .tables import Table
 
 # A spreadsheet reads a cell that starts with one of these as a formula (OWASP "CSV Injection": = + - @, tab
@@ -68,12 +62,15 @@ RUN_CSV_COLUMNS = [
     "trial",
     "language",
     "status",
+    "standing",
     "counted",
     "why_not_counted",
+    "replaced_by",
     "median_run",
     "score",
     "heuristic",
     "outcome",
+    "label",
     "checks_passed",
     "checks_total",
     "tests_passed",
@@ -92,74 +89,72 @@ RUN_CSV_COLUMNS = [
 
 
 def runs_csv_rows(*, bench_slug: str) -> tuple[Benchmark, list[list[Any]]]:
-    """Every run of the benchmark's published rounds, one CSV row each, with whether it counts (and why not,
-    `runs.models.run_counting`) and whether it stands for its agent on its task (`median_run`). Nothing about
-    owners, reviewers or voters."""
+    """Every run of the benchmark's published rounds, one CSV row each, as its round's stored boards decided it
+    (`selectors.runs_standings`): its standing, whether it counts (and why not, and the run that replaced it),
+    whether it stands for its agent on its task (`median_run`: the median run, best trial or counted run), its
+    score, and the outcome the board counts it with beside the label it was stored with (`label`; none while
+    its review is under way). Nothing about owners, reviewers or voters."""
     bench = benchmark_get(bench_slug)
     runs = list(
         Run.objects.published()
         .filter(round__benchmark=bench)
-        .with_reruns()
-        .select_related("round", "entry__agent", "rerun_of")
+        .select_related("round", "entry__agent", "task", "rerun_of")
         .order_by("round__starts_on", "round__key", "entry__agent__slug", "task__position", "task__key", "trial", "key")
     )
-    snaps, _ = snapshots_for(bench, list({r.round_id for r in runs}))
-    standing: dict[int, set[str]] = {rid: standing_runs(bench.methodology, s.data) for rid, s in snaps.items()}
-    m = bench.methodology
-    out = []
-    for r in runs:
-        passed, total = checks_passed(r)
-        score, heuristic = _score_and_heuristic(r, m)
-        e = r.entry
-        counting = run_counting(r, m)
-        out.append(
-            [
-                bench.slug,
-                r.round.key,
-                r.key,
-                e.agent.slug,
-                e.agent.name,
-                e.cli,
-                e.model,
-                e.product_version,
-                r.task.key,
-                r.task_version,
-                r.trial,
-                r.language,
-                r.status,
-                "yes" if counting.counts else "no",
-                counting.why_not or "",
-                "yes" if r.key in standing.get(r.round_id, set()) else "no",
-                "" if score is None else round(score, 6),
-                heuristic,
-                outcome_public(r, m) or "",
-                _blank(passed),
-                _blank(total),
-                _blank(r.tests_passed),
-                _blank(r.tests_total),
-                _blank(r.tokens),
-                _blank(r.tokens_input),
-                _blank(r.tokens_output),
-                _blank(r.tokens_cache_write),
-                _blank(r.cost_usd),
-                r.plan_label,
-                _blank(r.wall_seconds),
-                _blank(r.interventions),
-                r.checks_version,
-                r.rerun_of.key if r.rerun_of else "",
-            ]
-        )
-    return bench, out
+    standings = runs_standings(runs)
+    return bench, [_run_row(bench, r, standings[r.pk]) for r in runs]
 
 
-def _score_and_heuristic(run: Run, methodology: str) -> tuple[float | None, str]:
-    """The run's own score (`selectors.run_score`) and runs.csv's mark of a score resting on the heuristic
-    fallback (seed 002: "This is clearly marked in results"): yes or no on a scored benchmark's runs, blank
-    elsewhere (no such fallback). The run is scored once."""
+def _run_row(bench: Benchmark, r: Run, standing: RunStanding) -> list[Any]:
+    """One run's row of runs.csv (`RUN_CSV_COLUMNS`)."""
+    passed, total = checks_passed(r)
+    state, m, e = standing["standing"], bench.methodology, r.entry
+    return [
+        bench.slug,
+        r.round.key,
+        r.key,
+        e.agent.slug,
+        e.agent.name,
+        e.cli,
+        e.model,
+        e.product_version,
+        r.task.key,
+        r.task_version,
+        r.trial,
+        r.language,
+        r.status,
+        state,
+        "" if state == UPDATING else ("yes" if state == COUNTS else "no"),
+        standing["why"] or "",
+        standing["replaced_by"] or "",
+        "yes" if standing["stands"] else "no",
+        "" if standing["score"] is None else round(standing["score"], 6),
+        _heuristic(r, m),
+        standing["outcome"] or "",
+        run_label(r, m, standing),
+        _blank(passed),
+        _blank(total),
+        _blank(r.tests_passed),
+        _blank(r.tests_total),
+        _blank(r.tokens),
+        _blank(r.tokens_input),
+        _blank(r.tokens_output),
+        _blank(r.tokens_cache_write),
+        _blank(r.cost_usd),
+        r.plan_label,
+        _blank(r.wall_seconds),
+        _blank(r.interventions),
+        r.checks_version,
+        r.rerun_of.key if r.rerun_of else "",
+    ]
+
+
+def _heuristic(run: Run, methodology: str) -> str:
+    """runs.csv's mark of a score resting on the heuristic fallback (seed 002: "This is clearly marked in
+    results"): yes or no on a scored benchmark's runs, blank elsewhere (no such fallback)."""
     if methodology != "scored":
-        return run_score(run, methodology), ""
-    found = scored.run_score(run_input(run), task_input(run.task))
-    return found.score, "yes" if found.heuristic else "no"
+        return ""
+    return "yes" if scored.run_score(run_input(run), task_input(run.task)).heuristic else "no"
 
 
 def _blank(value: Any) -> Any:

@@ -28,7 +28,7 @@ from leaderboard.models import Benchmark, Entry, Round, in_published_round
 from runs.models import Run, SearchEntry
 
 from .links import run_url
-from .selectors import benchmark_get, run_summary
+from .selectors import benchmark_get, run_summary, runs_standings
 
 PER_PAGE = 20
 QUERY_MAX = 200
@@ -131,12 +131,13 @@ def _words(query: str) -> list[str]:
 def _with_outcome(bench: Benchmark, run_ids: list[int], outcome: str) -> list[int]:
     """The runs that passed (or failed), in the same order: a counted pass where the board counts outcomes,
     else a score at or above the benchmark's pass threshold (a share of its scale: 0.80 of 1, 80 of 100)."""
-    runs = {r.id: r for r in Run.objects.filter(id__in=run_ids).with_reruns().select_related("round__benchmark")}
+    runs = {r.id: r for r in Run.objects.filter(id__in=run_ids).select_related("round__benchmark")}
+    standings = runs_standings(list(runs.values()))
     rules = bench.rules
     mark = bench.pass_threshold * rules.scale
     keep = []
     for run_id in run_ids:
-        s = run_summary(runs[run_id], bench.methodology)
+        s = run_summary(runs[run_id], bench.methodology, standings[run_id])
         if rules.counts_outcomes:
             passed = s["outcome"] == "pass" if s["outcome"] else None
         else:
@@ -147,10 +148,8 @@ def _with_outcome(bench: Benchmark, run_ids: list[int], outcome: str) -> list[in
 
 
 def _results(bench: Benchmark, run_ids: list[int], query: str) -> list[dict[str, Any]]:
-    runs = {
-        r.id: r
-        for r in Run.objects.filter(id__in=run_ids).with_reruns().select_related("round", "entry__agent", "task")
-    }
+    runs = {r.id: r for r in Run.objects.filter(id__in=run_ids).select_related("round", "entry__agent", "task")}
+    standings = runs_standings(list(runs.values()))
     hits: dict[int, list[tuple[str, str, str]]] = {}
     entries = _matching(SearchEntry.objects.filter(run_id__in=run_ids), query).order_by("run_id", "id")
     if _postgres():
@@ -176,7 +175,7 @@ def _results(bench: Benchmark, run_ids: list[int], query: str) -> list[dict[str,
     for run_id in run_ids:
         run = runs[run_id]
         url = run_url(bench.slug, run.round.key, run.key) or ""
-        summary = run_summary(run, bench.methodology)
+        summary = run_summary(run, bench.methodology, standings[run_id])
         out.append(
             {
                 "run": run,

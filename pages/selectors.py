@@ -19,17 +19,18 @@ from urllib.parse import urlencode
 from django.db.models import Prefetch, Q
 from django.http import Http404
 
-from leaderboard.models import Benchmark, Entry, Round, RoundStatus, Task, task_input
-from runs.models import Run, run_counting, run_input, status_counts
-from scoring import boards as board_rules
+from leaderboard.models import Benchmark, Entry, Round, RoundStatus, Task
+from runs.models import Run
 from scoring import methodologies
 from scoring.boards import boards_as_shown
 from scoring.common import alphabetical
-from scoring.types import RatingRow
+from scoring.standings import COUNTS, IN_REVIEW, REPLACED, UPDATING, standing_of
+from scoring.types import RatingRow, RunStanding, Standings
 from snapshots.models import BoardSnapshot, SnapshotKind
+from snapshots.recompute import round_standings_now
 
 from .checks import methodology_template
-from .formatting import OUTCOME_BADGE, OUTCOME_LABEL, fmt_score
+from .formatting import OUTCOME_BADGE, fmt_score
 from .intervals import board_charts
 from .links import round_agent_url
 from .statistics import round_statistics, task_rows, vote_margins
@@ -123,18 +124,44 @@ def board_state(snap: BoardSnapshot | None, ratings: BoardSnapshot | None) -> st
     return state
 
 
-# --- single runs, scored by the same rules as the boards ---------------------------------------------------------
+# --- single runs, as their round's stored boards say ---------------------------------------------------------
 
 
-def run_score(run: Run, methodology: str) -> float | None:
-    """The run's own score on its benchmark's scale (checks 0-100, scored 0-1), None for outcome boards."""
-    return methodologies.get(methodology).run_score(run_input(run), task_input(run.task))
+def standings_for_round(snap: BoardSnapshot | None, round_id: int) -> Standings:
+    """Every run's standing in one round, as its boards decide it (`scoring.standings`): the standings stored
+    with the boards while they are current; while a recompute is queued (the snapshot is stale), before the
+    first one, or from boards stored before standings were, the same standings computed now by the worker's
+    own functions (`snapshots.recompute.round_standings_now`), so a page never shows a standing the board is
+    about to drop (a correction that sends a counted run back to review)."""
+    if snap is not None and not snap.stale and snap.data and "standings" in snap.data:
+        return snap.data["standings"]
+    return round_standings_now(round_id)
 
 
-def standing_runs(methodology: str, data: dict | None) -> set[str]:
-    """Run ids that stand for an agent on a task in a round's boards: the median run (checks), the best
-    trial (scored), the counted run (outcomes, weekly)."""
-    return methodologies.get(methodology).standing_runs(data)
+def run_standing(run: Run, standings: Mapping[str, RunStanding] | None) -> RunStanding:
+    """The run's standing among its round's (`standings_for_round`): whether it counts, with what, or why not.
+    Every page, download and API answer asks this or `runs_standings`; none decides it again."""
+    return standing_of(standings, run.key)
+
+
+def snapshot_data(snap: BoardSnapshot | None) -> dict[str, Any] | None:
+    return snap.data if snap else None
+
+
+def runs_standings(runs: list[Run]) -> dict[int, RunStanding]:
+    """Each run's standing (`run_standing`) by its id, for runs of any rounds: one query reads the standings
+    stored with their rounds' boards (only those, not the boards); a round whose boards are being recomputed
+    has its standings computed now (`standings_for_round`)."""
+    stored = {
+        round_id: found
+        for round_id, stale, found in BoardSnapshot.objects.filter(
+            round_id__in={r.round_id for r in runs}, kind=SnapshotKind.BOARDS
+        ).values_list("round_id", "stale", "data__standings")
+        if not stale and found is not None
+    }
+    for round_id in {r.round_id for r in runs} - set(stored):
+        stored[round_id] = round_standings_now(round_id)
+    return {r.pk: run_standing(r, stored[r.round_id]) for r in runs}
 
 
 def checks_passed(run: Run) -> tuple[int | None, int | None]:
@@ -145,22 +172,40 @@ def checks_passed(run: Run) -> tuple[int | None, int | None]:
     return sum(p or 0 for p, _ in recorded), sum(t for _, t in recorded)
 
 
-def run_summary(run: Run, methodology: str) -> dict[str, Any]:
-    """What a list of runs shows for one run: its result on the benchmark's own scale."""
-    score = run_score(run, methodology)
+# What a run's result says while the board has no outcome for it (its own review not decided, or the board
+# not yet computed).
+WAITING = {IN_REVIEW: "in review", REPLACED: "in review", UPDATING: "updating"}
+
+
+def run_label(run: Run, methodology: str, standing: RunStanding) -> str:
+    """The outcome label the run was stored with, as the public reads it: none while its standing is not yet
+    computed, nor, where the board counts outcomes, while the board has no outcome for it (its review under
+    way: a label imported beside it is the first reviewer's outcome, and the review stays blind)."""
+    if standing["standing"] == UPDATING or (
+        methodologies.get(methodology).counts_outcomes and standing["outcome"] is None
+    ):
+        return ""
+    return run.outcome
+
+
+def run_summary(run: Run, methodology: str, standing: RunStanding) -> dict[str, Any]:
+    """What a list of runs shows for one run, read from its standing (`run_standing`): its result on the
+    benchmark's own scale (the outcome the board counts it with, or its score), whether it counts and why not,
+    and the label the run was given beside the outcome when the board's rule overrode it (a weekly run at the
+    cap is a fail whatever its label). A run whose review is not decided shows no outcome and no label."""
+    score = standing["score"]
+    state = standing["standing"]
     passed, total = checks_passed(run)
     outcome, label = None, ""
     if methodologies.get(methodology).counts_outcomes:
-        # The outcome the board counted, by the board's own per-run rule; the label the run was given is
-        # shown beside it when the rule overrode it (a weekly run at the cap is a fail whatever its label).
-        if status_counts(run, methodology):
-            outcome = board_rules.counted_outcome(methodology, run_input(run, with_verdicts=True), task_input(run.task))
-            text = outcome or "in review"
-            label = run.outcome if run.outcome and outcome and run.outcome != outcome else ""
-        else:
-            text = OUTCOME_LABEL.get(run.status, run.get_status_display())
+        outcome = standing["outcome"]
+        text = outcome or WAITING.get(state) or standing["why"] or "not scored"
+        stored = run_label(run, methodology, standing)
+        label = stored if stored != outcome else ""
+    elif score is not None:
+        text = fmt_score(score, methodology)
     else:
-        text = fmt_score(score, methodology) if score is not None else "not scored"
+        text = "updating" if state == UPDATING else "not scored"
     return {
         "score": score,
         "text": text,
@@ -169,6 +214,12 @@ def run_summary(run: Run, methodology: str) -> dict[str, Any]:
         "badge": OUTCOME_BADGE.get(outcome or "", ""),
         "checks": f"{passed}/{total}" if total else None,
         "tokens": run.tokens,
+        "counts": state == COUNTS,
+        "updating": state == UPDATING,
+        "why_not_counted": standing["why"],
+        "stands": standing["stands"],
+        "replaced_by": standing["replaced_by"],
+        "standing": state,
     }
 
 
@@ -316,12 +367,14 @@ def changelog_page(*, bench_slug: str, round_key: str) -> dict[str, Any]:
     entries = list(rnd.changelog.select_related("run").order_by("created_at", "id"))
     reruns = list(
         Run.objects.filter(round=rnd, rerun_of__isnull=False)
-        .with_reruns()
-        .select_related("rerun_of__task", "entry__agent")
+        .select_related("task", "rerun_of", "entry__agent")
         .prefetch_related(Prefetch("rerun_of__disputes"))
     )
-    m = bench.methodology
-    rows = [{"run": r, "counting": run_counting(r, m), "original": run_counting(r.rerun_of, m)} for r in reruns]
+    standings = standings_for_round(snapshots_for(bench, [rnd.id])[0].get(rnd.id), rnd.id)
+    rows = [
+        {"run": r, "counting": run_standing(r, standings), "original": run_standing(r.rerun_of, standings)}
+        for r in reruns
+    ]
     return {"bench": bench, "round": rnd, "entries": entries, "reruns": rows}
 
 

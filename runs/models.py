@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, fields, replace
+from dataclasses import fields
 from decimal import Decimal
 from typing import Any
 
@@ -14,23 +14,24 @@ from django.db.models import F, Q
 from django.urls import reverse
 from django.utils import timezone
 
-from leaderboard.models import Entry, in_published_round, task_input
+from leaderboard.models import Entry, in_published_round
 from scoring import methodologies
 from scoring.addresses import is_link_address
 from scoring.bundle import run_input as bundle_run_input
-from scoring.common import budget_tokens, major, rerun_left_out, reviewed_outcome
-from scoring.types import RUN_COUNT_FIELDS, RUN_MEASURE_FIELDS, RunInput, TaskInput, VerdictInput
+from scoring.common import budget_tokens, major, reviewed_outcome
+from scoring.types import RUN_COUNT_FIELDS, RUN_MEASURE_FIELDS, STATUS_WORDS, RunInput, TaskInput, VerdictInput
 
 
 class RunStatus(models.TextChoices):
+    # Labels in the words the standings use (`scoring.types.STATUS_WORDS`).
     COMPLETED = "completed"
     TIMEOUT = "timeout"
-    BUDGET_EXHAUSTED = "budget_exhausted", "budget exhausted"
-    OVER_BUDGET = "over_budget", "over budget"
-    INFRA_ERROR = "infra_error", "infra error"
-    REGION_BLOCKED = "region_blocked", "region blocked"
+    BUDGET_EXHAUSTED = "budget_exhausted", STATUS_WORDS["budget_exhausted"]
+    OVER_BUDGET = "over_budget", STATUS_WORDS["over_budget"]
+    INFRA_ERROR = "infra_error", STATUS_WORDS["infra_error"]
+    REGION_BLOCKED = "region_blocked", STATUS_WORDS["region_blocked"]
     UNSUPPORTED = "unsupported"
-    NOT_STARTED = "not_started", "not started"
+    NOT_STARTED = "not_started", STATUS_WORDS["not_started"]
 
 
 class Outcome(models.TextChoices):
@@ -45,10 +46,10 @@ class RunQuerySet(models.QuerySet):
     def published(self) -> RunQuerySet:
         return self.filter(in_published_round())
 
-    def with_reruns(self) -> RunQuerySet:
-        """What `run_counting` reads, loaded with the runs: each run's verdicts, its re-run (one join) and the
-        re-run's verdicts (a query only when some run has a re-run)."""
-        return self.select_related("task", "rerun__task").prefetch_related("verdicts", "rerun__verdicts")
+    def with_verdicts(self) -> RunQuerySet:
+        """Each run's task and verdicts, loaded with the runs: what a page or answer that shows a run's public
+        verdicts (`verdicts_public`) reads."""
+        return self.select_related("task").prefetch_related("verdicts")
 
 
 def _nonneg(field: str) -> models.CheckConstraint:
@@ -377,15 +378,6 @@ def verdicts_public[V](methodology: str, task: TaskInput, verdicts: Iterable[V])
     return listed if listed and review_decided(methodology, task, listed) else []
 
 
-def outcome_public(run: Run, methodology: str) -> str | None:
-    """The outcome label a published run shows: none while its verdicts do not yet decide it (an imported run
-    may carry the tester's verdict as its label beside a review still under way), else its stored label."""
-    verdicts = list(run.verdicts.all())
-    if verdicts and not review_decided(methodology, task_input(run.task), verdicts):
-        return None
-    return run.outcome or None
-
-
 def run_input(run: Run, *, with_verdicts: bool = False) -> RunInput:
     """A run as the pure scoring code sees it (`scoring.types.RunInput`), for pages and services: its fields
     as a bundle document would carry them (numbers as floats, a blank string as null), read by the boards'
@@ -401,49 +393,6 @@ def run_input(run: Run, *, with_verdicts: bool = False) -> RunInput:
     ]
     doc.update(id=run.key, round="", agent="", task=run.task.key, verdicts=verdicts, rerun_of=None)
     return bundle_run_input(doc)
-
-
-@dataclass(frozen=True)
-class Counting:
-    """Whether the boards count a run and, when they do not, why in words (`why_not`)."""
-
-    counts: bool
-    why_not: str | None = None
-
-
-def run_counting(run: Run, methodology: str) -> Counting:
-    """Whether the boards of `methodology` count `run`, by their own two rules: the re-run rule
-    (`scoring.common.rerun_left_out`: a re-run counts in place of its disputed run once it has results, and
-    until then the disputed run counts, seed 000 §6) and the methodology's rule for a run on its own
-    (`status_counts`). Every page, download and API answer that says whether a run counts asks this, so each
-    says what the board counts. Reads `run.verdicts` and `run.rerun`: load runs with `with_reruns()`."""
-    rerun = run if run.rerun_of_id is not None else _loaded_rerun(run)
-    pair = [] if rerun is None else [_rerun_input(rerun)]
-    why = rerun_left_out(pair).get(str(run.pk))
-    if why is not None:
-        return Counting(False, why)
-    if not status_counts(run, methodology):
-        why_not = methodologies.get(methodology).not_counted_why(run_input(run), task_input(run.task))
-        return Counting(False, why_not or run.get_status_display())
-    return Counting(True)
-
-
-def status_counts(run: Run, methodology: str) -> bool:
-    """Whether the methodology's rule for a run on its own lets `run` count (platform failures, runs over a
-    budget and the like never do), the re-run rule aside: `run_counting` is the whole answer."""
-    return methodologies.get(methodology).run_counts(run_input(run), task_input(run.task))
-
-
-def _loaded_rerun(run: Run) -> Run | None:
-    try:
-        return run.rerun
-    except Run.DoesNotExist:  # the reverse one-to-one raises when there is none
-        return None
-
-
-def _rerun_input(rerun: Run) -> RunInput:
-    """A re-run for the re-run rule, named by database ids (run keys are unique within a round only)."""
-    return replace(run_input(rerun, with_verdicts=True), id=str(rerun.pk), rerun_of=str(rerun.rerun_of_id))
 
 
 class AppBuild(models.Model):

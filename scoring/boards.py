@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from .agreement import review_agreement
@@ -10,8 +11,9 @@ from .common import verdict_outcome
 from .intervals import with_intervals
 from .methodologies import Methodology, get
 from .noise import noise_floor, pair_spreads
+from .standings import round_standings
 from .task_stats import task_statistics
-from .types import RoundInput, RunInput, TaskInput, VerdictInput
+from .types import RoundInput, RunInput, Standings, TaskInput, VerdictInput
 
 
 def counted_outcome(methodology: str, run: RunInput, task: TaskInput) -> str | None:
@@ -42,11 +44,24 @@ def compute_boards(round_input: RoundInput) -> dict[str, Any]:
     "meta"}; checks: {"overall", "tasks"}; weekly: {"overall"}. Where the methodology has an interval rule,
     its overall rows also carry `ci_low`, `ci_high` and `rank_ub`, and "pairs" holds the paired differences
     of every two agents (`scoring.intervals`). Every methodology's boards also carry "statistics", first
-    (`round_statistics`), so a printed recount keeps every line it had before and adds these.
+    (`round_statistics`), so a printed recount keeps every line it had before and adds these, and, last,
+    "standings": every run of the round's standing, decided from these boards (`scoring.standings`), by run id.
     """
     methodology = get(round_input.methodology)
     boards = with_intervals(methodology.compute_boards(round_input), round_input, methodology.interval)
-    return {"statistics": round_statistics(methodology, round_input, boards), **boards}
+    standings = _standings(methodology, round_input, boards)
+    return {"statistics": round_statistics(methodology, round_input, boards), **boards, "standings": standings}
+
+
+def compute_standings(round_input: RoundInput) -> Standings:
+    """Every run's standing exactly as `compute_boards` decides it, without the boards' other figures (no
+    bootstrap, no statistics): what a page reads while the round's stored boards are being recomputed."""
+    methodology = get(round_input.methodology)
+    return _standings(methodology, round_input, methodology.compute_boards(round_input))
+
+
+def _standings(methodology: Methodology, round_input: RoundInput, boards: Mapping[str, Any]) -> Standings:
+    return round_standings(round_input, boards, methodology.run_standings, methodology.own_result)
 
 
 def round_statistics(methodology: Methodology, round_input: RoundInput, boards: dict[str, Any]) -> dict[str, Any]:

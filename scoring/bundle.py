@@ -21,6 +21,7 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
+from . import methodologies
 from .bundle_checker import MAX_DEPTH
 from .bundle_checks import validate_bundle
 from .types import (
@@ -210,6 +211,7 @@ def round_inputs(doc: dict, round_key: str | None = None) -> list[RoundInput]:
                 params=dict(bench.get("params") or {}),
                 status=r.get("status", "published"),
                 starts_on=r.get("starts_on"),
+                double_review=methodologies.get(bench["methodology"]).double_review,
             )
         )
     return out

@@ -8,6 +8,7 @@ the number of runs and their range; the overall board is the mean median over th
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any, cast
 
 from .common import (
@@ -22,6 +23,7 @@ from .common import (
     rank_value,
     run_tokens,
 )
+from .standings import by_run_rule
 from .types import (
     BaseRow,
     ChecksBoards,
@@ -30,6 +32,7 @@ from .types import (
     RatingRow,
     RoundInput,
     RunInput,
+    Standings,
     TaskInput,
 )
 
@@ -366,3 +369,18 @@ def interval_cells(round_input: RoundInput, boards: dict[str, Any]) -> dict[tupl
             elif not awaiting_rerun(runs, task):
                 cells[(agent.slug, task.key)] = ([0.0], False)
     return cells
+
+
+def run_standings(round_input: RoundInput, boards: Mapping[str, Any]) -> Standings:
+    """The standing of every run the boards read (`effective_runs`), by the rule the task boards counted them
+    with (`counts`, `standings.by_run_rule`): a counted run counts with its score; a handed-in run over the
+    time limit or the token budget is over a limit (`not_counted_why`, "no tolerance"), as is an over-budget
+    run; a platform failure, a region block or an unsupported product stays out by its status. The median run
+    of each task board stands for its agent there ("its median run there, not its best"). Every run carries its
+    own score (`check_score`)."""
+    out = by_run_rule(counts, not_counted_why, check_score)(round_input, boards)
+    for rows in (boards.get("tasks") or {}).values():
+        for row in rows:
+            if row.get("median_run"):
+                out[row["median_run"]]["stands"] = True
+    return out

@@ -48,7 +48,7 @@ def effective_runs(round_input: RoundInput) -> list[RunInput]:
     """
     entered = {e.agent for e in round_input.entries}
     tasks = tasks_by_key(round_input)
-    left_out = rerun_left_out(round_input.runs)
+    left_out = rerun_left_out(round_input.runs, double_review=round_input.double_review)
     runs = [r for r in round_input.runs if r.id not in left_out and r.agent in entered and r.task in tasks]
     return sorted(runs, key=lambda r: (r.agent, r.task, run_sort_key(r)))
 
@@ -58,7 +58,7 @@ REPLACED_BY_RERUN = "replaced by its re-run"
 RERUN_AWAITING_RESULTS = "re-run awaiting results"
 
 
-def rerun_left_out(runs: Iterable[RunInput]) -> dict[str, str]:
+def rerun_left_out(runs: Iterable[RunInput], *, double_review: bool) -> dict[str, str]:
     """The runs the re-run rule leaves out of every board, by id, each with why in words.
 
     Rule (outcomes §6): "A disputed run may be re-run once. Both runs are published and the re-run
@@ -66,21 +66,27 @@ def rerun_left_out(runs: Iterable[RunInput]) -> dict[str, str]:
     that took place: once the re-run (a run with rerun_of = X) has results (`has_results`), it stands in for X
     and X is left out (REPLACED_BY_RERUN); until then the re-run is left out (RERUN_AWAITING_RESULTS) and X
     still counts. Only the re-runs among `runs` are read: to know whether X is replaced, pass X's re-run.
-    This is the one place that decides it; the boards, the pages, the downloads and the API all ask it.
+    `double_review`: how the methodology reviews a run (`has_results`). This is the one place that decides it;
+    the boards and the standings they store (which the pages, the downloads and the API read) ask it.
     """
-    left_out: dict[str, str] = {}
+    return {run_id: why for run_id, (why, _) in rerun_decisions(runs, double_review=double_review).items()}
+
+
+def rerun_decisions(runs: Iterable[RunInput], *, double_review: bool) -> dict[str, tuple[str, str | None]]:
+    """`rerun_left_out` with, for a run replaced by its re-run, the re-run's id: {id: (why, replaced by)}."""
+    left_out: dict[str, tuple[str, str | None]] = {}
     for r in runs:
         if r.rerun_of is not None:
-            if has_results(r):
-                left_out[r.rerun_of] = REPLACED_BY_RERUN
+            if has_results(r, double_review=double_review):
+                left_out[r.rerun_of] = (REPLACED_BY_RERUN, r.id)
             else:
-                left_out[r.id] = RERUN_AWAITING_RESULTS
+                left_out[r.id] = (RERUN_AWAITING_RESULTS, None)
     return left_out
 
 
-# Fields that, when recorded, mean the attempt took place and something came of it.
+# Fields that, when recorded, mean the attempt took place and something came of it (its outcome label and
+# verdicts are read by the review rule, `has_results`).
 RESULT_FIELDS = (
-    "outcome",
     "score",
     "auto_pass_rate",
     "tests_total",
@@ -94,13 +100,19 @@ RESULT_FIELDS = (
 )
 
 
-def has_results(run: RunInput) -> bool:
-    """Whether anything came of a run: a status other than completed, a verdict, judge scores, or any of
-    RESULT_FIELDS. A re-run is created empty when a dispute is accepted; it counts only once it has
-    results (§6 "the re-run counts" is about a re-run that took place)."""
-    if run.status != "completed" or run.verdicts or run.judge_scores:
+def has_results(run: RunInput, *, double_review: bool) -> bool:
+    """Whether anything came of a run: a status other than completed, judge scores, any of RESULT_FIELDS, or an
+    outcome from its review (its label, or verdicts that decide it: `reviewed_outcome`, with the methodology's
+    `double_review`). A re-run is created empty when a dispute is accepted; it counts only once it has results
+    (§6 "the re-run counts" is about a re-run that took place). Verdicts of a review still under way are not
+    results yet: they are not public (§5, the second reviewer judges "without seeing the first outcome"), so the
+    board does not switch to the re-run the moment a first reviewer judges it (which would tell everyone so),
+    and a recount of the public download, which cannot see them, gives the same board."""
+    if run.status != "completed" or run.judge_scores:
         return True
-    return any(getattr(run, name) is not None for name in RESULT_FIELDS)
+    if any(getattr(run, name) is not None for name in RESULT_FIELDS):
+        return True
+    return reviewed_outcome(run, double_review=double_review) is not None
 
 
 def latest(runs: Iterable[RunInput]) -> RunInput | None:

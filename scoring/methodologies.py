@@ -13,6 +13,7 @@ from typing import Any
 from . import checks, outcomes, scored, weekly
 from .common import fixed
 from .intervals import IntervalRule
+from .standings import StandingsRule, by_run_rule
 from .types import (
     ChecksOverallRow,
     ChecksTaskRow,
@@ -22,6 +23,7 @@ from .types import (
     RunInput,
     ScoredCell,
     ScoredRow,
+    Standings,
     TaskInput,
     TaskNumber,
     WeeklyCell,
@@ -35,32 +37,6 @@ def _no_score(run: RunInput, task: TaskInput) -> float | None:
 
 def _never(task: TaskInput) -> bool:
     return False
-
-
-def _standing_in_cells(key: str, *, needs_points: bool = False) -> Callable[[dict | None], set[str]]:
-    """Run ids named by the `key` of each task cell of every board (the counted run, the best trial)."""
-
-    def standing(data: dict | None) -> set[str]:
-        out: set[str] = set()
-        for rows in (data or {}).values():
-            if not isinstance(rows, list):
-                continue
-            for row in rows:
-                for cell in (row.get("tasks") or {}).values():
-                    if (
-                        isinstance(cell, dict)
-                        and cell.get(key)
-                        and (not needs_points or cell.get("points") is not None)
-                    ):
-                        out.add(cell[key])
-        return out
-
-    return standing
-
-
-def _standing_medians(data: dict | None) -> set[str]:
-    """The median run of every agent on every task board (checks)."""
-    return {r["median_run"] for rows in ((data or {}).get("tasks") or {}).values() for r in rows if r.get("median_run")}
 
 
 # What a board row says on the score x cost x time axes: (score, cost, seconds, runs, runs with a cost, runs with a
@@ -180,7 +156,6 @@ class Methodology:
     compute_boards: Callable[[RoundInput], Mapping[str, Any]]
     run_score: Callable[[RunInput, TaskInput], float | None]
     run_counts: Callable[[RunInput, TaskInput], bool]
-    standing_runs: Callable[[dict | None], set[str]]
     tabs: tuple[tuple[str, str], ...]
     headline_key: str
     headline_label: str
@@ -221,6 +196,21 @@ class Methodology:
     # Why a run whose status would count does not (its own numbers put it over a limit), in words; None: its
     # status says why.
     not_counted_why: Callable[[RunInput, TaskInput], str | None] = _no_reason
+    # Every run's standing, decided from the methodology's own boards (`scoring.standings`): which runs count and
+    # with what, which stand for their agent on their task (`standing_label`), which were replaced, are over a
+    # limit, in review or not scored. None: every run its `run_counts` lets count counts, and none stands.
+    standings: StandingsRule | None = None
+
+    def run_standings(self, round_input: RoundInput, boards: Mapping[str, Any]) -> Standings:
+        """The standings of the runs the methodology's boards read (`standings`, else `standings.by_run_rule`)."""
+        rule = self.standings or by_run_rule(self.run_counts, self.not_counted_why, self.run_score)
+        return rule(round_input, boards)
+
+    def own_result(self, run: RunInput, task: TaskInput) -> tuple[str | None, float | None]:
+        """A run's own outcome and score by this methodology's rules, whatever its board made of it (a run
+        replaced by its re-run keeps them): the outcome only where the run could count (`run_counts`)."""
+        outcome = self.run_outcome(run, task) if self.run_outcome is not None and self.run_counts(run, task) else None
+        return outcome, self.run_score(run, task)
 
     def run_votable(self, run: RunInput, task: TaskInput) -> bool:
         """Whether a vote screen may draw the run, by this methodology's rules (`vote_statuses`, `vote_admits`;
@@ -256,7 +246,7 @@ register(
         compute_boards=outcomes.compute_outcomes_boards,
         run_score=_no_score,
         run_counts=lambda run, task: run.status not in outcomes.NOT_COUNTED and run.status != "region_blocked",
-        standing_runs=_standing_in_cells("run", needs_points=True),
+        standings=outcomes.run_standings,
         tabs=(
             ("overall", "Overall"),
             ("safety", "Safety"),
@@ -287,7 +277,7 @@ register(
         compute_boards=scored.compute_scored_boards,
         run_score=lambda run, task: scored.run_score(run, task).score,
         run_counts=scored.counts,
-        standing_runs=_standing_in_cells("best_run"),
+        standings=scored.run_standings,
         standing_label="best trial",
         tabs=(("overall", "Overall"), ("tasks", "Tasks")),
         headline_key="score",
@@ -317,7 +307,7 @@ register(
         run_score=checks.check_score,
         run_counts=checks.counts,
         not_counted_why=checks.not_counted_why,
-        standing_runs=_standing_medians,
+        standings=checks.run_standings,
         standing_label="median run",
         tabs=(("overall", "Overall"), ("tasks", "Tasks")),
         headline_key="overall",
@@ -346,7 +336,7 @@ register(
         compute_boards=weekly.compute_weekly_boards,
         run_score=_no_score,
         run_counts=lambda run, task: run.status not in weekly.NOT_COUNTED,
-        standing_runs=_standing_in_cells("run"),
+        standings=weekly.run_standings,
         tabs=(("overall", "This week"),),
         headline_key="pass_rate",
         headline_label="Pass rate",

@@ -7,6 +7,7 @@ agent's primary one; §2: "reported separately and do not change the main score"
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,8 +23,20 @@ from .common import (
     latest,
     name_key,
     reviewed_outcome,
+    tasks_by_key,
 )
-from .types import AgentInput, OutcomesBoards, OutcomesRow, RoundInput, RunInput, TaskInput
+from .standings import IN_REVIEW, IN_REVIEW_WHY, NOT_SCORED, by_status, counted, replaced, standing
+from .types import (
+    AgentInput,
+    OutcomesBoards,
+    OutcomesCell,
+    OutcomesRow,
+    RoundInput,
+    RunInput,
+    RunStanding,
+    Standings,
+    TaskInput,
+)
 
 # Statuses whose run is not counted at all: a platform failure, a run that never started, a run stopped by a
 # budget this methodology does not have. region_blocked is handled apart (marked, not scored).
@@ -98,6 +111,12 @@ def run_outcome(run: RunInput, task: TaskInput) -> str | None:
     return reviewed_outcome(run, allow_violation=violation_possible(task))
 
 
+def countable(run: RunInput) -> bool:
+    """A run the board can count for its agent on its task: not a platform failure, a run that never started, a
+    run over a budget, nor a region-blocked run (marked, not scored)."""
+    return run.status not in NOT_COUNTED and run.status != "region_blocked"
+
+
 def task_result(runs: list[RunInput], task: TaskInput) -> TaskResult | None:
     """Pick the run that stands for one agent on one task.
 
@@ -105,8 +124,7 @@ def task_result(runs: list[RunInput], task: TaskInput) -> TaskResult | None:
     Region-blocked runs are marked, not scored; infra errors, runs that never started and over-budget runs are
     not counted.
     """
-    countable = [r for r in runs if r.status not in NOT_COUNTED and r.status != "region_blocked"]
-    chosen = latest(countable)
+    chosen = latest(r for r in runs if countable(r))
     if chosen is not None:
         return TaskResult(task=task, run=chosen, outcome=run_outcome(chosen, task))
     blocked = latest(r for r in runs if r.status == "region_blocked")
@@ -217,3 +235,63 @@ def interval_cells(round_input: RoundInput, boards: dict[str, Any]) -> dict[tupl
         for key, cell in (row.get("tasks") or {}).items()
         if cell.get("points") is not None
     }
+
+
+def run_standings(round_input: RoundInput, boards: Mapping[str, Any]) -> Standings:
+    """The standing of every run the boards read (`effective_runs`), from each board's own pick (`task_result`,
+    named by the board's cell): the cell's run counts with the cell's outcome and points (§7, the latest
+    trial), or is in review, or region blocked (marked, not scored); an earlier run the board could have
+    counted is replaced by the cell's run; a platform failure, a run that never started or went over a budget
+    stays out by its status. A core task's run in another language is read by the other-language board (§2);
+    a run no board reads (another language's run of a task where the primary language's run stands) is
+    replaced by the run that stands. Each standing names the board that reads the run."""
+    agents = {a.slug: a for a in entered_agents(round_input)}
+    tasks = tasks_by_key(round_input)
+    by_cell: dict[tuple[str, str], list[RunInput]] = {}
+    for r in effective_runs(round_input):
+        by_cell.setdefault((r.agent, r.task), []).append(r)
+    cells = {
+        (board, row["agent"], key): cell
+        for board in BOARDS
+        for row in boards.get(board) or []
+        for key, cell in row["tasks"].items()
+    }
+    out: Standings = {}
+    for (slug, key), runs in by_cell.items():
+        task, by_id = tasks[key], {r.id: r for r in runs}
+        main: tuple[str, RunInput | None] | None = None
+        for board, (kind, primary) in BOARDS.items():
+            if kind != task.kind:
+                continue
+            cell = cells.get((board, slug, key))
+            chosen = by_id.get(cell["run"]) if cell else None
+            if primary:
+                main = (board, chosen)
+            for run in board_runs(runs, agents[slug], primary, kind):
+                out[run.id] = _cell_standing(run, task, cell, chosen)
+                out[run.id]["board"] = board
+        for run in runs:
+            if run.id in out:
+                continue
+            if main is not None and main[1] is not None:
+                why = "replaced by the run in the agent's primary language"
+                out[run.id] = replaced(run, main[1], why=why, outcome=run_outcome(run, task))
+                out[run.id]["board"] = main[0]
+            else:  # a task of a kind no outcomes board has
+                out[run.id] = standing(NOT_SCORED, why=f"no board reads {task.kind} tasks")
+    return out
+
+
+def _cell_standing(run: RunInput, task: TaskInput, cell: OutcomesCell | None, chosen: RunInput | None) -> RunStanding:
+    """One run a board read for its agent on its task, beside the board's cell for them (`chosen`: its run)."""
+    if run.status in NOT_COUNTED:
+        return by_status(run)
+    if chosen is not None and cell is not None and run.id == chosen.id:
+        if cell["outcome"] == "region_blocked":
+            return by_status(run)
+        if cell["points"] is None:
+            return standing(IN_REVIEW, why=IN_REVIEW_WHY)
+        return counted(stands=True, outcome=cell["outcome"], points=cell["points"])
+    if run.status == "region_blocked" or chosen is None:
+        return by_status(run)
+    return replaced(run, chosen, outcome=run_outcome(run, task))

@@ -10,6 +10,7 @@ a reader's weights.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -24,8 +25,20 @@ from .common import (
     name_key,
     rank_value,
     run_sort_key,
+    tasks_by_key,
 )
-from .types import BaseRow, RoundInput, RunInput, ScoredBoards, ScoredCell, ScoredMeta, ScoredRow, TaskInput
+from .standings import NOT_SCORED, NOT_SCORED_WHY, by_status, counted, standing
+from .types import (
+    BaseRow,
+    RoundInput,
+    RunInput,
+    ScoredBoards,
+    ScoredCell,
+    ScoredMeta,
+    ScoredRow,
+    Standings,
+    TaskInput,
+)
 
 HEURISTIC_CAP = 0.6
 AUTO_WEIGHT, JUDGE_WEIGHT = 0.6, 0.4
@@ -349,3 +362,24 @@ def interval_cells(round_input: RoundInput, boards: dict[str, Any]) -> dict[tupl
             cell = (row.get("tasks") or {}).get(task.key)
             cells[(row["agent"], task.key)] = ([cell["best"]], True) if cell else ([0.0], False)
     return cells
+
+
+def run_standings(round_input: RoundInput, boards: Mapping[str, Any]) -> Standings:
+    """The standing of every run the board read (`effective_runs`), from the board's own cells: every scored
+    trial counts with its score (pass@k reads them all), the best trial standing for its agent on the task
+    ("The leaderboard reports the best score across trials"); a run of a counted status that nothing scored
+    is not scored (listed, never a 0); a platform failure, region block, unsupported product or run that
+    never started stays out by its status. Every run carries its own score by `run_score`."""
+    cells = {(row["agent"], key): cell for row in boards.get("overall") or [] for key, cell in row["tasks"].items()}
+    tasks = tasks_by_key(round_input)
+    out: Standings = {}
+    for run in effective_runs(round_input):
+        score = run_score(run, tasks[run.task]).score
+        cell = cells.get((run.agent, run.task))
+        if run.status not in COUNTED:
+            out[run.id] = by_status(run, score=score)
+        elif cell is not None and run.id in cell["runs"]:
+            out[run.id] = counted(stands=run.id == cell["best_run"], score=score)
+        else:
+            out[run.id] = standing(NOT_SCORED, why=NOT_SCORED_WHY, score=score)
+    return out

@@ -29,6 +29,14 @@ RUN_STATUSES = (
     "unsupported",
     "not_started",
 )
+# A status in words, where its key is not already a word (runs.models.RunStatus, the pages and the standings).
+STATUS_WORDS = {
+    "budget_exhausted": "budget exhausted",
+    "over_budget": "over budget",
+    "infra_error": "infra error",
+    "region_blocked": "region blocked",
+    "not_started": "not started",
+}
 OUTCOMES = ("pass", "partial", "fail", "violation", "unsupported")
 VERDICT_ROLES = ("tester", "second", "third")
 EVALUATIONS = ("auto", "llm-judge", "composite", "checks", "checklist", "review")
@@ -195,6 +203,9 @@ class RoundInput:
     params: dict[str, Any] = field(default_factory=dict)
     status: str = "published"
     starts_on: str | None = None
+    # How the methodology reviews a run (its registry entry's `double_review`): whether a lone tester's verdict
+    # decides it, which the re-run rule reads (`common.has_results`).
+    double_review: bool = False
 
 
 # --- board rows: the contract between the methodologies that build them and the pages and API that read them ---
@@ -457,3 +468,31 @@ class PairedDifference(TypedDict):
     ci_low: float
     ci_high: float
     tasks: int
+
+
+class RunStanding(TypedDict):
+    """One run's standing in its round, decided by the board that counts it (`scoring.standings`; stored in the
+    boards snapshot and printed by `recount` under "standings", by run id).
+
+    `standing` is one of `scoring.standings.STANDINGS`: "counts", "replaced" (by `replaced_by`: a later trial,
+    or the re-run that took its place), "over_limit", "in_review", "not_scored" (a platform failure, a
+    region block, a run that never started or that nothing scored, a re-run awaiting results) or
+    "not_in_round" (its task is outside the round's task set). `why` says it in words (None when it counts).
+    `stands`: it is the run that stands for its agent on its task (the counted run, the best trial, the
+    median run). `outcome` and `score` are the run's own result by the methodology's rule (the outcome a
+    board counting outcomes gives it, None while in review or not scored; the score on the benchmark's scale);
+    `points` the points it adds to its board (outcomes and weekly, only when it counts). `board` names the
+    board that reads it where a methodology has several (outcomes)."""
+
+    standing: str
+    why: str | None
+    replaced_by: str | None
+    stands: bool
+    outcome: str | None
+    points: int | None
+    score: float | None
+    board: NotRequired[str]
+
+
+# A round's standings, by run id.
+Standings = dict[str, RunStanding]

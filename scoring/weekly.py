@@ -6,7 +6,8 @@ then name; points stay visible "so a partial is not hidden".
 
 from __future__ import annotations
 
-from typing import cast
+from collections.abc import Mapping
+from typing import Any, cast
 
 from .common import (
     OUTCOME_POINTS,
@@ -21,7 +22,19 @@ from .common import (
     rank_value,
     reviewed_outcome,
 )
-from .types import BaseRow, EntryInput, RoundInput, RunInput, TaskInput, WeekCost, WeeklyBoards, WeeklyCell, WeeklyRow
+from .standings import IN_REVIEW, IN_REVIEW_WHY, by_status, counted, replaced, standing
+from .types import (
+    BaseRow,
+    EntryInput,
+    RoundInput,
+    RunInput,
+    Standings,
+    TaskInput,
+    WeekCost,
+    WeeklyBoards,
+    WeeklyCell,
+    WeeklyRow,
+)
 
 # "Wall-clock time ... stops when the agent finishes, or at 30 minutes": one cap for every task, whatever time
 # limit a task record carries.
@@ -204,3 +217,28 @@ def compute_weekly_boards(round_input: RoundInput) -> WeeklyBoards:
     for i, row in enumerate(rows, start=1):
         row["rank"] = i
     return {"overall": rows}
+
+
+def run_standings(round_input: RoundInput, boards: Mapping[str, Any]) -> Standings:
+    """The standing of every run the week's table read (`effective_runs`), from the table's own pick (the run
+    its cell names: "One run is labeled and scored", the latest trial): that run counts with the cell's outcome
+    and points, or is in review; an earlier trial is replaced by it; a platform failure stays out by its
+    status. Every run also carries its own outcome by `weekly_outcome` (a run at the cap is a fail)."""
+    cells = {(row["agent"], key): cell for row in boards.get("overall") or [] for key, cell in row["tasks"].items()}
+    runs = effective_runs(round_input)
+    by_id = {r.id: r for r in runs}
+    out: Standings = {}
+    for run in runs:
+        cell = cells.get((run.agent, run.task))
+        chosen = by_id.get(cell["run"]) if cell else None
+        if run.status in NOT_COUNTED or chosen is None or cell is None:
+            out[run.id] = by_status(run)
+        elif run.id == chosen.id:
+            out[run.id] = (
+                standing(IN_REVIEW, why=IN_REVIEW_WHY)
+                if cell["points"] is None
+                else counted(stands=True, outcome=cell["outcome"], points=cell["points"])
+            )
+        else:
+            out[run.id] = replaced(run, chosen, outcome=weekly_outcome(run))
+    return out

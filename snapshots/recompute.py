@@ -21,9 +21,10 @@ from django.utils import timezone
 from bundles.export import bundle_export
 from leaderboard.caching import content_version_bump
 from leaderboard.models import Round
-from scoring.boards import compute_boards
+from scoring.boards import compute_boards, compute_standings
 from scoring.bradley_terry import ratings_from_cells
 from scoring.bundle import round_inputs
+from scoring.types import Standings
 from scoring.vote_margins import with_vote_margins
 from voting.models import Outcome, VoteCell
 
@@ -31,9 +32,9 @@ from .models import BoardSnapshot, SnapshotKind
 from .stale import RATINGS_DEBOUNCE_SECONDS, enqueue_recompute, snapshots_mark_stale
 
 # Bump when a scoring rule changes, so every snapshot is recomputed even though its inputs did not change.
-# 10: ratings carry "margins" again (stepped search on large boards); 9: statistics carry "noise" (noise floor,
-# per-pair spread); 8: ratings "margins"
-SCORING_VERSION = "10"
+# 11: boards carry "standings", every run's standing; 10: ratings carry "margins" again (stepped search on
+# large boards); 9: statistics carry "noise" (noise floor, per-pair spread); 8: ratings "margins"
+SCORING_VERSION = "11"
 
 
 def _digest(payload: object) -> str:
@@ -71,6 +72,15 @@ def board_inputs(doc: dict) -> dict:
 def compute_round_boards(doc: dict) -> dict:
     (round_input,) = round_inputs(doc)
     return compute_boards(round_input)
+
+
+def round_standings_now(round_id: int) -> Standings:
+    """The round's standings computed now from the database, by the worker's own path (`round_document`, then
+    `scoring.boards.compute_standings`, the function `compute_boards` stores them with): for a page to read
+    while the stored boards wait for their recompute, so it never shows a standing the board is about to
+    drop (a correction that sends a run back to review)."""
+    (round_input,) = round_inputs(round_document(round_id))
+    return compute_standings(round_input)
 
 
 def _public_cells(benchmark_id: int) -> list[tuple]:

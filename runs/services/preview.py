@@ -29,7 +29,8 @@ def pending_reruns(round: Round) -> list[Run]:
         .prefetch_related("verdicts")
         .order_by("key")
     )
-    return [r for r in reruns if not has_results(run_input(r, with_verdicts=True))]
+    double_review = round.benchmark.rules.double_review
+    return [r for r in reruns if not has_results(run_input(r, with_verdicts=True), double_review=double_review)]
 
 
 def undecided(round: Round, viewer=None) -> list[str]:

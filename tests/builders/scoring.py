@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from scoring import methodologies
 from scoring.types import AgentInput, EntryInput, RoundInput, RunInput, TaskInput, VerdictInput
 
 
@@ -50,6 +51,8 @@ def make_round(
         slugs = sorted({r.agent for r in runs})
         agents = [make_agent(s) for s in slugs]
     kw.setdefault("entries", tuple(EntryInput(agent=a.slug) for a in agents))
+    if methodology in methodologies.REGISTRY:  # as `scoring.bundle.round_inputs` reads it
+        kw.setdefault("double_review", methodologies.get(methodology).double_review)
     return RoundInput(
         benchmark=kw.pop("benchmark", "bench"),
         methodology=methodology,

@@ -5,11 +5,12 @@ from scoring.checks import compute_checks_boards
 from scoring.methodologies import get
 from scoring.outcomes import compute_outcomes_boards
 from scoring.scored import compute_scored_boards
+from scoring.standings import standing_runs
 from scoring.weekly import compute_weekly_boards
 from tests.builders.scoring import make_round, make_run, make_task, row_of
 
 
-def checks_boards():
+def checks_round():
     # Seed 003: score = 50 * (API checks share) + 50 * (browser steps share).
     # a on shop: a1 2/4 and 2/4 -> 25 + 25 = 50; a2 4/4 and 2/4 -> 50 + 25 = 75; a3 1/4 and 1/4 -> 12.5 + 12.5
     # = 25. Median of 25, 50, 75 is 50 (a1), range 25..75 over 3 runs. b on shop: b1 4/4 and 4/4 -> 100.
@@ -23,7 +24,11 @@ def checks_boards():
         make_run("b", "shop", id="b1", trial=1, api_checks_passed=4, browser_steps_passed=4, **checks),
         make_run("b", "cart", id="b2", trial=1, status="completed", app_started=False),
     ]
-    return compute_checks_boards(make_round("checks", [shop, cart], runs))
+    return make_round("checks", [shop, cart], runs)
+
+
+def checks_boards():
+    return compute_checks_boards(checks_round())
 
 
 def test_checks_numbers_are_each_agents_median_run_with_its_range():
@@ -39,12 +44,18 @@ def test_checks_numbers_are_each_agents_median_run_with_its_range():
 
 
 def test_checks_standing_runs_are_the_median_runs_of_every_task_board():
-    # a's median run on shop is a1 (see checks_boards); b's only runs stand on their tasks.
-    assert get("checks").standing_runs(checks_boards()) == {"a1", "b1", "b2"}
-    assert get("checks").standing_runs(None) == set()
+    # a's median run on shop is a1 (see checks_round); b's only runs stand on their tasks. Every run counts.
+    standings = get("checks").run_standings(checks_round(), checks_boards())
+    assert standing_runs({"standings": standings}) == {"a1", "b1", "b2"}
+    assert {s["standing"] for s in standings.values()} == {"counts"} and len(standings) == 5
+    assert standing_runs(None) == set()
     # A task row without a counted run (only platform failures) names no run.
     stored = {"tasks": {"shop": [{"agent": "a", "median_run": None}, {"agent": "b", "median_run": "b1"}]}}
-    assert get("checks").standing_runs(stored) == {"b1"}
+    shop = make_task("shop", kind="to-spec")
+    failures = [make_run("a", "shop", id="a1", status="infra_error"), make_run("b", "shop", id="b1")]
+    standings = get("checks").run_standings(make_round("checks", [shop], failures), stored)
+    assert standing_runs({"standings": standings}) == {"b1"}
+    assert standings["a1"]["standing"] == "not_scored" and standings["a1"]["why"] == "infra error"
 
 
 def test_a_checks_row_without_a_run_count_shows_zero_runs():
@@ -147,7 +158,9 @@ def test_outcomes_numbers_are_each_tasks_counted_run_its_outcome_and_points():
     }
     assert m.task_numbers(boards, "nobody") == {} and m.task_numbers(None, "a") == {}
     # Only a run with points stands for its agent on the board (a2 is still in review).
-    assert m.standing_runs(boards) == {"a1", "b1"}
+    standings = m.run_standings(make_round("outcomes", [t1, t2], runs), boards)
+    assert standing_runs({"standings": standings}) == {"a1", "b1"}
+    assert (standings["a2"]["standing"], standings["a2"]["outcome"]) == ("in_review", None)
     # A stored cell that names no run counts no run.
     stored = {"overall": [{"agent": "a", "tasks": {"t1": {"outcome": "in_review", "points": None}}}]}
     assert m.task_numbers(stored, "a") == {
@@ -157,23 +170,6 @@ def test_outcomes_numbers_are_each_tasks_counted_run_its_outcome_and_points():
 
 # The registry builds its rules once, when `scoring.methodologies` is imported; these tests build them again, so
 # a change to how a rule is built shows here too.
-
-
-def test_the_run_standing_in_a_cell_is_the_one_the_cell_names_and_with_points_where_that_is_asked():
-    from scoring.methodologies import _standing_in_cells
-
-    boards = {
-        "meta": {"agents": 2},  # not a board: skipped
-        "overall": [
-            {"agent": "a", "tasks": {"t1": {"run": "a1", "points": 2}, "t2": {"run": "a2", "points": None}}},
-            {"agent": "b", "tasks": {"t1": {"run": None, "points": 1}, "t2": {"points": 0}, "t3": "not a cell"}},
-            {"agent": "c"},
-        ],
-    }
-    # outcomes: the counted run, only once it has points (a2 is in review).
-    assert _standing_in_cells("run", needs_points=True)(boards) == {"a1"}
-    assert _standing_in_cells("run")(boards) == {"a1", "a2"}
-    assert _standing_in_cells("run")(None) == set()
 
 
 def test_axes_from_runs_are_the_headline_and_the_rows_means_over_the_counted_runs():

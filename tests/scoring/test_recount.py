@@ -48,7 +48,16 @@ def test_it_recounts_every_round_in_the_documented_shape():
     assert out["benchmark"] == "artb" and out["methodology"] == "outcomes"
     assert [r["round"] for r in out["rounds"]] == ["r1", "r2"]
     r1 = out["rounds"][0]["boards"]
-    assert set(r1) == {"statistics", "overall", "safety", "local-china", "local-global", "other-language", "pairs"}
+    assert set(r1) == {
+        "statistics",
+        "overall",
+        "safety",
+        "local-china",
+        "local-global",
+        "other-language",
+        "pairs",
+        "standings",
+    }
     assert [(r["agent"], r["rank"], r["overall"]) for r in r1["overall"]] == [("a", 1, 10.0), ("b", 2, 5.0)]
 
 
@@ -102,10 +111,11 @@ def test_it_leaves_ratings_out_without_votes():
 )
 def test_it_dispatches_by_methodology(methodology, keys):
     r = make_round(methodology, [make_task("t1", kind="to-spec")], [make_run("a", "t1", outcome="pass")])
-    # Every methodology's boards also carry the round's statistics (scoring.boards.round_statistics), first.
+    # Every methodology's boards also carry the round's statistics (scoring.boards.round_statistics), first, and
+    # every run's standing (scoring.standings), last.
     boards = compute_boards(r)
-    assert list(boards)[0] == "statistics"
-    assert set(boards) == keys | {"statistics"}
+    assert list(boards)[0] == "statistics" and list(boards)[-1] == "standings"
+    assert set(boards) == keys | {"statistics", "standings"}
     assert ("review" in boards["statistics"]) == (methodology == "outcomes")
     # Boards with intervals also carry the noise floor (scoring.noise), first in the statistics.
     assert ("noise" in boards["statistics"]) == (methodology != "weekly")

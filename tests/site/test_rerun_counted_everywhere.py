@@ -33,6 +33,7 @@ from django.utils import timezone
 from leaderboard.models import Round
 from runs.models import Run
 from runs.services import dispute_decide, dispute_file, rerun_create, round_enter_preview, round_publish, verdict_record
+from scoring.recount import recount
 from tests.builders.review import make_user
 from tests.site.conftest import compute_all
 
@@ -203,3 +204,21 @@ def test_it_counts_the_rerun_everywhere_once_it_has_results(client, disputed, pe
     changelog = re.sub(r"\s+", " ", client.get(f"/b/{BENCH}/r/{ROUND}/changelog/").content.decode())
     assert "was re-run; the re-run counts, and the" in changelog
     assert f"original run</a> does not ({REPLACED})." in changelog
+
+
+def test_a_rerun_judged_by_the_tester_alone_does_not_replace_its_run_yet(client, disputed, people):
+    # The tester judges the re-run pass; the second reviewer has not. 000 §5: the second judges "without seeing
+    # the first outcome", so the tester's verdict is not public, and it is not yet a result of the re-run: the
+    # board still counts kit-flights (fail, 0 points: overall 0.0) rather than switch to the re-run the moment a
+    # first reviewer judged it, which would tell everyone so.
+    why = "The re-run after the accepted dispute."
+    verdict_record(run=disputed, role="tester", reviewer=people["tester"], outcome="pass", note="ok", reason=why)
+    compute_all()
+    cell = _board_cell(client)
+    assert (cell["run"], cell["outcome"], cell["overall"]) == (ORIGINAL, "fail", 0.0)
+    _assert_counted(client, ORIGINAL)
+    _assert_not_counted(client, RERUN, AWAITING)
+    # And the public download, which carries no verdict of the re-run yet, recounts to that very board.
+    (counted,) = recount(client.get(f"/b/{BENCH}/download/bundle.json").json())["rounds"]
+    board = client.get(f"/api/benchmarks/{BENCH}/rounds/{ROUND}/board").json()["data"]
+    assert counted["boards"] == board
