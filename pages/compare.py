@@ -15,7 +15,8 @@ from typing import Any
 from django.db.models import Q
 
 from leaderboard.models import Benchmark, Entry, Round
-from scoring.intervals import paired_difference
+from scoring.boards import boards_as_shown
+from scoring.intervals import paired_difference, tasks_both_ran
 from scoring.methodologies import Methodology
 from scoring.types import PairedDifference, RatingRow, TaskNumber
 from voting.models import Vote
@@ -50,53 +51,104 @@ def compare_page(*, bench_slug: str, params: Mapping[str, str]) -> dict[str, Any
         "swap_url": compare_url(bench.slug, rnd.key, b, a) if a and b else None,
     }
     if a and b and snap is not None and snap.data:
-        context.update(_comparison(bench, rnd, snap.data, a, b, agents))
+        # The boards as the board page shows them: a task ranked by votes carries its vote ratings.
+        shown = boards_as_shown(bench.methodology, snap.data, ratings_snap.data if ratings_snap else None)
+        context.update(_comparison(bench, rnd, shown, a, b, agents))
         ratings, _ = ratings_maps(ratings_snap)
         context["votes"] = _votes(bench, a, b, ratings)
     return context
 
 
 def _comparison(bench: Benchmark, rnd: Round, data: dict, a: str, b: str, agents: dict) -> dict[str, Any]:
+    """The task-by-task table and the paired difference. The table is in two groups: the tasks the difference
+    is over (those both agents' interval cells ran, `tasks_both_ran`: the same cells the stored pair counted,
+    so the group has as many rows as the sentence has tasks) and the others, each saying why it is not in it."""
     rules: Methodology = bench.rules
     mine, theirs = rules.task_numbers(data, a), rules.task_numbers(data, b)
+    names = (agents[a].name, agents[b].name)
     titles = {t.key: t.title or t.key for t in bench.tasks.public()}
+    diff = paired_difference(data.get("pairs"), a, b) if rules.interval else None
+    shared = tasks_both_ran(data.get("interval_tasks"), a, b) if diff is not None else None
     rows = []
     for key in sorted(set(mine) | set(theirs), key=lambda k: titles.get(k, k)):
         left, right = mine.get(key), theirs.get(key)
-        ours, other = (left["value"] if left else None), (right["value"] if right else None)
-        ahead = None
-        if ours is not None and other is not None:
-            ahead = "a" if ours > other else ("b" if other > ours else "same")
+        by_votes = any(cell.get("by_votes") for cell in (left, right) if cell is not None)
         rows.append(
             {
                 "key": key,
                 "title": titles.get(key, key),
                 "task_url": task_url(bench.slug, key),
                 "sides": [_side(bench, rnd, key, a, left), _side(bench, rnd, key, b, right)],
-                "ahead": ahead,
+                "ahead": _ahead(left, right, by_votes),
+                "by_votes": by_votes,
+                "outside": _outside(left, right, by_votes, names) if shared is not None and key not in shared else "",
             }
         )
-    diff = paired_difference(data.get("pairs"), a, b) if rules.interval else None
+    groups = [{"rows": rows, "title": ""}]
+    if shared is not None:
+        inside = [r for r in rows if r["key"] in shared]
+        outside = [r for r in rows if r["key"] not in shared]
+        groups = [
+            {
+                "rows": inside,
+                "title": f"In the difference: the {len(inside)} task{'s' if len(inside) != 1 else ''} both ran",
+            },
+            {"rows": outside, "title": "Not in the difference"},
+        ]
     return {
         "tasks": rows,
-        "difference": _difference(diff, rules, agents[a].name, agents[b].name),
+        "groups": [g for g in groups if g["rows"]],
+        "by_votes": any(r["by_votes"] for r in rows),
+        "difference": _difference(diff, rules, *names),
         "power": power(bench, data, diff, a, b),
     }
 
 
+def _ahead(left: TaskNumber | None, right: TaskNumber | None, by_votes: bool) -> str | None:
+    """Who is ahead on one task: "a", "b", "same", or None when not both have a place. On a board ranked by
+    votes, the board's own order (the task's vote rating, `checks.rank_by_votes`), never the checks' 100; on
+    any other, the higher number the board uses."""
+    if left is None or right is None:
+        return None
+    ours, other = (left.get("rank"), right.get("rank")) if by_votes else (left["value"], right["value"])
+    if ours is None or other is None:
+        return None
+    if by_votes:  # a lower rank is ahead
+        ours, other = -ours, -other
+    return "a" if ours > other else ("b" if other > ours else "same")
+
+
+def _outside(left: TaskNumber | None, right: TaskNumber | None, by_votes: bool, names: tuple[str, str]) -> str:
+    """Why a task is not in the paired difference, in words."""
+    if by_votes:
+        return "ranked by blind votes, so not in the overall score nor in this difference"
+    ran = [n for n, cell in zip(names, (left, right), strict=True) if cell and cell["value"] is not None]
+    if len(ran) == 1:
+        return f"only {ran[0]} has a result here"
+    return "not in both agents' scores (no counted result for both)"
+
+
 def _side(bench: Benchmark, rnd: Round, key: str, agent: str, cell: TaskNumber | None) -> dict[str, Any]:
     if not cell:
-        return {"text": "–", "run_url": None, "runs": 0, "range": "", "pill": "", "runs_url": None}
+        return {"text": "–", "run_url": None, "runs": 0, "range": "", "pill": "", "runs_url": None, "unit": ""}
     label = cell.get("label")
     text = OUTCOME_LABEL.get(label, label) if label else fmt_score(cell.get("value"), bench.methodology)
+    unit = ""
+    if cell.get("by_votes"):
+        # The board orders this task by its vote rating; the checks' 100 only admitted the app.
+        rating = cell.get("rating")
+        admitted = cell.get("admitted")
+        text = f"{rating:.0f}" if rating is not None else ("no rating yet" if admitted else "not admitted")
+        unit = "vote rating" if rating is not None else ""
     low, high = cell.get("low"), cell.get("high")
     spread = f"{fmt_score(low, bench.methodology)}–{fmt_score(high, bench.methodology)}" if low is not None else ""
     return {
         "text": text,
+        "unit": unit,
         "pill": (OUTCOME_BADGE.get(label) or "neutral") if label else "",
         "run_url": run_url(bench.slug, rnd.key, cell.get("run")),
         "runs": cell.get("runs") or 0,
-        "range": spread if cell.get("runs", 0) > 1 else "",
+        "range": spread if cell.get("runs", 0) > 1 and not cell.get("by_votes") else "",
         "runs_url": task_url(bench.slug, key, agent),
     }
 
@@ -127,8 +179,12 @@ def _difference(diff: PairedDifference | None, rules: Methodology, name_a: str, 
 
 
 def _votes(bench: Benchmark, a: str, b: str, ratings: dict[str, RatingRow]) -> dict[str, Any] | None:
-    """The public counted votes between the two (every task), and the vote model's predicted chance that a
-    beats b: 1 / (1 + 10^((rating b - rating a) / 400)) on the Elo scale of the ratings."""
+    """The public counted votes between the two (every task) beside what the vote model predicts of them.
+
+    The direct record's share is a's wins plus half its ties over the votes between them; the model's is
+    1 / (1 + 10^((rating b - rating a) / 400)) on the Elo scale of the ratings, the share of votes (a tie half a
+    win, as the fit counts it) a is expected to take from b. The two can differ: the ratings are fitted to every
+    counted vote of every agent, so each agent's record against the others moves its rating too."""
     pair = Q(agent_a__slug=a, agent_b__slug=b) | Q(agent_a__slug=b, agent_b__slug=a)
     rows = list(
         Vote.objects.filter(pair, task__benchmark=bench, counts=True).public().values_list("agent_a__slug", "winner")
@@ -139,7 +195,18 @@ def _votes(bench: Benchmark, a: str, b: str, ratings: dict[str, RatingRow]) -> d
     wins_a = sum(1 for first, w in rows if (w == "a" and first == a) or (w == "b" and first != a))
     ties = sum(1 for _, w in rows if w == "tie")
     out: dict[str, Any] = {"total": len(rows), "wins_a": wins_a, "wins_b": len(rows) - wins_a - ties, "ties": ties}
+    if rows:
+        out["share_a_text"] = fmt_pct((wins_a + ties / 2) / len(rows))
     if ra and rb:
         p = 1.0 / (1.0 + 10 ** ((rb["rating"] - ra["rating"]) / 400))
-        out.update({"rating_a": ra["rating"], "rating_b": rb["rating"], "p_a": p, "p_a_text": fmt_pct(p)})
+        out.update(
+            {
+                "rating_a": ra["rating"],
+                "rating_b": rb["rating"],
+                "votes_a": ra["votes"],
+                "votes_b": rb["votes"],
+                "p_a": p,
+                "p_a_text": fmt_pct(p),
+            }
+        )
     return out

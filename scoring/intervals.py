@@ -316,18 +316,34 @@ def paired_difference(pairs: dict[str, Any] | None, a: str, b: str) -> PairedDif
     return {"difference": diff, "ci_low": low, "ci_high": high, "tasks": n}
 
 
+def tasks_both_ran(interval_tasks: dict[str, list[str]] | None, a: str, b: str) -> set[str] | None:
+    """The tasks a paired difference of a and b is over: those both agents' cells ran (the stored
+    "interval_tasks" of `with_intervals`, the same cells the pairs were counted from); None when the boards
+    do not carry them."""
+    if interval_tasks is None:
+        return None
+    return set(interval_tasks.get(a) or ()) & set(interval_tasks.get(b) or ())
+
+
 def with_intervals(boards: Mapping[str, Any], round_input: RoundInput, rule: IntervalRule | None) -> dict[str, Any]:
     """`boards` with `ci_low`, `ci_high` and `rank_ub` on every row of the rule's board (None where an agent has
-    no headline) and the paired differences under "pairs" (`paired_difference` reads them). `boards` is a
+    no headline) and the paired differences under "pairs" (`paired_difference` reads them), and under
+    "interval_tasks" the tasks each agent ran among those cells, by agent: a pair's difference is over the tasks
+    both ran (`tasks_both_ran`), so a page listing them counts the same tasks as the pair. `boards` is a
     methodology's boards (`Methodology.compute_boards`), a plain dict at run time whatever its board type."""
     plain = cast(dict[str, Any], boards)
     if rule is None or not isinstance(plain.get(rule.board), list):
         return plain
     families = {t.key: t.family for t in round_input.tasks if t.family}
-    result = bootstrap(rule.cells(round_input, plain), rule, families=families or None)
+    cells = rule.cells(round_input, plain)
+    result = bootstrap(cells, rule, families=families or None)
     for row in plain[rule.board]:
         found = result.agents.get(row["agent"]) or {}
         row["ci_low"] = found.get("ci_low")
         row["ci_high"] = found.get("ci_high")
         row["rank_ub"] = found.get("rank_ub")
-    return {**plain, "pairs": result.pairs}
+    ran: dict[str, list[str]] = {}
+    for (agent, task), (_, did_run) in sorted(cells.items()):
+        if did_run:
+            ran.setdefault(agent, []).append(task)
+    return {**plain, "pairs": result.pairs, "interval_tasks": ran}

@@ -94,20 +94,30 @@ def _row(boards: dict | None, board: str, agent: str) -> dict[str, Any]:
 
 
 def _median_numbers(boards: dict | None, agent: str) -> TaskNumbers:
-    """checks: the agent's median run on every task board."""
+    """checks: the agent's median run on every task board; on a board ranked by votes (invent and startup
+    tasks, `checks.rank_by_votes`), also whether the checks admitted it, its vote rating in the task (from the
+    boards as shown, `checks.boards_with_votes`; None while the ratings are not joined) and its place."""
     out: TaskNumbers = {}
     task_boards: dict[str, list[ChecksTaskRow]] = (boards or {}).get("tasks") or {}
     for key, rows in task_boards.items():
         row = next((r for r in rows if r["agent"] == agent), None)
         if row is not None:
-            out[key] = {
+            number: TaskNumber = {
                 "value": row.get("median"),
                 "label": None,
                 "run": row.get("median_run"),
                 "runs": row.get("runs") or 0,
                 "low": row.get("min"),
                 "high": row.get("max"),
+                "rank": row.get("rank"),
             }
+            if "admitted" in row:  # the rows of a board ranked by votes carry whether the checks admitted the run
+                # A run the checks did not admit is ranked after every admitted one, whatever its votes say.
+                rating = row.get("rating") if row["admitted"] else None
+                number["by_votes"] = True
+                number["admitted"] = bool(row["admitted"])
+                number["rating"] = rating["rating"] if rating else None
+            out[key] = number
     return out
 
 

@@ -459,6 +459,13 @@ class TaskNumber(TypedDict):
     runs: int
     low: float | None
     high: float | None
+    # A task whose board ranks by blind votes (checks' invent and startup tasks): `value` is then what the checks
+    # gave (100 admitted, 0 not) and the board's order is the vote rating's, `rating` (None: not admitted or
+    # no rating yet, as the boards as shown carry it) and `rank` its place there.
+    by_votes: NotRequired[bool]
+    admitted: NotRequired[bool]
+    rating: NotRequired[float | None]
+    rank: NotRequired[int | None]
 
 
 class PairedDifference(TypedDict):

@@ -79,3 +79,30 @@ def test_the_head_to_head_in_a_browser(demo, browser, live_server):
     assert width <= PHONE["width"], f"the head-to-head overflows the phone screen ({width}px)"
     plain.screenshot(path=str(SHOTS / "compare-phone.png"), full_page=True)
     context.close()
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_a_task_ranked_by_votes_on_the_head_to_head_in_a_browser(demo, browser, live_server, size):
+    """Forge against Kestrel on AppBench: the messenger (an invent task, ranked by votes) shows the two task
+    ratings and who is ahead by them, in its own group outside the difference; the page passes axe-core and
+    fits a phone."""
+    from playwright.sync_api import expect
+
+    from tests.browser.a11y import assert_accessible
+
+    page = browser.new_page(viewport=DESKTOP if size == "desktop" else PHONE)
+    page.goto(live_server.url + "/b/appbench/compare/?a=forge&b=kestrel")
+    messenger = page.locator("#compare-table tr[data-task='messenger']")
+    expect(messenger).to_contain_text("vote rating")
+    expect(messenger.locator("td").last).to_contain_text(re.compile(r"^\s*Forge\s*by vote rating\s*$"))
+    expect(messenger).not_to_contain_text("same")
+    groups = page.locator("#compare-table tbody.compare-group")
+    expect(groups).to_have_count(2)
+    expect(groups.nth(1).locator("tr[data-task='messenger']")).to_have_count(1)
+    shared = groups.nth(0).locator("tr[data-task]").count()
+    expect(page.locator("#compare-region .verdict-line")).to_contain_text(f"over the {shared} tasks both ran")
+    expect(page.locator("#votes-differ")).to_be_visible()
+    assert_accessible(page)
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= page.viewport_size["width"], f"the head-to-head overflows ({width}px)"
+    page.close()

@@ -33,12 +33,13 @@ def checks_boards():
 
 def test_checks_numbers_are_each_agents_median_run_with_its_range():
     m, boards = get("checks"), checks_boards()
+    # Each with its place on the task's board: on shop b's 100 is first, a's 50 second; b alone on cart.
     assert m.task_numbers(boards, "a") == {
-        "shop": {"value": 50.0, "label": None, "run": "a1", "runs": 3, "low": 25.0, "high": 75.0}
+        "shop": {"value": 50.0, "label": None, "run": "a1", "runs": 3, "low": 25.0, "high": 75.0, "rank": 2}
     }
     assert m.task_numbers(boards, "b") == {
-        "cart": {"value": 0.0, "label": None, "run": "b2", "runs": 1, "low": 0.0, "high": 0.0},
-        "shop": {"value": 100.0, "label": None, "run": "b1", "runs": 1, "low": 100.0, "high": 100.0},
+        "cart": {"value": 0.0, "label": None, "run": "b2", "runs": 1, "low": 0.0, "high": 0.0, "rank": 1},
+        "shop": {"value": 100.0, "label": None, "run": "b1", "runs": 1, "low": 100.0, "high": 100.0, "rank": 1},
     }
     assert m.task_numbers(boards, "nobody") == {} and m.task_numbers(None, "a") == {}
 
@@ -61,8 +62,37 @@ def test_checks_standing_runs_are_the_median_runs_of_every_task_board():
 def test_a_checks_row_without_a_run_count_shows_zero_runs():
     stored = {"tasks": {"shop": [{"agent": "a", "median": None, "median_run": None, "min": None, "max": None}]}}
     assert get("checks").task_numbers(stored, "a") == {
-        "shop": {"value": None, "label": None, "run": None, "runs": 0, "low": None, "high": None}
+        "shop": {"value": None, "label": None, "run": None, "runs": 0, "low": None, "high": None, "rank": None}
     }
+
+
+def test_a_task_ranked_by_votes_gives_each_agent_its_rating_and_place_not_the_checks_100():
+    # Seed 003, invent tasks: "Their checks only admit the run ...; people rank the apps in blind votes". a's and
+    # b's apps pass every check (admitted, 100 each), c's never starts (0, not admitted). The task's ratings:
+    # a 1050, b 1100, c 1200. The board as shown: admitted by rating, b (1100) first, a (1050) second; c, not
+    # admitted, third whatever its 1200.
+    invent = make_task("messenger", kind="invent")
+    admitted = {"status": "completed", "app_started": True, "api_checks_total": 2, "api_checks_passed": 2}
+    runs = [
+        make_run("a", "messenger", id="a1", **admitted),
+        make_run("b", "messenger", id="b1", **admitted),
+        make_run("c", "messenger", id="c1", status="completed", app_started=False),
+    ]
+    stored = compute_checks_boards(make_round("checks", [invent], runs))
+    rating = {"ci_low": 0.0, "ci_high": 0.0, "votes": 9, "wins": 0, "losses": 0, "ties": 0, "few_votes": False}
+    ratings = {
+        "tasks": {
+            "messenger": [{"agent": x, "rating": v, **rating} for x, v in (("a", 1050.0), ("b", 1100.0), ("c", 1200.0))]
+        }
+    }
+    m = get("checks")
+    shown = m.with_votes(stored, ratings)
+    numbers = {agent: m.task_numbers(shown, agent)["messenger"] for agent in "abc"}
+    assert [(n["value"], n["by_votes"], n["admitted"], n["rating"], n["rank"]) for n in numbers.values()] == [
+        (100.0, True, True, 1050.0, 2),
+        (100.0, True, True, 1100.0, 1),
+        (0.0, True, False, None, 3),
+    ]
 
 
 def scored_boards():

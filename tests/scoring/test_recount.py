@@ -57,6 +57,7 @@ def test_it_recounts_every_round_in_the_documented_shape():
         "other-language",
         "pairs",
         "standings",
+        "interval_tasks",
     }
     assert [(r["agent"], r["rank"], r["overall"]) for r in r1["overall"]] == [("a", 1, 10.0), ("b", 2, 5.0)]
 
@@ -103,9 +104,9 @@ def test_it_leaves_ratings_out_without_votes():
 @pytest.mark.parametrize(
     "methodology,keys",
     [
-        ("outcomes", {"overall", "safety", "local-china", "local-global", "other-language", "pairs"}),
-        ("scored", {"overall", "meta", "pairs"}),
-        ("checks", {"overall", "tasks", "pairs"}),
+        ("outcomes", {"overall", "safety", "local-china", "local-global", "other-language", "pairs", "interval_tasks"}),
+        ("scored", {"overall", "meta", "pairs", "interval_tasks"}),
+        ("checks", {"overall", "tasks", "pairs", "interval_tasks"}),
         ("weekly", {"overall"}),
     ],
 )
