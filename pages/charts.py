@@ -55,10 +55,67 @@ def _tick_time(v: float) -> str:
     return f"{minutes}m" if minutes else f"{int(round(v))}s"
 
 
+# A dot's label as the chart draws it (`.chart .dot-label` in site.css: 11px, in the chart's own units): its
+# width is estimated generously, so a label drawn in any of the site's fonts is no wider than its box.
+LABEL_SIZE = 11.0
+LABEL_CHAR = 0.62 * LABEL_SIZE
+LABEL_ASCENT, LABEL_DESCENT = 0.82 * LABEL_SIZE, 0.25 * LABEL_SIZE
+DOT_RADIUS = 6.0
+# Where a label may go around its dot, in the order tried: (dx, dy of the text's anchor point, text-anchor).
+LABEL_SPOTS = (
+    (9.0, 4.0, "start"),
+    (-9.0, 4.0, "end"),
+    (7.0, -8.0, "start"),
+    (7.0, 16.0, "start"),
+    (-7.0, -8.0, "end"),
+    (-7.0, 16.0, "end"),
+    (0.0, -10.0, "middle"),
+    (0.0, 19.0, "middle"),
+)
+
+Box = tuple[float, float, float, float]  # x0, y0, x1, y1
+
+
+def label_box(x: float, y: float, anchor: str, text: str) -> Box:
+    """The box a label of `text` drawn at (x, y) with `anchor` covers (estimated, `LABEL_CHAR`)."""
+    width = len(text) * LABEL_CHAR
+    x0 = x if anchor == "start" else (x - width if anchor == "end" else x - width / 2)
+    return (x0, y - LABEL_ASCENT, x0 + width, y + LABEL_DESCENT)
+
+
+def boxes_overlap(a: Box, b: Box) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def place_labels(dots: list[dict[str, Any]], area: Box, taken: list[Box]) -> None:
+    """Put each dot's label where it overlaps no other label, no dot and nothing in `taken` (the axis titles),
+    inside `area`: the first of `LABEL_SPOTS` that is free, dots taken left to right. A label with no free spot is
+    not drawn (`label` None): the dot keeps its name in its link and tooltip, and the table below lists it."""
+    blocked = list(taken) + [
+        (d["x"] - DOT_RADIUS, d["y"] - DOT_RADIUS, d["x"] + DOT_RADIUS, d["y"] + DOT_RADIUS) for d in dots
+    ]
+    for d in sorted(dots, key=lambda d: (d["x"], d["y"])):
+        d["label"] = None
+        for dx, dy, anchor in LABEL_SPOTS:
+            x, y = round(d["x"] + dx, 1), round(d["y"] + dy, 1)
+            box = label_box(x, y, anchor, d["name"])
+            inside = area[0] <= box[0] and box[2] <= area[2] and area[1] <= box[1] and box[3] <= area[3]
+            if inside and not any(boxes_overlap(box, other) for other in blocked):
+                d.update({"label": d["name"], "label_x": x, "label_y": y, "label_anchor": anchor, "label_box": box})
+                blocked.append(box)
+                break
+
+
 def scatter_chart(
-    rows: list[dict], x: str, fmt_x: Callable[[float], str], score_fmt: Callable[[float], str], hrefs: dict[str, str]
+    rows: list[dict],
+    x: str,
+    fmt_x: Callable[[float], str],
+    score_fmt: Callable[[float], str],
+    hrefs: dict[str, str],
+    names: tuple[str, str] = ("score", ""),
 ) -> dict[str, Any] | None:
-    """SVG geometry of a score-against-x scatter with its Pareto frontier (drawn by the template)."""
+    """SVG geometry of a score-against-x scatter with its Pareto frontier (drawn by the template), each dot's label
+    placed clear of the others (`place_labels`). `names` are the two axes' names, for each dot's title."""
     pts = [r for r in rows if r.get("score") is not None and r.get(x) is not None]
     if not pts:
         return None
@@ -84,12 +141,15 @@ def scatter_chart(
             "name": p["name"],
             "front": p["agent"] in front,
             "href": hrefs.get(p["agent"]),
-            "label_x": px(p[x]) + 7,
-            "label_y": py(p["score"]) - 7,
-            "title": f"{p['name']}: score {score_fmt(p['score'])}, {fmt_x(p[x])}",
+            "title": f"{p['name']}: {names[0]} {score_fmt(p['score'])}, {(names[1] + ' ') if names[1] else ''}"
+            f"{fmt_x(p[x])}",
         }
         for p in pts
     ]
+    # The score axis's title is drawn inside the plot's top left corner (the template, 12px bold): labels keep
+    # clear of it; the other axis's title is below the plot, outside the labels' area.
+    y_title = (left + 6.0, top, left + 6.0 + (len(names[0]) + 2) * 0.7 * 12, top + 14.0)
+    place_labels(dots, (float(left), 0.0, float(w), float(h - bottom)), [y_title])
     line = sorted((p for p in pts if p["agent"] in front), key=lambda p: p[x])
     return {
         "w": w,

@@ -96,6 +96,8 @@ def tradeoffs_page(*, bench_slug: str, params: Mapping[str, str]) -> dict[str, A
     weights = {k: _weight(params, k) for k in ("w_score", "w_cost", "w_time")}
     ranked = scored_rules.rerank(rows, weights["w_score"], weights["w_cost"], weights["w_time"])
     m = bench.methodology
+    headline = bench.rules.headline_label
+    cost_name, time_name = bench.rules.axes_names
     hrefs = {r["agent"]: round_agent_url(bench.slug, rnd.key, r["agent"]) for r in rows}
 
     def score_fmt(v: float) -> str:
@@ -125,8 +127,13 @@ def tradeoffs_page(*, bench_slug: str, params: Mapping[str, str]) -> dict[str, A
         "weights": weights,
         "table": table,
         "state": snapshot_state(snap),
-        "cost_chart": scatter_chart(plotted, "cost_usd", fmt_money, score_fmt, hrefs),
-        "time_chart": scatter_chart(plotted, "wall_seconds", fmt_seconds, score_fmt, hrefs),
+        "cost_chart": scatter_chart(plotted, "cost_usd", fmt_money, score_fmt, hrefs, (headline, cost_name)),
+        "time_chart": scatter_chart(plotted, "wall_seconds", fmt_seconds, score_fmt, hrefs, (headline, time_name)),
+        "cost_name": cost_name,
+        "time_name": time_name,
+        "axes_totals": bench.rules.axes_totals,
+        # Totals say how many runs they are over, on the axis itself: "time of the week (5 runs)".
+        "axes_suffix": _count_words(rows) if bench.rules.axes_totals else "",
         "missing_cost": [r["name"] for r in rows if r["cost_usd"] is None],
         "missing_time": [r["name"] for r in rows if r["wall_seconds"] is None],
         "partial_cost": [_partial_name(r, "cost_usd") for r in rows if "cost_usd" in r["partial_axes"]],
@@ -134,5 +141,12 @@ def tradeoffs_page(*, bench_slug: str, params: Mapping[str, str]) -> dict[str, A
         "axes_runs": bench.rules.axes_runs,
         # No agent reports cost or time: nothing to plot or trade off, and a re-rank would only rescale the score.
         "no_axes": bool(rows) and all(r["cost_usd"] is None and r["wall_seconds"] is None for r in rows),
-        "headline": bench.rules.headline_label,
+        "headline": headline,
     }
+
+
+def _count_words(rows: list[dict[str, Any]]) -> str:
+    """ " (5 runs)": how many runs every agent's totals are over, when it is one number for all (the week's tasks)."""
+    counts = {r["runs"] for r in rows}
+    n = counts.pop() if len(counts) == 1 else None
+    return f" ({n} run{'s' if n != 1 else ''})" if n else ""

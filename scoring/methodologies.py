@@ -56,13 +56,17 @@ def _scored_axes(row: ScoredRow) -> Axes:
 
 
 def _weekly_axes(row: WeeklyRow) -> Axes:
+    """The week's totals, as the board shows them, over the week's tasks (one counted run each): a task without a
+    run leaves the cost unknown (`weekly.week_cost`) and the time a total of fewer runs, so the time is on "n of
+    the week's tasks" and partial, never a smaller total that looks faster."""
     cells = list((row.get("tasks") or {}).values())
+    week = row.get("tasks_that_week") or len(cells)
     return (
         row.get("pass_rate"),
         row.get("cost_usd"),
         row.get("seconds"),
-        len(cells),
-        len(cells) if row.get("cost_usd") is not None else 0,
+        week,
+        week if row.get("cost_usd") is not None else 0,
         sum(1 for c in cells if c.get("seconds") is not None),
     )
 
@@ -191,6 +195,10 @@ class Methodology:
     tradeoff_axes: Callable[[Any], Axes] | None = None
     # Those axes are means over runs, not the board's own numbers: which runs, in words, for the trade-offs page.
     axes_runs: str = ""
+    # What the cost and time axes are, as the trade-offs page names them (chart axes, table columns): a mean per
+    # run, unless the board's own figures are totals; then `axes_totals` says, in words, what they total.
+    axes_names: tuple[str, str] = ("cost per run", "time per run")
+    axes_totals: str = ""
     # How the headline's 95% interval is bootstrapped (`scoring.intervals`); None: the board has none.
     interval: IntervalRule | None = None
     # One agent's number on each task, for the head-to-head page.
@@ -357,5 +365,10 @@ register(
         reviewed=True,
         same_week=True,
         tradeoff_axes=_weekly_axes,
+        axes_names=("cost of the week", "time of the week"),
+        axes_totals="each agent's totals for the week, as the board shows them: its counted run of every task of the "
+        "week, summed (a run that reached the 30-minute cap counts 30 minutes), so every agent's total is over the "
+        "same tasks. An agent with no run, or no recorded time, on some task of the week has a total over fewer "
+        "runs: it is listed below as partial, not plotted, and re-ranked as missing",
     )
 )

@@ -35,6 +35,27 @@ def test_charts_and_run_colours_say_what_the_data_says(demo, browser, live_serve
     expect(page.locator("#main svg")).to_have_count(0)
     found += violations(page)
 
+    # The weekly trade-offs: week totals named as such, and no dot label over another label or a dot, as the
+    # browser draws them (each text's own box, in the chart's units).
+    page.goto(base + "/b/weekly-shootout/tradeoffs/")
+    expect(page.locator("#main")).to_contain_text("Time of the week")
+    expect(page.locator("#main")).not_to_contain_text("per run")
+    for chart in page.locator("svg.scatter").all():
+        boxes = chart.evaluate(
+            """svg => [...svg.querySelectorAll('text.dot-label, circle.dot')].map(el => {
+                const b = el.getBBox(); return [el.tagName, el.textContent, b.x, b.y, b.x + b.width, b.y + b.height];
+            })"""
+        )
+        labels = [b for b in boxes if b[0] == "text"]
+        assert len(labels) >= 4, boxes
+        for a in labels:
+            for b in boxes:
+                if b is a:
+                    continue
+                apart = a[4] <= b[2] or b[4] <= a[2] or a[5] <= b[3] or b[5] <= a[3]
+                assert apart, f"label {a[1]!r} overlaps {b[0]} {b[1]!r}: {a} {b}"
+    found += violations(page)
+
     page.goto(base + "/b/artb/")
     header = page.locator("#board-region thead th", has_text="Head-to-head")
     expect(header).to_be_visible() if size == "desktop" else expect(header).to_have_count(1)
