@@ -196,13 +196,15 @@ def line_chart(points: list[tuple[str, float | None, str, str]], scale: float) -
 
 def _interval_axis(lo: float, hi: float, bounds: tuple[float, float] | None) -> list[float]:
     """Round ticks over [lo, hi], kept inside the score's own range when it has one (a 0-1 score is never drawn
-    on a 1.00-2.00 axis). Intervals of one width (every agent at the same value) get a little room around them,
-    on the side the range leaves free."""
+    on a 1.00-2.00 axis). Intervals that are all one point (every agent at one value) are drawn on the score's
+    whole range, or, on a scale without one (vote ratings), with a little room around them."""
     if bounds:  # never cut data off: a range the data leaves is widened to hold it
         bounds = (min(bounds[0], lo), max(bounds[1], hi))
     if hi - lo < 1e-9:
-        pad = (bounds[1] - bounds[0]) * 0.1 if bounds else max(abs(lo) * 0.1, 1.0)
-        lo, hi = lo - pad, hi + pad
+        # Every interval is one point (a single dot, or all agents at one value): the score's whole range, so the
+        # dot is seen where it is on the scale, never on an axis zoomed to a sliver around it (0.90-1.00).
+        pad = max(abs(lo) * 0.1, 1.0)
+        lo, hi = bounds if bounds else (lo - pad, hi + pad)
     if bounds:
         lo, hi = max(lo, bounds[0]), min(hi, bounds[1])
     ticks = _ticks(lo, hi)

@@ -38,8 +38,12 @@ def fmt_money(value: float | Decimal | None) -> str:
 
 
 def fmt_seconds(value: float | None) -> str:
+    """A duration: "1h 15m", "16m 21s", "42s"; under a second, in hundredths ("0.04s"), so a recorded time of a
+    few milliseconds never reads "0s", as if there were none. Missing is "–"."""
     if value is None:
         return "–"
+    if 0 < value < 0.995:
+        return f"{value:.2f}s" if value >= 0.005 else "<0.01s"
     total = int(round(value))
     hours, rest = divmod(total, 3600)
     minutes, seconds = divmod(rest, 60)

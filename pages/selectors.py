@@ -300,6 +300,7 @@ def board_page(*, bench_slug: str, round_key: str | None, params: Mapping[str, s
             if t.key in present
         ]
     base = {"tab": tab, **({"task": task_key} if task_tabs and task_key else {})}
+    by_votes = bench.rules.ranked_by_votes(data, task_key if task_tabs else None)
     direction = "desc" if params.get("dir") == "desc" else "asc"
     sort, direction = table_sort(table, params.get("sort"), direction, base) if table else ("rank", "asc")
     tab_links = [{"key": k, "label": label, "query": "?" + urlencode({"tab": k})} for k, label in tabs]
@@ -319,8 +320,9 @@ def board_page(*, bench_slug: str, round_key: str | None, params: Mapping[str, s
         "dir": direction,
         "task_key": task_key,
         "task_tabs": task_tabs,
-        "statistics": round_statistics(bench, data, published=rnd.is_published) if data else None,
+        "statistics": round_statistics(bench, data, published=rnd.is_published, by_votes=by_votes) if data else None,
         "margins": _board_margins(ratings_snap, entries, task_key if task_tabs else None),
+        "by_votes": by_votes,
         "tasks": tasks,
         "has_tradeoffs": True,
         "entries": sorted(entries.values(), key=lambda e: (alphabetical(e.agent.name), e.agent.slug)),

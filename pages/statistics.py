@@ -40,15 +40,22 @@ def _num(value: float | None, places: int = 2) -> str:
     return "–" if value is None else fixed(value, places).replace("-", "−")
 
 
-def round_statistics(bench: Benchmark, data: dict[str, Any] | None, *, published: bool = True) -> dict[str, Any] | None:
+def round_statistics(
+    bench: Benchmark, data: dict[str, Any] | None, *, published: bool = True, by_votes: bool = False
+) -> dict[str, Any] | None:
     """Everything the board page and the round's Tasks page say about the round as a whole. The review figures
     only once the round is published: on the staff board of a round still being reviewed they would tell a
-    tester whether the second reviewer agreed (000 §5, the review is blind)."""
+    tester whether the second reviewer agreed (000 §5, the review is blind). `by_votes`: the board shown is
+    ranked by vote ratings, whose unit the noise floor (of the headline's scale) is not in: it is left out and
+    the page says what to read instead."""
     stats = (data or {}).get("statistics")
     if not stats:
         return None
+    noise = noise_floor(bench, stats)
     return {
-        "noise": noise_floor(bench, stats),
+        "noise": None if by_votes else noise,
+        "noise_by_votes": by_votes and noise is not None,
+        "unit": bench.rules.headline_label,
         "reliability": reliability(stats),
         "review": review(stats) if published else None,
     }
@@ -56,11 +63,13 @@ def round_statistics(bench: Benchmark, data: dict[str, Any] | None, *, published
 
 def noise_floor(bench: Benchmark, stats: dict[str, Any]) -> dict[str, Any] | None:
     """ "Two agents must differ by about X": the median half-width of the paired 95% intervals, in the board's
-    units; None on boards without intervals or without a pair of agents."""
+    units, named with them (the headline's scale, "Overall (0-100)"); None on boards without intervals or without
+    a pair of agents."""
     noise = stats.get("noise")
     if not noise or noise.get("floor") is None:
         return None
-    return {"text": bench.rules.format_score(noise["floor"]), "pairs": noise["pairs"]}
+    floor = bench.rules.format_score(noise["floor"])
+    return {"text": floor, "unit": bench.rules.headline_label, "pairs": noise["pairs"]}
 
 
 def reliability(stats: dict[str, Any]) -> dict[str, Any]:
@@ -141,14 +150,17 @@ def power(
 
 
 def vote_margins(board: dict[str, Any] | None, names: dict[str, str]) -> dict[str, Any] | None:
-    """How many votes hold a vote-ranked board's top place and each clearly separated neighbour
-    (`scoring.vote_margins`), in words; None without a top place."""
+    """How many votes hold a vote-ranked board's top place and each next neighbour down its order
+    (`scoring.vote_margins`: a figure where their intervals do not overlap, else the overlap said), in words;
+    None without a top place."""
     if not board or not board.get("top"):
         return None
     votes = board["votes"]
 
     def held(figure: dict[str, Any], upper: str, lower: str) -> str:
         upper, lower = names.get(upper, upper), names.get(lower, lower)
+        if figure.get("overlap"):
+            return f"{upper} and {lower}: their 95% intervals overlap, so the votes do not clearly order them."
         if figure["flip"] == 0:
             return f"{upper} and {lower} are already level."
         if figure["flip"] is None:

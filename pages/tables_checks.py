@@ -4,6 +4,7 @@ ranked by its vote rating and the checks only admit the run."""
 
 from __future__ import annotations
 
+from scoring.checks import ranked_by_votes
 from scoring.types import ChecksOverallRow, ChecksTaskRow
 
 from .formatting import fmt_score, fmt_seconds, fmt_tokens
@@ -57,7 +58,7 @@ def _checks_task_table(ctx: BoardContext, task_key: str | None) -> Table:
     task_boards: dict[str, list[ChecksTaskRow]] = ctx.data.get("tasks") or {}
     key = task_key if task_key in task_boards else next(iter(task_boards), None)
     rows = (task_boards.get(key) if key is not None else None) or []
-    if rows and "admitted" in rows[0]:
+    if ranked_by_votes(rows):
         return _admission_table(ctx, key, rows)
     ratings = ctx.task_ratings.get(key or "", {})
     cols = [

@@ -152,8 +152,14 @@ def _scored_overall_table(ctx: BoardContext) -> Table:
         cells = _scored_overall_cells(ctx, row, domains)
         out.append({"agent": row["agent"], "cells": [cells[c.key] for c in cols], "extra": [heuristic_tasks(row)]})
     missing = [text for text in (_missing_note(meta, "cost"), _missing_note(meta, "latency")) if text]
-    note = "Missing cost or time is shown as –, never as 0, and a mean over only some runs is marked partial. " + (
-        "; ".join(missing) + "." if missing else ""
+    note = (
+        "Score and pass rate take each task's best trial (the method reports the best score across trials); mean "
+        f"pass@k counts every trial: on each task, the share of its trials scoring at least {threshold:.2f}, "
+        "averaged over the round's tasks. So a failed trial lowers mean pass@k even where a better trial of the "
+        "same task passed: a pass rate of 100% beside a mean pass@k of 83% is an agent whose best trial passed "
+        "every task while some other trials did not. "
+        "Missing cost or time is shown as –, never as 0, and a mean over only some runs is marked partial. "
+        + ("; ".join(missing) + "." if missing else "")
     )
     return Table(
         caption=f"Overall board, {ctx.rnd.name or ctx.rnd.key}",

@@ -230,6 +230,17 @@ def rank_by_votes(rows: list[ChecksTaskRow], ratings: dict[str, RatingRow]) -> l
     return assign_ranks(out, key, name_key)
 
 
+def ranked_by_votes(rows: list[ChecksTaskRow]) -> bool:
+    """Whether a task board is ranked by votes (`rank_by_votes`): its rows say whether the checks admitted each
+    agent's run, which only invent and startup boards carry."""
+    return bool(rows) and "admitted" in rows[0]
+
+
+def board_ranked_by_votes(boards: dict[str, Any] | None, task: str | None) -> bool:
+    """Whether the board of `task` (None: the overall board, never) is ranked by votes."""
+    return task is not None and ranked_by_votes(((boards or {}).get("tasks") or {}).get(task) or [])
+
+
 def boards_with_votes(boards: dict[str, Any], ratings: dict[str, Any] | None) -> dict[str, Any]:
     """The `checks` boards as shown and recounted: invent and startup task boards ranked by the task's vote
     ratings (`rank_by_votes`). The stored boards snapshot holds them ranked without votes (admitted first);
@@ -237,7 +248,7 @@ def boards_with_votes(boards: dict[str, Any], ratings: dict[str, Any] | None) ->
     per_task = (ratings or {}).get("tasks") or {}
     tasks = {}
     for key, rows in (boards.get("tasks") or {}).items():
-        if rows and "admitted" in rows[0]:
+        if ranked_by_votes(rows):
             rows = rank_by_votes(rows, {r["agent"]: r for r in per_task.get(key) or []})
         tasks[key] = rows
     return {**boards, "tasks": tasks}

@@ -115,7 +115,7 @@ def _median_numbers(boards: dict | None, agent: str) -> TaskNumbers:
                 "high": row.get("max"),
                 "rank": row.get("rank"),
             }
-            if "admitted" in row:  # the rows of a board ranked by votes carry whether the checks admitted the run
+            if checks.ranked_by_votes(rows):
                 # A run the checks did not admit is ranked after every admitted one, whatever its votes say.
                 rating = row.get("rating") if row["admitted"] else None
                 number["by_votes"] = True
@@ -162,6 +162,10 @@ def _no_reason(run: RunInput, task: TaskInput) -> str | None:
     return None
 
 
+def _never_by_votes(boards: dict | None, task: str | None) -> bool:
+    return False
+
+
 @dataclass(frozen=True)
 class Methodology:
     key: str
@@ -181,6 +185,9 @@ class Methodology:
     violation_possible: Callable[[TaskInput], bool] | None = None
     # Boards that take the vote ratings into their order (site, API and recount join them the same way).
     with_votes: Callable[[dict[str, Any], dict[str, Any] | None], dict[str, Any]] | None = None
+    # Whether the board of a task (None: the overall board) is ranked by votes, read off the round's boards: its
+    # figures are then vote ratings, not the methodology's scale.
+    ranked_by_votes: Callable[[dict | None, str | None], bool] = _never_by_votes
     double_review: bool = False  # every run has a tester, a blind second and, on disagreement, a third
     # The result fields of a run this methodology reads, beyond what every run has (ids, status, tokens, cost,
     # time): the admin's run form shows these and no others (bundle field names, which are the run's fields).
@@ -333,6 +340,7 @@ register(
         scale=100.0,
         format_score=lambda v: fixed(v, 1),
         with_votes=checks.boards_with_votes,
+        ranked_by_votes=checks.board_ranked_by_votes,
         votes_by_default=True,
         vote_statuses=checks.COUNTED - {"not_started"},
         vote_admits=checks.votable,

@@ -8,9 +8,12 @@ a board's votes the top place rests on: "the top place rests on at most N of M v
   refitting the ratings after each removal, until #1 is no longer first. It is a greedy *upper bound*: some
   other set of fewer votes may flip it too (the exact minimum means trying every subset of the votes, which
   only a tiny board allows; the tests do it for 6-vote sets).
-* **Adjacent ranks.** The same for every two agents next to each other in the board's order whose 95%
-  intervals do not overlap (the one above has ``ci_low`` above the other's ``ci_high``): the votes whose
-  removal puts the lower one level with or above the upper one.
+* **Adjacent ranks.** Every two agents next to each other in the board's order below the top two (whose
+  place the top figure holds), each once: where their 95% intervals do not overlap (the one above has
+  ``ci_low`` above the other's ``ci_high``), the same figure, the votes whose removal puts the lower one level
+  with or above the upper one; where they overlap, the pair is listed as overlapping, with no figure: the
+  votes do not tell the two apart, so there is no order to hold. Every board thus lists the same pairs for the
+  same order, whichever of them its intervals separate.
 * **Which votes are tried.** The votes work on tallied cells ``(a, b, winner, n)``: removing one vote is taking
   1 from a cell's count, and every vote of one cell has the same effect, so each step tries one removal per
   cell rather than per vote (it scales with the distinct cells, not the votes). The cells tried are those
@@ -266,10 +269,11 @@ def board_margins(
 ) -> dict[str, Any]:
     """The figures of one board whose ratings are `rows` (as `fit_ratings` gives them, highest first):
     ``{"votes", "search", "max_removed", "top", "pairs"}``. ``top`` is ``{"agent", "runner_up", "flip"}`` (null
-    with fewer than 2 agents); ``pairs`` has ``{"above", "below", "flip"}`` for every two neighbours in the
-    order whose intervals do not overlap. ``search`` is "one vote at a time" (up to `EXACT_UP_TO` votes,
-    ``max_removed`` the bound) or "steps" (``max_removed`` null, `MAX_FITS` fits a figure; a null flip then
-    comes with ``removed``, the votes removed when the work ran out)."""
+    with fewer than 2 agents); ``pairs`` has one entry for every two neighbours in the order after the top two
+    (#2 and #3, #3 and #4, ...): ``{"above", "below", "flip"}`` where their intervals do not overlap,
+    ``{"above", "below", "overlap": true}`` where they do. ``search`` is "one vote at a time" (up to
+    `EXACT_UP_TO` votes, ``max_removed`` the bound) or "steps" (``max_removed`` null, `MAX_FITS` fits a figure; a
+    null flip then comes with ``removed``, the votes removed when the work ran out)."""
     index = {agent: i for i, agent in enumerate(tally.agents)}
     order = [index[str(row["agent"])] for row in rows]
     stepped = tally.n_votes > EXACT_UP_TO
@@ -285,10 +289,14 @@ def board_margins(
     top = None
     if len(order) >= 2:
         top = {"agent": rows[0]["agent"], "runner_up": rows[1]["agent"], **flip(order[0], order[1:])}
-    pairs = []
+    pairs: list[dict[str, Any]] = []
     for k, (upper, lower) in enumerate(zip(rows, rows[1:], strict=False)):
+        if k == 0:  # #1 and #2: the top figure holds that place
+            continue
         if float(upper["ci_low"]) > float(lower["ci_high"]):
             pairs.append({"above": upper["agent"], "below": lower["agent"], **flip(order[k], [order[k + 1]])})
+        else:
+            pairs.append({"above": upper["agent"], "below": lower["agent"], "overlap": True})
     return {
         "votes": tally.n_votes,
         "search": "steps" if stepped else "one vote at a time",

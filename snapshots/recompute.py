@@ -32,9 +32,10 @@ from .models import BoardSnapshot, SnapshotKind
 from .stale import RATINGS_DEBOUNCE_SECONDS, enqueue_recompute, snapshots_mark_stale
 
 # Bump when a scoring rule changes, so every snapshot is recomputed even though its inputs did not change.
-# 12: boards with intervals carry "interval_tasks" (the tasks each agent ran, for the head-to-head); 11: boards
-# carry "standings", every run's standing; 10: ratings carry "margins" again (stepped search on large boards);
-# 9: statistics carry "noise" (noise floor, per-pair spread); 8: ratings "margins"
+# 12: boards with intervals carry "interval_tasks" (the tasks each agent ran, for the head-to-head), and ratings
+# "margins" list every neighbour pair below the top two (overlapping ones marked "overlap"); 11: boards carry
+# "standings", every run's standing; 10: ratings carry "margins" again (stepped search on large boards); 9:
+# statistics carry "noise" (noise floor, per-pair spread); 8: ratings "margins"
 SCORING_VERSION = "12"
 
 

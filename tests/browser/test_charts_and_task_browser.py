@@ -26,7 +26,8 @@ def test_charts_and_run_colours_say_what_the_data_says(demo, browser, live_serve
 
     page.goto(base + "/b/inspect-quiz/")
     ticks = page.locator("svg.chart text.tick").all_text_contents()
-    assert ticks and ticks[-1] == "1.00" and "2.00" not in ticks, ticks
+    assert ticks and ticks[0] == "0.00" and ticks[-1] == "1.00" and "2.00" not in ticks, ticks
+    expect(page.locator("#board-region table.board tbody tr").first).to_contain_text("0.04s")
     found += violations(page)
 
     page.goto(base + "/b/agentbench-live/tradeoffs/")

@@ -38,6 +38,15 @@ def test_a_reader_sees_how_much_to_read_into_each_board(demo, browser, live_serv
 
     page.goto(base + "/b/appbench/")
     expect(page.locator("#vote-margins")).to_contain_text("votes are removed")
+    expect(page.locator("#noise-floor")).to_contain_text("on the Overall (0-100)")
+    found += violations(page)
+
+    # The messenger's tab is ranked by vote ratings: no checks-scale noise floor beside them, and every two
+    # neighbours of its order listed, Kestrel and Tern Code (overlapping intervals) included.
+    page.goto(base + "/b/appbench/?tab=tasks&task=messenger")
+    expect(page.locator("#noise-floor")).to_contain_text("none in vote ratings")
+    expect(page.locator("#vote-margins")).to_contain_text("Votes that hold this board's order")
+    expect(page.locator("#vote-margins")).to_contain_text("Kestrel and Tern Code: their 95% intervals overlap")
     found += violations(page)
 
     page.goto(base + "/b/agentbench-live/compare/?a=claude-code&b=gemini-cli")

@@ -510,3 +510,59 @@ def checks_skipped_tie_bundle() -> dict[str, Any]:
             tokens_cache_write=0,
         )
     return doc
+
+
+INVENT_TASK = {
+    "key": "messenger",
+    "title": "Reinvent a messenger",
+    "version": "1.0",
+    "kind": "invent",
+    "dimensions": [],
+    "time_limit_min": 120,
+    "token_budget": 5_000_000,
+    "prompt": "Reinvent a messenger.",
+}
+
+
+def with_invent_task(doc: dict[str, Any], admitted: tuple[str, ...]) -> dict[str, Any]:
+    """`doc` (a `checks_bundle`) with an invent task, "messenger", and one run of it per agent: the agents in
+    `admitted` pass every check (admitted, 100), the others' apps never start (not admitted, 0)."""
+    doc["tasks"].append(dict(INVENT_TASK))
+    for agent in (a["slug"] for a in doc["agents"]):
+        run: dict[str, Any] = {
+            "id": f"{doc['benchmark']['slug']}-r1-{agent}-messenger-t1",
+            "round": "r1",
+            "agent": agent,
+            "task": "messenger",
+            "task_version": "1.0",
+            "trial": 1,
+            "language": "en",
+            "status": "completed",
+            "wall_seconds": 900.0,
+            "tokens_input": 100_000,
+            "tokens_output": 10_000,
+            "checks_version": "checks-1",
+        }
+        if agent in admitted:
+            run.update(app_started=True, api_checks_passed=4, api_checks_total=4, browser_steps_passed=3)
+            run["browser_steps_total"] = 3
+        else:
+            run.update(app_started=False, status="not_started")
+        doc["runs"].append(run)
+    return doc
+
+
+def rating_row(agent: str, rating: float, low: float, high: float, votes: int = 20) -> dict[str, Any]:
+    """One agent's vote rating as the ratings snapshot stores it (`types.RatingRow`), chosen by hand."""
+    return {
+        "agent": agent,
+        "rating": rating,
+        "ci_low": low,
+        "ci_high": high,
+        "votes": votes,
+        "wins": 0,
+        "losses": 0,
+        "ties": 0,
+        "few_votes": False,
+        "rank_ub": 1,
+    }

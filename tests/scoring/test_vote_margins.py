@@ -125,7 +125,7 @@ def row(agent, low, high):
     return {"agent": agent, "rating": (low + high) / 2, "ci_low": low, "ci_high": high}
 
 
-def test_a_board_lists_its_top_and_only_the_neighbours_whose_intervals_do_not_overlap():
+def test_a_board_lists_its_top_and_counts_the_neighbours_whose_intervals_do_not_overlap():
     t = tally(("a", "b", "a", 2), ("a", "c", "a", 1), ("c", "b", "a", 3))
     # Hand-made intervals: a and c overlap (1050 <= 1060), c and b do not (990 > 900).
     rows = [row("a", 1050, 1200), row("c", 990, 1060), row("b", 700, 900)]
@@ -133,6 +133,24 @@ def test_a_board_lists_its_top_and_only_the_neighbours_whose_intervals_do_not_ov
     assert out["votes"] == 6 and out["max_removed"] == 100
     assert out["top"] == {"agent": "a", "runner_up": "c", "flip": 1}
     assert out["pairs"] == [{"above": "c", "below": "b", "flip": 4}]
+
+
+def test_every_two_neighbours_of_a_vote_order_are_listed_on_every_board():
+    # One order, a > b > c > d, on two boards: on the first every interval is apart from the next, on the second
+    # b's and c's overlap (c's upper end raised to 1070, above b's lower end, 1060). Either way the top figure
+    # holds #1 against the rest, and the pairs are b-c and c-d, each once: a count where apart, "overlap" where
+    # not. (Before, the second board left b-c out and the first listed a-b beside the top figure.)
+    t = tally(("a", "b", "a", 3), ("b", "c", "a", 3), ("c", "d", "a", 3), ("a", "d", "a", 1), ("b", "d", "a", 1))
+    apart = [row("a", 1250, 1350), row("b", 1060, 1140), row("c", 960, 1040), row("d", 760, 840)]
+    close = [dict(r) for r in apart]
+    close[2].update(ci_high=1070.0)
+    first, second = board_margins(t, apart), board_margins(t, close)
+    assert [(p["above"], p["below"]) for p in first["pairs"]] == [("b", "c"), ("c", "d")]
+    assert [(p["above"], p["below"]) for p in second["pairs"]] == [("b", "c"), ("c", "d")]
+    assert [p.get("overlap", False) for p in first["pairs"]] == [False, False]
+    assert [p.get("overlap", False) for p in second["pairs"]] == [True, False]
+    assert "flip" not in second["pairs"][0] and isinstance(second["pairs"][1]["flip"], int)
+    assert first["top"]["agent"] == second["top"]["agent"] == "a"
 
 
 def test_one_agent_has_no_top_place_to_hold():

@@ -13,50 +13,16 @@ import pytest
 
 from leaderboard.models import Benchmark
 from snapshots.models import BoardSnapshot
-from tests.builders.site import checks_bundle
+from tests.builders.site import checks_bundle, rating_row, with_invent_task
 
 pytestmark = pytest.mark.django_db
-
-ADMITTED = {"app_started": True, "api_checks_passed": 4, "api_checks_total": 4, "browser_steps_passed": 3}
 
 
 def _bundle() -> dict:
     """Three agents (00, 01, 02) on the builder's two to-spec tasks (shop, notes: three counted runs each),
     plus an invent task, "messenger", one run each: 00's and 01's apps pass every check (admitted), 02's never
     starts (not admitted). Ten votes between 00 and 01 on the messenger: 01 wins 6, 00 wins 3, 1 tie."""
-    doc = checks_bundle(agents=3, votes=False)
-    doc["tasks"].append(
-        {
-            "key": "messenger",
-            "title": "Reinvent a messenger",
-            "version": "1.0",
-            "kind": "invent",
-            "dimensions": [],
-            "time_limit_min": 120,
-            "token_budget": 5_000_000,
-            "prompt": "Reinvent a messenger.",
-        }
-    )
-    for i in range(3):
-        run = {
-            "id": f"qbench-r1-agent-0{i}-messenger-t1",
-            "round": "r1",
-            "agent": f"agent-0{i}",
-            "task": "messenger",
-            "task_version": "1.0",
-            "trial": 1,
-            "language": "en",
-            "status": "completed",
-            "wall_seconds": 900.0,
-            "tokens_input": 100_000,
-            "tokens_output": 10_000,
-            "checks_version": "checks-1",
-        }
-        if i < 2:
-            run.update({**ADMITTED, "browser_steps_total": 3})
-        else:
-            run.update({"app_started": False, "status": "not_started"})
-        doc["runs"].append(run)
+    doc = with_invent_task(checks_bundle(agents=3, votes=False), admitted=("agent-00", "agent-01"))
     winners = ["b"] * 6 + ["a"] * 3 + ["tie"]
     doc["votes"] = [
         {
@@ -72,21 +38,6 @@ def _bundle() -> dict:
     return doc
 
 
-def _rating(agent: str, rating: float, votes: int) -> dict:
-    return {
-        "agent": agent,
-        "rating": rating,
-        "ci_low": rating - 20,
-        "ci_high": rating + 20,
-        "votes": votes,
-        "wins": 0,
-        "losses": 0,
-        "ties": 0,
-        "few_votes": False,
-        "rank_ub": 1,
-    }
-
-
 @pytest.fixture
 def bench(load):
     load(_bundle())
@@ -95,12 +46,15 @@ def bench(load):
     # over every task 00 1100 and 01 1000; in the messenger task 00 1109, 01 1087 (as the issue's demo had them),
     # 02 1000 (rated, but its app was not admitted).
     ratings = {
-        "all": [_rating("agent-00", 1100.0, 410), _rating("agent-01", 1000.0, 380)],
+        "all": [
+            rating_row("agent-00", 1100.0, 1080.0, 1120.0, 410),
+            rating_row("agent-01", 1000.0, 980.0, 1020.0, 380),
+        ],
         "tasks": {
             "messenger": [
-                _rating("agent-00", 1109.0, 10),
-                _rating("agent-01", 1087.0, 10),
-                _rating("agent-02", 1000.0, 4),
+                rating_row("agent-00", 1109.0, 1089.0, 1129.0, 10),
+                rating_row("agent-01", 1087.0, 1067.0, 1107.0, 10),
+                rating_row("agent-02", 1000.0, 980.0, 1020.0, 4),
             ]
         },
     }

@@ -120,7 +120,9 @@ def test_the_board_says_its_noise_floor_and_reliability_and_links_the_tasks_page
     html = client.get(reverse("board", args=["sep"])).content.decode()
     text = _text(html)
     # 4 agents: 4 * 3 / 2 = 6 pairs share every task.
-    assert re.search(r"Noise floor: about \d\.\d\d\. Two agents must differ by about \d\.\d\d", text)
+    # Each figure with its unit, the board's headline scale.
+    unit = r" on the Score \(0-1\)"
+    assert re.search(rf"Noise floor: about \d\.\d\d{unit}\. Two agents must differ by about \d\.\d\d{unit}", text)
     assert "(6 pairs)" in text
     assert "Split-half reliability:" in text
     assert reverse("round_tasks", args=["sep", "r1"]) in html
