@@ -69,12 +69,14 @@ def round_statistics(methodology: Methodology, round_input: RoundInput, boards: 
     "noise", the noise floor and the spread of every pair's per-task differences (`scoring.noise`), first, so a
     printed recount keeps its old lines; "tasks", which tasks separate
     the agents of the overall board and the split-half reliability of its ranking (`scoring.task_stats`,
-    from each agent's number on each task, `Methodology.task_numbers`); and, on methodologies with blind
+    from each agent's number on each task, `Methodology.task_numbers`; a task ranked by votes, in no overall
+    score, is left out); and, on methodologies with blind
     double review, "review", how often the reviewers agreed (`scoring.agreement`)."""
     numbers: dict[str, dict[str, float | None]] = {}
     passes: dict[str, dict[str, bool | None]] = {}
     for row in boards.get("overall") or []:
-        cells = methodology.task_numbers(boards, row["agent"])
+        # A task ranked by votes is in no overall score, and its checks only admit an app: not read here.
+        cells = {k: c for k, c in methodology.task_numbers(boards, row["agent"]).items() if not c.get("by_votes")}
         numbers[row["agent"]] = {task: cell["value"] for task, cell in cells.items()}
         passes[row["agent"]] = {
             task: (cell["label"] == "pass" if cell["label"] else None) for task, cell in cells.items()

@@ -62,6 +62,17 @@ def test_the_noise_floor_says_its_scale_and_stays_off_a_board_ranked_by_votes(lo
     assert "Noise floor: none in vote ratings. This board is ranked by vote ratings" in text
 
 
+def test_a_task_ranked_by_votes_is_not_read_as_one_that_separates_no_one(load, client):
+    load(_bundle())
+    # Both apps of the messenger were admitted (checks 100 and 100): the same number for both, which the task
+    # statistics would flag "does not separate agents". But the task is ranked by votes and is in no overall
+    # score: the statistics of which tasks separate the overall board's agents leave it out.
+    html = client.get("/b/qbench/r/r1/tasks/").content.decode()
+    assert re.findall(r'<tr id="task-([^"]+)">', html) == ["notes", "shop"]
+    text = _text(client.get("/b/qbench/tasks/messenger/").content.decode())
+    assert "How this task separates agents" not in text and "does not separate agents" not in text
+
+
 def _store_ratings(cells: list[tuple], rows: list[dict]) -> None:
     """The benchmark's ratings snapshot as the worker stores it, from hand-made rating rows (the same rows over
     every task and in the messenger) and the margins the scoring code finds from `cells`."""
