@@ -308,7 +308,9 @@ def board_page(*, bench_slug: str, round_key: str | None, params: Mapping[str, s
         "bench": bench,
         "round": rnd,
         "rounds": rounds,
-        "is_latest": bool(rounds) and rnd == rounds[0],
+        # An older round: a published one with a newer published round. A benchmark's only round, or one not yet
+        # published (staff see it before the public), is no older round.
+        "is_older": rnd.is_published and bool(rounds) and rnd != rounds[0],
         "not_public": not rnd.is_published,
         "snapshot": snap,
         "state": state,

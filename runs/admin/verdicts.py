@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
-from snapshots.effects import verdict_change_effect
+from pages.corrections import correction_effect
 
 from .. import services
 from ..models import Outcome, Run, Verdict, VerdictRole
@@ -166,7 +166,7 @@ class VerdictChangeForm(forms.ModelForm):
         if final == verdict.outcome and matched == list(verdict.matched or []):
             return True
         token = f"{final}|{','.join(matched)}"
-        self.effect = verdict_change_effect(verdict=verdict, outcome=data.get("outcome") or None, matched=matched)
+        self.effect = correction_effect(verdict=verdict, outcome=data.get("outcome") or None, matched=matched)
         seen = data.get("effect_seen") == token
         if not (data.get("reason") or "").strip():
             self.add_error(

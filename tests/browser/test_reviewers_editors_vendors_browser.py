@@ -142,7 +142,8 @@ def test_an_editor_sees_the_draft_board_corrects_with_its_effect_and_is_asked_be
     editor.select_option("#id_outcome", "fail")
     editor.click('input[name="_save"]')
     effect = editor.locator("#correction-effect")
-    expect(effect).to_contain_text("trip (task) pass → in review")
+    expect(effect).to_contain_text("Trip plan pass → in review")
+    expect(effect.locator("#correction-review")).to_contain_text("goes back to review until a third reviewer decides")
     _admin_sections_accessible(editor, ["#correction-effect"])
     assert Verdict.objects.get(pk=verdict.pk).outcome == "pass"
     editor.fill("#id_reason", "The recording shows no itinerary.")

@@ -140,10 +140,13 @@ def test_a_published_verdicts_correction_shows_its_effect_then_asks_for_the_reas
     effect = html.split('id="correction-effect"')[1].split("</fieldset>")[0]
     # Tester pass -> fail while the second says pass: the run goes back to review. Acme had trip, inbox and
     # remind passed: 3 tasks * 2 points = 6 of 6 -> 10.0; with trip in review 2 tasks are tested, 4 of 4 ->
-    # 10.0 still (no change shown), but tested 3 -> 2, points 6 -> 4, and the trip cell pass -> in review.
-    assert "Acme Agent: trip (task) <strong>pass → in review</strong>" in effect
-    assert "Acme Agent: tested <strong>3 → 2</strong>" in effect and "points <strong>6 → 4</strong>" in effect
-    assert "overall <strong>" not in effect and "Other Agent" not in effect and "axis_runs" not in effect
+    # 10.0 still (no change shown), but tested 3 -> 2, points 6 -> 4, and the trip cell pass -> in review, said
+    # as the board says them (tests/review/test_correction_preview_words.py has the words in full).
+    assert "Acme Agent: Trip plan <strong>pass → in review</strong>" in effect
+    assert "Acme Agent: Coverage <strong>tested 3 of 3 → tested 2 of 3</strong>" in effect
+    assert "<strong>6 points over 3 tested tasks → 4 points over 2 tested tasks</strong>" in effect
+    assert "Score (0-10) <strong>" not in effect and "Other Agent" not in effect and "axis_runs" not in effect
+    assert "goes back to review until a third reviewer decides" in effect
     assert "Say why" in html
     assert Verdict.objects.get(pk=verdict.pk).outcome == "pass" and not ChangelogEntry.objects.exists()
     token = "fail|"
