@@ -155,8 +155,9 @@ def test_weekly_axes_are_the_pass_rate_dollar_cost_and_capped_time_of_the_week()
     boards = weekly_boards()
     # a: 2 tasks run, both with a dollar cost, both with a time (the timeout counts 30 minutes).
     assert get("weekly").tradeoff_axes(row_of(boards["overall"], "a")) == (0.5, 2.0, 1900.0, 2, 2, 2)
-    # b: 1 of 2 tasks passed, 1 task run, a plan label and no dollars, no recorded time.
-    assert get("weekly").tradeoff_axes(row_of(boards["overall"], "b")) == (0.5, None, None, 1, 0, 0)
+    # b: 1 of 2 tasks passed, 1 task run, a plan label and no dollars, no recorded time. The axes are week totals
+    # over the week's 2 tasks (not the 1 it ran): a total over fewer tasks is partial, never a smaller one.
+    assert get("weekly").tradeoff_axes(row_of(boards["overall"], "b")) == (0.5, None, None, 2, 0, 0)
     assert get("weekly").tradeoff_axes({}) == (None, None, None, 0, 0, 0)
 
 
