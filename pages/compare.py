@@ -16,6 +16,7 @@ from django.db.models import Q
 
 from leaderboard.models import Benchmark, Entry, Round
 from scoring.boards import boards_as_shown
+from scoring.common import rank_value
 from scoring.intervals import paired_difference, tasks_both_ran
 from scoring.methodologies import Methodology
 from scoring.types import PairedDifference, RatingRow, TaskNumber
@@ -107,12 +108,14 @@ def _comparison(bench: Benchmark, rnd: Round, data: dict, a: str, b: str, agents
 def _ahead(left: TaskNumber | None, right: TaskNumber | None, by_votes: bool) -> str | None:
     """Who is ahead on one task: "a", "b", "same", or None when not both have a place. On a board ranked by
     votes, the board's own order (the task's vote rating, `checks.rank_by_votes`), never the checks' 100; on
-    any other, the higher number the board uses."""
+    any other, the higher number the board uses, equal to nine decimals equal as on the board (`rank_value`: 0.7
+    and 0.7000000000000001, two ways to one composite score, are level)."""
     if left is None or right is None:
         return None
     ours, other = (left.get("rank"), right.get("rank")) if by_votes else (left["value"], right["value"])
     if ours is None or other is None:
         return None
+    ours, other = rank_value(ours), rank_value(other)
     if by_votes:  # a lower rank is ahead
         ours, other = -ours, -other
     return "a" if ours > other else ("b" if other > ours else "same")
