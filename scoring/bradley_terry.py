@@ -78,6 +78,7 @@ __all__ = [
     "DEFAULT_SEED",
     "ELO_PER_NAT",
     "ROW_KEYS",
+    "board_tallies",
     "fit_cells",
     "fit_ratings",
     "ratings_from_cells",
@@ -435,6 +436,20 @@ def ratings_from_votes(
     }
 
 
+def board_tallies(cells: Iterable[tuple[str, str, str, str, int]]) -> tuple[_Tally, dict[str, _Tally]]:
+    """The tallies of a benchmark's vote-ranked boards from its cells ``(task, a, b, winner, n)``: the overall
+    board's (every task's votes together) and each task's, by task key in sorted order (``n <= 0`` adds
+    nothing). The ratings (`ratings_from_cells`) and their margins (`scoring.vote_margins`) read the same
+    boards from these."""
+    every: Counter[tuple[str, str, str]] = Counter()
+    by_task: dict[str, Counter[tuple[str, str, str]]] = {}
+    for task, a, b, winner, n in cells:
+        if n > 0:
+            every[(a, b, winner)] += n
+            by_task.setdefault(task, Counter())[(a, b, winner)] += n
+    return _tally_counted(every.items()), {task: _tally_counted(by_task[task].items()) for task in sorted(by_task)}
+
+
 def fit_cells(
     cells: Iterable[tuple[str, str, str, int]],
     *,
@@ -474,12 +489,7 @@ def ratings_from_cells(
         raise ValueError("alpha must be positive: an undefeated agent would have an infinite rating")
     if bootstrap_rounds < 1:
         raise ValueError("bootstrap_rounds must be at least 1")
-    every: Counter[tuple[str, str, str]] = Counter()
-    by_task: dict[str, Counter[tuple[str, str, str]]] = {}
-    for task, a, b, winner, n in cells:
-        if n > 0:
-            every[(a, b, winner)] += n
-            by_task.setdefault(task, Counter())[(a, b, winner)] += n
+    every, by_task = board_tallies(cells)
     options: dict[str, Any] = {
         "alpha": alpha,
         "bootstrap_rounds": bootstrap_rounds,
@@ -487,6 +497,6 @@ def ratings_from_cells(
         "few_votes_under": few_votes_under,
     }
     return {
-        "all": _fit_tally(_tally_counted(every.items()), **options),
-        "tasks": {task: _fit_tally(_tally_counted(by_task[task].items()), **options) for task in sorted(by_task)},
+        "all": _fit_tally(every, **options),
+        "tasks": {task: _fit_tally(tally, **options) for task, tally in by_task.items()},
     }

@@ -44,7 +44,6 @@ Pure: numpy and the fit of `scoring.bradley_terry`, no Django. Deterministic (no
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -57,9 +56,9 @@ from .bradley_terry import (
     _ilsr_batch,
     _MatrixBuilder,
     _Tally,
-    _tally_counted,
     _virtual_ties,
     _with_prior,
+    board_tallies,
 )
 from .types import RatingRow
 
@@ -311,18 +310,10 @@ def vote_margins(
 ) -> dict[str, Any]:
     """`board_margins` of every vote-ranked board of a benchmark: ``{"all": MARGINS, "tasks": {TASK: MARGINS}}``
     from the tallies ``(task, a, b, winner, n)`` and the ratings they were fitted to (`ratings_from_cells`)."""
-    every: Counter[tuple[str, str, str]] = Counter()
-    by_task: dict[str, Counter[tuple[str, str, str]]] = {}
-    for task, a, b, winner, n in cells:
-        if n > 0:
-            every[(a, b, winner)] += n
-            by_task.setdefault(task, Counter())[(a, b, winner)] += n
+    every, by_task = board_tallies(cells)
     return {
-        "all": board_margins(_tally_counted(every.items()), ratings["all"], alpha=alpha),
-        "tasks": {
-            task: board_margins(_tally_counted(by_task[task].items()), ratings["tasks"][task], alpha=alpha)
-            for task in sorted(by_task)
-        },
+        "all": board_margins(every, ratings["all"], alpha=alpha),
+        "tasks": {task: board_margins(tally, ratings["tasks"][task], alpha=alpha) for task, tally in by_task.items()},
     }
 
 
