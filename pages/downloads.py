@@ -13,7 +13,6 @@ from django.http import HttpResponse
 
 from leaderboard.models import Benchmark, task_input
 from runs.models import Run, run_input
-from scoring import scored
 from scoring.standings import COUNTS, UPDATING
 from scoring.types import RunStanding
 
@@ -129,7 +128,7 @@ def _run_row(bench: Benchmark, r: Run, standing: RunStanding) -> list[Any]:
         standing["replaced_by"] or "",
         "yes" if standing["stands"] else "no",
         "" if standing["score"] is None else round(standing["score"], 6),
-        _heuristic(r, m),
+        _heuristic(bench, r),
         standing["outcome"] or "",
         run_label(r, m, standing),
         _blank(passed),
@@ -149,12 +148,11 @@ def _run_row(bench: Benchmark, r: Run, standing: RunStanding) -> list[Any]:
     ]
 
 
-def _heuristic(run: Run, methodology: str) -> str:
+def _heuristic(bench: Benchmark, run: Run) -> str:
     """runs.csv's mark of a score resting on the heuristic fallback (seed 002: "This is clearly marked in
-    results"): yes or no on a scored benchmark's runs, blank elsewhere (no such fallback)."""
-    if methodology != "scored":
-        return ""
-    return "yes" if scored.run_score(run_input(run), task_input(run.task)).heuristic else "no"
+    results"): yes or no where the methodology has such a fallback (its `heuristic_mark`), blank elsewhere."""
+    mark = bench.rules.heuristic_mark(run_input(run), task_input(run.task))
+    return "" if mark is None else ("yes" if mark else "no")
 
 
 def _blank(value: Any) -> Any:

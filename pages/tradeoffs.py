@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from leaderboard.models import Benchmark, Round
-from scoring import scored as scored_rules
+from scoring.tradeoffs import AXES
 from snapshots.models import BoardSnapshot, SnapshotKind
 
 from .charts import scatter_chart
@@ -75,7 +75,7 @@ def _axis_gaps(row: dict[str, Any]) -> list[str]:
     """What a re-ranked row lacks, in words: "no cost", "cost on 3 of 10 runs", and whether the weights made
     it count as the worst value."""
     gaps = []
-    for axis in scored_rules.AXES:
+    for axis in AXES:
         if axis in row["missing_axes"]:
             text = f"no {AXIS_WORD[axis]}"
         elif axis in row["partial_axes"]:
@@ -94,7 +94,7 @@ def tradeoffs_page(*, bench_slug: str, params: Mapping[str, str]) -> dict[str, A
     data = snap.data if snap and snap.data else {}
     rows = tradeoff_rows(bench, rnd, data)
     weights = {k: _weight(params, k) for k in ("w_score", "w_cost", "w_time")}
-    ranked = scored_rules.rerank(rows, weights["w_score"], weights["w_cost"], weights["w_time"])
+    ranked = bench.rules.rerank(rows, weights["w_score"], weights["w_cost"], weights["w_time"])
     m = bench.methodology
     headline = bench.rules.headline_label
     cost_name, time_name = bench.rules.axes_names

@@ -49,8 +49,8 @@ def check_runs(c: Checker, runs: list, declared: Declared) -> None:
         _check_run_counts(c, run, p)
         _check_verdicts(c, run, p)
         _check_run_attachments(c, run, p)
-        if declared.methodology == "checks":
-            _check_listed_checks_agree(c, run, p)
+        if rules is not None:
+            _check_listed_checks_agree(c, run, p, rules)
         _check_judge_and_marks(c, run, p)
     _check_reruns(c, runs, declared)
 
@@ -344,42 +344,9 @@ def _check_run_attachments(c: Checker, run: dict, p: str) -> None:
         c.string(d, "note", dp, max_len=MAX_TEXT)
 
 
-# The list's kinds behind each pair of counts (003 "Score": "half the share of API and page checks passed +
-# half the share of browser steps passed").
-LISTED_COUNTS = (
-    (("api", "page"), "api_checks_passed", "api_checks_total", "API and page checks"),
-    (("browser",), "browser_steps_passed", "browser_steps_total", "browser steps"),
-)
-LISTED_COUNT_FIELDS = tuple(name for _, passed, total, _ in LISTED_COUNTS for name in (passed, total))
-
-
-def _check_listed_checks_agree(c: Checker, run: dict, p: str) -> None:
-    for problem in listed_checks_problems(run):
+def _check_listed_checks_agree(c: Checker, run: dict, p: str, rules: methodologies.Methodology) -> None:
+    for problem in rules.listed_checks_problems(run):
         c.add(f"{p}.checks", problem)
-
-
-def listed_checks_problems(run: dict) -> list[str]:
-    """Where a checks run's `checks` list (003: "The run page shows every check and what it got") and the
-    counts its score is computed from disagree: a list of 2 API checks, 1 passed, beside `api_checks_passed:
-    2` would show one result on the run page and score another. A list without the counts is refused too (the
-    score reads the counts), and a failed start check beside `app_started: true`. The bundle check and the
-    admin's run form both ask this."""
-    listed = run.get("checks")
-    if not isinstance(listed, list) or not all(isinstance(ch, dict) for ch in listed):
-        return []
-    problems = []
-    for kinds, passed_key, total_key, what in LISTED_COUNTS:
-        mine = [ch for ch in listed if ch.get("kind") in kinds and isinstance(ch.get("passed"), bool)]
-        if not mine:
-            continue
-        passed = sum(1 for ch in mine if ch["passed"])
-        given = (run.get(passed_key), run.get(total_key))
-        if given != (passed, len(mine)):
-            said = "are missing" if given == (None, None) else f"say {given[0]} of {given[1]}"
-            problems.append(f"lists {passed} of {len(mine)} {what} passed, but {passed_key}/{total_key} {said}")
-    if run.get("app_started") is True and any(ch.get("kind") == "start" and ch.get("passed") is False for ch in listed):
-        problems.append("lists a failed start check, but app_started is true")
-    return problems
 
 
 def _shown(url: str) -> str:

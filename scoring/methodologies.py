@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from . import checks, outcomes, scored, weekly
+from . import checks, outcomes, scored, tradeoffs, weekly
 from .common import fixed
 from .intervals import IntervalRule
 from .standings import StandingsRule, by_run_rule
@@ -166,6 +166,14 @@ def _never_by_votes(boards: dict | None, task: str | None) -> bool:
     return False
 
 
+def _no_heuristic(run: RunInput, task: TaskInput) -> bool | None:
+    return None
+
+
+def _no_listed_checks(run: Mapping[str, Any]) -> list[str]:
+    return []
+
+
 @dataclass(frozen=True)
 class Methodology:
     key: str
@@ -221,6 +229,14 @@ class Methodology:
     # Why a run whose status would count does not (its own numbers put it over a limit), in words; None: its
     # status says why.
     not_counted_why: Callable[[RunInput, TaskInput], str | None] = _no_reason
+    # Whether a run's score rests on a heuristic fallback (seed 002: "This is clearly marked in results"), as
+    # runs.csv marks it; None: the methodology has no such fallback, and the mark is left blank.
+    heuristic_mark: Callable[[RunInput, TaskInput], bool | None] = _no_heuristic
+    # Where a run's own list of checks and the counts its score reads disagree, in words (a bundle's run, or a
+    # run and its checks as the admin would save them); none where the score reads no listed checks.
+    listed_checks_problems: Callable[[Mapping[str, Any]], list[str]] = _no_listed_checks
+    # The trade-offs page's re-rank of the overall board's axes (`tradeoff_axes`) by a reader's weights.
+    rerank: Callable[[list[dict[str, Any]], float, float, float], list[dict[str, Any]]] = tradeoffs.rerank
     # Every run's standing, decided from the methodology's own boards (`scoring.standings`): which runs count and
     # with what, which stand for their agent on their task (`standing_label`), which were replaced, are over a
     # limit, in review or not scored. None: every run its `run_counts` lets count counts, and none stands.
@@ -312,6 +328,7 @@ register(
         tradeoff_axes=_scored_axes,
         interval=IntervalRule(cells=scored.interval_cells, statistic="best", resample_runs=False),
         task_numbers=_best_numbers,
+        heuristic_mark=lambda run, task: scored.run_score(run, task).heuristic,
     )
 )
 register(
@@ -352,6 +369,7 @@ register(
         "platform failures and invent and startup tasks are left out",
         interval=IntervalRule(cells=checks.interval_cells, statistic="median", resample_runs=True),
         task_numbers=_median_numbers,
+        listed_checks_problems=checks.listed_checks_problems,
     )
 )
 register(

@@ -3,6 +3,8 @@ reviewers' queue page."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ObjectDoesNotExist, PermissionDenied, ValidationError
@@ -12,7 +14,7 @@ from django.urls import path, reverse
 from django.utils import timezone
 
 from leaderboard.models import Round
-from scoring.bundle_run_checks import LISTED_COUNT_FIELDS, listed_checks_problems, week_problem
+from scoring.bundle_run_checks import week_problem
 
 from .. import services
 from ..models import CheckResult, Dispute, Evidence, Run, Verdict, VerdictRole
@@ -99,7 +101,7 @@ class EvidenceInline(admin.TabularInline):
 
 
 class CheckResultFormSet(forms.BaseInlineFormSet):
-    """The checks of a checks run agree with the counts its score is read from (the bundle's rule,
+    """The checks a run lists agree with the counts its score is read from (the bundle's rule, its methodology's
     `listed_checks_problems`), so a correction of one without the other is refused, not published as a run
     page that shows one result beside a board that counts another."""
 
@@ -107,18 +109,16 @@ class CheckResultFormSet(forms.BaseInlineFormSet):
         super().clean()
         run = self.instance
         try:
-            methodology = run.round.benchmark.methodology
+            rules = run.round.benchmark.rules
         except ObjectDoesNotExist:
-            return
-        if methodology != "checks":
             return
         kept = [
             f.cleaned_data for f in self.forms if getattr(f, "cleaned_data", None) and not f.cleaned_data.get("DELETE")
         ]
-        doc = {name: getattr(run, name) for name in LISTED_COUNT_FIELDS}
-        doc["app_started"] = run.app_started
+        # The run as a bundle would carry it: the result fields its methodology reads, and the checks kept here.
+        doc: dict[str, Any] = {name: getattr(run, name) for name in rules.run_fields}
         doc["checks"] = [{"kind": d.get("kind"), "passed": d.get("passed")} for d in kept]
-        problems = listed_checks_problems(doc)
+        problems = rules.listed_checks_problems(doc)
         if problems:
             raise forms.ValidationError(
                 [f"The checks {p} (change both, or neither)." for p in problems], code="checks_disagree"

@@ -1,6 +1,7 @@
 import pytest
 
-from scoring.scored import RunScore, compute_scored_boards, interval_cells, passes, published_score, rerank, run_score
+from scoring.scored import RunScore, compute_scored_boards, interval_cells, passes, published_score, run_score
+from scoring.tradeoffs import rerank
 from tests.builders.scoring import make_agent, make_round, make_run, make_task, row_of
 
 AUTO = make_task("code-001", evaluation="auto", domain="code")
