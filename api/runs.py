@@ -12,7 +12,8 @@ from ninja.errors import HttpError
 
 from leaderboard.models import Agent, RoundParameter, fill_prompt, task_input
 from pages.selectors import run_label, runs_standings
-from runs.models import Run, Verdict, verdicts_public
+from runs.models import Run, Verdict
+from scoring.review import verdicts_public
 from scoring.standings import COUNTS
 from scoring.types import DISPUTE_FIELDS, KEY_PATTERN, PUBLIC_RUN_SCALARS, RunStanding
 

@@ -10,7 +10,8 @@ from collections.abc import Callable
 from typing import Any
 
 from leaderboard.models import Agent, Benchmark, Round, Task, TaskVersion, task_input
-from runs.models import CheckResult, Dispute, Evidence, Run, Verdict, review_decided
+from runs.models import CheckResult, Dispute, Evidence, Run, Verdict
+from scoring.review import review_decided
 from voting.models import Vote, VoteCell
 
 from .fields import (
@@ -291,7 +292,7 @@ def run_doc(run: Run) -> dict:
     )
 
 
-# Whether a run's verdicts (bundle dicts) decide its outcome, by its task key (`runs.models.review_decided`).
+# Whether a run's verdicts (bundle dicts) decide its outcome, by its task key (`scoring.review.review_decided`).
 Decided = Callable[[str, list], bool]
 
 
@@ -327,7 +328,7 @@ def _run_doc_from(
         doc["marks"] = list(row["marks"])
     doc["rerun_of"] = row["rerun_of__key"]
     if public and verdicts and (decided is None or not decided(row["task__key"], list(verdicts))):
-        verdicts = []  # still in review: published with the outcome (`runs.models.verdicts_public`)
+        verdicts = []  # still in review: published with the outcome (`scoring.review.verdicts_public`)
         doc["outcome"] = None  # nor its label, which may be the tester's verdict
     doc["verdicts"] = [
         {

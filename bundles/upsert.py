@@ -69,7 +69,7 @@ class Rows:
         return obj, False
 
     def flush(self) -> None:
-        # Bundle validation has already checked what Run.save() guards (entries, re-runs), and PostgreSQL's
+        # Bundle validation has already checked what the database guards (entries, re-runs), and PostgreSQL's
         # triggers still check every inserted row.
         if self.new:
             self.model.objects.bulk_create(self.new, batch_size=500)

@@ -10,8 +10,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from leaderboard.models import Entry, task_input
-from runs.models import Verdict, verdicts_outcome
+from runs.models import Verdict
 from scoring.boards import boards_as_shown
+from scoring.review import verdicts_outcome
 from scoring.types import TaskInput
 from snapshots.effects import verdict_change_boards
 
@@ -70,7 +71,7 @@ def review_words(
     agent: str,
     title: str,
 ) -> str:
-    """What the correction does to the run's review, by the review rule itself (`runs.models.verdicts_outcome`):
+    """What the correction does to the run's review, by the review rule itself (`scoring.review.verdicts_outcome`):
     its counted outcome stays, changes, or the verdicts stop giving one and the run goes back to review, and then
     what the board shows until a third reviewer decides."""
     was, now = verdicts_outcome(methodology, task, before), verdicts_outcome(methodology, task, after)

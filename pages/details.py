@@ -22,10 +22,11 @@ from leaderboard.models import (
     fill_prompt,
     task_input,
 )
-from runs.models import Run, verdicts_public
+from runs.models import Run
 from runs.selectors import review_stage
 from scoring import methodologies
 from scoring.bundle_run_checks import week_problem, week_shown
+from scoring.review import verdicts_public
 from scoring.types import ChecksTaskRow, RatingRow
 from snapshots.models import BoardSnapshot, SnapshotKind
 

@@ -12,7 +12,8 @@ from typing import Any
 from django.http import HttpResponse
 
 from leaderboard.models import Benchmark, task_input
-from runs.models import Run, run_input
+from runs.inputs import run_input
+from runs.models import Run
 from scoring.standings import COUNTS, UPDATING
 from scoring.types import RunStanding
 

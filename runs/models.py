@@ -2,24 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import fields
-from decimal import Decimal
-from typing import Any
-
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.files.storage import storages
-from django.db import IntegrityError, models
+from django.db import models
 from django.db.models import F, Q
 from django.urls import reverse
 from django.utils import timezone
 
-from leaderboard.models import Entry, in_published_round
-from scoring import methodologies
+from leaderboard.models import in_published_round
 from scoring.addresses import is_link_address
-from scoring.bundle import run_input as bundle_run_input
-from scoring.common import budget_tokens, major, reviewed_outcome
-from scoring.types import RUN_COUNT_FIELDS, RUN_MEASURE_FIELDS, STATUS_WORDS, RunInput, TaskInput, VerdictInput
+from scoring.common import budget_tokens, major
+from scoring.types import RUN_COUNT_FIELDS, RUN_MEASURE_FIELDS, STATUS_WORDS
 
 
 class RunStatus(models.TextChoices):
@@ -71,7 +65,8 @@ class Run(models.Model):
     """One attempt of an agent at a task in a round.
 
     `round` is stored beside `entry` for fast filtering; a database trigger (migration 0002) refuses a run
-    whose round differs from its entry's, so a run outside its round's entries cannot exist.
+    whose round differs from its entry's, so a run outside its round's entries cannot exist; it also refuses a
+    re-run of a re-run, and a run that has a re-run becoming one.
     """
 
     key = models.CharField(max_length=200, help_text="The run id in the bundle.")
@@ -158,24 +153,14 @@ class Run(models.Model):
     def __str__(self) -> str:
         return self.key
 
-    def save(self, *args, **kwargs) -> None:
-        self.guard()
-        super().save(*args, **kwargs)
-
     def get_absolute_url(self) -> str:
         return reverse("run", args=[self.round.benchmark.slug, self.round.key, self.key])
 
-    def guard(self) -> None:
-        """The cross-row rules (also PostgreSQL triggers, see migration 0002): the run's round is its entry's
-        round; a re-run is never re-run; a run that has a re-run cannot become one."""
-        entry_round = Entry.objects.filter(pk=self.entry_id).values_list("round_id", flat=True).first()
-        if entry_round != self.round_id:
-            raise IntegrityError(f"run {self.key} is outside its round's entries")
-        if self.rerun_of_id is not None:
-            if Run.objects.filter(pk=self.rerun_of_id, rerun_of__isnull=False).exists():
-                raise IntegrityError(f"run {self.key} would re-run a re-run")
-            if self.pk is not None and Run.objects.filter(rerun_of_id=self.pk).exists():
-                raise IntegrityError(f"run {self.key} has a re-run and cannot be a re-run itself")
+    def clean(self) -> None:
+        """A form's word on the rule the database guards (migration 0002's trigger): the run's round is its
+        entry's round, so an editor who picks another round's entry is told, not refused by the database."""
+        if self.entry_id is not None and self.round_id is not None and self.entry.round_id != self.round_id:
+            raise ValidationError({"entry": f"Run {self.key}: its entry is in another round than the run."})
 
     @property
     def agent(self):
@@ -341,58 +326,6 @@ class Dispute(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_reason_display()} on {self.run}"
-
-
-# --- the scoring package's view of a run ---------------------------------------------------------------------
-
-RUN_INPUT_FIELDS = {f.name for f in fields(RunInput)} - {"id", "round", "agent", "task", "verdicts", "rerun_of"}
-
-
-def _verdict_input(v: Any) -> VerdictInput:
-    get = v.get if isinstance(v, dict) else (lambda name: getattr(v, name))
-    return VerdictInput(role=get("role"), outcome=get("outcome") or None, matched=tuple(get("matched") or ()))
-
-
-def verdicts_outcome(methodology: str, task: TaskInput, verdicts: Iterable[Any]) -> str | None:
-    """The outcome `verdicts` (models or bundle dicts) give a run by the methodology's review rule
-    (`scoring.common.reviewed_outcome`), None while it is in review: the tester and the second agree, else a
-    third decided; on the weekly table (no double review) a lone tester's label stands. A violation counts only
-    where the methodology allows one on the task (its `violation_possible`); elsewhere it is a fail."""
-    rules = methodologies.get(methodology)
-    as_input = RunInput(id="", round="", agent="", task=task.key, verdicts=tuple(_verdict_input(v) for v in verdicts))
-    allow = bool(rules.violation_possible and rules.violation_possible(task))
-    return reviewed_outcome(as_input, allow_violation=allow, double_review=rules.double_review)
-
-
-def review_decided(methodology: str, task: TaskInput, verdicts: Iterable[Any]) -> bool:
-    """Whether `verdicts` give a run its outcome yet (`verdicts_outcome`)."""
-    return verdicts_outcome(methodology, task, verdicts) is not None
-
-
-def verdicts_public[V](methodology: str, task: TaskInput, verdicts: Iterable[V]) -> list[V]:
-    """A published run's verdicts as the public (and every reviewer) reads them: all of them once its review is
-    complete (000 §5: "All three outcomes are published"), none while it is still in review (a run added to a
-    published round, or sent back to review by a correction): the second reviewer scores "without seeing the
-    first outcome", and a published round must not show it to them either."""
-    listed = list(verdicts)
-    return listed if listed and review_decided(methodology, task, listed) else []
-
-
-def run_input(run: Run, *, with_verdicts: bool = False) -> RunInput:
-    """A run as the pure scoring code sees it (`scoring.types.RunInput`), for pages and services: its fields
-    as a bundle document would carry them (numbers as floats, a blank string as null), read by the boards'
-    own conversion (`scoring.bundle.run_input`), so the two cannot drift apart."""
-    doc: dict = {}
-    for name in RUN_INPUT_FIELDS:
-        value = getattr(run, name)
-        doc[name] = float(value) if isinstance(value, Decimal) else (None if value == "" else value)
-    # Only outcome boards read verdicts; their callers prefetch them (one query per list of runs).
-    verdicts = [
-        {"role": v.role, "outcome": v.outcome or None, "matched": v.matched, "note": v.note}
-        for v in (run.verdicts.all() if with_verdicts else ())
-    ]
-    doc.update(id=run.key, round="", agent="", task=run.task.key, verdicts=verdicts, rerun_of=None)
-    return bundle_run_input(doc)
 
 
 class AppBuild(models.Model):

@@ -32,9 +32,11 @@ from scoring import methodologies
 from scoring.agreement import cohen_kappa
 from scoring.boards import counted_verdict_outcome
 from scoring.common import verdict_outcome
+from scoring.review import review_decided
 from scoring.types import VerdictInput
 
-from .models import Run, RunStatus, Verdict, VerdictRole, review_decided, run_input
+from .inputs import run_input
+from .models import Run, RunStatus, Verdict, VerdictRole
 
 # Statuses that are never reviewed: not counted at all, region blocked (marked, not scored), or unsupported
 # (the outcome is unsupported whatever anyone says).
@@ -208,7 +210,7 @@ _DOUBLE_REVIEW = [key for key, m in methodologies.REGISTRY.items() if m.double_r
 def published_in_review() -> list[Run]:
     """Runs of published rounds whose review is not complete (a run added after publication, a re-run, one a
     correction sent back): their verdicts are nobody's to read but their own reviewer's until it is
-    (`runs.models.verdicts_public`). SQL narrows to runs with a verdict, no third one and no agreeing tester and
+    (`scoring.review.verdicts_public`). SQL narrows to runs with a verdict, no third one and no agreeing tester and
     second; the review rule itself (`review_decided`) decides the few left."""
     tester = Verdict.objects.filter(run=OuterRef("pk"), role=VerdictRole.TESTER).values("outcome")[:1]
     second = Verdict.objects.filter(run=OuterRef("pk"), role=VerdictRole.SECOND).values("outcome")[:1]

@@ -92,7 +92,7 @@ def _tuple(v: Any) -> tuple:
 
 def run_input(run: dict) -> RunInput:
     """A run's bundle document as the scoring code sees it: the one conversion. The boards read runs through
-    it from an export, and the site's run pages and services through `runs.models.run_input`, which hands it
+    it from an export, and the site's run pages and services through `runs.inputs.run_input`, which hands it
     the same document built from a model, so a default (task version 1.0, trial 1) or a blank value (None)
     is read the same way on both."""
     verdicts = tuple(

@@ -8,7 +8,8 @@ import pytest
 from bundles.export import run_doc
 from bundles.importer import bundle_import
 from leaderboard.models import Task, TaskVersion, task_input
-from runs.models import Run, Verdict, run_input
+from runs.inputs import run_input
+from runs.models import Run, Verdict
 from scoring.bundle import run_input as board_run_input
 from scoring.common import is_stale, major
 from scoring.types import RunInput
@@ -37,7 +38,7 @@ def test_the_run_page_and_the_board_mark_the_same_runs_stale(recorded, current, 
 
 @pytest.mark.django_db
 def test_a_run_reads_the_same_to_the_site_as_to_the_boards():
-    """The site's conversion (runs.models.run_input) and the boards' (scoring.bundle.run_input, fed by the
+    """The site's conversion (runs.inputs.run_input) and the boards' (scoring.bundle.run_input, fed by the
     export) give the same input, blank strings and numbers included: a blank language is "unknown" on both
     (a "" would read as "not the agent's primary language" on the run page only)."""
     doc = bundle()

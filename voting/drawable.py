@@ -13,7 +13,8 @@ from django.db.models import Prefetch, Q
 from django.utils.text import slugify
 
 from leaderboard.models import Benchmark, task_input
-from runs.models import AppBuild, Evidence, EvidenceKind, Run, run_input
+from runs.inputs import run_input
+from runs.models import AppBuild, Evidence, EvidenceKind, Run
 from scoring import methodologies
 from scoring.addresses import is_web_address
 from scoring.common import is_stale

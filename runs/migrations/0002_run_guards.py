@@ -5,7 +5,8 @@
 
 They are PostgreSQL triggers: PostgreSQL is the production database. SQLite, the no-configuration default,
 rebuilds tables on schema changes in a way that breaks triggers naming other tables, so there the same
-rules are enforced by `Run.save()` and by bundle validation before anything is written.
+rules are checked by bundle validation before anything is written, by the services that make re-runs, and
+by the run form (`Run.clean`).
 """
 
 from django.db import migrations

@@ -28,7 +28,7 @@ def verdict_logged(
     """Log a verdict added or changed (`action`) on a published run, with the run's final outcome when it moved.
     A verdict on a run that stays in review is not logged (the board did not move, and the line would tell a
     reviewer that another has judged); one that sends a counted run back to review says so, not what it says:
-    the verdicts are published with the outcome (`runs.models.verdicts_public`), so the review stays blind."""
+    the verdicts are published with the outcome (`scoring.review.verdicts_public`), so the review stays blind."""
     if not run.round.is_published:
         return
     if not after:

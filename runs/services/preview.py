@@ -9,7 +9,8 @@ from django.utils import timezone
 from leaderboard.models import Round, RoundStatus
 from scoring.common import has_results
 
-from ..models import Run, run_input
+from ..inputs import run_input
+from ..models import Run
 from ..selectors import review_label, review_stage, runs_in_review
 
 

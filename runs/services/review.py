@@ -11,10 +11,11 @@ from django.utils import timezone
 
 from leaderboard.models import task_input
 from scoring.common import verdict_outcome
+from scoring.review import verdicts_outcome
 from scoring.types import VerdictInput
 from snapshots.stale import snapshots_mark_stale
 
-from ..models import Run, Verdict, VerdictRole, verdicts_outcome
+from ..models import Run, Verdict, VerdictRole
 from ..selectors import is_reviewed, review_stage, user_verdict_roles
 from ._common import clean_matched, locked_run, require_reason, verdict_logged, when
 from .preview import preview_restart
@@ -44,7 +45,7 @@ def outcome_disagreement(*, outcome: str | None, matched: Iterable[str]) -> str 
 
 def run_final_outcome(*, run: Run) -> str:
     """The outcome the verdicts give a run ("" while it is in review; its own label when it has none), by the
-    one rule the boards and the public pages use (`runs.models.verdicts_outcome`)."""
+    one rule the boards and the public pages use (`scoring.review.verdicts_outcome`)."""
     verdicts = list(Verdict.objects.filter(run=run))
     if not verdicts:
         return run.outcome
