@@ -15,7 +15,7 @@ from leaderboard.models import Benchmark, task_input
 from runs.inputs import run_input
 from runs.models import Run
 from scoring.standings import COUNTS, UPDATING
-from scoring.types import RunStanding
+from scoring.types import PUBLIC_RUN_SCALARS, RunStanding
 
 from .selectors import benchmark_get, board_page, checks_passed, round_tasks_page, run_label, runs_standings
 from .tables import Table
@@ -48,6 +48,8 @@ def csv_response(name: str, rows: list[list]) -> HttpResponse:
     return response
 
 
+# runs.csv's columns, in order: what the boards and the site make of the run (`_run_row`), and the run's own
+# public fields (`PUBLIC_RUN_SCALARS` of scoring/types.py), named as the run and its bundle name them.
 RUN_CSV_COLUMNS = [
     "benchmark",
     "round",
@@ -106,47 +108,38 @@ def runs_csv_rows(*, bench_slug: str) -> tuple[Benchmark, list[list[Any]]]:
 
 
 def _run_row(bench: Benchmark, r: Run, standing: RunStanding) -> list[Any]:
-    """One run's row of runs.csv (`RUN_CSV_COLUMNS`)."""
+    """One run's row of runs.csv (`RUN_CSV_COLUMNS`): the columns the boards and the site decide (its score and
+    outcome are the board's, not the stored ones), and the run's own public fields by name."""
     passed, total = checks_passed(r)
-    state, m, e = standing["standing"], bench.methodology, r.entry
-    return [
-        bench.slug,
-        r.round.key,
-        r.key,
-        e.agent.slug,
-        e.agent.name,
-        e.cli,
-        e.model,
-        e.product_version,
-        r.task.key,
-        r.task_version,
-        r.trial,
-        r.language,
-        r.status,
-        state,
-        "" if state == UPDATING else ("yes" if state == COUNTS else "no"),
-        standing["why"] or "",
-        standing["replaced_by"] or "",
-        "yes" if standing["stands"] else "no",
-        "" if standing["score"] is None else round(standing["score"], 6),
-        _heuristic(bench, r),
-        standing["outcome"] or "",
-        run_label(r, m, standing),
-        _blank(passed),
-        _blank(total),
-        _blank(r.tests_passed),
-        _blank(r.tests_total),
-        _blank(r.tokens),
-        _blank(r.tokens_input),
-        _blank(r.tokens_output),
-        _blank(r.tokens_cache_write),
-        _blank(r.cost_usd),
-        r.plan_label,
-        _blank(r.wall_seconds),
-        _blank(r.interventions),
-        r.checks_version,
-        r.rerun_of.key if r.rerun_of else "",
-    ]
+    state, e = standing["standing"], r.entry
+    decided: dict[str, Any] = {
+        "benchmark": bench.slug,
+        "round": r.round.key,
+        "run": r.key,
+        "agent": e.agent.slug,
+        "agent_name": e.agent.name,
+        "cli": e.cli,
+        "model": e.model,
+        "product_version": e.product_version,
+        "task": r.task.key,
+        "standing": state,
+        "counted": "" if state == UPDATING else ("yes" if state == COUNTS else "no"),
+        "why_not_counted": standing["why"] or "",
+        "replaced_by": standing["replaced_by"] or "",
+        "median_run": "yes" if standing["stands"] else "no",
+        "score": "" if standing["score"] is None else round(standing["score"], 6),
+        "heuristic": _heuristic(bench, r),
+        "outcome": standing["outcome"] or "",
+        "label": run_label(r, bench.methodology, standing),
+        "checks_passed": _blank(passed),
+        "checks_total": _blank(total),
+        "tokens": _blank(r.tokens),
+        "rerun_of": r.rerun_of.key if r.rerun_of else "",
+    }
+    # The run's own fields are public ones only: a column neither decided here nor public (a live preview's
+    # address) is a KeyError, never a leak.
+    row = {c: _blank(getattr(r, c)) for c in RUN_CSV_COLUMNS if c in PUBLIC_RUN_SCALARS} | decided
+    return [row[c] for c in RUN_CSV_COLUMNS]
 
 
 def _heuristic(bench: Benchmark, run: Run) -> str:

@@ -25,7 +25,7 @@ from scoring import methodologies
 from scoring.boards import boards_as_shown
 from scoring.common import alphabetical
 from scoring.standings import COUNTS, IN_REVIEW, REPLACED, UPDATING, standing_of
-from scoring.types import RatingRow, RunStanding, Standings
+from scoring.types import CHECK_COUNT_PAIRS, RatingRow, RunStanding, Standings
 from snapshots.models import BoardSnapshot, SnapshotKind
 from snapshots.recompute import round_standings_now
 
@@ -165,7 +165,9 @@ def runs_standings(runs: list[Run]) -> dict[int, RunStanding]:
 
 
 def checks_passed(run: Run) -> tuple[int | None, int | None]:
-    parts = [(run.api_checks_passed, run.api_checks_total), (run.browser_steps_passed, run.browser_steps_total)]
+    """A run's checks passed of its checks, API and page checks and browser steps together (`CHECK_COUNT_PAIRS`);
+    (None, None) when it recorded none."""
+    parts = [(getattr(run, passed), getattr(run, total)) for passed, total in CHECK_COUNT_PAIRS]
     recorded = [(p, t) for p, t in parts if t is not None]
     if not recorded:
         return None, None

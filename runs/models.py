@@ -13,7 +13,7 @@ from django.utils import timezone
 from leaderboard.models import in_published_round
 from scoring.addresses import is_link_address
 from scoring.common import budget_tokens, major
-from scoring.types import RUN_COUNT_FIELDS, RUN_MEASURE_FIELDS, STATUS_WORDS
+from scoring.types import RUN_COUNT_FIELDS, RUN_COUNT_PAIRS, RUN_MEASURE_FIELDS, STATUS_WORDS
 
 
 class RunStatus(models.TextChoices):
@@ -136,9 +136,7 @@ class Run(models.Model):
                 condition=Q(outcome="") | Q(outcome__in=[o.value for o in Outcome]), name="run_outcome_valid"
             ),
             *[_nonneg(f) for f in (*RUN_COUNT_FIELDS, *RUN_MEASURE_FIELDS)],
-            _le("tests_passed", "tests_total"),
-            _le("api_checks_passed", "api_checks_total"),
-            _le("browser_steps_passed", "browser_steps_total"),
+            *[_le(passed, total) for passed, total in RUN_COUNT_PAIRS],
             models.CheckConstraint(
                 condition=Q(heuristic__isnull=True) | (Q(heuristic__gte=0) & Q(heuristic__lte=1)),
                 name="run_heuristic_0_1",

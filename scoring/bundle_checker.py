@@ -13,6 +13,7 @@ from .types import (
     KEY_MAX_LENGTH,
     KEY_PATTERN,
     RUN_COUNT_FIELDS,
+    RUN_COUNT_PAIRS,
     RUN_MEASURE_FIELDS,
     RUN_TEXT_FIELDS,
     VERSION_PATTERN,
@@ -25,11 +26,7 @@ DISPUTE_REASONS = ("wrong_version", "wrong_plan", "environment", "other")
 DISPUTE_STATUSES = ("open", "accepted", "rejected")
 EVIDENCE_KINDS = ("recording", "screenshot", "log", "audio", "transcript", "other")
 CHECK_KINDS = ("start", "api", "page", "browser")
-COUNT_PAIRS = (
-    ("tests_passed", "tests_total"),
-    ("api_checks_passed", "api_checks_total"),
-    ("browser_steps_passed", "browser_steps_total"),
-)
+COUNT_PAIRS = RUN_COUNT_PAIRS
 INT_FIELDS = RUN_COUNT_FIELDS
 FLOAT_FIELDS = RUN_MEASURE_FIELDS
 STRING_FIELDS = RUN_TEXT_FIELDS

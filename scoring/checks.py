@@ -25,6 +25,7 @@ from .common import (
 )
 from .standings import by_run_rule
 from .types import (
+    CHECK_COUNT_PAIRS,
     BaseRow,
     ChecksBoards,
     ChecksOverallRow,
@@ -59,7 +60,7 @@ def admitted(run: RunInput) -> bool:
     Admitted when the app started (app_started true, or unknown but with checks recorded) and no check
     failed.
     """
-    parts = [(run.api_checks_passed, run.api_checks_total), (run.browser_steps_passed, run.browser_steps_total)]
+    parts = [(getattr(run, passed), getattr(run, total)) for passed, total in CHECK_COUNT_PAIRS]
     recorded = [(p, t) for p, t in parts if t]
     if any(p is None or p < t for p, t in recorded):
         return False
@@ -400,8 +401,8 @@ def run_standings(round_input: RoundInput, boards: Mapping[str, Any]) -> Standin
 # The list's kinds behind each pair of counts (003 "Score": "half the share of API and page checks passed +
 # half the share of browser steps passed").
 LISTED_COUNTS = (
-    (("api", "page"), "api_checks_passed", "api_checks_total", "API and page checks"),
-    (("browser",), "browser_steps_passed", "browser_steps_total", "browser steps"),
+    (("api", "page"), *CHECK_COUNT_PAIRS[0], "API and page checks"),
+    (("browser",), *CHECK_COUNT_PAIRS[1], "browser steps"),
 )
 LISTED_COUNT_FIELDS = tuple(name for _, passed, total, _ in LISTED_COUNTS for name in (passed, total))
 

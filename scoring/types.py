@@ -58,6 +58,14 @@ RUN_COUNT_FIELDS = (
     "steps",
     "interventions",
 )
+# A run's counts that come in pairs, passed of total (a passed over its total is refused): its tests, then the
+# checker's API and page checks and its browser steps (`CHECK_COUNT_PAIRS`, seed 003 "Score").
+RUN_COUNT_PAIRS = (
+    ("tests_passed", "tests_total"),
+    ("api_checks_passed", "api_checks_total"),
+    ("browser_steps_passed", "browser_steps_total"),
+)
+CHECK_COUNT_PAIRS = RUN_COUNT_PAIRS[1:]
 ENTRY_FIELDS = ("product_version", "plan", "region", "network", "model", "cli")
 DISPUTE_FIELDS = ("reason", "note", "status", "filed_at", "decided_at", "decision_note")
 RUN_MEASURE_FIELDS = ("cost_usd", "wall_seconds", "first_output_seconds")
