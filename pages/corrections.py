@@ -180,12 +180,12 @@ def _axes_changes(before: BoardContext, after: BoardContext) -> list[Change]:
     new_rows = {r["agent"]: r for r in tradeoff_rows(after.bench, after.rnd, after.data)}
     out: list[Change] = []
     for row in tradeoff_rows(before.bench, before.rnd, before.data):
-        other = new_rows.get(row["agent"]) or {}
-        for axis, name, fmt in (
-            ("cost_usd", rules.axes_names[0], fmt_money),
-            ("wall_seconds", rules.axes_names[1], fmt_seconds),
+        other = new_rows.get(row["agent"])
+        for name, value, new_value, fmt in (
+            (rules.axes_names[0], row["cost_usd"], other["cost_usd"] if other else None, fmt_money),
+            (rules.axes_names[1], row["wall_seconds"], other["wall_seconds"] if other else None, fmt_seconds),
         ):
-            was, now = fmt(row.get(axis)), fmt(other.get(axis))
+            was, now = fmt(value), fmt(new_value)
             if was != now:
                 page = "Score × cost × time page"
                 out.append({"board": page, "agent": row["name"], "figure": name, "before": was, "after": now})

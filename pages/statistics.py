@@ -8,9 +8,13 @@ from __future__ import annotations
 from typing import Any
 
 from leaderboard.models import Benchmark
+from scoring.agreement import ReviewAgreement
+from scoring.boards import RoundStatistics
 from scoring.common import fixed
-from scoring.noise import head_to_head_power
+from scoring.noise import NoiseFloor, head_to_head_power
+from scoring.task_stats import TaskStat
 from scoring.types import PairedDifference
+from scoring.vote_margins import BoardMargins, PairMargin, TopMargin
 
 from .formatting import fmt_pct
 
@@ -48,7 +52,7 @@ def round_statistics(
     tester whether the second reviewer agreed (000 §5, the review is blind). `by_votes`: the board shown is
     ranked by vote ratings, whose unit the noise floor (of the headline's scale) is not in: it is left out and
     the page says what to read instead."""
-    stats = (data or {}).get("statistics")
+    stats: RoundStatistics | None = (data or {}).get("statistics")
     if not stats:
         return None
     noise = noise_floor(bench, stats)
@@ -61,29 +65,31 @@ def round_statistics(
     }
 
 
-def noise_floor(bench: Benchmark, stats: dict[str, Any]) -> dict[str, Any] | None:
+def noise_floor(bench: Benchmark, stats: RoundStatistics) -> dict[str, Any] | None:
     """ "Two agents must differ by about X": the median half-width of the paired 95% intervals, in the board's
     units, named with them (the headline's scale, "Overall (0-100)"); None on boards without intervals or without
     a pair of agents."""
-    noise = stats.get("noise")
-    if not noise or noise.get("floor") is None:
+    noise: NoiseFloor | None = stats.get("noise")
+    if not noise or noise["floor"] is None:
         return None
     floor = bench.rules.format_score(noise["floor"])
     return {"text": floor, "unit": bench.rules.headline_label, "pairs": noise["pairs"]}
 
 
-def reliability(stats: dict[str, Any]) -> dict[str, Any]:
-    half = (stats.get("tasks") or {}).get("split_half") or {}
-    value = half.get("reliability")
+def reliability(stats: RoundStatistics) -> dict[str, Any]:
+    tasks = stats.get("tasks")
+    half = tasks["split_half"] if tasks else None
+    value = half["reliability"] if half else None
+    splits = (half["used"] if half else 0) or 0
     if value is None:
-        return {"value": None, "text": "–", "sentence": "", "splits": half.get("used") or 0}
+        return {"value": None, "text": "–", "sentence": "", "splits": splits}
     words = next(w for cut, w in RELIABILITY_WORDS if value >= cut)
-    return {"value": value, "text": _num(value), "sentence": words, "splits": half.get("used") or 0}
+    return {"value": value, "text": _num(value), "sentence": words, "splits": splits}
 
 
-def review(stats: dict[str, Any]) -> dict[str, Any] | None:
+def review(stats: RoundStatistics) -> dict[str, Any] | None:
     """Review agreement of an outcomes round (seed 000 §5), reviewers by role only; None elsewhere."""
-    r = stats.get("review")
+    r: ReviewAgreement | None = stats.get("review")
     if r is None:
         return None
     return {
@@ -101,11 +107,12 @@ def review(stats: dict[str, Any]) -> dict[str, Any] | None:
 
 def task_rows(bench: Benchmark, data: dict[str, Any] | None, titles: dict[str, str]) -> list[dict[str, Any]]:
     """One row per task of the round: its mean (or pass share), spread, discrimination and flag."""
-    stats = (data or {}).get("statistics") or {}
-    return [task_row(bench, t, titles) for t in ((stats.get("tasks") or {}).get("tasks") or [])]
+    stats: RoundStatistics = (data or {}).get("statistics") or RoundStatistics()
+    tasks = stats.get("tasks")
+    return [task_row(bench, t, titles) for t in ((tasks["tasks"] if tasks else None) or [])]
 
 
-def task_row(bench: Benchmark, t: dict[str, Any], titles: dict[str, str]) -> dict[str, Any]:
+def task_row(bench: Benchmark, t: TaskStat, titles: dict[str, str]) -> dict[str, Any]:
     # A task's number is a score on the board's scale, or, where the board counts outcomes, the points of the
     # counted run (pass 2, partial 1, ...), which the board's own format (a 0-10 overall, a pass rate) is not.
     fmt = _num if bench.rules.counts_outcomes else bench.rules.format_score
@@ -135,7 +142,9 @@ def power(
     bench: Benchmark, data: dict[str, Any], diff: PairedDifference | None, a: str, b: str
 ) -> dict[str, Any] | None:
     """What the round could detect between a and b (`scoring.noise.head_to_head_power`), in words."""
-    sd_by = (((data.get("statistics") or {}).get("noise") or {}).get("sd")) or {}
+    stats: RoundStatistics = data.get("statistics") or RoundStatistics()
+    noise = stats.get("noise")
+    sd_by = (noise["sd"] if noise else None) or {}
     lo, hi = sorted((a, b))
     sd = (sd_by.get(lo) or {}).get(hi)
     found = head_to_head_power(diff, sd)
@@ -149,30 +158,31 @@ def power(
     }
 
 
-def vote_margins(board: dict[str, Any] | None, names: dict[str, str]) -> dict[str, Any] | None:
+def vote_margins(board: BoardMargins | None, names: dict[str, str]) -> dict[str, Any] | None:
     """How many votes hold a vote-ranked board's top place and each next neighbour down its order
     (`scoring.vote_margins`: a figure where their intervals do not overlap, else the overlap said), in words;
     None without a top place."""
-    if not board or not board.get("top"):
+    top = board["top"] if board else None
+    if not board or not top:
         return None
     votes = board["votes"]
 
-    def held(figure: dict[str, Any], upper: str, lower: str) -> str:
+    def held(figure: TopMargin | PairMargin, upper: str, lower: str, overlap: bool = False) -> str:
         upper, lower = names.get(upper, upper), names.get(lower, lower)
-        if figure.get("overlap"):
+        if overlap:
             return f"{upper} and {lower}: their 95% intervals overlap, so the votes do not clearly order them."
-        if figure["flip"] == 0:
+        flip = figure.get("flip")
+        if flip == 0:
             return f"{upper} and {lower} are already level."
-        if figure["flip"] is None:
+        if flip is None:
             removed = figure.get("removed", board.get("max_removed"))
             return f"{upper} stays ahead of {lower} after removing {removed:,} of {votes:,} votes (the search stops)."
-        return f"{upper} stays ahead of {lower} unless at most {figure['flip']:,} of {votes:,} votes are removed."
+        return f"{upper} stays ahead of {lower} unless at most {flip:,} of {votes:,} votes are removed."
 
-    top = board["top"]
     return {
         "votes": votes,
         "top_flip": top["flip"],
         "summary": f"at most {top['flip']:,} of {votes:,} votes" if top["flip"] else "",
         "top": held(top, top["agent"], top["runner_up"]),
-        "pairs": [held(p, p["above"], p["below"]) for p in board.get("pairs") or []],
+        "pairs": [held(p, p["above"], p["below"], bool(p.get("overlap"))) for p in board["pairs"] or []],
     }

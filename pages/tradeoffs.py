@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from leaderboard.models import Benchmark, Round
-from scoring.tradeoffs import AXES
+from scoring.tradeoffs import AXES, RerankedRow, TradeoffRow
 from snapshots.models import BoardSnapshot, SnapshotKind
 
 from .charts import scatter_chart
@@ -19,7 +19,7 @@ from .links import round_agent_url
 from .selectors import benchmark_get, round_pick, rounds_published, snapshot_state
 
 
-def tradeoff_rows(bench: Benchmark, rnd: Round, data: dict) -> list[dict[str, Any]]:
+def tradeoff_rows(bench: Benchmark, rnd: Round, data: dict) -> list[TradeoffRow]:
     """Rows with the three axes: score (the board's headline), cost and time, as the board snapshot carries them
     (scored and weekly rows are about cost and time; checks and outcomes rows carry the means over the runs the
     board counts). Nothing is computed here; a methodology without axes shows them as missing."""
@@ -31,14 +31,14 @@ def tradeoff_rows(bench: Benchmark, rnd: Round, data: dict) -> list[dict[str, An
 
 
 def _axes_row(
-    r: dict[str, Any],
+    r: Mapping[str, Any],
     score: float | None,
     cost: float | None,
     seconds: float | None,
     runs: int,
     cost_runs: int,
     time_runs: int,
-) -> dict[str, Any]:
+) -> TradeoffRow:
     """One agent on the trade-offs page. An axis reported on only some runs is partial: its mean may rest on
     the cheap or fast runs, so the re-rank scores it as missing (seed 002: missing data is never an
     advantage)."""
@@ -67,11 +67,11 @@ def _weight(params: Mapping[str, str], name: str) -> float:
 AXIS_WORD = {"score": "score", "cost_usd": "cost", "wall_seconds": "time"}
 
 
-def _partial_name(row: dict[str, Any], axis: str) -> str:
+def _partial_name(row: TradeoffRow, axis: str) -> str:
     return f"{row['name']} ({AXIS_WORD[axis]} on {row['axis_runs'][axis]} of {row['runs']} runs)"
 
 
-def _axis_gaps(row: dict[str, Any]) -> list[str]:
+def _axis_gaps(row: RerankedRow) -> list[str]:
     """What a re-ranked row lacks, in words: "no cost", "cost on 3 of 10 runs", and whether the weights made
     it count as the worst value."""
     gaps = []
@@ -145,7 +145,7 @@ def tradeoffs_page(*, bench_slug: str, params: Mapping[str, str]) -> dict[str, A
     }
 
 
-def _count_words(rows: list[dict[str, Any]]) -> str:
+def _count_words(rows: list[TradeoffRow]) -> str:
     """ " (5 runs)": how many runs every agent's totals are over, when it is one number for all (the week's tasks)."""
     counts = {r["runs"] for r in rows}
     n = counts.pop() if len(counts) == 1 else None

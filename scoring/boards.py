@@ -4,15 +4,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypedDict
 
-from .agreement import review_agreement
+from .agreement import ReviewAgreement, review_agreement
 from .common import verdict_outcome
 from .intervals import with_intervals
 from .methodologies import Methodology, get
-from .noise import noise_floor, pair_spreads
+from .noise import NoiseFloor, noise_floor, pair_spreads
 from .standings import round_standings
-from .task_stats import task_statistics
+from .task_stats import TaskStatistics, task_statistics
 from .types import RoundInput, RunInput, Standings, TaskInput, VerdictInput
 
 
@@ -64,7 +64,16 @@ def _standings(methodology: Methodology, round_input: RoundInput, boards: Mappin
     return round_standings(round_input, boards, methodology.run_standings, methodology.own_result)
 
 
-def round_statistics(methodology: Methodology, round_input: RoundInput, boards: dict[str, Any]) -> dict[str, Any]:
+class RoundStatistics(TypedDict, total=False):
+    """A round's "statistics" (`round_statistics`): "noise" on boards with intervals, "review" on methodologies
+    with blind double review, "tasks" always."""
+
+    noise: NoiseFloor
+    tasks: TaskStatistics
+    review: ReviewAgreement
+
+
+def round_statistics(methodology: Methodology, round_input: RoundInput, boards: dict[str, Any]) -> RoundStatistics:
     """The figures about the round rather than any agent (docs/statistics.md): on boards with intervals,
     "noise", the noise floor and the spread of every pair's per-task differences (`scoring.noise`), first, so a
     printed recount keeps its old lines; "tasks", which tasks separate
@@ -81,7 +90,7 @@ def round_statistics(methodology: Methodology, round_input: RoundInput, boards: 
         passes[row["agent"]] = {
             task: (cell["label"] == "pass" if cell["label"] else None) for task, cell in cells.items()
         }
-    out: dict[str, Any] = {}
+    out: RoundStatistics = {}
     if methodology.interval is not None and "pairs" in boards:
         spreads = pair_spreads(methodology.interval.cells(round_input, boards), methodology.interval)
         out["noise"] = noise_floor(boards["pairs"], spreads)

@@ -6,7 +6,7 @@ this registry. Adding a methodology is one scoring module, its table builders (t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -236,7 +236,7 @@ class Methodology:
     # run and its checks as the admin would save them); none where the score reads no listed checks.
     listed_checks_problems: Callable[[Mapping[str, Any]], list[str]] = _no_listed_checks
     # The trade-offs page's re-rank of the overall board's axes (`tradeoff_axes`) by a reader's weights.
-    rerank: Callable[[list[dict[str, Any]], float, float, float], list[dict[str, Any]]] = tradeoffs.rerank
+    rerank: Callable[[Sequence[Mapping[str, Any]], float, float, float], list[tradeoffs.RerankedRow]] = tradeoffs.rerank
     # Every run's standing, decided from the methodology's own boards (`scoring.standings`): which runs count and
     # with what, which stand for their agent on their task (`standing_label`), which were replaced, are over a
     # limit, in review or not scored. None: every run its `run_counts` lets count counts, and none stands.

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from statistics import median
-from typing import Any
+from typing import TypedDict
 
 import numpy as np
 from scipy.stats import norm
@@ -57,14 +57,26 @@ def pair_spreads(cells: Cells, rule: IntervalRule) -> dict[str, dict[str, float 
     return out
 
 
-def noise_floor(pairs: dict[str, dict[str, list]], spreads: dict[str, dict[str, float | None]]) -> dict[str, Any]:
+class NoiseFloor(TypedDict):
+    pairs: int  # the pairs of agents read
+    floor: float | None  # the median half-width of their paired 95% intervals; None without a pair
+    sd: dict[str, dict[str, float | None]]  # each pair's spread of per-task differences, lower key first
+
+
+class Power(TypedDict):
+    apart: bool  # the paired interval leaves out 0
+    detectable: float | None  # the smallest difference the round's tasks could detect
+    tasks_needed: int | None  # the tasks it would take to detect the observed difference
+
+
+def noise_floor(pairs: dict[str, dict[str, list]], spreads: dict[str, dict[str, float | None]]) -> NoiseFloor:
     """``{"pairs", "floor", "sd"}``: how many pairs were read, the median half-width of their 95% intervals
     (null without a pair) and the per-pair spreads (`pair_spreads`)."""
     halves = [(high - low) / 2 for row in pairs.values() for _, low, high, _ in row.values()]
     return {"pairs": len(halves), "floor": median(halves) if halves else None, "sd": spreads}
 
 
-def head_to_head_power(diff: PairedDifference | None, sd: float | None) -> dict[str, Any] | None:
+def head_to_head_power(diff: PairedDifference | None, sd: float | None) -> Power | None:
     """``{"apart", "detectable", "tasks_needed"}`` for a pair's paired difference and spread (module
     docstring); None without a paired difference."""
     if diff is None:

@@ -4,7 +4,7 @@ site's models or a bundle's dicts alike: the site, the API, the export and the b
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from . import methodologies
@@ -13,7 +13,7 @@ from .types import RunInput, TaskInput, VerdictInput
 
 
 def _verdict_input(v: Any) -> VerdictInput:
-    get = v.get if isinstance(v, dict) else (lambda name: getattr(v, name))
+    get: Callable[[str], Any] = v.get if isinstance(v, dict) else (lambda name: getattr(v, name))
     return VerdictInput(role=get("role"), outcome=get("outcome") or None, matched=tuple(get("matched") or ()))
 
 

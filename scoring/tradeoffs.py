@@ -5,8 +5,34 @@ weights. Every methodology's trade-offs page re-ranks with `rerank` (its registr
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
+from typing import Any, TypedDict, cast
 
-from .common import Row, assign_ranks, desc_none_last, name_key
+from .common import assign_ranks, desc_none_last, name_key
+
+
+class TradeoffRow(TypedDict):
+    """One agent on the trade-offs page: its board headline and place, its cost and time (as its methodology's
+    `tradeoff_axes` read them off the board row), the runs they are over and each axis's runs."""
+
+    agent: str
+    name: str
+    rank: int | None  # its place on the board
+    score: float | None
+    cost_usd: float | None
+    wall_seconds: float | None
+    runs: int
+    axis_runs: dict[str, int]  # by axis ("cost_usd", "wall_seconds"): the runs that reported it
+    partial_axes: list[str]  # axes reported on only some of its runs
+
+
+class RerankedRow(TradeoffRow):
+    """A `TradeoffRow` re-ranked by a reader's weights (`rerank`)."""
+
+    missing_axes: list[str]
+    worst_axes: list[str]  # gaps the weights made count as the worst value
+    weighted: float | None  # None when every weight is 0
+    weighted_rank: int
 
 
 def _normalised(values: dict[str, float], invert: bool) -> dict[str, float]:
@@ -24,7 +50,7 @@ def _normalised(values: dict[str, float], invert: bool) -> dict[str, float]:
 AXES = ("score", "cost_usd", "wall_seconds")
 
 
-def rerank(rows: list[Row], w_score: float, w_cost: float, w_latency: float) -> list[Row]:
+def rerank(rows: Sequence[Mapping[str, Any]], w_score: float, w_cost: float, w_latency: float) -> list[RerankedRow]:
     """Re-rank a board with a reader's weights (seed 002, "The composite ranking exposes weights").
 
     Each axis is min-max normalised to 0..1 over the agents that fully report it: score as is, cost
@@ -42,7 +68,7 @@ def rerank(rows: list[Row], w_score: float, w_cost: float, w_latency: float) -> 
     if any(w < 0 or not math.isfinite(w) for w in weights.values()):
         raise ValueError("weights must be finite and >= 0")
 
-    def full(row: Row, axis: str) -> bool:
+    def full(row: Mapping[str, Any], axis: str) -> bool:
         return row.get(axis) is not None and axis not in (row.get("partial_axes") or ())
 
     axes = {
@@ -65,4 +91,4 @@ def rerank(rows: list[Row], w_score: float, w_cost: float, w_latency: float) -> 
     for r in ranked:
         r["weighted_rank"] = r["rank"]
         r["rank"] = board_rank[r["agent"]]
-    return ranked
+    return cast(list[RerankedRow], ranked)

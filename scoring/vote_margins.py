@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, NotRequired, TypedDict, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -263,9 +263,36 @@ def _fewest_of_plan(
     return k_close, fits
 
 
+class TopMargin(TypedDict):
+    """The top place's figure: how many votes hold `agent` above `runner_up` (and every agent below)."""
+
+    agent: str
+    runner_up: str
+    flip: int | None  # the fewest votes whose removal takes the top place; None: the search stopped first
+    removed: NotRequired[int]  # with a null flip on a stepped search: the votes removed when the work ran out
+
+
+class PairMargin(TypedDict):
+    """Two neighbours down the order after the top two: a figure as `TopMargin`'s, or their intervals overlap."""
+
+    above: str
+    below: str
+    flip: NotRequired[int | None]
+    removed: NotRequired[int]
+    overlap: NotRequired[bool]
+
+
+class BoardMargins(TypedDict):
+    votes: int
+    search: str  # "one vote at a time" or "steps"
+    max_removed: int | None
+    top: TopMargin | None
+    pairs: list[PairMargin]
+
+
 def board_margins(
     tally: _Tally, rows: Sequence[RatingRow], *, alpha: float = DEFAULT_ALPHA, max_removed: int = MAX_REMOVED
-) -> dict[str, Any]:
+) -> BoardMargins:
     """The figures of one board whose ratings are `rows` (as `fit_ratings` gives them, highest first):
     ``{"votes", "search", "max_removed", "top", "pairs"}``. ``top`` is ``{"agent", "runner_up", "flip"}`` (null
     with fewer than 2 agents); ``pairs`` has one entry for every two neighbours in the order after the top two
@@ -285,15 +312,16 @@ def board_margins(
         found, removed = _flip_by_steps(fitter, front, rivals, theta=theta)
         return {"flip": found} if found is not None else {"flip": None, "removed": removed}
 
-    top = None
+    top: TopMargin | None = None
     if len(order) >= 2:
-        top = {"agent": rows[0]["agent"], "runner_up": rows[1]["agent"], **flip(order[0], order[1:])}
-    pairs: list[dict[str, Any]] = []
+        top = cast(TopMargin, {"agent": rows[0]["agent"], "runner_up": rows[1]["agent"], **flip(order[0], order[1:])})
+    pairs: list[PairMargin] = []
     for k, (upper, lower) in enumerate(zip(rows, rows[1:], strict=False)):
         if k == 0:  # #1 and #2: the top figure holds that place
             continue
         if float(upper["ci_low"]) > float(lower["ci_high"]):
-            pairs.append({"above": upper["agent"], "below": lower["agent"], **flip(order[k], [order[k + 1]])})
+            pair = {"above": upper["agent"], "below": lower["agent"], **flip(order[k], [order[k + 1]])}
+            pairs.append(cast(PairMargin, pair))
         else:
             pairs.append({"above": upper["agent"], "below": lower["agent"], "overlap": True})
     return {
