@@ -49,3 +49,45 @@ def test_a_misspelt_board_row_key_is_a_type_error_and_the_real_pages_and_api_pas
     assert len(errors) == 3, out
     for key, row in (("overal", "OutcomesRow"), ("pass_rte", "ScoredRow"), ("median_rn", "ChecksTaskRow")):
         assert any(f'TypedDict "{row}" has no key "{key}"' in line for line in errors), out
+
+
+MISSPELT_FIGURES = """\
+from scoring.boards import RoundStatistics
+from scoring.tradeoffs import RerankedRow
+from scoring.vote_margins import BoardMargins
+
+
+def figures(stats: RoundStatistics, row: RerankedRow, margins: BoardMargins) -> list[object]:
+    return [
+        stats.get("nosie"),
+        row["weighted_rnk"],
+        margins.get("vots"),
+        stats.get("noise"),
+        row["weighted_rank"],
+        margins.get("votes"),
+    ]
+"""
+
+
+def test_a_misspelt_key_of_the_round_statistics_trade_offs_or_vote_margins_is_a_type_error(tmp_path, monkeypatch):
+    """The other rows pages read (the statistics page, the trade-offs page, the vote margins) are typed as
+    the board rows are: a key they lack is a mypy error."""
+    snippet = tmp_path / "misspelt_figures.py"
+    snippet.write_text(MISSPELT_FIGURES)
+    monkeypatch.chdir(ROOT)
+    out, err, _ = mypy_api.run(
+        [
+            "--config-file",
+            str(ROOT / "pyproject.toml"),
+            "--cache-dir",
+            str(tmp_path / "mypy-cache"),
+            "--no-error-summary",
+            "--show-error-codes",
+            str(snippet),
+        ]
+    )
+    assert not err, err
+    errors = [line for line in out.splitlines() if ": error:" in line]
+    assert len(errors) == 3, out
+    for key, row in (("nosie", "RoundStatistics"), ("weighted_rnk", "RerankedRow"), ("vots", "BoardMargins")):
+        assert any(f'TypedDict "{row}" has no key "{key}"' in line for line in errors), out
