@@ -158,7 +158,7 @@ class Run(models.Model):
         """A form's word on the rule the database guards (migration 0002's trigger): the run's round is its
         entry's round, so an editor who picks another round's entry is told, not refused by the database."""
         if self.entry_id is not None and self.round_id is not None and self.entry.round_id != self.round_id:
-            raise ValidationError({"entry": f"Run {self.key}: its entry is in another round than the run."})
+            raise ValidationError(f"Run {self.key}: its entry is in another round than the run.", code="entry_round")
 
     @property
     def agent(self):
