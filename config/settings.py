@@ -76,9 +76,10 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
 ]
 
-# Django's database sessions and ModelBackend, each read in one statement per request (leaderboard/auth.py).
-SESSION_ENGINE = "leaderboard.auth"
-AUTHENTICATION_BACKENDS = ["leaderboard.auth.ModelBackend"]
+# Django's sessions kept in the database and read through the cache (Redis when REDIS_URL is set): a signed-in
+# request reads its session from the cache, and the database only when the cache has lost it. Accounts are
+# read by Django's own ModelBackend (the default AUTHENTICATION_BACKENDS).
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"

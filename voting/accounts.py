@@ -66,7 +66,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid() and (user := form.save()) is not None:
         address_confirmation_send(user=user, link_base=request.build_absolute_uri("/"))
-        login(request, user, backend="leaderboard.auth.ModelBackend")
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.info(request, f"We sent a link to {user.email}: open it to confirm your address, so your votes count.")
         return redirect(_next_url(request))
     return render(

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
-from django.db.models import Q
+from django.db.models import F, Q
 from django.urls import reverse
 from django.utils import timezone
 
@@ -189,8 +189,25 @@ def matchup_for_alias(alias: str) -> tuple[Matchup | None, str | None]:
 
 
 def matchup_reveal(key: str) -> queries.Reveal | None:
-    """The matchup `key` with its vote and the names of both sides (`queries.matchup_reveal`)."""
-    return queries.matchup_reveal(key=key) if is_token(key) else None
+    """The matchup `key` with its vote and the names of both sides, in one statement (`queries.with_reveal`
+    and the vote, a left join)."""
+    if not is_token(key):
+        return None
+    matchup = (
+        queries.with_reveal(Matchup.objects.filter(key=key))
+        .annotate(
+            reveal_vote_winner=F("vote__winner"),
+            reveal_vote_held=F("vote__held"),
+            reveal_vote_counts_from=F("vote__counts_from"),
+        )
+        .order_by()
+        .first()
+    )
+    if matchup is None:
+        return None
+    return queries.reveal_of(
+        matchup, (matchup.reveal_vote_winner, matchup.reveal_vote_held, matchup.reveal_vote_counts_from)
+    )
 
 
 # --- the voter ----------------------------------------------------------------------------------------------

@@ -457,26 +457,27 @@ def test_the_vote_screen_and_the_vote_run_a_fixed_small_number_of_queries(client
     big = _screen_queries(client)
     assert small == big
     draw, reload, vote, one_request_vote = big
-    # Every request: the session and the user with its organization membership (2). Draw: the open pair
-    # (none), the pair counts, the voter's last pair, the check of the two picked runs, the new pair, the
-    # voter's standing (one query) = 8; the sides, the task, its version and the scope list come from the vote
-    # pool. Reload: the open pair, the standing = 4. Vote: a transaction (begin, commit) holding the voter lock,
-    # the claim (the pair locked, read with its runs' agents and what the reveal shows), its update, the
-    # standing, the vote, its cell, the ratings snapshot's flag (already stale from the first vote, so not
-    # written again) = 11. The htmx vote: those 11, then the next pair's draw without the session, user, open
-    # pair, last pair (the one just voted on) and standing (known from the vote): the pair counts, the check
-    # of the two runs, the new pair = 14.
+    # Every request: the user (the session comes from the cache, Django's cached_db) and, where the draw or the
+    # scope list needs it, its organization membership (2). Draw: the open pair (none), the pair counts, the
+    # voter's last pair, the check of the two picked runs, the new pair, the voter's standing (one query) = 8;
+    # the sides, the task, its version and the scope list come from the vote pool. Reload: the open pair, the
+    # standing = 4. Vote: the user (no membership: nothing is drawn), a transaction (begin, commit) holding the
+    # voter lock, the claim (the pair locked, read with its runs' agents and what the reveal shows), its
+    # update, the standing, the vote, its cell, the ratings snapshot's flag (already stale from the first
+    # vote, so not written again) = 10. The htmx vote: those 10 and the membership, then the next pair's draw
+    # without the user, open pair, last pair (the one just voted on) and standing (known from the vote): the
+    # pair counts, the check of the two runs, the new pair = 14.
     # SQLite has no row locks (its transactions already take one writer at a time): no voter lock statement.
     from django.db import connection
 
     lock = 1 if connection.features.has_select_for_update else 0
-    assert (draw, reload, vote, one_request_vote) == (8, 4, 10 + lock, 13 + lock)
+    assert (draw, reload, vote, one_request_vote) == (8, 4, 9 + lock, 13 + lock)
 
 
 def test_on_invent_tasks_the_draw_reads_the_voter_s_voted_pairs_in_one_more_query(client, voter):
     # Invent and startup pairs the voter has not voted on come first (voting/draw.py): one statement reads the
     # pairs the voter has voted on, in the draw and in the next pair drawn with an htmx vote; nothing else
-    # changes from the to-spec counts above (8, 4, 10 or 11, 13 or 14).
+    # changes from the to-spec counts above (8, 4, 9 or 10, 13 or 14).
     from django.db import connection
 
     from tests.builders.voting import build_world
@@ -487,7 +488,7 @@ def test_on_invent_tasks_the_draw_reads_the_voter_s_voted_pairs_in_one_more_quer
     Task.objects.filter(pk=world.tasks[0].pk).update(kind="invent")
     vote_pool_retire()  # the update sends no signal
     lock = 1 if connection.features.has_select_for_update else 0
-    assert _screen_queries(client) == (9, 4, 10 + lock, 14 + lock)
+    assert _screen_queries(client) == (9, 4, 9 + lock, 14 + lock)
 
 
 def test_a_pair_whose_round_was_withdrawn_while_on_screen_takes_no_vote(voter_client, world):

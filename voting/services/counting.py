@@ -108,7 +108,7 @@ def vote_cast(*, key: str, voter, winner: str, now: datetime | None = None) -> C
         if not queries.matchup_use(matchup_id=target.pk, now=now):
             raise MatchupRefused("used", 410, "You already voted on this pair. Each pair takes one vote.")
         standing = vote_standing(voter=voter, now=now)
-        vote = Vote(
+        vote = Vote.objects.create(
             task_id=target.task_id,
             agent_a_id=target.agent_a_id,
             agent_b_id=target.agent_b_id,
@@ -122,7 +122,6 @@ def vote_cast(*, key: str, voter, winner: str, now: datetime | None = None) -> C
             counts_from=standing.counts_from,
             matchup_id=target.pk,
         )
-        queries.insert(vote)
         if standing.counts:
             cells_apply(added=[(vote.task_id, vote.agent_a_id, vote.agent_b_id, vote.winner)])
             snapshots_mark_stale(benchmark_ids=[target.benchmark_id])  # its ratings

@@ -111,7 +111,7 @@ def matchup_draw(
             break
     else:
         return None
-    matchup = Matchup(
+    return Matchup.objects.create(
         key=_token(),
         alias_a=_token(),
         alias_b=_token(),
@@ -123,7 +123,6 @@ def matchup_draw(
         created_at=now,
         expires_at=now + timedelta(seconds=settings.VOTE_ALIAS_TTL_SECONDS),
     )
-    return queries.insert(matchup)
 
 
 def matchups_prune(*, now: datetime | None = None, keep_days: int = 2) -> int:
