@@ -16,7 +16,7 @@ import logging
 from collections.abc import Iterable
 
 from celery import current_app
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -47,19 +47,9 @@ def enqueue_recompute(snapshot_ids: Iterable[int], countdown: float = 0) -> None
 
 def _ratings_flag(benchmark_id: int) -> dict[int, bool]:
     """{id: stale} of the benchmark's ratings snapshot (empty when there is none): its id and flag only (a
-    ratings snapshot's data can be large). Every counted vote reads it, so it is one plain statement:
-    `BoardSnapshot.objects.filter(benchmark_id=..., round=None, kind=RATINGS).values_list("id", "stale")[:1]`
-    (the ORM's version cost several times what the database spends on it).
-
-    Why SQL: bench/README.md, "Votes under load" (2026-12-01 10:05 and 2026-12-03): with these statements a vote
-    costs 6.3 ms of server CPU (target 10 ms); building the same queries in the ORM was about 24% of a vote's CPU."""
-    table = connection.ops.quote_name(BoardSnapshot._meta.db_table)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT id, stale FROM {table} WHERE benchmark_id = %s AND round_id IS NULL AND kind = %s LIMIT 1",
-            [benchmark_id, SnapshotKind.RATINGS],
-        )
-        return {snap_id: bool(stale) for snap_id, stale in cursor.fetchall()}
+    ratings snapshot's data can be large)."""
+    rows = BoardSnapshot.objects.filter(benchmark_id=benchmark_id, round=None, kind=SnapshotKind.RATINGS)
+    return {snap_id: bool(stale) for snap_id, stale in rows.order_by().values_list("id", "stale")[:1]}
 
 
 def snapshots_mark_stale(

@@ -76,7 +76,8 @@ def reveal_of(matchup: Matchup, vote: tuple = (None, "", None)) -> Reveal:
     reveal after a vote (`services.counting.vote_cast`) and on reload (`selectors.matchup_reveal`)."""
 
     def side(x: str) -> RevealedRun:
-        return RevealedRun(getattr(matchup, f"run_{x}_id"), *(getattr(matchup, f"reveal_{x}_{f}") for f in _SIDE_FIELDS))
+        fields = (getattr(matchup, f"reveal_{x}_{name}") for name in _SIDE_FIELDS)
+        return RevealedRun(getattr(matchup, f"run_{x}_id"), *fields)
 
     winner, held, counts_from = vote
     return Reveal(matchup, matchup.reveal_benchmark_slug, side("a"), side("b"), winner, held or "", counts_from)
