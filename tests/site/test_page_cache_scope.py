@@ -95,3 +95,25 @@ def test_addresses_of_benchmarks_that_do_not_exist_neither_grow_the_process_memo
     assert len(caching._local_versions) <= caching.LOCAL_PAGES
     key = _scope_key("' OR 1=1 --")
     assert " " not in key and "'" not in key and len(key) < 250
+
+
+def test_a_cached_page_is_sent_gzipped_to_a_browser_that_accepts_it_and_plain_to_one_that_does_not(load, client):
+    import gzip
+
+    load(checks_bundle(slug="voted", agents=3))
+    first = client.get("/b/voted/", HTTP_ACCEPT_ENCODING="gzip, deflate, br")
+    assert first.get("X-Page-Cache") != "hit" and "Content-Encoding" not in first  # rendered, kept both ways
+    assert "Accept-Encoding" in first["Vary"]
+    html = first.content
+    for served in (client.get("/b/voted/", HTTP_ACCEPT_ENCODING="gzip, deflate, br"), _gzip_hit(client)):
+        assert served["X-Page-Cache"] == "hit" and served["Content-Encoding"] == "gzip"
+        assert "Accept-Encoding" in served["Vary"] and "HX-Request" in served["Vary"]
+        assert len(served.content) < len(html) / 3 and gzip.decompress(served.content) == html
+    plain = client.get("/b/voted/")  # no Accept-Encoding: the page as rendered
+    assert plain["X-Page-Cache"] == "hit" and "Content-Encoding" not in plain and plain.content == html
+    assert "Accept-Encoding" in plain["Vary"]
+
+
+def _gzip_hit(client):
+    local_clear()  # another process: served from the shared cache
+    return client.get("/b/voted/", HTTP_ACCEPT_ENCODING="gzip")
