@@ -315,6 +315,7 @@ def wrk(
 
 
 VOTED = "appbench"  # the demo's votable benchmark: the writes go there
+BROWSER = {"Accept-Encoding": "gzip, deflate, br"}  # what a browser sends with every request
 OTHER_BOARDS = ["board-demo", "board-demo-tab-htmx", "board-large", "board-large-tasks"]  # boards of artb, bench-large
 VOTED_BOARD = "board-appbench"
 # "Keep their no-write ratio": under writes, at least this share of it (a shared machine moves figures by a few %).
@@ -322,8 +323,9 @@ OTHER_BOARD_KEEP = 0.9
 
 
 def targets(env: dict[str, str]) -> dict[str, tuple[str, str]]:
-    """name -> (path, what it sends: "" nothing special, "cookie" the voter's session, "htmx" HX-Request).
-    The floor is first and last."""
+    """name -> (path, what it sends: "" nothing special, "cookie" the voter's session, "htmx" HX-Request,
+    "plain" no Accept-Encoding). Every request but a "plain" one says it accepts gzip, as every browser does
+    (`BROWSER`). The floor is first and last."""
     code = (
         "from runs.models import Run\n"
         "from django.urls import reverse\n"
@@ -339,6 +341,7 @@ def targets(env: dict[str, str]) -> dict[str, tuple[str, str]]:
         "board-demo-tab-htmx": ("/b/artb/?tab=safety", "htmx"),
         VOTED_BOARD: (f"/b/{VOTED}/", ""),
         "board-large": (f"/b/{LARGE['slug']}/", ""),
+        "board-large-plain": (f"/b/{LARGE['slug']}/", "plain"),
         "board-large-tasks": (f"/b/{LARGE['slug']}/?tab=tasks", ""),
         "run": (run_path, ""),
         "vote": ("/vote/", "cookie"),
@@ -380,7 +383,9 @@ def measure_pass(server: Server, pages: dict, *, label: str, args: argparse.Name
     during each page's wrk run."""
     results: list[WrkResult] = []
     for name, (path, sends) in pages.items():
-        headers = {"": {}, "cookie": {"Cookie": cookie}, "htmx": {"HX-Request": "true"}}[sends]
+        headers = {"": {}, "cookie": {"Cookie": cookie}, "htmx": {"HX-Request": "true"}, "plain": {}}[sends]
+        if sends != "plain":
+            headers = {**BROWSER, **headers}
         for _ in range(2 * args.workers):  # warm up: each worker has its imports and connections
             urllib.request.urlopen(urllib.request.Request(server.url + path, headers=headers), timeout=120).read()
         started = time.monotonic()
@@ -443,7 +448,11 @@ def floor_mean(found: dict[str, Figure]) -> float:
     return sum(runs) / len(runs)
 
 
-PATH_NOTES = {"board-demo-tab-htmx": " (HX-Request)", "vote": " (signed in, one account on 50 connections)"}
+PATH_NOTES = {
+    "board-demo-tab-htmx": " (HX-Request)",
+    "board-large-plain": " (no Accept-Encoding)",
+    "vote": " (signed in, one account on 50 connections)",
+}
 
 
 def table(found: dict[str, Figure], floor: float, calm: dict[str, Figure] | None = None) -> list[str]:
