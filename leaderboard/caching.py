@@ -14,8 +14,8 @@ page. A short timeout bounds how long any other edit (an agent renamed in the ad
 Signed-in visitors are never served from this cache.
 
 A cached page is also kept gzip-compressed, made once when it is stored, and sent so to a browser that says
-it accepts gzip (every browser does; `Vary: Accept-Encoding` on both forms): the 100 x 30 board's 623 KB of
-HTML is sent as about a tenth of that, which is what its cached hit cost (bench/README.md, "Pages under load").
+it accepts gzip (every browser does; `Vary: Accept-Encoding` on both forms): the 100 x 30 board's 897 KB of
+HTML is sent as 44 KB; sending it was what its cached hit cost (bench/README.md, "Pages under load").
 These pages hold no secret (no CSRF token: `base.html` emits it for signed-in visitors only, who are never
 served from here), so compressing them gives BREACH nothing to guess.
 
