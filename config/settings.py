@@ -76,10 +76,11 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
 ]
 
-# Django's sessions kept in the database and read through the cache (Redis when REDIS_URL is set): a signed-in
-# request reads its session from the cache, and the database only when the cache has lost it. Accounts are
-# read by Django's own ModelBackend (the default AUTHENTICATION_BACKENDS).
-SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+# Django's cached_db sessions: kept in the database and read through the cache (Redis when REDIS_URL is set),
+# so a signed-in request reads its session from the cache, and the database only when the cache has lost it or
+# cannot be reached (config/sessions.py). Accounts are read by Django's own ModelBackend (the default
+# AUTHENTICATION_BACKENDS).
+SESSION_ENGINE = "config.sessions"
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
