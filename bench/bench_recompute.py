@@ -1,4 +1,4 @@
-"""Time `snapshots.recompute.snapshot_recompute`: one round's board snapshot recomputed from saved rows.
+"""Time `recompute.boards.snapshot_recompute`: one round's board snapshot recomputed from saved rows.
 
     .venv/bin/python bench/bench_recompute.py                  # 1x, 4x, 16x (trials 5, 20, 80), checks
     .venv/bin/python bench/bench_recompute.py --scales 1       # the 1x case only
@@ -214,8 +214,8 @@ class Split:
 
 
 def time_recompute(snapshot_id: int, repeats: int) -> list[dict[str, float]]:
+    from recompute import boards as services
     from scoring import boards
-    from snapshots import recompute as services
     from snapshots.models import BoardSnapshot
 
     results = []
@@ -346,8 +346,8 @@ def main() -> None:
             import cProfile
             import pstats
 
+            from recompute.boards import snapshot_recompute
             from snapshots.models import BoardSnapshot
-            from snapshots.recompute import snapshot_recompute
 
             BoardSnapshot.objects.filter(pk=snapshot_id).update(digest="")
             prof = cProfile.Profile()

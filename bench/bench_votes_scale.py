@@ -163,8 +163,8 @@ def step_refresh() -> None:
     from django.db import transaction
 
     from leaderboard.models import Benchmark
+    from recompute.boards import compute_ratings, snapshot_recompute
     from snapshots.models import BoardSnapshot
-    from snapshots.recompute import compute_ratings, snapshot_recompute
     from snapshots.stale import snapshots_mark_stale
 
     bench = Benchmark.objects.get(slug="arena")
@@ -180,9 +180,9 @@ def step_refresh() -> None:
     compute_ratings(bench.id, unless_digest=snap.digest)
     read_s = time.perf_counter() - started
     # The fit alone and the vote margins alone, on the same cells, side by side in this one process.
+    from recompute.boards import _public_cells, public_tallies
     from scoring.bradley_terry import ratings_from_cells
     from scoring.vote_margins import with_vote_margins
-    from snapshots.recompute import _public_cells, public_tallies
 
     tallies = public_tallies(_public_cells(bench.id))
     started = time.perf_counter()

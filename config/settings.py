@@ -170,7 +170,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 CELERY_TASK_PUBLISH_RETRY = False
 STALE_SWEEP_SECONDS = env_int("STALE_SWEEP_SECONDS", 60)
 CELERY_BEAT_SCHEDULE = {
-    "sweep-stale-snapshots": {"task": "scoring.tasks.sweep_stale", "schedule": float(STALE_SWEEP_SECONDS)},
+    "sweep-stale-snapshots": {"task": "snapshots.tasks.sweep_stale", "schedule": float(STALE_SWEEP_SECONDS)},
 }
 
 # --- auth, sessions, security ------------------------------------------------------------------------------

@@ -31,7 +31,7 @@ EDITOR_MODELS = {
     ],
     "runs": ["run", "verdict", "evidence", "checkresult", "dispute"],
     "voting": ["vote"],
-    "scoring": ["boardsnapshot"],
+    "snapshots": ["boardsnapshot"],
 }
 REVIEW_PERMISSIONS = [
     ("view", "leaderboard", "benchmark"),

@@ -16,11 +16,8 @@ from django.template.loader import get_template
 
 from scoring import methodologies
 
+from .links import methodology_template
 from .tables import TABLE_BUILDERS
-
-
-def methodology_template(key: str) -> str:
-    return f"leaderboard/methodology/{key}.html"
 
 
 def methodologies_check(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:

@@ -1,6 +1,6 @@
 """A verdict's correction as the editor previews it, in the site's words: what happens to the run's review, and
 every figure a reader would see change, named as the board names it and in its number format. The boards before
-and after come from `snapshots.effects` (computed, nothing written); each is read through the same table builders
+and after come from `recompute.effects` (computed, nothing written); each is read through the same table builders
 the board page uses (`pages.tables`), so a line here is the board's own column, cell and format, and a change too
 small to show on the board (an interval's end moving in its third decimal) is not listed."""
 
@@ -10,11 +10,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from leaderboard.models import Entry, task_input
+from recompute.effects import verdict_change_boards
 from runs.models import Verdict
 from scoring.boards import boards_as_shown
 from scoring.review import verdicts_outcome
 from scoring.types import TaskInput
-from snapshots.effects import verdict_change_boards
 
 from .formatting import OUTCOME_LABEL, fmt_money, fmt_seconds
 from .selectors import ratings_maps, round_tasks, snapshots_for

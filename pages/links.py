@@ -1,4 +1,4 @@
-"""Links between the public pages, by URL name."""
+"""Links between the public pages, by URL name, and the template of each methodology's page text."""
 
 from __future__ import annotations
 
@@ -16,3 +16,8 @@ def round_agent_url(bench: str, rnd: str, agent: str) -> str:
 def task_url(bench: str, task: str, agent: str | None = None) -> str:
     url = reverse("task", args=[bench, task])
     return f"{url}?agent={agent}#agent-{agent}" if agent else url
+
+
+def methodology_template(key: str) -> str:
+    """The methodology page's text of the registry entry `key` (pages.checks checks that every entry has one)."""
+    return f"leaderboard/methodology/{key}.html"

@@ -20,6 +20,7 @@ from django.db.models import Prefetch, Q
 from django.http import Http404
 
 from leaderboard.models import Benchmark, Entry, Round, RoundStatus, Task
+from recompute.boards import round_standings_now
 from runs.models import Run
 from scoring import methodologies
 from scoring.boards import boards_as_shown
@@ -27,12 +28,10 @@ from scoring.common import alphabetical
 from scoring.standings import COUNTS, IN_REVIEW, REPLACED, UPDATING, standing_of
 from scoring.types import CHECK_COUNT_PAIRS, RatingRow, RunStanding, Standings
 from snapshots.models import BoardSnapshot, SnapshotKind
-from snapshots.recompute import round_standings_now
 
-from .checks import methodology_template
 from .formatting import OUTCOME_BADGE, fmt_score
 from .intervals import board_charts
-from .links import round_agent_url
+from .links import methodology_template, round_agent_url
 from .statistics import round_statistics, task_rows, vote_margins
 from .tables import BoardContext, board_table, table_sort
 
@@ -131,7 +130,7 @@ def standings_for_round(snap: BoardSnapshot | None, round_id: int) -> Standings:
     """Every run's standing in one round, as its boards decide it (`scoring.standings`): the standings stored
     with the boards while they are current; while a recompute is queued (the snapshot is stale), before the
     first one, or from boards stored before standings were, the same standings computed now by the worker's
-    own functions (`snapshots.recompute.round_standings_now`), so a page never shows a standing the board is
+    own functions (`recompute.boards.round_standings_now`), so a page never shows a standing the board is
     about to drop (a correction that sends a counted run back to review)."""
     if snap is not None and not snap.stale and snap.data and "standings" in snap.data:
         return snap.data["standings"]

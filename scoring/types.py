@@ -3,7 +3,7 @@
 Nothing here touches the ORM, settings or the clock: a round goes in as a `RoundInput`, boards come out as
 JSON-ready dicts in the shape `recount` prints, each row described by one of the `TypedDict`s at the end (the
 contract between the methodologies that build the rows and the pages that read them). The database side
-(snapshots.recompute) and the recount command both build `RoundInput` through `scoring.bundle`, so the site and
+(recompute.boards) and the recount command both build `RoundInput` through `scoring.bundle`, so the site and
 a recount of a download share one path.
 """
 

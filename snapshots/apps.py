@@ -2,12 +2,12 @@ from django.apps import AppConfig
 
 
 class SnapshotsConfig(AppConfig):
-    """Board snapshots: the computed boards and ratings the pages read. The label stays "scoring" (where these
-    tables and migrations were born), so no table or migration changes with the move; `scoring` itself is now
-    the pure package these snapshots are computed with."""
+    """Board snapshots: the computed boards and ratings the pages read, and the one way to say "this changed"
+    (`stale`). The label was "scoring" until migration 0002 (which moved the table and the content type);
+    `scoring` itself is the pure package these snapshots are computed with."""
 
     name = "snapshots"
-    label = "scoring"
+    label = "snapshots"
     verbose_name = "Board snapshots"
 
     def ready(self) -> None:

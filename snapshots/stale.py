@@ -6,8 +6,8 @@ inside its transaction. Once it commits: the recompute is enqueued (only for a s
 to stale, so a burst of writes, a vote storm or a bundle import, is one recompute), the cached pages of the
 benchmarks it reached are retired (`leaderboard.caching.content_version_bump`), and the vote pool is retired
 (`leaderboard.caching.draws_retire`) unless only votes changed. No model signal does any of this. This module
-depends only on models: the recompute itself (snapshots.recompute) is reached through the Celery task
-registry, by name.
+depends only on its own models and the catalogue's (and its caching): the recompute itself (recompute.boards,
+layers above) is reached through the Celery task registry, by name.
 """
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ from .models import BoardSnapshot, SnapshotKind
 log = logging.getLogger(__name__)
 
 RATINGS_DEBOUNCE_SECONDS = 2
-RECOMPUTE_TASK = "scoring.tasks.recompute_snapshot"  # snapshots.tasks.recompute_snapshot (its stable name)
+RECOMPUTE_TASK = "snapshots.tasks.recompute_snapshot"
+SWEEP_TASK = "snapshots.tasks.sweep_stale"
 
 
 def enqueue_recompute(snapshot_ids: Iterable[int], countdown: float = 0) -> None:

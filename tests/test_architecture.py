@@ -6,8 +6,21 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from django.apps import apps as django_apps
+
 ROOT = Path(__file__).resolve().parents[1]
-FIRST_PARTY = ("leaderboard", "runs", "voting", "scoring", "snapshots", "bundles", "pages", "api", "config")
+FIRST_PARTY = (
+    "leaderboard",
+    "runs",
+    "voting",
+    "scoring",
+    "snapshots",
+    "bundles",
+    "recompute",
+    "pages",
+    "api",
+    "config",
+)
 PURE_ALLOWED = {
     "__future__",
     "collections",
@@ -38,13 +51,13 @@ PURE_ALLOWED = {
 }
 
 
-def _modules() -> dict[str, Path]:
+def _modules(root: Path = ROOT) -> dict[str, Path]:
     out = {}
     for package in FIRST_PARTY:
-        for path in (ROOT / package).rglob("*.py"):
+        for path in (root / package).rglob("*.py"):
             if "migrations" in path.parts:
                 continue
-            parts = path.relative_to(ROOT).with_suffix("").parts
+            parts = path.relative_to(root).with_suffix("").parts
             name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
             out[name] = path
     return out
@@ -84,31 +97,41 @@ def _resolve(target: str) -> str | None:
 
 
 # The packages bottom to top (README, "Architecture"): a module may import only from its own layer or below.
-# Within a package, the edges (admin, management commands, views, urls, forms, sign-in) sit with the edges.
-EDGE_PARTS = {"admin", "management", "views", "urls", "forms", "accounts", "apps"}
 LAYERS = (
     "scoring",  # pure rules: no Django, no app
-    "catalogue",  # leaderboard (benchmarks, tasks, agents, rounds) and marking snapshots stale
+    "catalogue",  # leaderboard (benchmarks, tasks, agents, rounds); snapshots (the stored boards, marking them stale)
     "runs",  # runs, verdicts, evidence, review
     "voting",  # votes, the vote pool, the draw
     "bundles",  # results bundles in and out, Inspect logs
-    "recomputing",  # snapshots: recomputing a board from a bundle export
-    "edges",  # pages, the API, admins, management commands, views
+    "recomputing",  # recompute: a board recomputed from a bundle export
+    "site",  # pages and the API: what the public reads
+    "edges",  # each app's Django edge modules (EDGE_MODULES)
     "config",  # settings, urls, the Celery app
 )
+PACKAGE_LAYER = {
+    "scoring": "scoring",
+    "leaderboard": "catalogue",
+    "snapshots": "catalogue",
+    "runs": "runs",
+    "voting": "voting",
+    "bundles": "bundles",
+    "recompute": "recomputing",
+    "pages": "site",
+    "api": "site",
+    "config": "config",
+}
+# Django's conventional modules of an installed app (`<app>/admin.py` or `<app>/admin/`, `<app>/views.py`,
+# `<app>/management/commands/`, ...): the framework calls them from outside, so they may reach any layer below
+# config. Nothing else is set apart (`scoring.checks` is a methodology, `api.tasks` an API router).
+EDGE_MODULES = {"admin", "views", "urls", "forms", "apps", "checks", "tasks", "templatetags", "management"}
+APPS = {config.name for config in django_apps.get_app_configs()}
 
 
 def layer_of(module: str) -> str:
     top, *rest = module.split(".")
-    if top == "config":
-        return "config"
-    if top in ("pages", "api") or EDGE_PARTS & set(rest):
+    if top in APPS and rest and rest[0] in EDGE_MODULES:
         return "edges"
-    if top == "leaderboard" or module in ("snapshots.models", "snapshots.stale", "snapshots"):
-        return "catalogue"
-    if top == "snapshots":
-        return "recomputing"
-    return top
+    return PACKAGE_LAYER[top]
 
 
 def upward_imports(modules: dict[str, Path]) -> list[str]:
@@ -159,6 +182,26 @@ def test_the_order_check_names_an_upward_import_with_its_line(tmp_path, monkeypa
     bad.write_text("def f():\n    from runs.services.review import lowest_outcome\n")
     found = upward_imports({"leaderboard.models": bad, "runs.services.review": ROOT / "runs/services/review.py"})
     assert found == [f"{bad}:2 leaderboard.models (catalogue) -> runs.services.review (runs)"]
+
+
+def test_an_upward_import_written_into_a_module_tree_is_named(tmp_path):
+    # A tree laid out like the project's: the module that marks boards stale reaching up into the recompute, and
+    # a module of voting's own (not a Django edge module by its name) reaching into its forms, are named; a
+    # Django views module reaching the pages, and the catalogue's services calling the marker, are not.
+    tree = {
+        "snapshots/stale.py": "from recompute.boards import snapshot_recompute\n",
+        "voting/accounts.py": "def sign_in():\n    from voting.forms import SignInForm\n",
+        "voting/views.py": "from pages.selectors import home_page\n",
+        "leaderboard/services/catalogue.py": "from snapshots.stale import snapshots_mark_stale\n",
+    }
+    for relative, source in tree.items():
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text(source)
+    found = upward_imports(_modules(tmp_path))
+    assert found == [
+        f"{tmp_path}/snapshots/stale.py:1 snapshots.stale (catalogue) -> recompute.boards (recomputing)",
+        f"{tmp_path}/voting/accounts.py:2 voting.accounts (voting) -> voting.forms (edges)",
+    ]
 
 
 def test_scoring_imports_neither_django_nor_any_app():

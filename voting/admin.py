@@ -2,10 +2,10 @@ from django.contrib import admin, messages
 
 from runs.admin import DeletesThroughService
 
-from .accounts import sign_in_limited
 from .models import Matchup, Vote, VoterFlag
 from .services.editing import vote_change
 from .services.flagging import voter_flag_clear
+from .views.accounts import sign_in_limited
 
 # The admin's own password checks count against the site's sign-in limit (one limit per address for every way
 # to sign in). The default AdminSite is kept, as for its index (runs/admin/queue.py); its URLs are built from

@@ -3,7 +3,7 @@
 Every write that makes a vote count, stop counting, or disappear (recording, a new account's vote maturing,
 a voter flagged or cleared, an editor's correction, a bundle import) changes the cells in its own
 transaction through `cells_apply`; ratings are then fitted, and digested, from the cells alone
-(snapshots.recompute), so a refresh reads a few hundred rows whether the benchmark has ten thousand votes or
+(recompute.boards), so a refresh reads a few hundred rows whether the benchmark has ten thousand votes or
 ten million.
 
 Concurrency: a cell is changed with one statement (an upsert adding a count, or an update subtracting one),

@@ -1,5 +1,5 @@
 """The one 429 page, for every limit a person can hit on the site's pages: votes and new pairs (voting.views),
-sign-in and sign-up attempts (voting.accounts). The API answers its own 429 in JSON (api/__init__.py)."""
+sign-in and sign-up attempts (voting.views.accounts). The API answers its own 429 in JSON (api/__init__.py)."""
 
 from __future__ import annotations
 

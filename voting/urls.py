@@ -1,6 +1,7 @@
 from django.urls import path
 
-from . import accounts, views
+from . import views
+from .views import accounts
 
 urlpatterns = [
     path("vote/", views.vote, name="vote"),

@@ -12,11 +12,11 @@ from django.core.exceptions import ValidationError
 from leaderboard.services.changes import require_reason
 from runs import services as run_services
 from runs.admin import ask_reason, change_reason, reason_field, refused_as_denied, related_changed
-from runs.selectors import user_is_editor
 from scoring.bundle_run_checks import week_problem
 
 from .. import services
 from ..models import ChangelogEntry, Entry, Round, RoundParameter
+from ..roles import user_is_editor
 from ._common import ReasonForm, SavesThroughServices
 
 

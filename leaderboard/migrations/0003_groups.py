@@ -16,7 +16,7 @@ GROUPS = {
                         "entry", "roundparameter", "changelogentry"],
         "runs": ["run", "verdict", "evidence", "checkresult", "dispute"],
         "voting": ["vote"],
-        "scoring": ["boardsnapshot"],
+        "snapshots": ["boardsnapshot"],
     },
 }
 READ_AND_REVIEW = [
@@ -61,7 +61,7 @@ class Migration(migrations.Migration):
         ("leaderboard", "0002_initial"),
         ("runs", "0002_run_guards"),
         ("voting", "0001_initial"),
-        ("scoring", "0001_initial"),
+        ("snapshots", "0001_initial"),
         ("auth", "0012_alter_user_first_name_max_length"),
         ("contenttypes", "0002_remove_content_type_name"),
     ]

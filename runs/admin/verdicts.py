@@ -134,7 +134,7 @@ class VerdictAddForm(forms.ModelForm):
 class VerdictChangeForm(forms.ModelForm):
     """An editor's correction, through `verdict_change` (reason required after publication). A change to a
     published verdict's outcome is saved only on a second submit: the first shows its effect on the board
-    (`snapshots.effects`, nothing written) and asks for the reason."""
+    (`recompute.effects`, nothing written) and asks for the reason."""
 
     outcome = forms.ChoiceField(choices=[("", "---------"), *Outcome.choices], required=False)
     matched = forms.MultipleChoiceField(choices=Outcome.choices, required=False, widget=forms.CheckboxSelectMultiple)

@@ -9,6 +9,9 @@ class Migration(migrations.Migration):
 
     initial = True
 
+    # Born under the app label "scoring": on a database that applied it under that name it counts as applied.
+    replaces = [('scoring', '0001_initial')]
+
     dependencies = [
         ('leaderboard', '0001_initial'),
     ]
@@ -29,6 +32,7 @@ class Migration(migrations.Migration):
                 ('round', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='snapshots', to='leaderboard.round')),
             ],
             options={
+                'db_table': 'scoring_boardsnapshot',
                 'ordering': ['benchmark', 'round', 'kind'],
                 'constraints': [models.UniqueConstraint(condition=models.Q(('round__isnull', False)), fields=('round', 'kind'), name='snapshot_one_per_round_and_kind'), models.UniqueConstraint(condition=models.Q(('round__isnull', True)), fields=('benchmark', 'kind'), name='snapshot_one_per_benchmark_and_kind')],
             },

@@ -16,10 +16,10 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from leaderboard.models import Membership, Organization, Round
+from recompute.boards import snapshot_recompute
 from runs.models import Evidence, Run, Verdict
 from runs.services import round_enter_preview, round_publish, verdict_record
 from snapshots.models import BoardSnapshot
-from snapshots.recompute import snapshot_recompute
 from tests.browser.a11y import OPTIONS, assert_accessible
 from tests.browser.conftest import SIZES
 from tests.builders.review import BENCH, ROUND, SECRET_CITY, TESTER_NOTE, make_user, make_world
@@ -175,7 +175,7 @@ def test_a_vendor_finds_the_preview_and_sees_what_each_agent_was_tested_with(liv
         run=world["acme-trip"], kind="recording", url="https://evidence.example.org/trip.mp4", caption="Recording"
     )
     round_enter_preview(round=world["round"], by=people["edna"])
-    # Site accounts sign in by email, and their username is that email (voting.accounts).
+    # Site accounts sign in by email, and their username is that email (voting.views.accounts).
     vendor = User.objects.create_user("vera@example.com", "vera@example.com", PASSWORD)
     vendor.groups.add(Group.objects.get(name="Vendors"))
     Membership.objects.create(user=vendor, organization=Organization.objects.get(name="Acme"))

@@ -13,9 +13,9 @@ from live_services import broker_flush, queue_length, two_agent_bundle, wait_for
 
 from bundles.importer import bundle_import
 from leaderboard.models import Round
+from recompute.boards import snapshot_recompute
 from runs.models import Run, Verdict
 from snapshots.models import BoardSnapshot
-from snapshots.recompute import snapshot_recompute
 
 pytestmark = pytest.mark.services
 

@@ -5,10 +5,10 @@ import pytest
 from bundles.export import bundle_export
 from bundles.importer import bundle_import
 from leaderboard.models import Benchmark, Round
+from recompute.boards import snapshot_recompute, snapshots_sweep
 from scoring.bundle_checks import validate_bundle
 from scoring.recount import recount
 from snapshots.models import BoardSnapshot
-from snapshots.recompute import snapshot_recompute, snapshots_sweep
 
 pytestmark = pytest.mark.django_db
 

@@ -14,9 +14,9 @@ from django.core.management.base import CommandError
 
 from bundles.importer import bundle_import
 from leaderboard.models import Agent, Benchmark, ChangelogEntry, Organization
+from recompute.boards import snapshot_recompute, snapshots_sweep
 from scoring.bundle import BundleError
 from snapshots.models import BoardSnapshot
-from snapshots.recompute import snapshot_recompute, snapshots_sweep
 from tests.builders.review import make_user
 
 pytestmark = pytest.mark.django_db

@@ -12,9 +12,9 @@ import pytest
 
 from bundles.importer import bundle_import
 from leaderboard.models import Round
+from recompute.boards import snapshot_recompute
 from runs.models import Run, Verdict
 from snapshots.models import BoardSnapshot
-from snapshots.recompute import snapshot_recompute
 from tests.builders.review import BENCH, ROUND, bundle, make_people, publish_world
 
 pytestmark = pytest.mark.django_db

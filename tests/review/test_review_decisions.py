@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from leaderboard.models import Benchmark, ChangelogEntry, Round, Task
+from recompute.boards import compute_round_boards, round_document
 from runs.models import Dispute, Run, Verdict
 from runs.selectors import review_stage
 from runs.services import (
@@ -21,7 +22,6 @@ from runs.services import (
     verdict_change,
     verdict_record,
 )
-from snapshots.recompute import compute_round_boards, round_document
 from tests.builders.review import make_people, make_world
 
 pytestmark = pytest.mark.django_db

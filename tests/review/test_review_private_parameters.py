@@ -156,8 +156,8 @@ def test_publishing_makes_the_parameters_visible_on_run_and_task_pages(client, w
 
 def _recompute_all() -> None:
     """What the worker does once the writes commit: every stale board and the ratings are recomputed."""
+    from recompute.boards import snapshot_recompute
     from snapshots.models import BoardSnapshot
-    from snapshots.recompute import snapshot_recompute
 
     for snap_id in BoardSnapshot.objects.filter(stale=True).values_list("id", flat=True):
         snapshot_recompute(snapshot_id=snap_id)

@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from bundles.export import bundle_export
 from leaderboard.models import Round, TaskVersion
+from recompute.boards import compute_round_boards, round_document
 from runs.models import Dispute, Run
 from runs.services import (
     dispute_decide,
@@ -19,7 +20,6 @@ from runs.services import (
     round_publish,
     verdict_record,
 )
-from snapshots.recompute import compute_round_boards, round_document
 from tests.builders.review import BENCH, ROUND, SECRET_CITY, make_people, make_world
 
 pytestmark = pytest.mark.django_db

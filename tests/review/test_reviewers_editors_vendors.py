@@ -10,10 +10,10 @@ from django.utils import timezone
 
 from bundles.importer import bundle_import
 from leaderboard.models import Benchmark, ChangelogEntry, Round
+from recompute.boards import snapshot_recompute
 from runs.models import Evidence, Run, Verdict
 from runs.services import round_enter_preview, round_publish, run_update, verdict_record
 from snapshots.models import BoardSnapshot
-from snapshots.recompute import snapshot_recompute
 from tests.builders.review import (
     BENCH,
     ROUND,

@@ -7,8 +7,8 @@ import pytest
 from django.core.management import call_command
 
 from leaderboard.models import Round
+from recompute.boards import snapshot_recompute, snapshots_sweep
 from snapshots.models import BoardSnapshot
-from snapshots.recompute import snapshot_recompute, snapshots_sweep
 
 pytestmark = pytest.mark.django_db
 DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "agentbench-live"

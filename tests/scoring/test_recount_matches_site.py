@@ -9,10 +9,10 @@ from django.core.management import call_command
 from bundles.export import bundle_export
 from bundles.importer import bundle_import
 from leaderboard.models import Benchmark
+from recompute.boards import snapshot_recompute, snapshots_sweep
 from scoring.boards import boards_as_shown
 from scoring.recount import recount
 from snapshots.models import BoardSnapshot
-from snapshots.recompute import snapshot_recompute, snapshots_sweep
 from tests.builders.site import (
     checks_median_ties_bundle,
     checks_skipped_tie_bundle,

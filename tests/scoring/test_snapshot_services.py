@@ -12,8 +12,8 @@ from django.utils import timezone
 
 from bundles.importer import bundle_import
 from leaderboard.models import Round
+from recompute.boards import snapshot_recompute, snapshots_sweep
 from snapshots.models import BoardSnapshot
-from snapshots.recompute import snapshot_recompute, snapshots_sweep
 from snapshots.stale import snapshots_mark_stale
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -88,3 +88,34 @@ def test_a_write_that_rolls_back_leaves_the_snapshot_fresh(django_capture_on_com
             snapshots_mark_stale(round_ids=[rnd.id])
             raise RuntimeError("the write failed")
     assert callbacks == [] and not BoardSnapshot.objects.get(pk=snap.pk).stale
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", ["snapshots.tasks.recompute_snapshot", "scoring.tasks.recompute_snapshot"])
+def test_a_recompute_queued_under_either_name_recomputes_the_board(name):
+    """The tasks are named after their app (`snapshots.tasks.*`); one queued under the name they had while the
+    app's label was "scoring" still runs the same recompute."""
+    from celery import current_app
+
+    rnd = _weekly()
+    snap = BoardSnapshot.objects.get(round=rnd, kind="boards")
+    snapshot_recompute(snapshot_id=snap.pk)
+    BoardSnapshot.objects.filter(pk=snap.pk).update(stale=True, digest="")
+    current_app.tasks[name].delay(snap.pk)  # eager Celery in tests: recomputed inline
+    after = BoardSnapshot.objects.get(pk=snap.pk)
+    assert not after.stale and after.digest
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", ["snapshots.tasks.sweep_stale", "scoring.tasks.sweep_stale"])
+def test_the_sweep_runs_under_either_name_and_the_beat_schedule_names_the_new_one(name, settings):
+    from celery import current_app
+
+    assert settings.CELERY_BEAT_SCHEDULE["sweep-stale-snapshots"]["task"] == "snapshots.tasks.sweep_stale"
+    settings.STALE_SWEEP_SECONDS = 60
+    rnd = _weekly()
+    snap = BoardSnapshot.objects.get(round=rnd, kind="boards")
+    snapshot_recompute(snapshot_id=snap.pk)
+    BoardSnapshot.objects.filter(pk=snap.pk).update(stale=True, stale_since=timezone.now() - timedelta(minutes=5))
+    assert snap.pk in current_app.tasks[name].delay().get()
+    assert not BoardSnapshot.objects.get(pk=snap.pk).stale

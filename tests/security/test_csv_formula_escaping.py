@@ -14,9 +14,9 @@ import pytest
 from django.test import Client
 
 from bundles.importer import bundle_import
+from recompute.boards import snapshot_recompute, snapshots_sweep
 from scoring.recount import recount
 from snapshots.models import BoardSnapshot
-from snapshots.recompute import snapshot_recompute, snapshots_sweep
 from tests.security.test_upload_key_scope import _run, published_doc
 
 pytestmark = pytest.mark.django_db

@@ -10,11 +10,11 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from recompute.boards import snapshot_recompute
 from runs.models import Run
 from runs.services import run_create, verdict_record
 from runs.services.search import notes_index
 from snapshots.models import BoardSnapshot
-from snapshots.recompute import snapshot_recompute
 from tests.builders.review import BENCH, ROUND, make_people, make_world, publish_world
 
 pytestmark = pytest.mark.django_db

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from bundles.importer import bundle_import
+from recompute.boards import snapshot_recompute
 from snapshots.models import BoardSnapshot
-from snapshots.recompute import snapshot_recompute
 
 
 def compute_all() -> None:

@@ -7,11 +7,11 @@ import pytest
 
 from bundles.importer import bundle_import
 from pages.tables import TABLE_BUILDERS, BoardContext, Column, Table, agent_cell, num_cell, rank_cell
+from recompute.boards import snapshot_recompute, snapshots_sweep
 from scoring import methodologies
 from scoring.common import assign_ranks, base_row, effective_runs, entered_agents, name_key
 from scoring.types import RoundInput
 from snapshots.models import BoardSnapshot
-from snapshots.recompute import snapshot_recompute, snapshots_sweep
 
 pytestmark = pytest.mark.django_db
 

@@ -7,9 +7,9 @@ from django.contrib.auth.models import User
 
 from leaderboard.caching import content_version_bump
 from leaderboard.models import Round
+from recompute.boards import snapshot_recompute
 from runs.models import Run, Verdict
 from snapshots.models import BoardSnapshot
-from snapshots.recompute import snapshot_recompute
 from tests.builders.site import SECRET_CITY, checks_bundle, outcomes_bundle
 
 pytestmark = pytest.mark.django_db

@@ -14,11 +14,11 @@ from django.db import connection
 from django.utils import timezone
 
 from bundles.importer import bundle_import
+from recompute import boards as recompute
+from recompute.boards import compute_ratings
 from scoring.bradley_terry import ratings_from_votes
 from scoring.types import VoteInput
-from snapshots import recompute
 from snapshots.models import BoardSnapshot, SnapshotKind
-from snapshots.recompute import compute_ratings
 from tests.builders.bundles import make_bundle
 from tests.builders.voting import cast, cast_then_withdraw, make_user
 from voting.cells import cells_differences, votes_add

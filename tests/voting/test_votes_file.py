@@ -11,7 +11,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from snapshots.recompute import compute_ratings
+from recompute.boards import compute_ratings
 from tests.builders.voting import cast, cast_then_withdraw, make_user
 
 pytestmark = pytest.mark.django_db

@@ -10,9 +10,9 @@ from bundles.importer import bundle_import
 from bundles.inspect_logs import InspectLogError, logs_to_bundle, read_logs
 from leaderboard.groups import EDITORS, REVIEWERS, TESTERS, VENDORS
 from leaderboard.models import Membership, Organization
+from recompute.boards import snapshot_recompute, snapshots_sweep
 from runs.models import Evidence
 from snapshots.models import BoardSnapshot
-from snapshots.recompute import snapshot_recompute, snapshots_sweep
 
 DEMO_BUNDLES = ["artb.json", "appbench.json", "weekly.json", "agentbench-live.json"]
 # The fifth benchmark: a real Inspect eval log (the scripted quiz of tests/inspect_logs), published.
@@ -110,7 +110,7 @@ class Command(BaseCommand):
     def _users(self) -> None:
         lines = []
         for name, group, staff, org_slug in DEMO_USERS:
-            # Site accounts sign in by email, and their username is that email (voting.accounts).
+            # Site accounts sign in by email, and their username is that email (voting.views.accounts).
             username = f"{name}@example.org"
             user, created = User.objects.get_or_create(
                 username=username, defaults={"email": username, "is_staff": staff}

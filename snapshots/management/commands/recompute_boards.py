@@ -1,8 +1,8 @@
 from django.core.management.base import BaseCommand
 
 from leaderboard.progress import progress
+from recompute.boards import snapshot_recompute, snapshots_sweep
 from snapshots.models import BoardSnapshot
-from snapshots.recompute import snapshot_recompute, snapshots_sweep
 
 
 class Command(BaseCommand):

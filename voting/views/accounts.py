@@ -16,10 +16,10 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from leaderboard.clients import client_address
 
-from .forms import SignInForm, SignUpForm
-from .services.addresses import address_confirm, address_confirmation_send, address_confirmed
-from .services.limits import rate_limit_hit
-from .too_many import too_many_page
+from ..forms import SignInForm, SignUpForm
+from ..services.addresses import address_confirm, address_confirmation_send, address_confirmed
+from ..services.limits import rate_limit_hit
+from ..too_many import too_many_page
 
 
 def _too_many_attempts(request: HttpRequest, what: str) -> HttpResponse | None:

@@ -22,12 +22,12 @@ from leaderboard.clients import client_address
 from runs.models import Run
 from runs.services.app_builds import app_build_file, builds_storage
 
-from .app_serving import APP_CSP, app_file_response, serving_mark
-from .drawable import app_build_of, live_kind, preview_shots, with_previews
-from .models import Vote, Winner
-from .pictures import MAX_PICTURE_BYTES, UnreadablePicture, picture_for_voter, serving_key
-from .pool import VotePool, vote_pool, vote_pool_last
-from .selectors import (
+from ..app_serving import APP_CSP, app_file_response, serving_mark
+from ..drawable import app_build_of, live_kind, preview_shots, with_previews
+from ..models import Vote, Winner
+from ..pictures import MAX_PICTURE_BYTES, UnreadablePicture, picture_for_voter, serving_key
+from ..pool import VotePool, vote_pool, vote_pool_last
+from ..selectors import (
     matchup_for_alias,
     matchup_open,
     matchup_reveal,
@@ -37,10 +37,10 @@ from .selectors import (
     vote_scopes,
     voter_status,
 )
-from .services.counting import Cast, vote_cast
-from .services.drawing import MatchupRefused, matchup_check, matchup_draw
-from .services.limits import rate_limits_hit
-from .too_many import too_many_page
+from ..services.counting import Cast, vote_cast
+from ..services.drawing import MatchupRefused, matchup_check, matchup_draw
+from ..services.limits import rate_limits_hit
+from ..too_many import too_many_page
 
 # The vote screen frames the two sandboxed apps (through this site's aliases, from PREVIEW_ORIGIN when set, or
 # a live app over https); naming no preview host keeps a preview's address out of the headers.

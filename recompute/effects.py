@@ -13,7 +13,7 @@ from typing import Any
 from runs.models import Verdict
 from runs.services.review import lowest_outcome
 
-from .recompute import compute_round_boards, round_document
+from .boards import compute_round_boards, round_document
 
 
 @dataclass(frozen=True)

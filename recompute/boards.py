@@ -26,10 +26,9 @@ from scoring.bradley_terry import ratings_from_cells
 from scoring.bundle import round_inputs
 from scoring.types import Standings
 from scoring.vote_margins import with_vote_margins
+from snapshots.models import BoardSnapshot, SnapshotKind
+from snapshots.stale import RATINGS_DEBOUNCE_SECONDS, enqueue_recompute, snapshots_mark_stale
 from voting.models import Outcome, VoteCell
-
-from .models import BoardSnapshot, SnapshotKind
-from .stale import RATINGS_DEBOUNCE_SECONDS, enqueue_recompute, snapshots_mark_stale
 
 # Bump when a scoring rule changes, so every snapshot is recomputed even though its inputs did not change.
 # 12: boards with intervals carry "interval_tasks" (the tasks each agent ran, for the head-to-head), and ratings
