@@ -1,7 +1,7 @@
 """Evidence files carried by a bundle: `{"kind": "screenshot", "path": "shots/run-1/home.png"}` in a run's
 evidence names a file (relative to the bundle file's folder) that is stored on the site. That is how a
 benchmark gives the vote screen its screenshots: a screenshot only at an external address is public on the
-run's page, so it is never shown blind (`voting.drawable.preview_shots`).
+run's page, so it is never shown blind (`voting.draw.rules.preview_shots`).
 
 Every file is read and checked before anything is written (`read_evidence_files`: missing, not a regular
 file, a symlink, out of the folder, over EVIDENCE_FILE_MAX_BYTES is a problem of the bundle, reported with its

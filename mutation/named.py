@@ -176,7 +176,7 @@ MUTANTS = [
         "linear draw weights",
         (
             (
-                "voting/draw.py",
+                "voting/draw/matchups.py",
                 "weights = [1.0 / (1 + seen.get(c, 0)) ** 2 for c",
                 "weights = [1.0 / (1 + seen.get(c, 0)) for c",
             ),

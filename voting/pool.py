@@ -1,6 +1,6 @@
 """The vote pool: every run that may be drawn for a blind vote, worked out once and shared by all processes.
 
-Which runs can be drawn (`drawable.drawable` and `drawable.run_is_drawable`: published, not superseded,
+Which runs can be drawn (`draw.rules.drawable` and `draw.rules.run_is_drawable`: published, not superseded,
 counted, started, admitted, something to show) depends on runs, their evidence and builds, rounds, entries,
 agents, tasks (and their versions) and benchmarks, never on votes. Working it out reads every run of the
 votable benchmarks, so instead of doing that on every vote screen the pool is kept in the shared cache under
@@ -13,7 +13,7 @@ a *pool version*:
 - the pool also expires after POOL_TTL_SECONDS, which bounds what a write outside the services (a queryset
   update in a shell) can leave behind: at worst a run that became drawable waits that long;
 - a draw never trusts the pool alone: the two runs it picks are checked again against the database rules a
-  write without a signal can change (`drawable.drawable_run_ids`: published round, not superseded, counted,
+  write without a signal can change (`draw.rules.drawable_run_ids`: published round, not superseded, counted,
   started, not the voter's organization) before the matchup is made, and a failed check rebuilds the pool. A
   run that stopped being drawable that way (a round withdrawn, an agent's organization changed) is therefore
   never shown, however old the pool.
@@ -44,7 +44,7 @@ from leaderboard.caching import VOTE_POOL_VERSION_KEY, draws_generation, draws_r
 from leaderboard.models import Task, TaskVersion, task_input
 from runs.models import Run
 
-from .drawable import drawable, live_kind, preview_shots, run_is_drawable, votable_benchmarks, with_previews
+from .draw.rules import drawable, live_kind, preview_shots, run_is_drawable, votable_benchmarks, with_previews
 
 log = logging.getLogger(__name__)
 
@@ -90,8 +90,8 @@ class PoolRun:
     task_id: int
     agent_id: int
     organization_id: int | None
-    live: str  # what the side's frame shows (`drawable.live_kind`)
-    shots: int  # how many screenshots can be shown blind (`drawable.preview_shots`)
+    live: str  # what the side's frame shows (`draw.rules.live_kind`)
+    shots: int  # how many screenshots can be shown blind (`draw.rules.preview_shots`)
 
 
 @dataclass(frozen=True)

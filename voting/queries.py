@@ -152,7 +152,7 @@ def voter_day(*, voter_id: int, since: datetime) -> VoterDay:
 
 
 class ClaimTarget(NamedTuple):
-    """What a vote reads of its matchup: whether it may be used (`services.drawing.matchup_check`), what the vote
+    """What a vote reads of its matchup: whether it may be used (`draw.matchups.matchup_check`), what the vote
     stores, and what the screen then reveals."""
 
     pk: int

@@ -14,7 +14,7 @@ from django.utils import timezone
 from runs.models import Run
 
 from . import queries
-from .drawable import live_kind, preview_shots, voter_organization_id, with_previews
+from .draw.rules import live_kind, preview_shots, voter_organization_id, with_previews
 from .models import Matchup
 from .pool import VotePool, vote_pool
 

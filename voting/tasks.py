@@ -7,8 +7,8 @@ from django.db import OperationalError
 
 from leaderboard.models import Benchmark
 
+from .draw.matchups import matchups_prune
 from .services.counting import votes_mature
-from .services.drawing import matchups_prune
 from .services.flagging import voters_flag
 
 

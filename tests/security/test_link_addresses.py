@@ -19,7 +19,7 @@ from leaderboard.models import Benchmark, Round
 from runs.models import Evidence, Run
 from tests.builders.site import scored_bundle
 from tests.builders.voting import build_world, make_user, matchup_for
-from voting.drawable import live_kind
+from voting.draw.rules import live_kind
 
 pytestmark = pytest.mark.django_db
 

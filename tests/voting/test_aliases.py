@@ -11,9 +11,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from tests.builders.voting import build_world, make_user
+from voting.draw.matchups import MatchupRefused, matchup_draw
 from voting.models import Matchup, Vote
 from voting.services.counting import vote_record
-from voting.services.drawing import MatchupRefused, matchup_draw
 
 pytestmark = pytest.mark.django_db
 

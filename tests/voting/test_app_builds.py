@@ -395,7 +395,7 @@ def test_a_matchup_key_does_not_open_an_app(voter_client, built):
 def test_the_two_aliases_of_a_pair_are_unrelated_to_the_runs(voter, built):
     # Two voters shown the same pair of runs get unrelated aliases: an alias says nothing about the app behind it.
     from tests.builders.voting import make_user
-    from voting.services.drawing import matchup_draw
+    from voting.draw.matchups import matchup_draw
 
     scope = f"{built.benchmark.slug}/{built.tasks[0].key}"
     first = matchup_draw(voter=voter, scope=scope)

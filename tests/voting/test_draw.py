@@ -14,9 +14,9 @@ from leaderboard.models import TaskVersion
 from runs.models import Evidence, Run
 from tests.builders.voting import make_user, tiny_png
 from voting.cells import votes_add
+from voting.draw.matchups import matchup_draw
 from voting.models import Matchup, Vote
 from voting.pool import vote_pool_retire
-from voting.services.drawing import matchup_draw
 
 pytestmark = pytest.mark.django_db
 
@@ -335,9 +335,9 @@ def test_a_screenshot_added_after_the_pool_was_shared_makes_its_run_drawable_at_
 
 
 def test_the_draw_s_check_of_two_runs_follows_the_draw_rules_in_every_state(world):
-    # voting.drawable.drawable_run_ids is the draw rules' database part (`drawable`, the one definition) plus the
+    # voting.draw.rules.drawable_run_ids is the draw rules' database part (`drawable`, the one definition) plus the
     # own-organization rule. Put runs in every state those rules read and check each by hand.
-    from voting.drawable import drawable_run_ids
+    from voting.draw.rules import drawable_run_ids
 
     runs = [r for r in world.runs if r.task_id == world.tasks[0].id]
     draft = world.draft_runs[0]

@@ -8,8 +8,8 @@ import pytest
 from django.utils import timezone
 
 from tests.builders.voting import cast, make_user, matchup_for
+from voting.draw.matchups import matchups_prune
 from voting.models import Held, Matchup, Vote, VoterFlag
-from voting.services.drawing import matchups_prune
 from voting.tasks import voters_flag_all, votes_housekeeping
 
 pytestmark = pytest.mark.django_db

@@ -12,9 +12,9 @@ from django.utils import timezone
 from snapshots.models import BoardSnapshot
 from tests.builders.voting import cast, make_user, matchup_for
 from voting.cells import votes_add
+from voting.draw.matchups import MatchupRefused
 from voting.models import Vote, VoterFlag
 from voting.services.counting import vote_cast, vote_record, votes_mature
-from voting.services.drawing import MatchupRefused
 from voting.services.flagging import voter_agreement, voter_flag_clear, voters_flag
 from voting.services.limits import rate_limit_hit
 

@@ -475,7 +475,7 @@ def test_the_vote_screen_and_the_vote_run_a_fixed_small_number_of_queries(client
 
 
 def test_on_invent_tasks_the_draw_reads_the_voter_s_voted_pairs_in_one_more_query(client, voter):
-    # Invent and startup pairs the voter has not voted on come first (voting/draw.py): one statement reads the
+    # Invent and startup pairs the voter has not voted on come first (voting/draw/matchups.py): one statement reads the
     # pairs the voter has voted on, in the draw and in the next pair drawn with an htmx vote; nothing else
     # changes from the to-spec counts above (8, 4, 9 or 10, 13 or 14).
     from django.db import connection

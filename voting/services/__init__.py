@@ -1,7 +1,6 @@
-"""Writes of the voting app, one module per job (import from the module that holds what you use):
+"""Writes of the voting app, one module per job (import from the module that holds what you use); drawing a
+pair and making its matchup is `voting.draw`:
 
-- `drawing`: matchups: drawing a pair for a voter (`matchup_draw`), checking that a voter may use a matchup
-  (`matchup_check`, `MatchupRefused`) and pruning the ones that expired unused (`matchups_prune`);
 - `limits`: the rate limits, sliding windows per account and per address (`rate_limit_hit`,
   `rate_limits_hit`);
 - `counting`: casting a vote (`vote_cast`, `vote_record`) and the counting rules it applies (`vote_standing`),

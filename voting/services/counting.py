@@ -38,9 +38,9 @@ from snapshots.stale import snapshots_mark_stale
 
 from .. import queries
 from ..cells import cells_apply, votes_lock
+from ..draw.matchups import MatchupRefused, matchup_check, refuse_forged
 from ..models import Held, Vote, VoterFlag, Winner
 from ..selectors import VoterStatus, account_counts_from, day_start, is_token
-from .drawing import MatchupRefused, matchup_check, refuse_forged
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,8 @@ from runs.models import Run
 from runs.services.app_builds import app_build_file, builds_storage
 
 from ..app_serving import APP_CSP, app_file_response, serving_mark
-from ..drawable import app_build_of, live_kind, preview_shots, with_previews
+from ..draw.matchups import MatchupRefused, matchup_check, matchup_draw
+from ..draw.rules import app_build_of, live_kind, preview_shots, with_previews
 from ..models import Vote, Winner
 from ..pictures import MAX_PICTURE_BYTES, UnreadablePicture, picture_for_voter, serving_key
 from ..pool import VotePool, vote_pool, vote_pool_last
@@ -38,7 +39,6 @@ from ..selectors import (
     voter_status,
 )
 from ..services.counting import Cast, vote_cast
-from ..services.drawing import MatchupRefused, matchup_check, matchup_draw
 from ..services.limits import rate_limits_hit
 from ..too_many import too_many_page
 

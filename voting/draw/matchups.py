@@ -1,4 +1,5 @@
-"""Matchups: drawing a pair for a voter, checking that a voter may use a matchup, pruning expired ones.
+"""Matchups: drawing a pair for a voter (`matchup_draw`, and which pair it picks: `pair_pick`), checking that a
+voter may use a matchup, pruning expired ones. Which runs may be drawn at all is `voting.draw.rules`.
 
 An open matchup is shown again when the page is reloaded (no rerolling for a wanted pair), new pairs are
 limited to VOTE_DRAW_RATE_LIMIT per window (`limits`), a vote on a pair whose round was withdrawn while it was
@@ -19,11 +20,10 @@ from django.conf import settings
 from django.utils import timezone
 
 from .. import queries
-from ..draw import pair_pick
-from ..drawable import drawable_run_ids
 from ..models import Matchup
 from ..pool import VotePool, vote_pool
 from ..selectors import pool_runs, scope_tasks
+from .rules import drawable_run_ids
 
 # System randomness for draws and tokens: a voter must not be able to predict the next pair.
 _system_random = secrets.SystemRandom()
@@ -81,15 +81,15 @@ def matchup_draw(
 
     Rules: only runs of published rounds (completed, not superseded by a re-run), under the task's current
     major version, with something to show (an app build, an opaque preview address or a stored screenshot:
-    `drawable.drawable` and `drawable.run_is_drawable`); never an agent of the voter's own organization;
+    `rules.drawable` and `rules.run_is_drawable`); never an agent of the voter's own organization;
     tasks ranked by votes (invent, startup) first: their pairs the voter has not voted on, then to-spec pairs
-    (`draw.first_pairs`); two different agents; pairs with fewer votes are favoured (weight
+    (`first_pairs`); two different agents; pairs with fewer votes are favoured (weight
     1 / (1 + counted votes on that pair in that task)^2, read from the vote cells); the pair the voter last
     saw in that task is not drawn again straight away when there is another. A and B are assigned at random
     and each agent's run is picked at random among its runs of the task.
 
     The runs come from the shared vote pool (`voting.pool`); the two picked are checked against the database
-    (`drawable.drawable_run_ids`) before the matchup is made, and a failed check draws again from a pool
+    (`rules.drawable_run_ids`) before the matchup is made, and a failed check draws again from a pool
     worked out afresh (`pool.vote_pool_last` then gives the screen that pool, not the one found stale).
 
     `after` is the pair the voter has just voted on, when the next pair is drawn with the vote: it is then the
@@ -123,6 +123,49 @@ def matchup_draw(
         created_at=now,
         expires_at=now + timedelta(seconds=settings.VOTE_ALIAS_TTL_SECONDS),
     )
+
+
+# --- which pair ------------------------------------------------------------------------------------------------
+def pair_pick(
+    voter, runs_by_task: dict[int, dict[int, list[int]]], pool, rng: Random, after=None
+) -> tuple[int, int, int] | None:
+    """(task id, run A id, run B id) by the rules of `matchup_draw`, or None when there is no
+    pair."""
+    candidates: list[tuple[int, int, int]] = []
+    for task_id, agents in runs_by_task.items():
+        ids = sorted(agents)
+        candidates += [(task_id, a, b) for i, a in enumerate(ids) for b in ids[i + 1 :]]
+    candidates = first_pairs(voter, candidates, pool)
+    if not candidates:
+        return None
+    # Votes on each pair, from the vote cells (the counted votes, whichever agent was shown as A).
+    seen = queries.pair_votes(task_ids=sorted({c[0] for c in candidates}))
+    last = (after.task_id, after.run_a_id, after.run_b_id) if after else queries.last_pair(voter_id=voter.pk)
+    if last is not None and len(candidates) > 1:
+        agent_of = {
+            run_id: agent_id for agents in runs_by_task.values() for agent_id, runs in agents.items() for run_id in runs
+        }
+        pair = sorted([agent_of.get(last[1], -1), agent_of.get(last[2], -1)])
+        candidates = [c for c in candidates if c != (last[0], pair[0], pair[1])]
+    weights = [1.0 / (1 + seen.get(c, 0)) ** 2 for c in candidates]
+    task_id, a, b = rng.choices(candidates, weights=weights, k=1)[0]
+    if rng.random() < 0.5:
+        a, b = b, a
+    agents = runs_by_task[task_id]
+    return task_id, rng.choice(agents[a]), rng.choice(agents[b])
+
+
+def first_pairs(voter, candidates: list[tuple[int, int, int]], pool) -> list[tuple[int, int, int]]:
+    """Invent and startup tasks first (their boards are ranked by votes): their pairs this voter has not voted
+    on yet; once the voter has voted on every one of them, the to-spec tasks' pairs; with none of those, the
+    invent and startup pairs again."""
+    first_tasks = {t for t in {c[0] for c in candidates} if (task := pool.task(t)) and task.ranked_by_votes}
+    if not first_tasks:
+        return candidates
+    first = [c for c in candidates if c[0] in first_tasks]
+    voted = queries.voter_pairs(voter_id=voter.pk, task_ids=sorted(first_tasks))
+    fresh = [c for c in first if c not in voted]
+    return fresh or [c for c in candidates if c[0] not in first_tasks] or first
 
 
 def matchups_prune(*, now: datetime | None = None, keep_days: int = 2) -> int:
