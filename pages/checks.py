@@ -1,7 +1,7 @@
 """The system check that the pages follow the methodology registry (`manage.py check`, and every start).
 
 A methodology is one entry of `scoring.methodologies.REGISTRY`; the pages add, per methodology, a table builder
-(`pages.tables.TABLE_BUILDERS`) and the methodology page's text (`templates/leaderboard/methodology/<key>.html`).
+(`pages.tables.TABLE_BUILDERS`) and the methodology page's text (`pages/templates/pages/methodology/<key>.html`).
 Those are keyed by the entry's key, so a new entry without them, a renamed key, or a builder left behind for an
 entry that is gone would show an error page or an empty board: this check names the mismatch instead.
 """
@@ -46,7 +46,7 @@ def methodologies_check(app_configs: Any = None, **kwargs: Any) -> list[checks.C
             errors.append(
                 checks.Error(
                     f"methodology {key!r} has no methodology page text",
-                    hint=f"Write templates/{methodology_template(key)} (what the seed says, and the choices made).",
+                    hint=f"Write pages/templates/{methodology_template(key)} (what the seed says, and the choices made).",
                     id="pages.E003",
                 )
             )

@@ -20,4 +20,4 @@ def task_url(bench: str, task: str, agent: str | None = None) -> str:
 
 def methodology_template(key: str) -> str:
     """The methodology page's text of the registry entry `key` (pages.checks checks that every entry has one)."""
-    return f"leaderboard/methodology/{key}.html"
+    return f"pages/methodology/{key}.html"

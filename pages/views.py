@@ -32,7 +32,7 @@ def _page(request: HttpRequest, template: str, context: dict, region: str) -> Ht
 @public_page
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "leaderboard/home.html", selectors.home_page())
+    return render(request, "pages/home.html", selectors.home_page())
 
 
 @public_page
@@ -40,14 +40,14 @@ def home(request: HttpRequest) -> HttpResponse:
 @vary_on_headers("HX-Request")
 def board(request: HttpRequest, bench: str, round: str | None = None) -> HttpResponse:
     context = selectors.board_page(bench_slug=bench, round_key=round, params=request.GET, viewer=request.user)
-    return _page(request, "leaderboard/board.html", context, "board-region")
+    return _page(request, "pages/board.html", context, "board-region")
 
 
 @public_page
 @require_GET
 def run_detail(request: HttpRequest, bench: str, round: str, run: str) -> HttpResponse:
     context = details.run_page(bench_slug=bench, round_key=round, run_key=run, query=request.GET)
-    return render(request, "runs/run_detail.html", context)
+    return render(request, "pages/run_detail.html", context)
 
 
 @require_GET
@@ -60,20 +60,20 @@ def run_json(request: HttpRequest, bench: str, round: str, run: str) -> JsonResp
 @require_GET
 def round_agent(request: HttpRequest, bench: str, round: str, agent: str) -> HttpResponse:
     context = details.round_agent_page(bench_slug=bench, round_key=round, agent_slug=agent)
-    return render(request, "leaderboard/round_agent.html", context)
+    return render(request, "pages/round_agent.html", context)
 
 
 @public_page
 @require_GET
 def task_detail(request: HttpRequest, bench: str, task: str) -> HttpResponse:
     context = details.task_page(bench_slug=bench, task_key=task, agent=request.GET.get("agent"))
-    return render(request, "leaderboard/task.html", context)
+    return render(request, "pages/task.html", context)
 
 
 @public_page
 @require_GET
 def agent_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    return render(request, "leaderboard/agent.html", details.agent_page(slug=slug))
+    return render(request, "pages/agent.html", details.agent_page(slug=slug))
 
 
 @public_page
@@ -81,7 +81,7 @@ def agent_detail(request: HttpRequest, slug: str) -> HttpResponse:
 @vary_on_headers("HX-Request")
 def tradeoffs(request: HttpRequest, bench: str) -> HttpResponse:
     context = tradeoffs_page(bench_slug=bench, params=request.GET)
-    return _page(request, "leaderboard/tradeoffs.html", context, "weighted-region")
+    return _page(request, "pages/tradeoffs.html", context, "weighted-region")
 
 
 @public_page
@@ -89,26 +89,26 @@ def tradeoffs(request: HttpRequest, bench: str) -> HttpResponse:
 @vary_on_headers("HX-Request")
 def compare(request: HttpRequest, bench: str) -> HttpResponse:
     context = compare_page(bench_slug=bench, params=request.GET)
-    return _page(request, "leaderboard/compare.html", context, "compare-region")
+    return _page(request, "pages/compare.html", context, "compare-region")
 
 
 @public_page
 @require_GET
 def search(request: HttpRequest, bench: str) -> HttpResponse:
-    return render(request, "leaderboard/search.html", search_page(bench_slug=bench, params=request.GET))
+    return render(request, "pages/search.html", search_page(bench_slug=bench, params=request.GET))
 
 
 @public_page
 @require_GET
 def methodology(request: HttpRequest, bench: str) -> HttpResponse:
-    return render(request, "leaderboard/methodology.html", selectors.methodology_page(bench_slug=bench))
+    return render(request, "pages/methodology.html", selectors.methodology_page(bench_slug=bench))
 
 
 @public_page
 @require_GET
 def round_tasks(request: HttpRequest, bench: str, round: str) -> HttpResponse:
     context = selectors.round_tasks_page(bench_slug=bench, round_key=round, params=request.GET)
-    return render(request, "leaderboard/round_tasks.html", context)
+    return render(request, "pages/round_tasks.html", context)
 
 
 @require_GET
@@ -121,7 +121,7 @@ def round_tasks_csv(request: HttpRequest, bench: str, round: str) -> HttpRespons
 @require_GET
 def changelog(request: HttpRequest, bench: str, round: str) -> HttpResponse:
     context = selectors.changelog_page(bench_slug=bench, round_key=round)
-    return render(request, "leaderboard/changelog.html", context)
+    return render(request, "pages/changelog.html", context)
 
 
 @require_GET

@@ -41,8 +41,8 @@ def toy_table(ctx: BoardContext, tab: str, task_key: str | None) -> Table:
 
 @pytest.fixture
 def toy(tmp_path, settings):
-    # Its methodology page's text, as templates/leaderboard/methodology/toy.html would be.
-    page = tmp_path / "leaderboard" / "methodology" / "toy.html"
+    # Its methodology page's text, as pages/templates/pages/methodology/toy.html would be.
+    page = tmp_path / "pages" / "methodology" / "toy.html"
     page.parent.mkdir(parents=True)
     page.write_text("<p>The toy rule: an agent scores one point per completed run.</p>")
     settings.TEMPLATES = [{**settings.TEMPLATES[0], "DIRS": [tmp_path, *settings.TEMPLATES[0]["DIRS"]]}]
