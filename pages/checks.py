@@ -46,7 +46,7 @@ def methodologies_check(app_configs: Any = None, **kwargs: Any) -> list[checks.C
             errors.append(
                 checks.Error(
                     f"methodology {key!r} has no methodology page text",
-                    hint=f"Write pages/templates/{methodology_template(key)} (what the seed says, and the choices made).",
+                    hint=f"Write pages/templates/{methodology_template(key)} (what the seed says, the choices made).",
                     id="pages.E003",
                 )
             )
