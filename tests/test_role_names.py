@@ -10,7 +10,19 @@ from pathlib import Path
 from leaderboard.groups import EDITORS, REVIEWERS, ROLE_GROUPS, TESTERS, VENDORS
 
 ROOT = Path(__file__).resolve().parents[1]
-CODE = ("leaderboard", "runs", "voting", "scoring", "snapshots", "bundles", "pages", "api", "config", "bench")
+CODE = (
+    "leaderboard",
+    "runs",
+    "voting",
+    "scoring",
+    "snapshots",
+    "recompute",
+    "bundles",
+    "pages",
+    "api",
+    "config",
+    "bench",
+)
 DEFINED_IN = ROOT / "leaderboard" / "groups.py"
 
 
