@@ -37,10 +37,12 @@ serve: demo
 
 # TEST_RUN_ID (default: this shell's process id) gives the run its own test database, cache keys and Celery
 # queue, so two test runs on one machine never wipe each other.
+# The services (scripts/test_services.py): DATABASE_URL, REDIS_URL and CELERY_BROKER_URL as set, else the defaults
+# above when they answer, else throwaway PostgreSQL and Redis servers of the run's own under var/test-services/
+# (installed with apt first when missing), stopped and removed when the run ends, fails or is interrupted.
 test: $(STAMP) chromium
-	TEST_RUN_ID=$${TEST_RUN_ID:-$$$$} DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} \
-	CELERY_BROKER_URL=$${CELERY_BROKER_URL:-$(TEST_BROKER_URL)} \
-	$(VENV)/bin/pytest $(PYTEST_ARGS)
+	TEST_RUN_ID=$${TEST_RUN_ID:-$$$$} $(PY) scripts/test_services.py --database $(TEST_DATABASE_URL) \
+	  --redis $(TEST_REDIS_URL) --broker $(TEST_BROKER_URL) -- $(VENV)/bin/pytest $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -9,6 +9,7 @@ import os
 import pytest
 
 from config.celery import app as celery_app
+from config.reachable import unreachable_settings
 from tests.isolation import cache_clear_own
 
 celery_app.conf.task_always_eager = True
@@ -16,6 +17,19 @@ celery_app.conf.task_eager_propagates = True
 
 
 def pytest_configure(config):
+    _services_answer()
+    _fast_password_hasher()
+
+
+def _services_answer():
+    """A DATABASE_URL, REDIS_URL or CELERY_BROKER_URL whose server does not answer stops the run before any test,
+    with a line naming it, rather than as a driver's connection traceback in the first test that touches it."""
+    problems = unreachable_settings()
+    if problems:
+        raise pytest.UsageError("\n".join(problems))
+
+
+def _fast_password_hasher():
     """Passwords are hashed with a fast hasher in tests: the production hasher (PBKDF2, over a million rounds)
     takes most of a second per account, and the suite makes hundreds of accounts. What is tested is who may
     sign in and what they see, not the hash's strength (the site's own PASSWORD_HASHERS are Django's)."""
