@@ -230,6 +230,7 @@ class Throwaway:
     pg_data: Path | None = None
     redis: subprocess.Popen | None = None
     started: list[str] = field(default_factory=list)
+    tidy: list[Path] = field(default_factory=list)  # folders removed afterwards when empty (var/ if this run made it)
 
     def start_postgres(self, pg_bin: Path, database_url: str) -> str:
         """initdb a cluster into the folder and start it on a free port; returns DATABASE_URL for it."""
@@ -317,16 +318,16 @@ class Throwaway:
             if not self._run([*pg_ctl, "-m", "fast"], check=False):
                 self._run([*pg_ctl, "-m", "immediate"], check=False)
         shutil.rmtree(self.folder, ignore_errors=True)
-        try:
-            if self.folder.parent.name == SERVICES_DIR.name:
-                self.folder.parent.rmdir()  # var/test-services/ itself, unless another run's folder is in it
-        except OSError:
-            pass
+        for folder in self.tidy:
+            try:
+                folder.rmdir()  # only when empty: another run's folder keeps var/test-services/
+            except OSError:
+                break
 
 
 def make_folder(account: str | None, base: Path = SERVICES_DIR) -> Path:
     """This run's folder, var/test-services/<pid>/; when the server account cannot reach it (a checkout in a
-    home folder closed to others), a folder of the same name under the system's temporary folder."""
+    home folder closed to others), a folder under the system's temporary folder."""
     folder = base / str(os.getpid())
     folder.mkdir(parents=True, exist_ok=True)
     if account is None:
@@ -430,7 +431,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             clean_stale()
             pg_bin, redis_server = ensure_programs(wanted)
             account = server_account() if wanted.postgres else None
-            servers = Throwaway(make_folder(account), account)
+            tidy = [SERVICES_DIR] + ([] if SERVICES_DIR.parent.exists() else [SERVICES_DIR.parent])
+            servers = Throwaway(make_folder(account), account, tidy=tidy)
             if pg_bin:
                 env["DATABASE_URL"] = servers.start_postgres(pg_bin, args.database)
                 say(f"no PostgreSQL on {_where(args.database)}: a throwaway one, {_where(env['DATABASE_URL'])}")

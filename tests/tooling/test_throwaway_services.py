@@ -109,6 +109,18 @@ def test_the_folders_of_killed_runs_are_removed_and_live_runs_left_alone(tmp_pat
     assert sorted(p.name for p in tmp_path.iterdir()) == ["4000002", "notes"]
 
 
+def test_stopping_removes_the_runs_folder_and_var_when_the_run_made_it(tmp_path):
+    var = tmp_path / "var"
+    services = var / "test-services"
+    mine, other = services / "4000004", services / "4000005"
+    for folder in (mine, other):
+        (folder / "pg").mkdir(parents=True)
+    ts.Throwaway(mine, tidy=[services, var]).stop()
+    assert sorted(p.name for p in services.iterdir()) == ["4000005"]  # another run's folder stays, and so its parents
+    ts.Throwaway(other, tidy=[services, var]).stop()
+    assert list(tmp_path.iterdir()) == []
+
+
 def _programs() -> tuple[Path, Path]:
     pg, redis = ts.postgres_bin(), ts.redis_bin()
     if pg is None or redis is None:
