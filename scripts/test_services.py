@@ -239,35 +239,25 @@ class Throwaway:
         self.pg_data.mkdir()
         if self.account:
             shutil.chown(self.pg_data, self.account, self.account)
-        run = self._run
-        run(
+        self._run(
             [str(pg_bin / "initdb"), "-D", str(self.pg_data), "-U", PG_SUPERUSER, "--auth=trust", "-E", "UTF8"]
             + ["--no-locale", "--no-sync"]
         )
-        for attempt in range(3):
+        log = self.pg_data / "server.log"
+        pg_ctl = [str(pg_bin / "pg_ctl"), "-D", str(self.pg_data), "-l", str(log), "-w", "-t", "60"]
+        for _attempt in range(3):  # another program may take the free port before the server does
             port = free_port()
             options = " ".join(f"-c {o}" for o in (f"port={port}", "listen_addresses=127.0.0.1", *PG_OPTIONS))
-            started = self._run(
-                [
-                    str(pg_bin / "pg_ctl"),
-                    "-D",
-                    str(self.pg_data),
-                    "-l",
-                    str(self.pg_data / "server.log"),
-                    "-w",
-                    "-t",
-                    "60",
-                ]
-                + ["-o", options, "start"],
-                check=attempt == 2,
-            )
-            if started:
+            if self._run([*pg_ctl, "-o", options, "start"], check=False):
                 break
+        else:
+            lines = log.read_text(errors="replace").strip().splitlines() if log.exists() else []
+            raise Stop("PostgreSQL did not start: " + (lines[-1] if lines else "no log"))
         self.started.append("PostgreSQL")
         url = with_server(database_url, "127.0.0.1", port)
         name = urlsplit(url).path.lstrip("/")
         if name and name != "postgres":
-            run([str(pg_bin / "createdb"), "-h", "127.0.0.1", "-p", str(port), "-U", PG_SUPERUSER, name])
+            self._run([str(pg_bin / "createdb"), "-h", "127.0.0.1", "-p", str(port), "-U", PG_SUPERUSER, name])
         return url
 
     def start_redis(self, redis_server: Path, redis_url: str) -> str:
