@@ -144,3 +144,87 @@ document.addEventListener("click", (event) => {
     else frame.blur();
   }));
 })();
+
+// The vote buttons sleep until the voter has seen both apps: each app counts as seen once at least half of it
+// (or half the window, for an app taller than that) has been on screen for SEEN_MS, or once the voter has gone
+// into it (the focus in its frame or on its buttons, a tap, full screen, its screenshots opened). Until then the
+// bar says so and the buttons are aria-disabled, so a tap on a phone's sticky bar cannot vote for apps never
+// looked at; the server checks each vote as before, whatever the page did.
+(() => {
+  const SEEN_MS = 1000;
+  const timers = new WeakMap(); // side -> the pending "seen" timeout while it is on screen
+  const observed = new WeakSet();
+
+  const barOf = (side) => side.closest("#vote-stage")?.querySelector("form.vote-bar");
+
+  const tell = (bar) => {
+    const sides = [...bar.closest("#vote-stage").querySelectorAll(".side[data-side]")];
+    const unseen = sides.filter((side) => !("seen" in side.dataset)).map((side) => side.dataset.side);
+    const wait = bar.querySelector("[data-vote-wait]");
+    if (unseen.length) {
+      if (wait) {
+        wait.textContent = unseen.length === sides.length
+          ? "The vote buttons wake once you have seen both apps: scroll to each of A and B, or open it."
+          : `The vote buttons wake once you have seen app ${unseen.join(" and ")} too: scroll to it, or open it.`;
+      }
+      return;
+    }
+    delete bar.dataset.asleep;
+    bar.querySelectorAll("button[aria-disabled]").forEach((button) => button.removeAttribute("aria-disabled"));
+    if (wait) wait.textContent = "You have seen both apps: vote when you are ready.";
+  };
+
+  const see = (side) => {
+    if (!side || "seen" in side.dataset) return;
+    side.dataset.seen = "";
+    const bar = barOf(side);
+    if (bar && "asleep" in bar.dataset) tell(bar);
+  };
+
+  const onScreen = new IntersectionObserver((entries) => {
+    entries.forEach((entry) => {
+      const side = entry.target.closest(".side[data-side]");
+      const needed = Math.min(entry.boundingClientRect.height, window.innerHeight) / 2;
+      const shown = entry.isIntersecting && entry.intersectionRect.height >= needed - 1;
+      clearTimeout(timers.get(side));
+      if (shown) timers.set(side, setTimeout(() => { if (side.isConnected) see(side); }, SEEN_MS));
+    });
+  }, { threshold: [0, 0.1, 0.25, 0.5, 0.75, 1] });
+
+  const watch = () => document.querySelectorAll("#vote-stage .side[data-side]").forEach((side) => {
+    if (observed.has(side)) return;
+    observed.add(side);
+    onScreen.observe(side.querySelector(".live-wrap, .shots") || side);
+    const bar = barOf(side);
+    if (bar && "asleep" in bar.dataset) tell(bar);
+  });
+  document.addEventListener("DOMContentLoaded", watch);
+  document.addEventListener("htmx:load", watch);
+  document.addEventListener("vote:stage", watch);
+
+  // Going into an app: the focus on anything in its side, a tap or click there, its screenshots opened.
+  document.addEventListener("focusin", (event) => see(event.target.closest?.(".side[data-side]")));
+  document.addEventListener("pointerdown", (event) => see(event.target.closest?.(".side[data-side]")));
+  document.addEventListener("toggle", (event) => see(event.target.closest?.(".side[data-side]")), true);
+  // The focus moving into a frame blurs the page; the frame is then the active element.
+  window.addEventListener("blur", () => setTimeout(() => {
+    const frame = document.activeElement;
+    if (frame && frame.matches("iframe.live") && "settled" in frame.dataset) see(frame.closest(".side[data-side]"));
+  }));
+
+  // While asleep, a press on a vote button (click, Enter, Space) does nothing; this runs before htmx's own
+  // listeners (capture on the document), so no vote is sent.
+  const asleep = (el) => el.closest?.("form.vote-bar[data-asleep]");
+  document.addEventListener("click", (event) => {
+    if (event.target.closest?.("button") && asleep(event.target)) {
+      event.preventDefault();
+      event.stopPropagation();
+    }
+  }, true);
+  document.addEventListener("submit", (event) => {
+    if (asleep(event.target)) {
+      event.preventDefault();
+      event.stopPropagation();
+    }
+  }, true);
+})();

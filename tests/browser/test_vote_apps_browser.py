@@ -350,3 +350,74 @@ def test_an_app_that_never_finishes_loading_is_the_voters_after_a_moment(
     assert page.locator("iframe.live[data-settled]").count() == 0
     expect(page.locator("#vote-stage iframe.live[data-settled]")).to_have_count(2)  # after a moment on screen
     _use_app(app, "typed while a picture still loads")
+
+
+def _asleep(page) -> bool:
+    return page.locator("#vote-stage form.vote-bar button[aria-disabled='true']").count() == 3
+
+
+def _try_to_vote_while_asleep(page) -> None:
+    """A tap (forced past Playwright's own wait for an enabled button) and Enter on a vote button send nothing."""
+    from voting.models import Vote
+
+    bar = page.locator("#vote-stage form.vote-bar")
+    bar.get_by_role("button", name="A is better").click(force=True)
+    bar.get_by_role("button", name="Tie").focus()
+    page.keyboard.press("Enter")
+    page.keyboard.press("Space")
+    page.wait_for_timeout(500)
+    assert Vote.objects.count() == 0
+    assert _asleep(page)
+
+
+@pytest.mark.parametrize("size", [{"width": 390, "height": 844}, {"width": 1280, "height": 900}])
+def test_the_vote_buttons_sleep_until_the_voter_has_seen_both_apps(live_server, demo, browser, size):
+    from voting.models import Vote
+
+    page = browser.new_page(viewport=size, is_mobile=size["width"] < 500, has_touch=size["width"] < 500)
+    _sign_up_a_day_ago(page, live_server)
+    page.goto(f"{live_server.url}/vote/", wait_until="domcontentloaded")
+    bar = page.locator("#vote-stage form.vote-bar")
+    # From the first paint the bar says why its buttons do nothing yet, to the eye and to a screen reader.
+    assert _asleep(page)
+    wait = bar.locator("[data-vote-wait]")
+    assert "wake once you have seen both apps" in wait.inner_text()
+    described = bar.get_by_role("button", name="A is better").get_attribute("aria-describedby")
+    assert described == wait.get_attribute("id")
+    assert bar.get_by_role("button", name="A is better").is_visible()  # the sticky bar, in view on a phone too
+    if size["width"] < 500:
+        # On a phone app B is below the fold: seeing only app A leaves the buttons asleep, however long.
+        _try_to_vote_while_asleep(page)
+        page.locator("#live-A").scroll_into_view_if_needed()
+        expect(wait).to_contain_text("seen app B too", timeout=5_000)
+        page.wait_for_timeout(1_500)
+        _try_to_vote_while_asleep(page)
+        page.locator("#live-B").scroll_into_view_if_needed()
+    # Both apps seen (on a desktop they stand side by side in the first screen): the buttons wake.
+    expect(bar.locator("button[aria-disabled]")).to_have_count(0, timeout=5_000)
+    expect(wait).to_have_text("You have seen both apps: vote when you are ready.")
+    bar.get_by_role("button", name="B is better").click()
+    page.get_by_role("link", name="Next pair").wait_for()
+    assert Vote.objects.get().winner == "b"
+
+
+def test_by_keyboard_the_vote_buttons_wake_once_the_focus_has_been_in_both_apps(live_server, demo, browser):
+    from voting.models import Vote
+
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    _sign_up_a_day_ago(page, live_server)
+    page.goto(f"{live_server.url}/vote/")
+    _wait_for_both_apps(page)
+    page.evaluate("window.scrollTo(0, 0)")
+    _try_to_vote_while_asleep(page)
+    # Tab from the task picker into app A, through it, into app B and on to the buttons, as the keyboard help
+    # says; going into each app is seeing it.
+    page.locator("#scope").focus()
+    for _ in range(80):
+        page.keyboard.press("Tab")
+        if page.evaluate("() => document.activeElement.textContent.trim()") == "A is better":
+            break
+    expect(page.locator("#vote-stage form.vote-bar button[aria-disabled]")).to_have_count(0, timeout=5_000)
+    page.keyboard.press("Enter")
+    page.get_by_role("link", name="Next pair").wait_for()
+    assert Vote.objects.get().winner == "a"
