@@ -5,8 +5,11 @@ a permission on them)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.options import ActionLocation
 from django.core.exceptions import ValidationError
 
 from leaderboard.services.changes import require_reason
@@ -15,7 +18,7 @@ from runs.admin import ask_reason, change_reason, reason_field, refused_as_denie
 from scoring.bundle_run_checks import week_problem
 
 from .. import services
-from ..models import ChangelogEntry, Entry, Round, RoundParameter
+from ..models import Benchmark, ChangelogEntry, Entry, Round, RoundParameter
 from ..roles import user_is_editor
 from ._common import ReasonForm, SavesThroughServices
 
@@ -143,6 +146,27 @@ class RoundAdmin(SavesThroughServices, admin.ModelAdmin):
     @admin.action(description="Publish (after the preview, with every run reviewed)", permissions=["change"])
     def publish(self, request, queryset):
         self._each(request, queryset, run_services.round_publish, "is published", "was not published")
+
+    def get_actions(self, request, action_location=ActionLocation.CHANGE_LIST):
+        """The actions say what publishing means for the rounds listed: a benchmark without a vendor window
+        (preview hours 0) publishes straight from draft, so neither "Enter preview" nor "after the preview" is
+        offered where the list holds only such benchmarks."""
+        actions = super().get_actions(request, action_location)
+        if "publish" not in actions:
+            return actions
+        benchmarks = Benchmark.objects.all()
+        if (shown := request.GET.get("benchmark__id__exact", "")).isdigit():
+            benchmarks = benchmarks.filter(pk=shown)
+        hours = set(benchmarks.values_list("preview_hours", flat=True))
+        words = None
+        if not any(hours):
+            words = "Publish (with every run reviewed)"
+            actions.pop("enter_preview", None)
+        elif 0 in hours:
+            words = "Publish (with every run reviewed; after the vendor preview where the benchmark has one)"
+        if words:
+            actions["publish"] = replace(actions["publish"], description=words, plural_description=words)
+        return actions
 
     def _each(self, request, queryset, service, done: str, refused: str) -> None:
         """`service` on each selected round; a message per round says how it went and why one was refused."""

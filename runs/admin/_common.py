@@ -48,6 +48,10 @@ class DeletesThroughService:
     def delete_through(self, request, obj) -> None:
         raise NotImplementedError
 
+    def never_deleted(self, queryset):
+        """The part of a selection the service never deletes (not offered for deletion); none by default."""
+        return queryset.none()
+
     def delete_model(self, request, obj):
         self.delete_through(request, obj)
 
@@ -96,6 +100,18 @@ class DeletesThroughService:
     def delete_through_service(self, request, queryset):
         """First Django's confirmation page (what goes with the selection, "Yes, I'm sure"); once confirmed,
         each object through the service, a refused one named with the reason."""
+        kept = self.never_deleted(queryset)
+        if kept.exists():
+            # Not asked, then refused: what is never deleted is left out of the selection, and said so.
+            self.message_user(
+                request,
+                f"{kept.count()} of the selected {self.opts.verbose_name_plural} belong to a published round and "
+                "are never deleted; correct them instead, with a reason.",
+                messages.WARNING,
+            )
+            queryset = queryset.exclude(pk__in=kept.values("pk"))
+            if not queryset.exists():
+                return None
         if not request.POST.get("post"):
             return confirm_then_delete(self, request, queryset)  # renders the page; deletes nothing without "post"
         done = 0

@@ -16,6 +16,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
+from leaderboard.models import in_published_round
 from pages.corrections import correction_effect
 
 from .. import services
@@ -24,10 +25,11 @@ from ..selectors import (
     review_prompt,
     user_is_editor,
     user_verdict_roles,
+    roles_open_to,
     verdicts_to_decide_between,
     visible_verdicts,
 )
-from ..services.review import lowest_outcome, outcome_disagreement
+from ..services.review import lowest_outcome
 from ._common import DeletesThroughService, with_request
 
 
@@ -60,58 +62,56 @@ def _errors_shown_on(form: forms.Form):
             form.add_error(None, error)
 
 
-def _require_one_outcome(form: forms.Form, data: dict) -> bool:
-    """The outcome chosen and the rows ticked must agree (the lowest ticked row applies): a clear error rather
-    than silently saving the lower one."""
-    problem = outcome_disagreement(outcome=data.get("outcome"), matched=data.get("matched") or [])
-    if problem:
-        form.add_error("matched", problem)
-        return False
-    return True
-
-
 def _verdict_input(data: dict) -> dict:
     """The verdict a validated form describes, as verdict_record and verdict_change take it."""
-    return {
-        "outcome": data.get("outcome") or None,
-        "matched": data.get("matched") or [],
-        "note": data.get("note") or "",
-        "reason": data.get("reason") or "",
-    }
+    return {"outcome": data.get("outcome") or None, "note": data.get("note") or "", "reason": data.get("reason") or ""}
+
+
+OUTCOME_HELP = "The outcome row the run matched (the criteria above); if it matched several, the lowest of them."
+
+
+def _review_run(request) -> Run | None:
+    """The run a verdict is being entered on (the queue's link, or the form posted), with what its review reads."""
+    run_id = request.GET.get("run") or request.POST.get("run")
+    if not str(run_id or "").isdigit():
+        return None
+    return (
+        Run.objects.filter(pk=run_id)
+        .select_related("task", "round__benchmark", "entry__agent")
+        .prefetch_related("verdicts")
+        .first()
+    )
 
 
 class VerdictAddForm(forms.ModelForm):
     """The form a tester or reviewer fills in. It writes through `verdict_record` when it validates, so every
-    rule (roles, blind double review, due time) is the service's, shown as form errors."""
+    rule (roles, blind double review, due time) is the service's, shown as form errors. One outcome control:
+    the row the run matched (a bundle may still carry every matched row; the lowest applies either way)."""
 
     role = forms.ChoiceField(choices=VerdictRole.choices)
-    outcome = forms.ChoiceField(
-        choices=[("", "---------"), *Outcome.choices],
-        required=False,
-        help_text="Or tick every row the run matched below (the lowest applies); if you do both, they must agree.",
-    )
-    matched = forms.MultipleChoiceField(
-        choices=Outcome.choices,
-        required=False,
-        widget=forms.CheckboxSelectMultiple,
-        help_text="Every outcome row the run matched; the lowest applies.",
-    )
+    outcome = forms.ChoiceField(choices=[("", "---------"), *Outcome.choices], help_text=OUTCOME_HELP)
     reason = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 2}),
-        help_text="Only after publication: why (goes into the round's changelog).",
+        help_text="The round is published: say why (goes into the round's changelog).",
     )
     request = None
+    run = None  # the run under review, when the request names it
     recorded: Verdict | None = None
 
     class Meta:
         model = Verdict
-        fields = ["run", "role", "outcome", "matched", "note"]
+        fields = ["run", "role", "outcome", "note"]
         widgets = {"note": forms.Textarea(attrs={"rows": 4})}
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         allowed = user_verdict_roles(self.request.user) if self.request else set()
+        if self.run is not None:
+            # The roles the run waits for from this person, as their queue lists them; with none (they reviewed
+            # it already, or its review is complete) the service's refusal says why. The third reviewer decides
+            # only where the first two disagree, and is never one of those two.
+            allowed = set(roles_open_to(self.request.user, self.run)) or (allowed - {VerdictRole.THIRD})
         self.fields["role"].choices = [(r, label) for r, label in VerdictRole.choices if r in allowed]
 
     def _post_clean(self):
@@ -122,7 +122,7 @@ class VerdictAddForm(forms.ModelForm):
     def clean(self):
         data = super().clean()
         run = data.get("run")
-        if run is None or self.errors or not _require_one_outcome(self, data):
+        if run is None or self.errors:
             return data
         with _errors_shown_on(self):
             self.recorded = services.verdict_record(
@@ -136,8 +136,7 @@ class VerdictChangeForm(forms.ModelForm):
     published verdict's outcome is saved only on a second submit: the first shows its effect on the board
     (`recompute.effects`, nothing written) and asks for the reason."""
 
-    outcome = forms.ChoiceField(choices=[("", "---------"), *Outcome.choices], required=False)
-    matched = forms.MultipleChoiceField(choices=Outcome.choices, required=False, widget=forms.CheckboxSelectMultiple)
+    outcome = forms.ChoiceField(choices=[("", "---------"), *Outcome.choices], help_text=OUTCOME_HELP)
     reason = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 2}),
@@ -150,10 +149,15 @@ class VerdictChangeForm(forms.ModelForm):
 
     class Meta:
         model = Verdict
-        fields = ["outcome", "matched", "note"]
+        fields = ["outcome", "note"]
 
     def _post_clean(self):
         pass
+
+    def _matched(self, data: dict) -> list[str]:
+        """The rows a bundle recorded stay with the verdict while its outcome stays; a new outcome replaces them."""
+        kept = list(self.instance.matched or [])
+        return kept if data.get("outcome") == self.instance.outcome else []
 
     def _effect_shown(self, data: dict) -> bool:
         """True when the correction may be saved: it changes no outcome of a published round, or the editor
@@ -161,9 +165,9 @@ class VerdictChangeForm(forms.ModelForm):
         verdict = self.instance
         if not verdict.run.round.is_published:
             return True
-        matched = list(data.get("matched") or [])
+        matched = self._matched(data)
         final = lowest_outcome(outcome=data.get("outcome") or None, matched=matched)
-        if final == verdict.outcome and matched == list(verdict.matched or []):
+        if final == verdict.outcome:
             return True
         token = f"{final}|{','.join(matched)}"
         self.effect = correction_effect(verdict=verdict, outcome=data.get("outcome") or None, matched=matched)
@@ -180,10 +184,12 @@ class VerdictChangeForm(forms.ModelForm):
 
     def clean(self):
         data = super().clean()
-        if self.errors or not _require_one_outcome(self, data) or not self._effect_shown(data):
+        if self.errors or not self._effect_shown(data):
             return data
         with _errors_shown_on(self):
-            services.verdict_change(verdict=self.instance, by=self.request.user, **_verdict_input(data))
+            services.verdict_change(
+                verdict=self.instance, by=self.request.user, matched=self._matched(data), **_verdict_input(data)
+            )
         self.instance.refresh_from_db()
         return data
 
@@ -202,20 +208,28 @@ class VerdictAdmin(DeletesThroughService, admin.ModelAdmin):
 
     def get_form(self, request, obj=None, **kwargs):
         kwargs["form"] = VerdictAddForm if obj is None else VerdictChangeForm
-        return with_request(super().get_form(request, obj, **kwargs), request)
+        form = with_request(super().get_form(request, obj, **kwargs), request)
+        if obj is None:
+            form.run = _review_run(request)
+        return form
 
     def get_fields(self, request, obj=None):
         if obj is None:
-            return ["run", "role", "outcome", "matched", "note", "reason"]
+            run = _review_run(request)
+            # A reason is asked only where the service requires one: on a run of a published round.
+            reason = ["reason"] if run is not None and run.round.is_published else []
+            return ["run", "role", "outcome", "note", *reason]
+        shown = ["run_key", "role", "reviewer", "outcome", *(["matched"] if obj.matched else []), "note"]
         if self.has_change_permission(request, obj):
-            return ["run_key", "role", "reviewer", "outcome", "matched", "note", "reason", "effect_seen"]
-        return ["run_key", "role", "reviewer", "outcome", "matched", "note", "created_at"]
+            reason = ["reason"] if obj.run.round.is_published else []
+            return [*shown, *reason, "effect_seen"]
+        return [*shown, "created_at"]
 
     def get_readonly_fields(self, request, obj=None):
         if obj is None:
             return []
         if self.has_change_permission(request, obj):
-            return ["run_key", "role", "reviewer"]
+            return ["run_key", "role", "reviewer", "matched"]
         return ["run_key", "role", "reviewer", "outcome", "matched", "note", "created_at"]
 
     @admin.display(description="run")
@@ -236,7 +250,13 @@ class VerdictAdmin(DeletesThroughService, admin.ModelAdmin):
         return user_is_editor(request.user) and super().has_change_permission(request, obj)
 
     def has_delete_permission(self, request, obj=None):
+        # A published verdict is never deleted (it is corrected, with a reason): no delete button to refuse.
+        if obj is not None and obj.run.round.is_published:
+            return False
         return user_is_editor(request.user) and super().has_delete_permission(request, obj)
+
+    def never_deleted(self, queryset):
+        return queryset.filter(in_published_round("run__round"))
 
     def save_form(self, request, form, change):
         if not change:
@@ -260,12 +280,7 @@ class VerdictAdmin(DeletesThroughService, admin.ModelAdmin):
 
     def add_view(self, request, form_url="", extra_context=None):
         extra = dict(extra_context or {})
-        run_id = request.GET.get("run") or request.POST.get("run")
-        run = (
-            Run.objects.filter(pk=run_id).select_related("task", "round", "entry__agent").first()
-            if str(run_id or "").isdigit()
-            else None
-        )
+        run = _review_run(request)
         if run is not None:
             extra["review_run"] = run
             task_version = run.task.versions.filter(version=run.task_version).first()

@@ -82,28 +82,90 @@ def test_the_rounds_values_stay_private_to_everyone_else(client, w, who):
 # --- 10. one way to enter an outcome ---------------------------------------------------------------------------
 
 
-def test_a_chosen_outcome_contradicting_the_ticked_rows_is_refused_with_a_clear_error(client, w):
-    client.force_login(w["tester"])
-    run = w["acme-trip"]
-    data = {"run": run.pk, "role": "tester", "outcome": "pass", "matched": ["fail"], "note": "seen"}
-    response = client.post(add_form(run, "tester"), data)
-    assert response.status_code == 200
-    html = response.content.decode()
-    assert "You chose “pass” but ticked fail" in html and "the lowest ticked row applies" in html
-    assert not Verdict.objects.filter(run=run).exists()
+def _form_part(html: str) -> str:
+    return html.split('id="verdict_form"')[1].split("</form>")[0]
 
 
-def test_rows_alone_still_take_the_lowest_and_an_agreeing_choice_is_saved(client, w):
+def test_the_review_form_offers_one_outcome_control_and_the_reason_only_after_publication(client, w):
     client.force_login(w["tester"])
     run = w["acme-trip"]
-    # Seed 000 §3: a run matching pass and partial takes the lowest, partial; choosing partial agrees.
-    data = {"run": run.pk, "role": "tester", "outcome": "partial", "matched": ["pass", "partial"], "note": "seen"}
-    assert client.post(add_form(run, "tester"), data).status_code == 302
+    form = _form_part(client.get(add_form(run, "tester")).content.decode())
+    # One control: the outcome menu; no "Matched" boxes, no "if you do both" (a draft: no reason either).
+    assert form.count('name="outcome"') == 1 and 'type="checkbox" name="matched"' not in form
+    assert "Matched" not in form and "if you do both" not in form
+    assert 'name="reason"' not in form and "Only after publication" not in form
+    assert client.post(add_form(run, "tester"), {"run": run.pk, "role": "tester", "outcome": "partial",
+                                                 "note": "seen"}).status_code == 302
     assert Verdict.objects.get(run=run, role="tester").outcome == "partial"
+
+
+def test_a_run_of_a_published_round_asks_the_reason_on_the_review_form(client, w):
+    publish(w)
+    late = Run.objects.filter(round=w["round"]).first()
+    Verdict.objects.filter(run=late).delete()
+    Run.objects.filter(pk=late.pk).update(outcome="")
+    client.force_login(w["tester2"])
+    form = _form_part(client.get(add_form(late, "tester")).content.decode())
+    assert 'name="reason"' in form and "The round is published: say why" in form
+    data = {"run": late.pk, "role": "tester", "outcome": "pass", "note": "late look"}
+    html = client.post(add_form(late, "tester"), data).content.decode()
+    assert 'name="reason"' in _form_part(html) and not Verdict.objects.filter(run=late).exists()  # asked, shown
+
+
+def _role_choices(html: str) -> list[str]:
+    menu = html.split('name="role"')[1].split("</select>")[0]
+    return [o.split('"')[0] for o in menu.split('<option value="')[1:] if o.split('"')[0]]
+
+
+def test_the_role_menu_offers_the_third_reviewer_only_where_the_first_two_disagree(client, w):
+    run = w["acme-trip"]
     client.force_login(w["second"])
-    data = {"run": run.pk, "role": "second", "matched": ["pass", "fail"], "note": ""}
-    assert client.post(add_form(run, "second"), data).status_code == 302
-    assert Verdict.objects.get(run=run, role="second").outcome == "fail"
+    # A second review: "third reviewer" is not offered.
+    assert _role_choices(client.get(add_form(run, "second")).content.decode()) == ["second"]
+    verdict_record(run=run, role="tester", reviewer=w["tester"], outcome="pass", note=TESTER_NOTE)
+    verdict_record(run=run, role="second", reviewer=w["second"], outcome="pass", note=SECOND_NOTE)
+    client.force_login(w["third"])
+    assert "third" not in _role_choices(client.get(add_form(run, "third")).content.decode())  # they agree
+    Verdict.objects.filter(run=run, role="second").update(outcome="fail")
+    assert _role_choices(client.get(add_form(run, "third")).content.decode()) == ["third"]
+    client.force_login(w["second"])  # one of the two who disagree is never offered the decision
+    assert "third" not in _role_choices(client.get(add_form(run, "third")).content.decode())
+
+
+def test_a_published_verdict_offers_no_delete_and_a_drafts_does(client, w):
+    client.force_login(w["editor"])
+    draft_verdict = verdict_record(run=w["acme-trip"], role="tester", reviewer=w["tester"], outcome="pass", note="x")
+    html = client.get(f"/admin/runs/verdict/{draft_verdict.pk}/change/").content.decode()
+    assert 'class="deletelink"' in html
+    Verdict.objects.all().delete()
+    publish(w)
+    published = Verdict.objects.filter(run__round=w["round"]).first()
+    html = client.get(f"/admin/runs/verdict/{published.pk}/change/").content.decode()
+    assert 'class="deletelink"' not in html
+    assert client.get(f"/admin/runs/verdict/{published.pk}/delete/").status_code == 403
+    # The list's delete action leaves published verdicts out before asking: no "Are you sure?" then a refusal.
+    response = client.post(
+        "/admin/runs/verdict/", {"action": "delete_selected", "_selected_action": [published.pk]}, follow=True
+    )
+    html = response.content.decode()
+    assert "Are you sure" not in html and "belong to a published round and are never deleted" in html
+    assert Verdict.objects.filter(pk=published.pk).exists()
+
+
+def test_publish_says_after_the_preview_only_where_the_benchmark_has_a_vendor_window(client, w):
+    client.force_login(w["editor"])
+    bench = Benchmark.objects.get(slug=BENCH)
+    listed = f"/admin/leaderboard/round/?benchmark__id__exact={bench.pk}"
+
+    def actions() -> str:
+        return client.get(listed).content.decode().split('name="action"')[1].split("</select>")[0]
+
+    assert bench.preview_hours == 48
+    assert "Publish (after the preview, with every run reviewed)" in actions() and "Enter preview" in actions()
+    # No vendor window: the round publishes straight from draft, and the menu says only that.
+    Benchmark.objects.filter(pk=bench.pk).update(preview_hours=0)
+    assert "Publish (with every run reviewed)" in actions()
+    assert "preview" not in actions()
 
 
 # --- 11. the third reviewer sees what they decide between; the second never sees the first ---------------------
