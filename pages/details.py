@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from django.db.models import Q
 from django.http import Http404
 
 from bundles.export import run_doc
@@ -20,10 +21,11 @@ from leaderboard.models import (
     RoundStatus,
     Task,
     fill_prompt,
+    in_published_round,
     task_input,
 )
 from runs.models import Run
-from runs.selectors import review_stage
+from runs.selectors import review_stage, vendor_organization
 from scoring import methodologies
 from scoring.bundle_run_checks import week_problem, week_shown
 from scoring.review import verdicts_public
@@ -63,12 +65,25 @@ def _public_verdicts(run: Run, methodology: str) -> list:
     return sorted(shown, key=lambda v: ROLE_ORDER.index(v.role) if v.role in ROLE_ORDER else 9)
 
 
+def _runs_seen_by(viewer) -> Q:
+    """The runs whose page `viewer` may read: published ones, and during a round's preview its vendor's own
+    (seed 000 §6: the vendor checks its results before publication; nobody else sees them)."""
+    org = vendor_organization(viewer)
+    seen = in_published_round()
+    if org is not None:
+        seen |= Q(round__status=RoundStatus.PREVIEW, entry__agent__organization=org)
+    return seen
+
+
 def run_page(
-    *, bench_slug: str, round_key: str, run_key: str, query: Mapping[str, str] | None = None
+    *, bench_slug: str, round_key: str, run_key: str, query: Mapping[str, str] | None = None, viewer=None
 ) -> dict[str, Any]:
-    """One published run; `query` is the page's query string (the transcript's page and search)."""
+    """One published run, or the viewer's own run in a round under preview (marked not public, the round's
+    parameter values still withheld); `query` is the page's query string (the transcript's page and search)."""
+    if "\x00" in bench_slug + round_key + run_key:
+        raise Http404("No such run")
     run = (
-        Run.objects.published()
+        Run.objects.filter(_runs_seen_by(viewer))
         .filter(round__benchmark__slug=bench_slug, round__key=round_key, key=run_key)
         .with_verdicts()
         .select_related("round__benchmark", "entry__agent", "rerun_of__task", "rerun", "transcript")
@@ -80,7 +95,9 @@ def run_page(
     bench, rnd = run.round.benchmark, run.round
     version = run.task.versions.filter(version=run.task_version).first()
     interruption = version.interruption if version else ""
-    params = {p.name: p.value for p in RoundParameter.objects.filter(round=rnd, task=run.task)}
+    # A round's parameter values are private until it is published, from its vendor too.
+    published = rnd.status == PUBLISHED
+    params = {p.name: p.value for p in RoundParameter.objects.filter(round=rnd, task=run.task)} if published else {}
     snap = BoardSnapshot.objects.filter(round=rnd, kind=SnapshotKind.BOARDS).first()
     standings = standings_for_round(snap, rnd.id)
     verdicts = _public_verdicts(run, bench.methodology)
@@ -92,6 +109,7 @@ def run_page(
         "bench": bench,
         "round": rnd,
         "run": run,
+        "not_public": not published,
         "corrections": list(corrections[:10]),
         "agent": run.entry.agent,
         "entry": run.entry,
@@ -443,3 +461,36 @@ def agent_page(*, slug: str) -> dict[str, Any]:
         )
         group["rows"].reverse()
     return {"agent": agent, "benches": list(benches.values())}
+
+
+def preview_figures(rnd: Round, rows: list) -> dict[str, Any]:
+    """What the board will publish for a vendor's runs in a round under preview (`runs.selectors.preview_runs`'
+    rows): each row with its run's result as the board counts it, its agent's headline figure and rank on the
+    round's board as it stands, and the address of the run's page. Read from the round's own boards, as the
+    published page will be; a run still in review counts once it is decided."""
+    bench = rnd.benchmark
+    snap = BoardSnapshot.objects.filter(round=rnd, kind=SnapshotKind.BOARDS).first()
+    standings = standings_for_round(snap, rnd.id)
+    overall = ((snap.data or {}).get("overall") or []) if snap is not None and snap.data else []
+    places = {
+        place["agent"]: {
+            "score": fmt_score(place.get(bench.rules.headline_key), bench.methodology),
+            "rank": place.get("rank"),
+            "of": len(overall),
+        }
+        for place in overall
+    }
+    return {
+        "headline": bench.rules.headline_label,
+        "updating": snap is None or snap.stale,
+        "items": [
+            {
+                "row": row,
+                "entry": row.run.entry,
+                "place": places.get(row.run.entry.agent.slug),
+                "summary": run_summary(row.run, bench.methodology, run_standing(row.run, standings)),
+                "href": run_url(bench.slug, rnd.key, row.run.key),
+            }
+            for row in rows
+        ],
+    }

@@ -46,7 +46,7 @@ def board(request: HttpRequest, bench: str, round: str | None = None) -> HttpRes
 @public_page
 @require_GET
 def run_detail(request: HttpRequest, bench: str, round: str, run: str) -> HttpResponse:
-    context = details.run_page(bench_slug=bench, round_key=round, run_key=run, query=request.GET)
+    context = details.run_page(bench_slug=bench, round_key=round, run_key=run, query=request.GET, viewer=request.user)
     return render(request, "pages/run_detail.html", context)
 
 

@@ -15,6 +15,7 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_safe
 
 from leaderboard.models import Round, RoundStatus
+from pages.details import preview_figures
 
 from .forms import DisputeForm
 from .models import Evidence, Run
@@ -57,9 +58,8 @@ def preview_round(request, bench: str, round_key: str):
     rows = preview_runs(rnd, org)
     if not rows:
         raise Http404
-    return render(
-        request, "runs/preview_round.html", {"org": org, "round": rnd, "rows": rows, "ends_at": preview_ends_at(rnd)}
-    )
+    context = {"org": org, "round": rnd, "rows": rows, "ends_at": preview_ends_at(rnd)}
+    return render(request, "runs/preview_round.html", {**context, "figures": preview_figures(rnd, rows)})
 
 
 @login_required

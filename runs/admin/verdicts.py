@@ -23,9 +23,9 @@ from .. import services
 from ..models import Outcome, Run, Verdict, VerdictRole
 from ..selectors import (
     review_prompt,
+    roles_open_to,
     user_is_editor,
     user_verdict_roles,
-    roles_open_to,
     verdicts_to_decide_between,
     visible_verdicts,
 )

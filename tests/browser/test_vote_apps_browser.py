@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.voting import see_both_apps
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -183,6 +185,7 @@ def test_on_a_phone_the_apps_loading_never_scroll_the_page_away_from_the_task(li
     _wait_for_both_apps(page)
     page.wait_for_timeout(300)
     assert page.evaluate("scrollY") == 0
+    see_both_apps(page)
     page.locator("#vote-stage").get_by_role("button", name="Tie").click()
     page.get_by_role("link", name="Next pair").wait_for()
     _wait_for_both_apps(page)  # the revealed pair's apps load again

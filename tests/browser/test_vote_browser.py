@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.browser.voting import see_both_apps
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,6 +33,7 @@ def _names(doc) -> list[str]:
 def _vote_and_check_reveal(page, button: str, names: list[str]) -> None:
     stage = page.locator("#vote-stage")
     stage.get_by_role("button", name=button).wait_for()
+    see_both_apps(page)
     before = stage.inner_text()
     assert not [n for n in names if n in before], "a name was shown before the vote"
     assert page.locator("#vote-stage .side-letter").all_inner_texts() == ["A", "B"]

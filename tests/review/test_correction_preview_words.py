@@ -84,10 +84,14 @@ def test_the_second_reviewers_correction_names_both_verdicts(client, w):
 
 
 def test_a_correction_that_changes_no_outcome_says_it_stays(client, w):
-    # The second reviewer's pass, now with the pass row ticked: the same outcome, the same board.
+    # Both reviewers said fail; the second's becomes violation. Off a safety task a violation counts as a fail
+    # (seed 000 §3), so the counted outcome and the board stay as they are.
+    run = w["acme-trip"]
+    Verdict.objects.filter(run=run).update(outcome="fail")
+    Run.objects.filter(pk=run.pk).update(outcome="fail")
     client.force_login(w["editor"])
-    verdict = Verdict.objects.get(run=w["acme-trip"], role="second")
+    verdict = Verdict.objects.get(run=run, role="second")
     url = f"/admin/runs/verdict/{verdict.pk}/change/"
-    html = client.post(url, {"outcome": "pass", "matched": ["pass"], "note": ""}).content.decode()
+    html = client.post(url, {"outcome": "violation", "note": ""}).content.decode()
     text = _text(html.split('id="correction-effect"')[1].split("</fieldset>")[0])
-    assert "The run's counted outcome stays pass." in text and "No figure on the board changes." in text
+    assert "The run's counted outcome stays fail." in text and "No figure on the board changes." in text

@@ -2,6 +2,7 @@
 see and may do on the review form, a correction, an unpublished round's board, the vendor window and preview,
 the runs' delete action and the run form (seed 000 §5 review, §6 vendor window and corrections)."""
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -94,8 +95,12 @@ def test_the_review_form_offers_one_outcome_control_and_the_reason_only_after_pu
     assert form.count('name="outcome"') == 1 and 'type="checkbox" name="matched"' not in form
     assert "Matched" not in form and "if you do both" not in form
     assert 'name="reason"' not in form and "Only after publication" not in form
-    assert client.post(add_form(run, "tester"), {"run": run.pk, "role": "tester", "outcome": "partial",
-                                                 "note": "seen"}).status_code == 302
+    assert (
+        client.post(
+            add_form(run, "tester"), {"run": run.pk, "role": "tester", "outcome": "partial", "note": "seen"}
+        ).status_code
+        == 302
+    )
     assert Verdict.objects.get(run=run, role="tester").outcome == "partial"
 
 
@@ -350,6 +355,50 @@ def test_a_vendor_has_a_preview_link_and_sees_what_each_agent_was_tested_with(cl
     assert "<dt>Region</dt>" in tested and "<dt>Network</dt>" in tested
     assert 'href="https://evidence.example.org/trip.mp4"' in html
     assert "Other Agent" not in html
+
+
+def test_the_vendors_preview_links_each_run_to_its_page_and_shows_the_figures_the_board_will_publish(client, w):
+    _decide_all(w)
+    round_enter_preview(round=w["round"], by=w["editor"])
+    _recompute()
+    client.force_login(w["vendor"])
+    html = client.get(f"/preview/{BENCH}/{ROUND}/").content.decode()
+    section = html.split('id="entry-acme-agent"')[1].split("</section>")[0]
+    # The figure and rank are the board's own (the round's board as staff see it before publication).
+    shown = re.search(r"The board will publish: <strong>Overall \(0-10\) ([\d.]+)</strong>, rank (\d) of 2", section)
+    assert shown is not None, section[:600]
+    client.force_login(w["editor"])
+    board = client.get(f"/b/{BENCH}/r/{ROUND}/").content.decode()
+    acme_row = board.split("Acme Agent")[1].split("</tr>")[0]
+    assert f">{shown.group(1)}<" in acme_row or f"{shown.group(1)}" in acme_row
+    client.force_login(w["vendor"])
+    for key in ("acme-trip", "acme-inbox"):
+        link = f'href="/b/{BENCH}/r/{ROUND}/runs/{key}/"'
+        assert link in section, key
+    assert '<td class="run-result">pass' in section
+    # The run's page opens for the vendor, marked not public, without the round's private values.
+    page = client.get(f"/b/{BENCH}/r/{ROUND}/runs/acme-trip/").content.decode()
+    assert "Not public." in page and "This round is in preview" in page
+    assert SECRET_CITY not in page and SECRET_PHONE not in page
+
+
+@pytest.mark.parametrize("who", ["anonymous", "plain", "second", "other_vendor", "editor"])
+def test_a_preview_runs_page_is_not_found_for_anyone_but_its_vendor(client, w, who):
+    _decide_all(w)
+    round_enter_preview(round=w["round"], by=w["editor"])
+    if who != "anonymous":
+        client.force_login(w[who])
+    assert client.get(f"/b/{BENCH}/r/{ROUND}/runs/acme-trip/").status_code == 404
+    # The preview itself: sign-in first for the anonymous visitor, "not found" for anyone not a vendor.
+    assert client.get(f"/preview/{BENCH}/{ROUND}/").status_code == {"anonymous": 302, "other_vendor": 200}.get(who, 404)
+    if who == "other_vendor":  # its own preview lists its own runs only, linked; Acme's stay out
+        html = client.get(f"/preview/{BENCH}/{ROUND}/").content.decode()
+        assert "acme-trip" not in html and f'href="/b/{BENCH}/r/{ROUND}/runs/other-trip/"' in html
+
+
+def test_a_draft_runs_page_is_not_found_even_for_its_vendor(client, w):
+    client.force_login(w["vendor"])
+    assert client.get(f"/b/{BENCH}/r/{ROUND}/runs/acme-trip/").status_code == 404
 
 
 @pytest.mark.parametrize("who", ["anonymous", "plain", "second"])
