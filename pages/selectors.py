@@ -273,6 +273,17 @@ def round_tasks(bench: Benchmark, rnd: Round) -> list[Task]:
     return [t for t in bench.tasks.public() if t.key in keys]
 
 
+def round_picker(bench: Benchmark, rounds: list[Round], viewer=None) -> list[dict[str, Any]]:
+    """The rounds a board's picker offers: the published ones, the latest marked; for staff (`sees_unpublished`)
+    also the draft and preview rounds, first and each marked not public. The public never sees those."""
+    latest = rounds[0] if rounds else None
+    picks = [{"round": r, "latest": r == latest, "public": True} for r in rounds]
+    if sees_unpublished(viewer):
+        unpublished = Round.objects.filter(benchmark=bench).exclude(status=RoundStatus.PUBLISHED).order_by("-id")
+        picks = [{"round": r, "latest": False, "public": False} for r in unpublished] + picks
+    return picks
+
+
 def board_page(*, bench_slug: str, round_key: str | None, params: Mapping[str, str], viewer=None) -> dict[str, Any]:
     """A round's board, any tab; an unpublished round's only for staff (`round_for`), marked `not_public`."""
     bench = benchmark_get(bench_slug)
@@ -309,6 +320,7 @@ def board_page(*, bench_slug: str, round_key: str | None, params: Mapping[str, s
         "bench": bench,
         "round": rnd,
         "rounds": rounds,
+        "picker": round_picker(bench, rounds, viewer),
         # An older round: a published one with a newer published round. A benchmark's only round, or one not yet
         # published (staff see it before the public), is no older round.
         "is_older": rnd.is_published and bool(rounds) and rnd != rounds[0],

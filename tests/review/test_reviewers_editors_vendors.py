@@ -455,3 +455,34 @@ def test_admin_messages_name_a_round_as_written(client, w):
         "/admin/leaderboard/round/", {"action": "publish", "_selected_action": [w["round"].pk]}, follow=True
     )
     assert '<li class="error">artb-t Round 1 was not published' in response.content.decode()
+
+
+# --- the round picker: staff find a round not published yet, the public never --------------------------------
+
+
+def _picker(html: str) -> str:
+    return html.split('class="round-picker"')[1].split("</nav>")[0] if 'class="round-picker"' in html else ""
+
+
+@pytest.mark.parametrize("who", ["editor", "second", "tester"])
+def test_staff_find_the_rounds_not_published_yet_in_the_round_picker_marked(client, w, who):
+    publish(w)
+    Round.objects.create(benchmark=w["round"].benchmark, key="r2", name="Round 2", status="draft")
+    Round.objects.create(benchmark=w["round"].benchmark, key="r3", name="Round 3", status="preview")
+    client.force_login(w[who])
+    picker = _picker(client.get(f"/b/{BENCH}/").content.decode())
+    assert f'href="/b/{BENCH}/r/r2/"' in picker and "Round 2 (draft, not public)" in picker
+    assert f'href="/b/{BENCH}/r/r3/"' in picker and "Round 3 (preview, not public)" in picker
+    assert "Round 1 (latest)" in picker
+
+
+@pytest.mark.parametrize("who", ["anonymous", "plain", "vendor"])
+def test_the_public_never_sees_a_round_not_published_in_the_picker(client, w, who):
+    publish(w)
+    Round.objects.create(benchmark=w["round"].benchmark, key="r2", name="Round 2", status="draft")
+    Round.objects.create(benchmark=w["round"].benchmark, key="r3", name="Round 3", status="preview")
+    if who != "anonymous":
+        client.force_login(w[who])
+    html = client.get(f"/b/{BENCH}/").content.decode()
+    assert "Round 2" not in html and "Round 3" not in html and "/r/r2/" not in html and "/r/r3/" not in html
+    assert client.get(f"/b/{BENCH}/r/r2/").status_code == 404
