@@ -30,8 +30,11 @@ def test_a_vendor_has_no_admin_and_no_public_view_of_the_unpublished_round(clien
     client.force_login(w["vendor"])
     for url in STAFF_PAGES:
         assert client.get(url).status_code == 302
-    assert client.get(f"/b/{BENCH}/r/{ROUND}/runs/acme-trip/").status_code == 404
+    assert client.get(f"/b/{BENCH}/r/{ROUND}/").status_code == 404
+    assert client.get(f"/b/{BENCH}/r/{ROUND}/runs/other-trip/").status_code == 404  # another vendor's run
     assert client.get(f"/preview/{BENCH}/{ROUND}/").status_code == 200
+    # Its own run's page, linked from the preview, marked not public.
+    assert "Not public." in client.get(f"/b/{BENCH}/r/{ROUND}/runs/acme-trip/").content.decode()
 
 
 def test_a_tester_enters_the_tester_verdict_through_the_admin_and_nothing_else(client, w):
@@ -41,7 +44,7 @@ def test_a_tester_enters_the_tester_verdict_through_the_admin_and_nothing_else(c
     assert 'value="tester"' in form and 'value="second"' not in form and 'value="third"' not in form
     response = client.post(
         "/admin/runs/verdict/add/",
-        {"run": run.pk, "role": "tester", "matched": ["pass", "partial"], "note": "Plan complete but no times."},
+        {"run": run.pk, "role": "tester", "outcome": "partial", "note": "Plan complete but no times."},
     )
     assert response.status_code == 302
     v = Verdict.objects.get(run=run)
