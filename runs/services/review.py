@@ -27,22 +27,6 @@ def lowest_outcome(*, outcome: str | None = None, matched: Iterable[str] = ()) -
     return verdict_outcome(VerdictInput(role="tester", outcome=outcome or None, matched=tuple(matched)))
 
 
-def outcome_disagreement(*, outcome: str | None, matched: Iterable[str]) -> str | None:
-    """Why a chosen outcome and ticked rows contradict each other (None: they do not). The lowest ticked row
-    applies (seed 000 §3), so choosing "pass" and ticking "fail" means fail: the verdict form says so and
-    saves nothing, rather than storing an outcome the reviewer did not choose."""
-    matched = [m for m in matched or () if m]
-    if not outcome or not matched:
-        return None
-    lowest = lowest_outcome(matched=matched)
-    if lowest == outcome:
-        return None
-    return (
-        f"You chose “{outcome}” but ticked {', '.join(matched)}: the lowest ticked row applies, which is "
-        f"“{lowest}”. Choose the outcome or tick the rows, not both, or make them agree."
-    )
-
-
 def run_final_outcome(*, run: Run) -> str:
     """The outcome the verdicts give a run ("" while it is in review; its own label when it has none), by the
     one rule the boards and the public pages use (`scoring.review.verdicts_outcome`)."""
