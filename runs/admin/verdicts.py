@@ -107,12 +107,14 @@ class VerdictAddForm(forms.ModelForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         allowed = user_verdict_roles(self.request.user) if self.request else set()
-        if self.run is not None:
-            # The roles the run waits for from this person, as their queue lists them; with none (they reviewed
-            # it already, or its review is complete) the service's refusal says why. The third reviewer decides
-            # only where the first two disagree, and is never one of those two.
-            allowed = set(roles_open_to(self.request.user, self.run)) or (allowed - {VerdictRole.THIRD})
         self.fields["role"].choices = [(r, label) for r, label in VerdictRole.choices if r in allowed]
+        if self.run is not None:
+            # The menu offers the roles the run waits for from this person, as their queue lists them (the third
+            # reviewer only where the first two disagree, and never one of those two); with none (they reviewed
+            # it already, or its review is complete) every role of theirs but the third. A role posted anyway
+            # is the service's to refuse, with its reason.
+            offered = set(roles_open_to(self.request.user, self.run)) or (allowed - {VerdictRole.THIRD})
+            self.fields["role"].widget.choices = [(r, label) for r, label in VerdictRole.choices if r in offered]
 
     def _post_clean(self):
         # The model's own validation would run unique checks that could tell a second reviewer whether a
