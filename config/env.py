@@ -73,7 +73,7 @@ def database_from_url(url: str, base_dir: Path) -> dict:
 
 # The stored files, one named storage per kind (settings.STORAGES). Each kind keeps its own prefix in its names
 # ("evidence/...", "app-builds/...", "transcripts/..."), so all of them can share one bucket.
-FILE_STORAGES = ("evidence", "app_builds", "transcripts")
+FILE_STORAGES = ("evidence", "app_builds", "transcripts", "submissions")
 S3_BACKEND = "storages.backends.s3.S3Storage"
 # STORAGE_URL's query keys, as django-storages names the S3 backend's options (a few short names allowed).
 _S3_ALIASES = {"region": "region_name", "endpoint": "endpoint_url", "prefix": "location"}

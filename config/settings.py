@@ -58,6 +58,7 @@ INSTALLED_APPS = [
     "voting",
     "snapshots.apps.SnapshotsConfig",
     "bundles.apps.BundlesConfig",
+    "submissions.apps.SubmissionsConfig",
     "pages.apps.PagesConfig",
 ]
 

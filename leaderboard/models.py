@@ -266,6 +266,7 @@ class TaskVersion(models.Model):
     published_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     change_note = models.TextField(blank=True)
+    fingerprint = models.CharField(max_length=64, blank=True, help_text="sha256 of the task as its benchmark wrote it.")
 
     class Meta:
         ordering = ["task", "created_at", "version"]
@@ -372,6 +373,16 @@ class Round(models.Model):
         self.save(update_fields=["task_keys"])
 
 
+class Tier(models.TextChoices):
+    """Who stands behind an entry's results: the benchmark team, or a submission (self-reported, verified by
+    an editor, or flagged). Written only by the submission service."""
+
+    TEAM = "team"
+    SELF_REPORTED = "self-reported"
+    VERIFIED = "verified"
+    FLAGGED = "flagged"
+
+
 class Entry(models.Model):
     """An agent entered in a round, with the conditions it was tested under."""
 
@@ -383,6 +394,7 @@ class Entry(models.Model):
     network = models.CharField(max_length=200, blank=True)
     model = models.CharField(max_length=200, blank=True)
     cli = models.CharField(max_length=200, blank=True)
+    tier = models.CharField(max_length=20, choices=Tier.choices, default=Tier.TEAM)
 
     class Meta:
         ordering = ["round", "agent__name"]
@@ -460,11 +472,20 @@ def task_input(task: Task) -> TaskInput:
 
 
 class ApiKey(models.Model):
-    """A benchmark team's key to the upload API: scoped to one benchmark, stored as a SHA-256 digest (the key
-    itself is shown once, when it is made), revocable, with its last use kept. Written by `leaderboard.api_keys`."""
+    """A benchmark team's key to the upload API, or with `organization` an organization's submission key (it may
+    only submit): scoped to one benchmark, stored as a SHA-256 digest (the key itself is shown once, when it is
+    made), revocable, with its last use kept. Written by `leaderboard.api_keys`."""
 
     name = models.CharField(max_length=100, help_text="Who or what uses it, e.g. the team's CI.")
     benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="api_keys")
+    organization = models.ForeignKey(
+        Organization,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="api_keys",
+        help_text="Set: the organization's submission key (it may only submit). Empty: the benchmark team's key.",
+    )
     prefix = models.CharField(max_length=16, editable=False, help_text="The key's first characters, to recognise it.")
     digest = models.CharField(max_length=64, unique=True, editable=False)
     created_by = models.ForeignKey(

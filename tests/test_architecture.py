@@ -16,6 +16,7 @@ FIRST_PARTY = (
     "scoring",
     "snapshots",
     "bundles",
+    "submissions",
     "recompute",
     "pages",
     "api",
@@ -103,6 +104,7 @@ LAYERS = (
     "runs",  # runs, verdicts, evidence, review
     "voting",  # votes, the vote pool, the draw
     "bundles",  # results bundles in and out, Inspect logs
+    "submissions",  # results from outside teams: the track, the checks, the tiers
     "recomputing",  # recompute: a board recomputed from a bundle export
     "site",  # pages and the API: what the public reads
     "edges",  # each app's Django edge modules (EDGE_MODULES)
@@ -115,6 +117,7 @@ PACKAGE_LAYER = {
     "runs": "runs",
     "voting": "voting",
     "bundles": "bundles",
+    "submissions": "submissions",
     "recompute": "recomputing",
     "pages": "site",
     "api": "site",

@@ -1,0 +1,154 @@
+"""Submissions from outside teams: the track a benchmark opens on a round, each submission as it was sent and as
+it was checked, and its history."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.files.storage import storages
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from leaderboard.models import Tier
+
+# τ²-bench's limits (its `src/tau2/config.py`), the defaults of a new track.
+DEFAULT_LIMITS = {"max_steps": 200, "max_errors": 10}
+# What a submitter declares (τ²'s submission schema, and the protocol: scaffold, standard or custom, modified
+# prompts, omitted tasks, user simulator): a dotted path into submission.json, and its label.
+DEFAULT_PROTOCOL = [
+    {"field": "submission_type", "label": "Standard or custom"},
+    {"field": "methodology.notes", "label": "Scaffold"},
+    {"field": "methodology.verification.modified_prompts", "label": "Modified prompts"},
+    {"field": "methodology.verification.omitted_questions", "label": "Omitted tasks"},
+    {"field": "methodology.user_simulator", "label": "User simulator"},
+]
+FORMATS = ("tau2", "bundle", "inspect")
+
+
+def default_limits() -> dict:
+    return dict(DEFAULT_LIMITS)
+
+
+def default_protocol() -> list:
+    return [dict(p) for p in DEFAULT_PROTOCOL]
+
+
+def default_formats() -> list:
+    return list(FORMATS)
+
+
+class SubmissionTrack(models.Model):
+    """A round open to submissions: its required tasks are the round's `task_keys`, each at its current major
+    version (or any stored version with `accept_older_versions`), with at least `trials_min` trials each."""
+
+    round = models.OneToOneField("leaderboard.Round", on_delete=models.CASCADE, related_name="track")
+    is_open = models.BooleanField(default=True)
+    opened_at = models.DateTimeField(default=timezone.now)
+    closed_at = models.DateTimeField(null=True, blank=True)
+    description = models.TextField(blank=True)
+    trials_min = models.PositiveIntegerField(default=1)
+    limits = models.JSONField(default=default_limits, blank=True, help_text='e.g. {"max_steps": 200, "max_errors": 10}')
+    protocol = models.JSONField(default=default_protocol, blank=True, help_text='[{"field": ..., "label": ...}]')
+    families_required = models.JSONField(
+        default=list, blank=True, help_text="Task families a submission must cover. Empty: any, each one complete."
+    )
+    formats = models.JSONField(default=default_formats, blank=True)
+    accept_older_versions = models.BooleanField(default=False)
+
+    def __str__(self) -> str:
+        return f"Submission track of {self.round}"
+
+
+class SubmissionFormat(models.TextChoices):
+    TAU2 = "tau2", "τ²-bench submission"
+    BUNDLE = "bundle", "results bundle"
+    INSPECT = "inspect", "Inspect log"
+
+
+class SubmissionStatus(models.TextChoices):
+    LIVE = "live"
+    SUPERSEDED = "superseded"
+    WITHDRAWN = "withdrawn"
+
+
+class Via(models.TextChoices):
+    SITE = "site"
+    API = "api"
+    COMMAND = "command"
+
+
+def submissions_storage():
+    """The private "submissions" storage of settings.STORAGES: each upload as it was sent."""
+    return storages["submissions"]
+
+
+class Submission(models.Model):
+    benchmark = models.ForeignKey("leaderboard.Benchmark", on_delete=models.CASCADE, related_name="submissions")
+    round = models.ForeignKey("leaderboard.Round", on_delete=models.CASCADE, related_name="submissions")
+    agent = models.ForeignKey("leaderboard.Agent", on_delete=models.PROTECT, related_name="submissions")
+    organization = models.ForeignKey("leaderboard.Organization", on_delete=models.PROTECT, related_name="submissions")
+    format = models.CharField(max_length=20, choices=SubmissionFormat.choices)
+    status = models.CharField(max_length=20, choices=SubmissionStatus.choices, default=SubmissionStatus.LIVE)
+    submitted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    via = models.CharField(max_length=20, choices=Via.choices)
+    api_key = models.ForeignKey("leaderboard.ApiKey", null=True, blank=True, on_delete=models.SET_NULL)
+    # submission.json without contact_info.email (public); the contact (private, never published).
+    declared = models.JSONField(default=dict, blank=True)
+    contact = models.JSONField(default=dict, blank=True)
+    claims = models.JSONField(default=list, blank=True, help_text="[{name, value, decimals, unit}]")
+    files_info = models.JSONField(default=list, blank=True)
+    notes = models.JSONField(default=list, blank=True)
+    checks = models.JSONField(default=list, blank=True, help_text="[{name, passed, detail}]")
+    figures = models.JSONField(default=list, blank=True, help_text="[{name, claimed, recomputed, agrees}]")
+    tier = models.CharField(max_length=20, choices=Tier.choices, default=Tier.SELF_REPORTED)
+    verified_note = models.TextField(blank=True)
+    verified_link = models.URLField(max_length=2000, blank=True)
+    flag_reason = models.TextField(blank=True)
+    flag_link = models.URLField(max_length=2000, blank=True)
+    archive = models.FileField(upload_to="submissions/%Y/%m/", blank=True, storage=submissions_storage)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["round", "agent"], condition=Q(status="live"), name="submission_one_live_per_round_agent"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Submission {self.pk} by {self.organization} ({self.agent})"
+
+    def get_absolute_url(self) -> str:
+        return f"/b/{self.benchmark.slug}/submissions/{self.pk}/"
+
+    @property
+    def is_live(self) -> bool:
+        return self.status == SubmissionStatus.LIVE
+
+
+class EventKind(models.TextChoices):
+    SUBMITTED = "submitted"
+    CHECKED = "checked"
+    FLAGGED = "flagged"
+    UNFLAGGED = "unflagged"
+    VERIFIED = "verified"
+    WITHDRAWN = "withdrawn"
+    SUPERSEDED = "superseded"
+
+
+class SubmissionEvent(models.Model):
+    """One step of a submission's history, shown on its page."""
+
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="events")
+    kind = models.CharField(max_length=20, choices=EventKind.choices)
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    note = models.TextField(blank=True)
+    link = models.URLField(max_length=2000, blank=True)
+    at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["submission", "at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.submission} {self.kind}"

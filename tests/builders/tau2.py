@@ -1,0 +1,98 @@
+"""A hand-made τ²-bench submission: benchmark domain "mini" with tasks "0", "1", "2", one trial each, rewards
+1, 1, 0 (pass^1 = 2/3 = 66.667, claimed 66.7). Every variant of the checks changes one thing of this baseline."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+TASKS = [
+    {
+        "id": str(i),
+        "user_scenario": {"instructions": f"Ask for help with order {i}."},
+        "evaluation_criteria": {"actions": [], "reward_basis": ["DB"]},
+    }
+    for i in range(3)
+]
+DECLARED: dict[str, Any] = {
+    "model_name": "Mini Agent",
+    "model_organization": "Org A",
+    "submitting_organization": "Org A",
+    "submission_date": "2026-03-01",
+    "contact_info": {"email": "team@example.org", "name": "Team A"},
+    "results": {"mini": {"pass_1": 66.7, "pass_2": None, "pass_3": None, "pass_4": None}},
+    "submission_type": "standard",
+    "methodology": {
+        "notes": "A plain tool-calling loop.",
+        "user_simulator": "u1",
+        "verification": {"modified_prompts": False, "omitted_questions": False},
+    },
+}
+
+
+def simulation(task: str, reward: float | None, *, trial: int = 0, seed: int = 626729, messages=None) -> dict:
+    return {
+        "id": f"sim-{task}-{trial}",
+        "task_id": task,
+        "trial": trial,
+        "seed": seed,
+        "termination_reason": "user_stop",
+        "agent_cost": 0.25,
+        "duration": 12.5,
+        "start_time": "2026-03-01T10:00:00",
+        "reward_info": None if reward is None else {"reward": reward, "reward_basis": ["DB"]},
+        "messages": [
+            {"role": "assistant", "content": "Hi! How can I help?", "tool_calls": None, "turn_idx": 0},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [{"id": "c1", "name": "get_order", "arguments": {"order_id": task}}],
+                "turn_idx": 1,
+            },
+            {"role": "tool", "id": "c1", "content": '{"status": "delivered"}', "turn_idx": 2},
+        ]
+        if messages is None
+        else messages,
+    }
+
+
+def results(sims: list[dict], *, llm: str = "m1", tasks=None, **info) -> dict:
+    return {
+        "timestamp": "2026-03-01T10:00:00",
+        "info": {
+            "num_trials": 1,
+            "max_steps": 200,
+            "max_errors": 10,
+            "seed": 300,
+            "agent_info": {"implementation": "llm_agent", "llm": llm},
+            "user_info": {"implementation": "user_simulator", "llm": "u1"},
+            "environment_info": {"domain_name": "mini"},
+            **info,
+        },
+        "tasks": copy.deepcopy(TASKS if tasks is None else tasks),
+        "simulations": sims,
+    }
+
+
+def baseline_sims() -> list[dict]:
+    return [simulation("0", 1.0), simulation("1", 1.0), simulation("2", 0.0)]
+
+
+def files(declared: dict | None = None, **trajectories: Any) -> dict[str, bytes]:
+    """The submission's files by name; the baseline's one Results file when no trajectory is given."""
+    trajectories = trajectories or {"mini.json": results(baseline_sims())}
+    out = {"submission.json": json.dumps(DECLARED if declared is None else declared).encode()}
+    for name, doc in trajectories.items():
+        out[f"trajectories/{name if name.endswith('.json') else name + '.json'}"] = json.dumps(doc).encode()
+    return out
+
+
+def declared_with(**results_: Any) -> dict:
+    doc = copy.deepcopy(DECLARED)
+    doc["results"] = results_
+    return doc
+
+
+def claim(value: float) -> dict:
+    return declared_with(mini={"pass_1": value})
