@@ -61,6 +61,7 @@ from .shared import (
     task_values,
     version_values,
 )
+from .submission_mode import submission_problems
 from .transcript_files import read_transcripts, transcripts_write
 from .upsert import Rows, set_fields, upsert
 
@@ -98,7 +99,7 @@ CONFIRM_HINT = (
 
 
 def bundle_import(
-    *, doc: Any, folder: Path | None = None, update_shared: bool = False, by_key: bool = False, by=None
+    *, doc: Any, folder: Path | None = None, update_shared: bool = False, by_key: bool = False, by=None, submission=None
 ) -> ImportReport:
     """Validate `doc` and write it in one transaction; raise `BundleError` (nothing written) on bad input.
 
@@ -109,9 +110,11 @@ def bundle_import(
     Rows other boards read (agents, organizations, the benchmark's settings, tasks of published rounds:
     `bundles.shared`) are never changed by an upload key (`by_key`), and by an editor's import only with
     `update_shared` when a published round reads them; the rounds they feed then turn stale and each published
-    one gets a changelog entry by `by` (a user, or None for a command)."""
+    one gets a changelog entry by `by` (a user, or None for a command). With `submission` (a SubmissionScope) it
+    writes as a key, into that scope only (`bundles.submission_mode`), and logs no per-run corrections."""
     check_bundle(doc)
-    problems = _validate_dates(doc)
+    problems = _validate_dates(doc) + (submission_problems(doc, submission) if submission else [])
+    by_key = by_key or submission is not None
     builds = read_app_builds(doc, folder, problems) if folder is not None else {}
     files = read_evidence_files(doc, folder, problems) if folder is not None else {}
     transcripts = read_transcripts(doc, folder, problems)
@@ -119,7 +122,9 @@ def bundle_import(
         raise BundleError(problems)
     written: list[str] = []  # transcript files: removed again if the transaction fails
     try:
-        return _import(doc, builds, files, transcripts, written, update_shared=update_shared, by_key=by_key, by=by)
+        return _import(
+            doc, builds, files, transcripts, written, update_shared=update_shared, by_key=by_key, by=by, sub=submission
+        )
     except IntegrityError as exc:
         transcript_files_delete(written)
         refusal = guard_refusal(exc)
@@ -160,6 +165,7 @@ def _import(
     update_shared: bool,
     by_key: bool,
     by,
+    sub=None,
 ) -> ImportReport:
     with transaction.atomic():
         imports_one_at_a_time()
@@ -167,7 +173,7 @@ def _import(
         refused = shared_problems(shared, by_key=by_key, update_shared=update_shared)
         if refused:
             raise BundleError(refused)
-        report = _write(doc, by_key=by_key)
+        report = _write(doc, by_key=by_key, submission=sub is not None)
         app_builds_write(builds, report, doc["benchmark"]["slug"])
         evidence_files_write(files, report, doc["benchmark"]["slug"])
         transcripts_write(transcripts, report, doc["benchmark"]["slug"], written)
@@ -253,8 +259,8 @@ def _shared_logged(shared: SharedReport, benchmark_slug: str, by) -> list[Round]
     return list(rounds.values())
 
 
-def _write(doc: dict, *, by_key: bool = False) -> ImportReport:
-    writer = _Writer(doc, by_key=by_key)
+def _write(doc: dict, *, by_key: bool = False, submission: bool = False) -> ImportReport:
+    writer = _Writer(doc, by_key=by_key, submission=submission)
     writer.benchmark_and_agents()
     writer.tasks()
     writer.rounds()
@@ -273,6 +279,7 @@ class _Writer:
     # An upload key's import: a stored round keeps its status and its preview and publication times (the
     # editor's steps; `bundles.uploads` refuses a bundle that would change them).
     by_key: bool = False
+    submission: bool = False  # a submission's runs: its service logs one changelog line for them all
     report: ImportReport = field(init=False)
     benchmark: Benchmark = field(init=False)
     agent_rows: dict[str, Agent] = field(default_factory=dict)
@@ -428,7 +435,7 @@ class _Writer:
                 "changelog entries",
             )
         for rnd in self.round_rows.values():
-            if self.corrected.get(rnd.id):
+            if self.corrected.get(rnd.id) and not self.submission:
                 keys = sorted(self.corrected[rnd.id])
                 ChangelogEntry.objects.create(
                     round=rnd,
