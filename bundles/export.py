@@ -166,6 +166,9 @@ def _task_doc(t: Task) -> dict:
     return doc
 
 
+task_doc = _task_doc  # a stored task as a bundle gives it (what a submission sends back unchanged)
+
+
 def _round_doc(r: Round) -> dict:
     params: dict[str, dict[str, str]] = {}
     for p in r.parameters.all():

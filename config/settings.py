@@ -300,6 +300,8 @@ API_UPLOAD_MAX_BYTES = env_int("API_UPLOAD_MAX_BYTES", 50 * 1024 * 1024)
 # entry of its zip, counted as it is inflated before Inspect reads it (reading takes about 2-3 times as much memory).
 INSPECT_LOG_MAX_BYTES = env_int("INSPECT_LOG_MAX_BYTES", 200_000_000)
 INSPECT_LOG_MAX_ENTRY_BYTES = env_int("INSPECT_LOG_MAX_ENTRY_BYTES", 50_000_000)
+# A τ² submission's zip (site, API, import_submission): what it may inflate to in all, counted as it inflates.
+SUBMISSION_MAX_BYTES = env_int("SUBMISSION_MAX_BYTES", 200_000_000)
 
 LOGGING = {
     "version": 1,

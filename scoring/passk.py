@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from math import comb
 from typing import Any
 
+from .scored import DEFAULT_PASS_THRESHOLD, passes
 from .types import RunInput, TaskInput
 
 INFRA_STATUS = "infra_error"
@@ -87,3 +88,10 @@ def family_figures(
             "min_trials": top,
         }
     return out
+
+
+def threshold_success(params: dict[str, Any]) -> Callable[[float], bool]:
+    """A trial's success as the scored boards count a pass (the benchmark's `pass_threshold`): the one rule
+    for the boards' pass^k columns and a submission's recomputed figures."""
+    threshold = float(params.get("pass_threshold", DEFAULT_PASS_THRESHOLD))
+    return lambda score: passes(score, threshold)

@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 from typing import Any
+
+# The real submissions and the benchmark's own task sets (../shared/data/tau2, README there).
+TAU2 = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "tau2"
+BUTTON = TAU2 / "submissions" / "button-claude-opus-4-6_distyl-ai_2026-03-04"
+TOOLORCHESTRA = TAU2 / "submissions" / "toolorchestra_nvidia_2025-12-02"
 
 TASKS = [
     {

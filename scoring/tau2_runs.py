@@ -1,0 +1,100 @@
+"""A τ² simulation as one of the site's runs (a bundle's `runs[]` document) with its transcript
+(docs/transcripts.md). Pure: plain values in and out.
+
+The run's id is `s{submission}-{domain}-{task id}-t{trial}`; its task `{domain}-{task id}` (the key
+`import_tau2_tasks` gives); its trial τ²'s `trial` + 1 (the site counts from 1); its status `infra_error` for
+τ²'s infrastructure error, `timeout` for its timeout, else `completed`; its score the reward (none: unscored).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+from .tau2 import TAU2_INFRA
+
+FORMAT = "agent-leaderboard-transcript/1"
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _message(m: dict) -> dict | None:
+    role = m.get("role")
+    if role not in ("system", "user", "assistant", "tool"):
+        return None
+    out: dict[str, Any] = {"role": role, "text": _text(m.get("content"))}
+    calls = m.get("tool_calls")
+    if role != "tool" and isinstance(calls, list) and calls:
+        out["tool_calls"] = [
+            {"id": _text(c.get("id")), "function": _text(c.get("name")), "arguments": c.get("arguments")}
+            for c in calls
+            if isinstance(c, dict)
+        ]
+    if role == "tool":
+        out["tool_call_id"] = _text(m.get("id"))
+        if m.get("error"):
+            out["error"] = out["text"] or "the tool failed"
+    return out
+
+
+def transcript(sim: dict) -> dict[str, Any]:
+    info = sim.get("reward_info") if isinstance(sim.get("reward_info"), dict) else {}
+    messages = [out for m in sim.get("messages") or [] if isinstance(m, dict) and (out := _message(m))]
+    doc: dict[str, Any] = {"format": FORMAT, "messages": messages}
+    if info:
+        doc["scores"] = [
+            {
+                "scorer": "tau2 reward",
+                "value": info.get("reward"),
+                "metadata": {
+                    "reward_basis": info.get("reward_basis"),
+                    "termination_reason": sim.get("termination_reason"),
+                },
+            }
+        ]
+    if sim.get("termination_reason") in TAU2_INFRA:
+        doc["error"] = "infrastructure error"
+    return doc
+
+
+def run_status(sim: dict) -> str:
+    reason = sim.get("termination_reason")
+    if reason in TAU2_INFRA:
+        return "infra_error"
+    return "timeout" if reason == "timeout" else "completed"
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0 else None
+
+
+def run_doc(sim: dict, *, prefix: str, domain: str, trial: int, round_key: str, agent: str, version: str) -> dict:
+    """`prefix`: "s{submission id}"; `trial`: 1-based; `version`: the stored task version whose fingerprint the
+    file's task has ("0" when none does: unknown wording, stale)."""
+    task_id = str(sim["task_id"])
+    reward = (sim.get("reward_info") or {}).get("reward") if isinstance(sim.get("reward_info"), dict) else None
+    doc: dict[str, Any] = {
+        "id": f"{prefix}-{domain}-{task_id}-t{trial}",
+        "round": round_key,
+        "agent": agent,
+        "task": f"{domain}-{task_id}",
+        "task_version": version,
+        "trial": trial,
+        "status": run_status(sim),
+        "score": float(reward) if isinstance(reward, int | float) and not isinstance(reward, bool) else None,
+        "cost_usd": _number(sim.get("agent_cost")),
+        "wall_seconds": _number(sim.get("duration")),
+        "transcript": transcript(sim),
+    }
+    if isinstance(sim.get("start_time"), str):
+        try:
+            datetime.fromisoformat(sim["start_time"])
+            doc["started_at"] = sim["start_time"]
+        except ValueError:
+            pass
+    return doc

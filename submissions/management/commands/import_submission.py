@@ -1,0 +1,80 @@
+import io
+import json
+import zipfile
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from leaderboard.models import Benchmark, Organization
+from submissions.files import folder_files, zip_files
+from submissions.reading import SubmissionRefused
+from submissions.services import Upload, submit
+
+
+class Command(BaseCommand):
+    help = (
+        "Take a submission from an outside team into a benchmark's open submission track: a τ²-bench folder "
+        "(submission.json + trajectories/) or its zip, a results bundle (.json) or Inspect logs (.eval). Its "
+        "checks, claimed and recomputed figures and tier are printed; a refused one writes nothing."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("path", nargs="+", help="a τ² folder or zip, a bundle, or Inspect logs")
+        parser.add_argument("--benchmark", required=True)
+        parser.add_argument("--organization", required=True, help="the submitting organization's slug")
+        parser.add_argument("--agent", help="the agent's slug (default: named after model_name)")
+        parser.add_argument("--round", dest="round_key", help="the track's round (when the benchmark has several)")
+
+    def handle(self, *args, **options):
+        bench = Benchmark.objects.filter(slug=options["benchmark"]).first()
+        org = Organization.objects.filter(slug=options["organization"]).first()
+        if bench is None or org is None:
+            raise CommandError("no such benchmark" if bench is None else "no such organization")
+        try:
+            upload = _upload([Path(p) for p in options["path"]])
+            sub = submit(
+                benchmark=bench,
+                organization=org,
+                upload=upload,
+                via="command",
+                agent=options["agent"],
+                round_key=options["round_key"],
+            )
+        except (OSError, SubmissionRefused) as exc:
+            problems = getattr(exc, "problems", [str(exc)])
+            raise CommandError("refused, nothing written:\n  " + "\n  ".join(problems)) from exc
+        self.stdout.write(f"submission {sub.pk}: {sub.agent.slug} in {sub.round.key}, {sub.tier}")
+        for c in sub.checks:
+            self.stdout.write(f"  {'pass' if c['passed'] else 'FAIL'} {c['name']}: {c['detail']}")
+        for f in sub.figures:
+            verdict = {True: "agrees", False: "DIFFERS", None: "not verifiable"}[f["agrees"]]
+            self.stdout.write(f"  {f['name']}: claimed {f['claimed']}, recomputed {f['recomputed']}: {verdict}")
+
+
+def _upload(paths: list[Path]) -> Upload:
+    first = paths[0]
+    if first.is_dir():
+        files = folder_files(first)
+        return Upload("tau2", files, _zipped(files))
+    if first.suffix == ".zip":
+        data = first.read_bytes()
+        return Upload("tau2", zip_files(io.BytesIO(data)), data)
+    if first.suffix == ".json" and len(paths) == 1 and _is_bundle(first):
+        return Upload("bundle", {first.name: first.read_bytes()}, None)
+    return Upload("inspect", {p.name: p.read_bytes() for p in paths}, None)
+
+
+def _is_bundle(path: Path) -> bool:
+    try:
+        doc = json.loads(path.read_bytes())
+    except ValueError:
+        return True  # refused with the bundle's own reason
+    return isinstance(doc, dict) and "benchmark" in doc
+
+
+def _zipped(files: dict[str, bytes]) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in files.items():
+            z.writestr(name, data)
+    return out.getvalue()

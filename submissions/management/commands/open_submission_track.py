@@ -1,0 +1,32 @@
+from django.core.management.base import BaseCommand, CommandError
+
+from leaderboard.models import Benchmark
+from submissions.catalogue import COMMUNITY_ROUND, track_open
+
+
+class Command(BaseCommand):
+    help = (
+        "Open a benchmark's submission track on a round: a new round is the published "
+        '"Community submissions" round, its task set frozen to the chosen families\' tasks.'
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--benchmark", required=True)
+        parser.add_argument("--round", default=COMMUNITY_ROUND, dest="round_key")
+        parser.add_argument("--families", default="", help="comma-separated task families (default: every task)")
+        parser.add_argument("--trials-min", type=int, default=1)
+        parser.add_argument("--accept-older-versions", action="store_true")
+
+    def handle(self, *args, **options):
+        bench = Benchmark.objects.filter(slug=options["benchmark"]).first()
+        if bench is None:
+            raise CommandError(f"no benchmark {options['benchmark']!r}")
+        families = [f.strip() for f in options["families"].split(",") if f.strip()] or None
+        track = track_open(
+            benchmark=bench,
+            round_key=options["round_key"],
+            families=families,
+            trials_min=options["trials_min"],
+            accept_older_versions=options["accept_older_versions"],
+        )
+        self.stdout.write(f"{bench.slug}: track open on round {track.round.key} ({len(track.round.task_keys)} tasks)")

@@ -1,0 +1,255 @@
+"""Taking a submission from an outside team: read it, check it, write its runs into the track's round through
+the bundle import's submission mode, recompute the figures it claims from the stored runs, and give it (and
+its entry on the boards) its tier. A new live submission of the same agent in the same round supersedes the
+old one in the same transaction: the old runs leave the board, the old record, checks and figures stay.
+
+The editor's verify, flag, unflag and the withdraw (editors, or the submitting organization's members) are
+events of the submission's history; each recomputes the tier."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from io import BytesIO
+
+from django.core.files.base import ContentFile
+from django.db import transaction
+from django.utils.text import slugify
+
+from bundles.export import task_doc
+from bundles.importer import bundle_import
+from bundles.submission_mode import SubmissionScope
+from leaderboard.models import Agent, Benchmark, ChangelogEntry, Entry, Organization, Task, Tier
+from runs.inputs import run_input
+from runs.models import Run
+from scoring.bundle import BundleError
+from scoring.passk import family_figures, threshold_success
+from scoring.submission_checks import check, figures, mixed_families, tier
+from scoring.types import TaskInput
+from snapshots.stale import snapshots_mark_stale
+
+from .models import EventKind, Submission, SubmissionEvent, SubmissionStatus, SubmissionTrack
+from .reading import Read, SubmissionRefused, bundle_files, read_bundle, read_tau2, run_versions, track_input
+
+
+@dataclass
+class Upload:
+    format: str  # "tau2", "bundle" or "inspect"
+    files: dict[str, bytes]  # τ²: every file of the folder by its path; a bundle: one; Inspect: its logs
+    archive: bytes | None = None  # the upload as sent, kept privately
+
+
+def open_track(benchmark: Benchmark, round_key: str | None) -> SubmissionTrack:
+    tracks = SubmissionTrack.objects.filter(round__benchmark=benchmark).select_related("round__benchmark")
+    if round_key:
+        tracks = tracks.filter(round__key=round_key)
+    found = [t for t in tracks if t.is_open]
+    if len(found) != 1:
+        where = f"round {round_key!r} of {benchmark.slug}" if round_key else benchmark.slug
+        raise SubmissionRefused(
+            [f"{where} has no open submission track" if not found else f"{where}: name the round (--round)"]
+        )
+    return found[0]
+
+
+def _read(upload: Upload, track: SubmissionTrack) -> Read:
+    families = tuple(
+        sorted(set(Task.objects.filter(benchmark=track.round.benchmark).values_list("family", flat=True)) - {""})
+    )
+    if upload.format not in (track.formats or ["tau2", "bundle", "inspect"]):
+        raise SubmissionRefused([f"format {upload.format!r}: this track takes {', '.join(track.formats)}"])
+    if upload.format == "tau2":
+        return read_tau2(upload.files, families)
+    if upload.format == "bundle":
+        if len(upload.files) != 1:
+            raise SubmissionRefused(["a bundle submission is one JSON file"])
+        return read_bundle(next(iter(upload.files.values())))
+    logs = [(name, BytesIO(data)) for name, data in upload.files.items()]
+    return read_bundle(b"", inspect_logs=logs, benchmark=track.round.benchmark.slug, round_key=track.round.key)
+
+
+def _agent(organization: Organization, agent_slug: str | None, read: Read) -> tuple[str, str]:
+    slug = agent_slug or slugify(read.model_name)[:100]
+    if not slug:
+        raise SubmissionRefused(["agent: name the agent (no model_name to name it after)"])
+    agent = Agent.objects.filter(slug=slug).first()
+    if agent is not None and agent.organization_id != organization.pk:
+        raise SubmissionRefused([f"agent: {slug!r} is not an agent of {organization.name}"])
+    return slug, (agent.name if agent else (read.model_name or slug))
+
+
+def submit(
+    *,
+    benchmark: Benchmark,
+    organization: Organization,
+    upload: Upload,
+    via: str,
+    agent: str | None = None,
+    round_key: str | None = None,
+    by=None,
+    api_key=None,
+) -> Submission:
+    """Check and take `upload`; raise `SubmissionRefused` (nothing written) when it cannot be read at all or
+    would write outside the submitter's scope."""
+    track = open_track(benchmark, round_key)
+    read = _read(upload, track)
+    tau2 = read.format == "tau2"
+    track_in, task_families, prints = track_input(track, tau2=tau2)
+    if not tau2:
+        bundle_files(read, task_families)
+    slug, name = _agent(organization, agent, read)
+    checks = [c.as_dict() for c in check(track_in, read.files, read.declared)]
+    with transaction.atomic():
+        sub = Submission.objects.create(
+            benchmark=benchmark,
+            round=track.round,
+            agent=Agent.objects.filter(slug=slug).first() or _agent_row(slug, name, organization),
+            organization=organization,
+            format=read.format,
+            via=via,
+            submitted_by=by if getattr(by, "pk", None) else None,
+            api_key=api_key,
+            declared={k: v for k, v in (read.declared or {}).items() if k != "contact_info"}
+            | _public_contact(read.declared),
+            contact=read.contact,
+            claims=[c.as_dict() for c in read.claims],
+            files_info=read.files_info,
+            notes=read.notes,
+            checks=checks,
+            status=SubmissionStatus.SUPERSEDED,  # live once the old one is superseded, below
+        )
+        SubmissionEvent.objects.create(submission=sub, kind=EventKind.SUBMITTED, by=sub.submitted_by)
+        old = _supersede(sub)
+        sub.status = SubmissionStatus.LIVE
+        sub.save(update_fields=["status"])
+        held_back = set(mixed_families(read.files))
+        runs = read.runs(
+            prefix=f"s{sub.pk}",
+            round_key=track.round.key,
+            agent=slug,
+            versions=run_versions(read, prints),
+            skip=held_back,
+        )
+        _write(sub, track, read, runs, organization, slug, name)
+        _figures_and_tier(sub, read)
+        if upload.archive:
+            sub.archive.save(f"submission-{sub.pk}.zip", ContentFile(upload.archive), save=True)
+        _log(sub, len(runs), old)
+    return sub
+
+
+def _public_contact(declared: dict | None) -> dict:
+    contact = (declared or {}).get("contact_info")
+    if not isinstance(contact, dict):
+        return {}
+    return {"contact_info": {k: v for k, v in contact.items() if k != "email"}}
+
+
+def _agent_row(slug: str, name: str, organization: Organization) -> Agent:
+    return Agent.objects.create(slug=slug, name=name[:200], organization=organization)
+
+
+def _supersede(sub: Submission) -> Submission | None:
+    old = (
+        Submission.objects.select_for_update()
+        .filter(round=sub.round, agent=sub.agent, status=SubmissionStatus.LIVE)
+        .exclude(pk=sub.pk)
+        .first()
+    )
+    if old is None:
+        return None
+    remove_runs(old)
+    old.status = SubmissionStatus.SUPERSEDED
+    old.save(update_fields=["status"])
+    SubmissionEvent.objects.create(submission=old, kind=EventKind.SUPERSEDED, note=f"by submission {sub.pk}")
+    return old
+
+
+def remove_runs(sub: Submission) -> int:
+    """The submission's runs leave the round (its record, checks and figures stay)."""
+    runs = Run.objects.filter(round=sub.round, entry__agent=sub.agent, key__startswith=f"s{sub.pk}-")
+    count = runs.count()
+    runs.filter(rerun_of__isnull=False).delete()
+    runs.delete()
+    return count
+
+
+def _write(
+    sub: Submission, track: SubmissionTrack, read: Read, runs: list[dict], org: Organization, slug: str, name: str
+) -> None:
+    rnd, bench = track.round, track.round.benchmark
+    doc = {
+        "format": "agent-leaderboard-bundle/1",
+        "benchmark": {"slug": bench.slug, "name": bench.name, "methodology": bench.methodology},
+        "agents": [{"slug": slug, "name": name}],  # made (with its organization) before: `_agent_row`
+        "tasks": _stored_tasks(bench, {r["task"] for r in runs}),
+        "rounds": [
+            {
+                "key": rnd.key,
+                "name": rnd.name,
+                "status": rnd.status,
+                "task_set_version": rnd.task_set_version,
+                "starts_on": rnd.starts_on.isoformat() if rnd.starts_on else None,
+                "published_at": rnd.published_at.isoformat() if rnd.published_at else None,
+                "entries": [{"agent": slug, **{k: str(v)[:200] for k, v in read.entry.items() if k in ENTRY_KEYS}}],
+            }
+        ],
+        "runs": runs,
+    }
+    scope = SubmissionScope(bench.slug, rnd.key, org.pk, org.name, frozenset(bench.tasks.values_list("key", flat=True)))
+    try:
+        bundle_import(doc=doc, submission=scope)
+    except BundleError as exc:
+        raise SubmissionRefused(exc.problems) from exc
+
+
+ENTRY_KEYS = ("product_version", "plan", "region", "network", "model", "cli")
+
+
+def _stored_tasks(bench: Benchmark, keys: set[str]) -> list[dict]:
+    """The tasks the runs need, exactly as stored (a submission changes no task)."""
+    return [task_doc(t) for t in bench.tasks.filter(key__in=keys).prefetch_related("versions")]
+
+
+def recomputed(sub: Submission) -> dict:
+    """The figures of the submission's stored runs, per family over the round's own task set: the boards'
+    own function and success rule (`scoring.passk`)."""
+    rnd = sub.round
+    tasks = [
+        TaskInput(key=t.key, family=t.family or None)
+        for t in Task.objects.filter(benchmark=sub.benchmark, key__in=rnd.task_keys)
+    ]
+    runs = [run_input(r) for r in Run.objects.filter(round=rnd, entry__agent=sub.agent).select_related("task")]
+    params = {"pass_threshold": sub.benchmark.pass_threshold}
+    return family_figures(tasks, runs, threshold_success(params))
+
+
+def _figures_and_tier(sub: Submission, read: Read) -> None:
+    sub.figures = [f.as_dict() for f in figures(read.claims, recomputed(sub))]
+    tier_set(sub)
+
+
+def tier_set(sub: Submission) -> None:
+    """The submission's tier from its checks, figures and the editor's verdict, copied to its entry; the round's
+    boards turn stale."""
+    if sub.status != SubmissionStatus.LIVE:
+        sub.save()
+        return
+    sub.tier = tier(sub.checks, sub.figures, flagged=bool(sub.flag_reason), verified=bool(sub.verified_note))
+    sub.save()
+    Entry.objects.filter(round=sub.round, agent=sub.agent).update(tier=sub.tier)
+    snapshots_mark_stale(round_ids=[sub.round_id])
+
+
+def _log(sub: Submission, runs: int, old: Submission | None) -> None:
+    replaced = f", replacing submission {old.pk}" if old else ""
+    ChangelogEntry.objects.create(
+        round=sub.round,
+        what=f"Submission {sub.pk} by {sub.organization.name}: {runs} runs added, {sub.tier}{replaced}",
+        why="A submission from an outside team, checked against its own runs.",
+        who_role="submission",
+    )
+    SubmissionEvent.objects.create(
+        submission=sub,
+        kind=EventKind.FLAGGED if sub.tier == Tier.FLAGGED else EventKind.CHECKED,
+        note="; ".join(c["name"] for c in sub.checks if not c["passed"]),
+    )
