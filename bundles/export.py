@@ -169,7 +169,14 @@ def _task_doc(t: Task) -> dict:
 task_doc = _task_doc  # a stored task as a bundle gives it (what a submission sends back unchanged)
 
 
+def _tier_of(e, submissions: dict[str, int]) -> dict:
+    """An entry's tier, and the live submission its runs came from (none for the benchmark team's runs)."""
+    return {"tier": e.tier, **({"submission": submissions[e.agent.slug]} if e.agent.slug in submissions else {})}
+
+
 def _round_doc(r: Round) -> dict:
+    # The live submissions of the round by agent (`submissions.Submission`, read through its related name).
+    submissions = dict(r.submissions.filter(status="live").values_list("agent__slug", "id"))
     params: dict[str, dict[str, str]] = {}
     for p in r.parameters.all():
         params.setdefault(p.task.key, {})[p.name] = p.value
@@ -182,7 +189,7 @@ def _round_doc(r: Round) -> dict:
         "preview_started_at": iso(r.preview_started_at),
         "published_at": iso(r.published_at),
         "entries": [
-            {"agent": e.agent.slug, **{f: getattr(e, f) or None for f in ENTRY_FIELDS}}
+            {"agent": e.agent.slug, **{f: getattr(e, f) or None for f in ENTRY_FIELDS}, **_tier_of(e, submissions)}
             for e in sorted(r.entries.all(), key=lambda e: e.agent.slug)
         ],
         "tasks": list(r.task_keys) if r.task_keys else None,

@@ -13,6 +13,7 @@ from .methodologies import Methodology, get
 from .noise import NoiseFloor, noise_floor, pair_spreads
 from .standings import round_standings
 from .task_stats import TaskStatistics, task_statistics
+from .tiers import with_tiers
 from .types import RoundInput, RunInput, Standings, TaskInput, VerdictInput
 
 
@@ -49,6 +50,7 @@ def compute_boards(round_input: RoundInput) -> dict[str, Any]:
     """
     methodology = get(round_input.methodology)
     boards = with_intervals(methodology.compute_boards(round_input), round_input, methodology.interval)
+    boards = with_tiers(boards, round_input)
     standings = _standings(methodology, round_input, boards)
     return {"statistics": round_statistics(methodology, round_input, boards), **boards, "standings": standings}
 

@@ -181,6 +181,7 @@ def _entry_input(e: dict) -> EntryInput:
         network=e.get("network"),
         model=e.get("model"),
         cli=e.get("cli"),
+        tier=e.get("tier") or "team",
     )
 
 

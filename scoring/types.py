@@ -141,6 +141,7 @@ class EntryInput:
     network: str | None = None
     model: str | None = None
     cli: str | None = None
+    tier: str = "team"  # team, self-reported, verified or flagged (`scoring.submission_checks.tier`)
 
 
 @dataclass(frozen=True)
@@ -230,6 +231,9 @@ class BaseRow(TypedDict):
     agent: str
     name: str
     rank: int | None
+    tier: NotRequired[str]  # whose results (`scoring.tiers`): every overall row has it
+    pass_hat: NotRequired[dict[str, dict[str, float | None] | None]]  # per family, pass^k by k (several trials)
+    pass_any: NotRequired[dict[str, dict[str, float | None] | None]]  # per family, unbiased pass@k by k
 
 
 class CostTimeAxes(TypedDict):

@@ -1,0 +1,64 @@
+"""Whose results a board row holds (its tier), and pass^k / pass@k per task family where tasks have several
+trials: what `boards.compute_boards` adds to every overall row, and the boards' tier filter.
+
+Tiers: "team" (the benchmark team ran it), "self-reported" (a submission whose checks pass and whose claims
+agree), "verified" (an editor reproduced or audited one), "flagged" (a failed check, a differing claim, or an
+editor's reason). The default view shows team, verified and self-reported rows; flagged ones are a filter away.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from .common import assign_ranks
+from .passk import family_figures, is_counted, threshold_success
+from .submission_checks import DEFAULT_VIEW, TIERS
+from .types import RoundInput
+
+FILTERS = (*TIERS, "default-view", "all")
+
+
+def several_trials(round_input: RoundInput) -> bool:
+    """Whether any agent has more than one counted trial of any task: the pass^k columns are shown then."""
+    counts = Counter((r.agent, r.task) for r in round_input.runs if is_counted(r))
+    return any(n > 1 for n in counts.values())
+
+
+def with_tiers(boards: dict[str, Any], round_input: RoundInput) -> dict[str, Any]:
+    """Every overall row gains its entry's `tier`; where tasks have several trials, `pass_hat` and `pass_any`
+    ({family: {"1": value, ...}} by k, over the family's own task set; None for a family the agent has no
+    counted run in)."""
+    tiers = {e.agent: e.tier for e in round_input.entries}
+    several = several_trials(round_input)
+    success = threshold_success(round_input.params)
+    for row in boards.get("overall") or []:
+        row["tier"] = tiers.get(row["agent"], "team")
+        if several:
+            runs = [r for r in round_input.runs if r.agent == row["agent"]]
+            figs = family_figures(round_input.tasks, runs, success)
+            # k as text: a board is stored as JSON, and read back the same as computed.
+            row["pass_hat"] = {f: _by_k(v, "pass^k") for f, v in figs.items()}
+            row["pass_any"] = {f: _by_k(v, "pass@k") for f, v in figs.items()}
+    return boards
+
+
+def _by_k(fig: dict[str, Any], name: str) -> dict[str, float | None] | None:
+    return {str(k): v for k, v in fig[name].items()} if fig["tested"] else None
+
+
+def tiers_shown(value: str | None) -> tuple[str, ...]:
+    """The tiers a board's `?tier=` shows: one tier, "all", or the default view (also for anything unknown)."""
+    if value == "all":
+        return TIERS
+    return (value,) if value in TIERS else DEFAULT_VIEW
+
+
+def rows_in_view(rows: list[dict[str, Any]], value: str | None) -> list[dict[str, Any]]:
+    """The rows of the tiers shown, ranked again among themselves (ties share a rank), in their board order."""
+    shown = tiers_shown(value)
+    kept = [dict(r) for r in rows if r.get("tier", "team") in shown]
+    order = {r["agent"]: i for i, r in enumerate(rows)}
+    ranked = [r for r in kept if r.get("rank") is not None]
+    assign_ranks(ranked, lambda r: r["rank"], lambda r: order[r["agent"]])
+    return sorted(kept, key=lambda r: order[r["agent"]])
