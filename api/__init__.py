@@ -25,7 +25,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from ninja.errors import Throttled, ValidationError
 
-from . import agents, boards, catalogue, runs, tasks, uploads
+from . import agents, boards, catalogue, runs, submissions, tasks, uploads
 from .common import ClientRateThrottle, LeaderboardAPI, SelfHostedSwagger, client_id, docs_asset
 
 __all__ = ["ClientRateThrottle", "api", "client_id", "docs_asset"]
@@ -37,8 +37,9 @@ api = LeaderboardAPI(
     docs=SelfHostedSwagger(),
     throttle=[ClientRateThrottle()],
     description="Reads: published rounds only, conditional GETs (ETag / If-None-Match), rate-limited per client. "
-    "Uploads: a benchmark team's key (Bearer) writes bundles or Inspect logs into draft and preview rounds. See "
-    "docs/api.md.",
+    "Uploads: a benchmark team's key (Bearer) writes bundles or Inspect logs into draft and preview rounds. "
+    "Submissions: an organization's submission key sends its results to a benchmark's submission track. See "
+    "docs/api.md and docs/submissions.md.",
 )
 
 
@@ -66,5 +67,5 @@ def invalid_input(request: HttpRequest, exc: ValidationError) -> HttpResponse:
     return api.create_response(request, {"detail": detail, "errors": exc.errors}, status=422)
 
 
-for _module in (catalogue, boards, tasks, runs, agents, uploads):
+for _module in (catalogue, boards, tasks, runs, agents, uploads, submissions):
     api.add_router("", _module.router)

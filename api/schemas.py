@@ -291,3 +291,34 @@ class UploadErrorOut(Schema):
     detail: str
     problems: list[str] = Field(default=[], description="every problem, each with its path or its log and sample")
     errors: list[dict[str, Any]] | None = None
+
+
+# --- submissions -------------------------------------------------------------------------------------------------
+
+
+class SubmissionCheckOut(Schema):
+    name: str
+    passed: bool
+    detail: str = Field(description="the reason, in words")
+
+
+class SubmissionFigureOut(Schema):
+    name: str = Field(description='the family (domain) and the figure, e.g. "airline pass^1" or "airline cost"')
+    claimed: float = Field(description="as claimed, in the claim's own unit (percent for pass^k, USD for cost)")
+    recomputed: float | None = Field(description="from the submission's stored runs; null: no runs behind it")
+    agrees: bool | None = Field(description="within the claim's rounding; null: not verifiable (never agreeing)")
+
+
+class SubmissionOut(Schema):
+    id: int
+    agent: str
+    organization: str
+    round: str
+    status: str = Field(description="live, superseded or withdrawn")
+    format: str = Field(description="tau2, bundle or inspect")
+    submitted_at: datetime
+    tier: str = Field(description="self-reported, verified or flagged")
+    url: str
+    checks: list[SubmissionCheckOut]
+    figures: list[SubmissionFigureOut]
+    notes: list[str]

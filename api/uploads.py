@@ -50,7 +50,17 @@ class PayloadTooLarge(Exception):
 
 
 class BenchmarkKey(HttpBearer):
-    """A live key of the benchmark in the path; the body's announced size is checked here, before it is read."""
+    """A live key of the benchmark in the path; the body's announced size is checked here, before it is read.
+    A benchmark team's upload key (`team`) uploads; an organization's submission key only submits."""
+
+    WRONG_KIND = {
+        True: "a submission key only submits (POST /api/benchmarks/<slug>/submissions)",
+        False: "a benchmark team's upload key does not submit: submissions come with an organization's key",
+    }
+
+    def __init__(self, *, team: bool = True) -> None:
+        super().__init__()
+        self.team = team
 
     def authenticate(self, request: HttpRequest, token: str) -> ApiKey | None:
         key = api_key_check(token)
@@ -59,6 +69,8 @@ class BenchmarkKey(HttpBearer):
         slug = (request.resolver_match.kwargs if request.resolver_match else {}).get("slug")
         if slug != key.benchmark.slug:
             raise HttpError(403, f"this key is for benchmark {key.benchmark.slug!r}")
+        if (key.organization_id is None) != self.team:
+            raise HttpError(403, self.WRONG_KIND[self.team])
         announced = request.META.get("CONTENT_LENGTH") or "0"
         if not announced.isascii() or not announced.isdigit():
             # Django would read such a body as empty; the sender has a broken client, and is told so.

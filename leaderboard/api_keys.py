@@ -12,7 +12,7 @@ from datetime import timedelta
 
 from django.utils import timezone
 
-from .models import ApiKey, Benchmark
+from .models import ApiKey, Benchmark, Organization
 
 KEY_PREFIX = "lbk_"
 # The last-used time is written at most this often per key, so an upload burst is not a write per request.
@@ -23,11 +23,19 @@ def key_digest(raw: str) -> str:
     return hashlib.sha256(raw.encode()).hexdigest()
 
 
-def api_key_create(*, name: str, benchmark: Benchmark, created_by=None) -> tuple[ApiKey, str]:
-    """A new key for `benchmark`: the stored row and the key itself (shown once, never stored)."""
+def api_key_create(
+    *, name: str, benchmark: Benchmark, created_by=None, organization: Organization | None = None
+) -> tuple[ApiKey, str]:
+    """A new key for `benchmark`: the stored row and the key itself (shown once, never stored). With
+    `organization`, that organization's submission key (it may only submit, `POST .../submissions`)."""
     raw = KEY_PREFIX + secrets.token_urlsafe(32)
     key = ApiKey.objects.create(
-        name=name, benchmark=benchmark, prefix=raw[:12], digest=key_digest(raw), created_by=created_by
+        name=name,
+        benchmark=benchmark,
+        organization=organization,
+        prefix=raw[:12],
+        digest=key_digest(raw),
+        created_by=created_by,
     )
     return key, raw
 
@@ -42,7 +50,7 @@ def api_key_check(raw: str) -> ApiKey | None:
     """The live key `raw` is, or None (unknown or revoked); notes its use."""
     if not raw.startswith(KEY_PREFIX) or len(raw) > 100:
         return None
-    key = ApiKey.objects.select_related("benchmark").filter(digest=key_digest(raw), revoked_at__isnull=True).first()
+    key = ApiKey.objects.select_related("benchmark", "organization").filter(digest=key_digest(raw), revoked_at__isnull=True).first()
     if key is None:
         return None
     now = timezone.now()

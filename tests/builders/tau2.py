@@ -102,3 +102,53 @@ def declared_with(**results_: Any) -> dict:
 
 def claim(value: float) -> dict:
     return declared_with(mini={"pass_1": value})
+
+
+def zipped(files_: dict[str, bytes]) -> bytes:
+    import io
+    import zipfile
+
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as z:
+        for name, data in files_.items():
+            z.writestr(name, data)
+    return out.getvalue()
+
+
+def mini_world():
+    """Benchmark mini-tau (domain "mini", tasks mini-0..2) with its community track open; a team round "r1"
+    (published, the team's agent "team-agent"); organizations A and B, B with agent "b-agent"; a submission
+    key for each, and the team's upload key. Returns a namespace of them."""
+    from types import SimpleNamespace
+
+    from django.utils import timezone
+
+    from leaderboard.api_keys import api_key_create
+    from leaderboard.models import Agent, Benchmark, Entry, Organization, Round
+    from submissions.catalogue import tau2_tasks_import, track_open
+
+    tau2_tasks_import(data=json.dumps(TASKS).encode(), benchmark="mini-tau", domain="mini")
+    bench = Benchmark.objects.get(slug="mini-tau")
+    track = track_open(benchmark=bench)
+    team_round = Round.objects.create(
+        benchmark=bench, key="r1", status="published", published_at=timezone.now(), task_keys=["mini-0"]
+    )
+    team_agent = Agent.objects.create(slug="team-agent", name="Team agent")
+    Entry.objects.create(round=team_round, agent=team_agent)
+    org_a = Organization.objects.create(slug="org-a", name="Org A")
+    org_b = Organization.objects.create(slug="org-b", name="Org B")
+    b_agent = Agent.objects.create(slug="b-agent", name="B agent", organization=org_b)
+    _, key_a = api_key_create(name="A", benchmark=bench, organization=org_a)
+    _, key_b = api_key_create(name="B", benchmark=bench, organization=org_b)
+    _, team_key = api_key_create(name="team CI", benchmark=bench)
+    return SimpleNamespace(
+        bench=bench,
+        track=track,
+        team_round=team_round,
+        org_a=org_a,
+        org_b=org_b,
+        b_agent=b_agent,
+        key_a=key_a,
+        key_b=key_b,
+        team_key=team_key,
+    )
