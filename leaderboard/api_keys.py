@@ -50,7 +50,11 @@ def api_key_check(raw: str) -> ApiKey | None:
     """The live key `raw` is, or None (unknown or revoked); notes its use."""
     if not raw.startswith(KEY_PREFIX) or len(raw) > 100:
         return None
-    key = ApiKey.objects.select_related("benchmark", "organization").filter(digest=key_digest(raw), revoked_at__isnull=True).first()
+    key = (
+        ApiKey.objects.select_related("benchmark", "organization")
+        .filter(digest=key_digest(raw), revoked_at__isnull=True)
+        .first()
+    )
     if key is None:
         return None
     now = timezone.now()

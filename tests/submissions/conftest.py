@@ -5,7 +5,6 @@ import pytest
 from django.core.management import call_command
 
 from leaderboard.models import Benchmark, Organization
-
 from tests.builders.tau2 import TAU2
 
 

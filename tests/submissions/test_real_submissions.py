@@ -12,7 +12,6 @@ from django.core.management import call_command
 from leaderboard.models import ChangelogEntry, Entry
 from runs.models import Run
 from submissions.models import Submission
-
 from tests.builders.tau2 import BUTTON, TOOLORCHESTRA
 
 
