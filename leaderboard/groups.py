@@ -32,6 +32,7 @@ EDITOR_MODELS = {
     "runs": ["run", "verdict", "evidence", "checkresult", "dispute"],
     "voting": ["vote"],
     "snapshots": ["boardsnapshot"],
+    "submissions": ["submissiontrack", "submission", "submissionevent"],
 }
 REVIEW_PERMISSIONS = [
     ("view", "leaderboard", "benchmark"),

@@ -12,22 +12,27 @@ from ..models import ApiKey
 
 @admin.register(ApiKey)
 class ApiKeyAdmin(admin.ModelAdmin):
-    list_display = ["name", "benchmark", "prefix", "created_at", "last_used_at", "revoked_at"]
-    list_filter = ["benchmark"]
+    list_display = ["name", "benchmark", "organization", "prefix", "created_at", "last_used_at", "revoked_at"]
+    list_filter = ["benchmark", "organization"]
     search_fields = ["name", "prefix"]
     actions = ["revoke"]
     readonly_fields = ["prefix", "created_by", "created_at", "last_used_at", "revoked_at"]
 
     def get_readonly_fields(self, request, obj=None):
-        return [*self.readonly_fields, "name", "benchmark"] if obj is not None else self.readonly_fields
+        return [*self.readonly_fields, *self.MADE_WITH] if obj is not None else self.readonly_fields
+
+    # An organization makes it that organization's submission key (it only submits); none, the team's upload key.
+    MADE_WITH = ["name", "benchmark", "organization"]
 
     def get_fields(self, request, obj=None):
-        return ["name", "benchmark"] if obj is None else ["name", "benchmark", *self.readonly_fields]
+        return self.MADE_WITH if obj is None else [*self.MADE_WITH, *self.readonly_fields]
 
     def save_model(self, request, obj, form, change):
         if change:
             return  # nothing about a key changes after it is made
-        key, raw = api_key_create(name=obj.name, benchmark=obj.benchmark, created_by=request.user)
+        key, raw = api_key_create(
+            name=obj.name, benchmark=obj.benchmark, created_by=request.user, organization=obj.organization
+        )
         obj.pk = key.pk
         obj.refresh_from_db()
         messages.warning(
