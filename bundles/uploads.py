@@ -62,6 +62,7 @@ def upload_problems(doc: Any, benchmark: Benchmark) -> list[str]:
         for field in ("preview_started_at", "published_at"):
             if r.get(field) is not None:
                 problems.append(f"rounds[{i}].{field}: set by the site when an editor starts the preview or publishes")
+        problems += _tier_problems(r, i)
         if r.get("changelog"):
             problems.append(
                 f"rounds[{i}].changelog: the changelog is the site's own record of corrections and publication; "
@@ -70,6 +71,15 @@ def upload_problems(doc: Any, benchmark: Benchmark) -> list[str]:
     if doc.get("votes"):
         problems.append("votes: an upload carries no votes")
     return problems
+
+
+def _tier_problems(r: dict, i: int) -> list[str]:
+    """An entry's tier is the submission checks' (`submissions`): an upload says none but the team's."""
+    return [
+        f"rounds[{i}].entries[{j}].tier: set by the submission checks; an upload key sends none"
+        for j, e in enumerate(r.get("entries") or [])
+        if isinstance(e, dict) and e.get("tier") not in (None, "team")
+    ]
 
 
 def bundle_upload(*, doc: Any, benchmark: Benchmark) -> ImportReport:

@@ -236,7 +236,8 @@ STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 # Serve from the app folders until `collectstatic` has filled STATIC_ROOT (development, tests, demo).
 WHITENOISE_USE_FINDERS = DEBUG or TESTING or not any(STATIC_ROOT.iterdir())
 # Every stored file goes through one of the named storages: "evidence" (names under "evidence/"), "app_builds"
-# (under "app-builds/<random>/"), "transcripts" (under "transcripts/": compressed pages read by the run page).
+# (under "app-builds/<random>/"), "transcripts" (under "transcripts/": compressed pages read by the run page),
+# "submissions" (under "submissions/": each submission from an outside team as it was sent, never served).
 # The local disk under MEDIA_ROOT by default; with STORAGE_URL (s3://bucket?endpoint_url=...&region_name=...)
 # S3-compatible object storage through django-storages, shared by every app server and worker (README,
 # "Running it in production"). The site serves every file itself, by its rules: the bucket stays private.

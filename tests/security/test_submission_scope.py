@@ -147,3 +147,25 @@ def test_org_as_member_cannot_withdraw_org_bs_submission():
     sub.refresh_from_db()
     assert sub.status == "withdrawn" and not Run.objects.filter(entry__agent__slug="b-agent").exists()
     assert TaskVersion.objects.filter(task__key="mini-0").count() == 1
+
+
+def test_an_upload_key_cannot_set_a_tier():
+    w = t.mini_world()
+    bundle = {
+        "benchmark": {"slug": "mini-tau", "name": "mini-tau", "methodology": "scored"},
+        "agents": [{"slug": "team-agent"}],
+        "tasks": [],
+        "rounds": [{"key": "r2", "status": "draft", "entries": [{"agent": "team-agent", "tier": "verified"}]}],
+        "runs": [],
+    }
+    answer = Client().post(
+        "/api/benchmarks/mini-tau/bundle",
+        json.dumps(bundle),
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Bearer {w.team_key}",
+    )
+    assert answer.status_code == 422
+    assert answer.json()["problems"] == [
+        "rounds[0].entries[0].tier: set by the submission checks; an upload key sends none"
+    ]
+    assert not Entry.objects.filter(round__key="r2").exists()
