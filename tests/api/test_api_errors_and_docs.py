@@ -55,6 +55,7 @@ def test_the_openapi_schema_lists_every_endpoint(client):
         "/api/benchmarks/{slug}/ratings",
         "/api/benchmarks/{slug}/bundle",
         "/api/benchmarks/{slug}/inspect",
+        "/api/benchmarks/{slug}/submissions",
         "/api/benchmarks/{slug}/tasks",
         "/api/benchmarks/{slug}/tasks/{key}",
         "/api/benchmarks/{slug}/runs",
@@ -62,9 +63,13 @@ def test_the_openapi_schema_lists_every_endpoint(client):
         "/api/agents",
         "/api/agents/{slug}",
     }
-    # The two uploads are the only operations that are not reads.
+    # The two uploads and a submission are the only operations that are not reads.
     writes = {(p, m) for p, ops in paths.items() for m in ops if m != "get"}
-    assert writes == {("/api/benchmarks/{slug}/bundle", "post"), ("/api/benchmarks/{slug}/inspect", "post")}
+    assert writes == {
+        ("/api/benchmarks/{slug}/bundle", "post"),
+        ("/api/benchmarks/{slug}/inspect", "post"),
+        ("/api/benchmarks/{slug}/submissions", "post"),
+    }
 
 
 def test_the_docs_page_loads_swagger_from_this_site(client):
