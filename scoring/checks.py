@@ -95,18 +95,34 @@ def known_tokens(run: RunInput) -> int:
     return (run.tokens_input or 0) + (run.tokens_output or 0) + (run.tokens_cache_write or 0)
 
 
+# "A run stops at the task's time limit ... Whatever is in /work at that moment is what's handed in": a run the
+# harness stopped at the limit is recorded as a timeout, and its wall time is a little past the limit (stopping
+# takes a moment). It was within the limit by definition, whatever overshoot its clock shows.
+STOPPED_AT_TIME_LIMIT = "timeout"
+
+
+def over_time(run: RunInput, task: TaskInput) -> bool:
+    """Whether a run went past its task's time limit by its own numbers: a wall time above time_limit_min on a
+    run that was not stopped at the limit (a `completed` run that ran past it does not count, "Only runs within
+    the task's time limit ... count"); a `timeout` run never is. No limit, or no recorded time: not over."""
+    if run.status == STOPPED_AT_TIME_LIMIT or task.time_limit_min is None or run.wall_seconds is None:
+        return False
+    return run.wall_seconds > task.time_limit_min * 60
+
+
 def counts(run: RunInput, task: TaskInput) -> bool:
     """Whether a run goes into the rankings (seed 003, "The run", "Rankings", "Token budget").
 
     "Only runs within the task's time limit and token budget that spent no more than their budget count":
     a handed-in run (completed, timeout, budget_exhausted, or an app that never started, as 0) counts unless
-    its own numbers put it over: wall time above time_limit_min, or usage above token_budget ("no
-    tolerance"). Usage already known to exceed the budget is over even when another part of it is unknown;
-    an entirely unknown time or usage cannot show the run over, so it counts.
+    its own numbers put it over: wall time above time_limit_min on a run that was not stopped at the limit
+    (`over_time`), or usage above token_budget ("no tolerance": 1,001 tokens of 1,000 is over). Usage already
+    known to exceed the budget is over even when another part of it is unknown; an entirely unknown time or
+    usage cannot show the run over, so it counts.
     """
     if run.status not in COUNTED:
         return False
-    if task.time_limit_min is not None and run.wall_seconds is not None and run.wall_seconds > task.time_limit_min * 60:
+    if over_time(run, task):
         return False
     return not (task.token_budget is not None and known_tokens(run) > task.token_budget)
 
@@ -116,11 +132,33 @@ def not_counted_why(run: RunInput, task: TaskInput) -> str | None:
     own numbers; None when the status already says it (an infra error, over budget) or the run counts."""
     if run.status not in COUNTED:
         return None
-    if task.time_limit_min is not None and run.wall_seconds is not None and run.wall_seconds > task.time_limit_min * 60:
+    if over_time(run, task) and task.time_limit_min is not None:
         return f"over the time limit: {run.wall_seconds:,.0f} s of {task.time_limit_min * 60:,.0f} s"
     if task.token_budget is not None and known_tokens(run) > task.token_budget:
         return f"over the token budget: {known_tokens(run):,} tokens of {task.token_budget:,}"
     return None
+
+
+# "A run stops at the task's time limit or when the token budget runs out": every checks task has both. A task
+# without one is refused (in a bundle, on import and in `recount`, and in the admin), never given a limit taken
+# from another methodology (000's 30 minutes) nor read as unlimited.
+REQUIRED_LIMITS = (("time_limit_min", "time limit"), ("token_budget", "token budget"))
+
+
+def missing_limits(task: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The limits a checks task (a bundle's task document, or the admin's task fields) lacks, as (field, why),
+    naming the task: 003 stops every run "at the task's time limit or when the token budget runs out", so a task
+    without either cannot say which runs were "within the task's time limit and token budget"."""
+    key = task.get("key")
+    return [
+        (
+            field,
+            f"task {key!r} has no {what}: every checks task needs a time limit and a token budget (003: \"A run "
+            f'stops at the task\'s time limit or when the token budget runs out"); none is assumed',
+        )
+        for field, what in REQUIRED_LIMITS
+        if task.get(field) is None
+    ]
 
 
 def votable(run: RunInput, task: TaskInput) -> bool:

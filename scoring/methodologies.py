@@ -174,6 +174,10 @@ def _no_listed_checks(run: Mapping[str, Any]) -> list[str]:
     return []
 
 
+def _no_missing_limits(task: Mapping[str, Any]) -> list[tuple[str, str]]:
+    return []
+
+
 @dataclass(frozen=True)
 class Methodology:
     key: str
@@ -235,6 +239,10 @@ class Methodology:
     # Where a run's own list of checks and the counts its score reads disagree, in words (a bundle's run, or a
     # run and its checks as the admin would save them); none where the score reads no listed checks.
     listed_checks_problems: Callable[[Mapping[str, Any]], list[str]] = _no_listed_checks
+    # The limits a task of this methodology must state and does not (a bundle's task document or the admin's task
+    # fields), as (field, why naming the task): a bundle or a task form with any is refused. None are required
+    # where the methodology's rules read no limit, or fix their own (004's 30-minute cap).
+    missing_limits: Callable[[Mapping[str, Any]], list[tuple[str, str]]] = _no_missing_limits
     # The trade-offs page's re-rank of the overall board's axes (`tradeoff_axes`) by a reader's weights.
     rerank: Callable[[Sequence[Mapping[str, Any]], float, float, float], list[tradeoffs.RerankedRow]] = tradeoffs.rerank
     # Every run's standing, decided from the methodology's own boards (`scoring.standings`): which runs count and
@@ -370,6 +378,7 @@ register(
         interval=IntervalRule(cells=checks.interval_cells, statistic="median", resample_runs=True),
         task_numbers=_median_numbers,
         listed_checks_problems=checks.listed_checks_problems,
+        missing_limits=checks.missing_limits,
     )
 )
 register(

@@ -566,3 +566,76 @@ def rating_row(agent: str, rating: float, low: float, high: float, votes: int = 
         "few_votes": False,
         "rank_ub": 1,
     }
+
+
+def checks_handed_in_bundle(slug: str = "hbench") -> dict[str, Any]:
+    """A checks round of two to-spec tasks (60-minute limit = 3,600 s, budget 1,000,000 tokens), each run's usage
+    all input, 4 API checks and 2 browser steps per run (score = 50 x api/4 + 50 x steps/2):
+
+    steady: shop completed 1,800 s, 3/4 and 1/2 -> 62.5; notes completed 1,800 s, 2/4 and 1/2 -> 50, and a
+    timeout at 3,600.5 s, 4/4 and 2/2, that spent 1,000,001 tokens (over the budget).
+    stopped: shop a timeout stopped at the limit (3,600.5 s, 4/4 and 2/2 -> 100), completed 1,500 s 4/4 and 1/2
+    -> 75, completed 1,200 s 2/4 and 1/2 -> 50; notes completed 3,601 s, 4/4 and 2/2 (past the limit), and
+    completed 1,200 s, 2/4 and 1/2 -> 50."""
+    agents = [{"slug": s, "name": s.title(), "primary_language": "en", "languages": ["en"]} for s in ("steady", "stopped")]
+    tasks = [
+        {
+            "key": key,
+            "title": title,
+            "version": "1.0",
+            "kind": "to-spec",
+            "dimensions": [],
+            "time_limit_min": 60,
+            "token_budget": 1_000_000,
+            "prompt": f"Build {title.lower()}.",
+        }
+        for key, title in (("shop", "A shop"), ("notes", "A notes app"))
+    ]
+    plan = [
+        # agent, task, trial, status, wall seconds, API passed of 4, steps passed of 2, tokens
+        ("steady", "shop", 1, "completed", 1800.0, 3, 1, 400_000),
+        ("steady", "notes", 1, "completed", 1800.0, 2, 1, 400_000),
+        ("steady", "notes", 2, "timeout", 3600.5, 4, 2, 1_000_001),
+        ("stopped", "shop", 1, "timeout", 3600.5, 4, 2, 600_000),
+        ("stopped", "shop", 2, "completed", 1500.0, 4, 1, 500_000),
+        ("stopped", "shop", 3, "completed", 1200.0, 2, 1, 500_000),
+        ("stopped", "notes", 1, "completed", 3601.0, 4, 2, 500_000),
+        ("stopped", "notes", 2, "completed", 1200.0, 2, 1, 500_000),
+    ]
+    runs = [
+        {
+            "id": f"{agent}-{task}-t{trial}",
+            "round": "r1",
+            "agent": agent,
+            "task": task,
+            "task_version": "1.0",
+            "trial": trial,
+            "language": "en",
+            "status": status,
+            "app_started": True,
+            "api_checks_passed": api,
+            "api_checks_total": 4,
+            "browser_steps_passed": steps,
+            "browser_steps_total": 2,
+            "tokens_input": tokens,
+            "tokens_output": 0,
+            "tokens_cache_write": 0,
+            "wall_seconds": wall,
+        }
+        for agent, task, trial, status, wall, api, steps, tokens in plan
+    ]
+    rnd = {
+        "key": "r1",
+        "name": "Round 1",
+        "status": "published",
+        "published_at": "2026-01-10T12:00:00Z",
+        "starts_on": "2026-01-01",
+        "entries": [{"agent": a["slug"]} for a in agents],
+    }
+    return {
+        "benchmark": {"slug": slug, "name": f"Bench {slug}", "methodology": "checks"},
+        "agents": agents,
+        "tasks": tasks,
+        "rounds": [rnd],
+        "runs": runs,
+    }

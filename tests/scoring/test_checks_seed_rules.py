@@ -73,9 +73,10 @@ def test_a_run_stopped_at_the_time_limit_or_when_the_budget_ran_out_is_scored_fr
 
 
 def test_a_run_over_its_limit_by_its_own_numbers_or_over_budget_is_not_counted():
-    # 3,601 s > 60 min; 1,001 tokens > 1,000 ("no tolerance"); status over_budget: none counts.
+    # A completed run of 3,601 s > 60 min ("Only runs within the task's time limit ... count"); 1,001 tokens >
+    # 1,000 ("no tolerance"); status over_budget: none counts.
     runs = [
-        run("a", status="timeout", wall_seconds=3601),
+        run("a", status="completed", wall_seconds=3601),
         run("a", status="budget_exhausted", tokens_input=901, tokens_output=100),
         run("a", status="over_budget", tokens_input=10, tokens_output=10),
     ]

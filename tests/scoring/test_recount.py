@@ -250,7 +250,7 @@ def test_a_recount_ranks_an_invent_board_by_the_bundles_votes_as_the_site_does()
     doc = {
         "benchmark": {"slug": "apps", "name": "Apps", "methodology": "checks"},
         "agents": [{"slug": "a", "name": "A"}, {"slug": "b", "name": "B"}],
-        "tasks": [{"key": "chat", "version": "1.0", "kind": "invent"}],
+        "tasks": [{"key": "chat", "version": "1.0", "kind": "invent", "time_limit_min": 60, "token_budget": 1_000_000}],
         "rounds": [{"key": "r1", "status": "published", "entries": [{"agent": "a"}, {"agent": "b"}]}],
         "runs": [
             {
