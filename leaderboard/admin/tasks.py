@@ -16,6 +16,7 @@ from django.utils.html import format_html
 from leaderboard.services.changes import BENCHMARK_PUBLISHED
 from runs.admin import DeletesThroughService, ask_reason, reason_field, refused_as_denied
 from runs.selectors import user_is_editor
+from scoring import methodologies
 
 from .. import services
 from ..models import Round, Task, TaskVersion
@@ -40,6 +41,9 @@ class TaskVersionInline(admin.TabularInline):
         return False
 
 
+LIMIT_FIELDS = ("time_limit_min", "token_budget")
+
+
 class TaskForm(forms.ModelForm):
     change_reason = reason_field(
         "Required once a round of the benchmark is published: it goes into the round's changelog."
@@ -56,6 +60,13 @@ class TaskForm(forms.ModelForm):
         if self.instance.pk and bench is not None and changed:
             published = Round.objects.published().filter(benchmark=bench).exists()
             ask_reason(self, published=published, message=BENCHMARK_PUBLISHED)
+        if bench is not None:
+            # The limits the benchmark's methodology needs every task to state (a checks task: its time limit and
+            # token budget), refused as a bundle without them is.
+            fields = {"key": data.get("key") or self.instance.key, **{f: data.get(f) for f in LIMIT_FIELDS}}
+            for field, why in methodologies.get(bench.methodology).missing_limits(fields):
+                if field in self.fields and field not in self.errors:
+                    self.add_error(field, why)
         return data
 
 

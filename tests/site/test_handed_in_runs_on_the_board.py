@@ -5,6 +5,7 @@ over its token budget say why they do not count. A checks task without a limit i
 from __future__ import annotations
 
 import csv
+from html import unescape
 import io
 import re
 
@@ -21,8 +22,8 @@ def _rows(response) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(response.content.decode())))
 
 
-def _text(html: str) -> str:
-    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+def _text(page: str) -> str:
+    return re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", page)))
 
 
 def test_the_board_counts_the_timed_out_run_and_moves_the_median_and_the_overall(load, client):
@@ -63,3 +64,20 @@ def test_importing_a_checks_task_without_a_time_limit_is_refused_naming_the_task
     with pytest.raises(BundleError) as refused:
         bundle_import(doc=doc)
     assert "tasks[1].time_limit_min: task 'notes' has no time limit" in str(refused.value)
+
+
+def test_the_admin_refuses_to_clear_a_checks_tasks_time_limit_or_token_budget(load, client):
+    from leaderboard.models import Task
+    from tests.builders.admin import admin_form
+    from tests.builders.review import make_user
+
+    load(checks_handed_in_bundle())
+    client.force_login(make_user("ed", "Editors"))
+    task = Task.objects.get(benchmark__slug="hbench", key="notes")
+    url = f"/admin/leaderboard/task/{task.pk}/change/"
+    for field, what in (("time_limit_min", "time limit"), ("token_budget", "token budget")):
+        data = {**admin_form(client, url), field: "", "change_reason": "no limit"}
+        page = _text(client.post(url, data).content.decode())
+        assert f"task 'notes' has no {what}: every checks task needs a time limit and a token budget" in page
+    task.refresh_from_db()
+    assert (task.time_limit_min, task.token_budget) == (60, 1_000_000)
