@@ -68,6 +68,46 @@ MUTANTS = [
     ),
     Mutant(
         "scoring",
+        "a checks run stopped at the time limit judged by its recorded time again",
+        (("scoring/checks.py", 'STOPPED_AT_TIME_LIMIT = "timeout"', 'STOPPED_AT_TIME_LIMIT = "stopped"'),),
+        ("tests/scoring/test_handed_in_runs.py",),
+        tuple(PURE),
+    ),
+    Mutant(
+        "scoring",
+        "a checks run one token over its budget counted",
+        (
+            (
+                "scoring/checks.py",
+                "return not (task.token_budget is not None and known_tokens(run) > task.token_budget)",
+                "return not (task.token_budget is not None and known_tokens(run) > task.token_budget + 1)",
+            ),
+        ),
+        ("tests/scoring/test_handed_in_runs.py",),
+        tuple(PURE),
+    ),
+    Mutant(
+        "scoring",
+        "a checks task without a token budget accepted",
+        (
+            (
+                "scoring/checks.py",
+                'REQUIRED_LIMITS = (("time_limit_min", "time limit"), ("token_budget", "token budget"))',
+                'REQUIRED_LIMITS = (("time_limit_min", "time limit"),)',
+            ),
+        ),
+        ("tests/scoring/test_handed_in_runs.py",),
+        tuple(PURE),
+    ),
+    Mutant(
+        "scoring",
+        "checks tasks without limits accepted",
+        (("scoring/methodologies.py", "        missing_limits=checks.missing_limits,\n", ""),),
+        ("tests/scoring/test_handed_in_runs.py",),
+        tuple(PURE),
+    ),
+    Mutant(
+        "scoring",
         "the 95% interval turned into 80%",
         (
             ("scoring/bradley_terry.py", "np.percentile(boot, 2.5, axis=0)", "np.percentile(boot, 10, axis=0)"),

@@ -81,3 +81,13 @@ def test_the_admin_refuses_to_clear_a_checks_tasks_time_limit_or_token_budget(lo
         assert f"task 'notes' has no {what}: every checks task needs a time limit and a token budget" in page
     task.refresh_from_db()
     assert (task.time_limit_min, task.token_budget) == (60, 1_000_000)
+
+
+def test_the_methodology_page_says_a_timed_out_run_counts_and_a_task_needs_both_limits(load, client):
+    load(checks_handed_in_bundle())
+    page = _text(client.get("/b/hbench/methodology/").content.decode())
+    assert "A run stopped at the time limit counts however far past the limit its clock reads" in page
+    assert (
+        "Every task has a time limit and a token budget (“A run stops at the task's time limit or when the token "
+        "budget runs out”)"
+    ) in page
