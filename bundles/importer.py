@@ -286,7 +286,7 @@ class _Writer:
     task_rows: dict[str, Task] = field(default_factory=dict)
     round_rows: dict[str, Round] = field(default_factory=dict)
     entries: dict[tuple[str, str], Entry] = field(default_factory=dict)
-    run_rows: dict[str, Run] = field(default_factory=dict)
+    run_rows: dict[tuple[str, str], Run] = field(default_factory=dict)  # by (round key, run id)
     changed_tasks: bool = False
     # Rounds published before this import: a change to their runs is a correction and goes into their changelog.
     was_published: set[int] = field(default_factory=set)
@@ -396,18 +396,19 @@ class _Writer:
     def runs(self) -> None:
         round_ids = [rnd.id for rnd in self.round_rows.values()]
         rows = Rows(Run, Run.objects.filter(round_id__in=round_ids), lambda r: (r.round_id, r.key), self.report, "runs")
-        docs_by_id = {str(run["id"]): run for run in self.doc.get("runs") or []}
+        # A run's id is unique in its round (two rounds may share ids): runs are keyed by (round, id).
+        docs_by_id = {(run["round"], str(run["id"])): run for run in self.doc.get("runs") or []}
         # Originals first and saved, so a re-run can point at a saved run.
         for reruns in (False, True):
-            for run_doc in docs_by_id.values():
+            for key, run_doc in docs_by_id.items():
                 if (run_doc.get("rerun_of") is not None) != reruns:
                     continue
                 rnd = self.round_rows[run_doc["round"]]
                 values = _run_values(run_doc, self.entries, self.task_rows, self.run_rows)
-                run, changed = rows.put((rnd.id, str(run_doc["id"])), {"round": rnd, "key": str(run_doc["id"])}, values)
-                self.run_rows[str(run_doc["id"])] = run
+                run, changed = rows.put((rnd.id, key[1]), {"round": rnd, "key": key[1]}, values)
+                self.run_rows[key] = run
                 if changed:
-                    self.mark_changed(rnd.id, str(run_doc["id"]))
+                    self.mark_changed(rnd.id, key[1])
             rows.flush()
         changed_children = write_run_children(self.run_rows, docs_by_id, round_ids, self.report)
         for rnd_id, run_key in changed_children:
@@ -439,7 +440,7 @@ class _Writer:
                 keys = sorted(self.corrected[rnd.id])
                 ChangelogEntry.objects.create(
                     round=rnd,
-                    run=self.run_rows[keys[0]] if len(keys) == 1 else None,
+                    run=self.run_rows[(rnd.key, keys[0])] if len(keys) == 1 else None,
                     who_role="import",
                     why="Re-imported from a bundle.",
                     created_at=timezone.now(),
@@ -447,7 +448,7 @@ class _Writer:
                 )
 
 
-def _run_values(run_doc: dict, entries: dict, tasks: dict, runs: dict) -> dict[str, Any]:
+def _run_values(run_doc: dict, entries: dict, tasks: dict, runs: dict[tuple[str, str], Run]) -> dict[str, Any]:
     values: dict[str, Any] = {}
     for f in RUN_SCALARS:
         if f in PRIVATE_RUN_FIELDS and f not in run_doc:
@@ -464,7 +465,7 @@ def _run_values(run_doc: dict, entries: dict, tasks: dict, runs: dict) -> dict[s
     values["entry"] = entries[(run_doc["round"], run_doc["agent"])]
     values["task"] = tasks[run_doc["task"]]
     rerun_of = run_doc.get("rerun_of")
-    values["rerun_of"] = runs[str(rerun_of)] if rerun_of is not None else None
+    values["rerun_of"] = runs[(run_doc["round"], str(rerun_of))] if rerun_of is not None else None
     return values
 
 

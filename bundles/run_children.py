@@ -12,10 +12,10 @@ from .upsert import Rows
 
 
 def write_run_children(
-    runs: dict[str, Run], docs: dict[str, dict], round_ids: list[int], report: ImportReport
+    runs: dict[tuple[str, str], Run], docs: dict[tuple[str, str], dict], round_ids: list[int], report: ImportReport
 ) -> set[tuple[int, str]]:
-    """Verdicts, evidence, checks and disputes of every run; returns (round id, run key) of the runs whose
-    inputs changed."""
+    """Verdicts, evidence, checks and disputes of every run (`runs` and `docs` by round key and run id); returns
+    (round id, run key) of the runs whose inputs changed."""
     in_rounds = {"run__round_id__in": round_ids}
     verdicts = Rows(Verdict, Verdict.objects.filter(**in_rounds), lambda v: (v.run_id, v.role), report, "verdicts")
     # A stored file is exported with its address on the site (`Evidence.href`): importing the download again
@@ -67,7 +67,7 @@ def write_run_children(
                 (run.pk, d["reason"], note), {"run": run, "reason": d["reason"], "note": note}, values
             )[1]
         if changed:
-            changed_runs.add((run.round_id, run_id))
+            changed_runs.add((run.round_id, run.key))
     for rows in (verdicts, evidence, checks, disputes):
         rows.flush()
     return changed_runs

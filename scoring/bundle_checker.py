@@ -221,5 +221,5 @@ class Declared:
     tasks: dict[str, dict] = field(default_factory=dict)
     rounds: dict[str, dict] = field(default_factory=dict)
     entries: set[tuple[str, str]] = field(default_factory=set)
-    runs: dict[str, dict] = field(default_factory=dict)
+    runs: dict[tuple[str | None, str], dict] = field(default_factory=dict)  # by (round, id)
     methodology: str | None = None

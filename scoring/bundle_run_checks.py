@@ -190,14 +190,23 @@ def _check_judge_and_marks(c: Checker, run: dict, p: str) -> None:
 
 
 def _check_run_id(c: Checker, run: dict, p: str, declared: Declared) -> None:
-    """A run's id: a non-empty string (or an integer), unique in the bundle."""
+    """A run's id: a non-empty string (or an integer), unique in its round. Two rounds may hold runs of the same
+    id (a benchmark's rounds each run the same plan of agents, tasks and trials): the site keys a run by its
+    round and id, and a round's download, or a benchmark's with every round, recounts as it was imported."""
     rid = bundle_id(run.get("id"))
+    key = (run_round(run), rid)
     if not isinstance(rid, str) or not rid:
         c.add(f"{p}.id", "is required (a string)")
-    elif rid in declared.runs:
-        c.add(f"{p}.id", f"duplicate run id {rid!r}")
+    elif key in declared.runs:
+        c.add(f"{p}.id", f"duplicate run id {rid!r} in round {key[0]!r}")
     else:
-        declared.runs[rid] = run
+        declared.runs[key] = run
+
+
+def run_round(run: dict) -> str | None:
+    """The round a run names, when it names one by a string (any other value is reported as unknown)."""
+    rk = run.get("round")
+    return rk if isinstance(rk, str) else None
 
 
 def _check_run_references(c: Checker, run: dict, p: str, declared: Declared) -> None:
@@ -369,24 +378,28 @@ def _check_relative_path(c: Checker, e: dict, ep: str, what: str) -> None:
 
 
 def _check_reruns(c: Checker, runs: list, declared: Declared) -> None:
-    """A re-run names a known run of the same round, agent and task, which is not itself a re-run, is not the
-    re-run itself, and has no other re-run."""
-    reruns_of: dict[str, int] = {}
+    """A re-run names a known run of the same round (by its id there), agent and task, which is not itself a
+    re-run, is not the re-run itself, and has no other re-run."""
+    reruns_of: dict[tuple[str | None, str], int] = {}
     for i, run in enumerate(runs):
         if not isinstance(run, dict) or run.get("rerun_of") is None:
             continue
         p = f"runs[{i}].rerun_of"
         orig = bundle_id(run["rerun_of"])
-        if not isinstance(orig, str) or orig not in declared.runs:
-            c.add(p, f"unknown run {orig!r}")
+        key = (run_round(run), orig)
+        if not isinstance(orig, str) or key not in declared.runs:
+            if isinstance(orig, str) and any(rid == orig for _, rid in declared.runs):
+                c.add(p, f"run {orig!r} is for another round, agent or task")
+            else:
+                c.add(p, f"unknown run {orig!r}")
             continue
-        o = declared.runs[orig]
+        o = declared.runs[key]
         if o.get("rerun_of") is not None:
             c.add(p, f"run {orig!r} is itself a re-run; a re-run cannot be re-run")
         if str(run.get("id")) == orig:
             c.add(p, "a run cannot be its own re-run")
         if any(o.get(k) != run.get(k) for k in ("round", "agent", "task")):
             c.add(p, f"run {orig!r} is for another round, agent or task")
-        if orig in reruns_of:
-            c.add(p, f"run {orig!r} already has a re-run (runs[{reruns_of[orig]}])")
-        reruns_of[orig] = i
+        if key in reruns_of:
+            c.add(p, f"run {orig!r} already has a re-run (runs[{reruns_of[key]}])")
+        reruns_of[key] = i
