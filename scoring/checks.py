@@ -153,8 +153,8 @@ def missing_limits(task: Mapping[str, Any]) -> list[tuple[str, str]]:
     return [
         (
             field,
-            f"task {key!r} has no {what}: every checks task needs a time limit and a token budget (003: \"A run "
-            f'stops at the task\'s time limit or when the token budget runs out"); none is assumed',
+            f'task {key!r} has no {what}: every checks task needs a time limit and a token budget (003: "A run '
+            f"stops at the task's time limit or when the token budget runs out\"); none is assumed",
         )
         for field, what in REQUIRED_LIMITS
         if task.get(field) is None

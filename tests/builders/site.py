@@ -577,7 +577,9 @@ def checks_handed_in_bundle(slug: str = "hbench") -> dict[str, Any]:
     stopped: shop a timeout stopped at the limit (3,600.5 s, 4/4 and 2/2 -> 100), completed 1,500 s 4/4 and 1/2
     -> 75, completed 1,200 s 2/4 and 1/2 -> 50; notes completed 3,601 s, 4/4 and 2/2 (past the limit), and
     completed 1,200 s, 2/4 and 1/2 -> 50."""
-    agents = [{"slug": s, "name": s.title(), "primary_language": "en", "languages": ["en"]} for s in ("steady", "stopped")]
+    agents = [
+        {"slug": s, "name": s.title(), "primary_language": "en", "languages": ["en"]} for s in ("steady", "stopped")
+    ]
     tasks = [
         {
             "key": key,

@@ -55,6 +55,7 @@ def test_importing_the_export_again_keeps_each_rounds_runs_apart(tmp_path):
     out = tmp_path / "quiz.json"
     call_command("export_bundle", "--benchmark", "inspect-quiz", "--all", "-o", str(out), stderr=io.StringIO())
     doc = json.loads(out.read_text())
+
     def stored() -> set[tuple]:
         return {
             (r.round.key, r.key, r.task.key, r.score, r.trial, r.status)

@@ -221,7 +221,16 @@ def test_an_app_build_is_a_folder_inside_the_bundles_folder_and_at_most_one_per_
         doc = {
             "benchmark": {"slug": "b", "name": "B", "methodology": "checks"},
             "agents": [{"slug": "a", "name": "A"}],
-            "tasks": [{"key": "t", "title": "T", "version": "1.0", "kind": "to-spec", "time_limit_min": 60, "token_budget": 1_000_000}],
+            "tasks": [
+                {
+                    "key": "t",
+                    "title": "T",
+                    "version": "1.0",
+                    "kind": "to-spec",
+                    "time_limit_min": 60,
+                    "token_budget": 1_000_000,
+                }
+            ],
             "rounds": [{"key": "r", "status": "draft", "entries": [{"agent": "a"}], "tasks": ["t"]}],
             "runs": [{**r, "id": str(i)} for i, r in enumerate(runs)],
         }
@@ -293,7 +302,16 @@ def test_a_vote_id_is_a_non_empty_string_or_integer_of_at_most_100_characters_an
     doc = {
         "benchmark": {"slug": "b", "name": "B", "methodology": "checks"},
         "agents": [{"slug": "a", "name": "A"}, {"slug": "b", "name": "B"}],
-        "tasks": [{"key": "t", "title": "T", "version": "1.0", "kind": "invent", "time_limit_min": 60, "token_budget": 1_000_000}],
+        "tasks": [
+            {
+                "key": "t",
+                "title": "T",
+                "version": "1.0",
+                "kind": "invent",
+                "time_limit_min": 60,
+                "token_budget": 1_000_000,
+            }
+        ],
         "rounds": [{"key": "r", "status": "draft", "entries": [{"agent": "a"}], "tasks": ["t"]}],
         "votes": [vote(v) for v in ("", "x" * 101, "y" * 100, "v1", 7, "v1", "7", 1.5, [1])],
     }
@@ -312,7 +330,16 @@ def test_a_run_names_its_id_round_agent_and_task_and_only_declared_ones():
     doc = {
         "benchmark": {"slug": "b", "name": "B", "methodology": "checks"},
         "agents": [{"slug": "a", "name": "A"}],
-        "tasks": [{"key": "t", "title": "T", "version": "1.0", "kind": "to-spec", "time_limit_min": 60, "token_budget": 1_000_000}],
+        "tasks": [
+            {
+                "key": "t",
+                "title": "T",
+                "version": "1.0",
+                "kind": "to-spec",
+                "time_limit_min": 60,
+                "token_budget": 1_000_000,
+            }
+        ],
         "rounds": [{"key": "r", "status": "draft", "entries": [{"agent": "a"}], "tasks": ["t"]}],
         "runs": [
             {"id": "", "round": "r", "agent": "a", "task": "t", "status": "completed"},
@@ -754,7 +781,9 @@ def _one_task_doc(methodology: str, kind: str, runs: list[dict]) -> dict:
     return {
         "benchmark": {"slug": "b", "name": "B", "methodology": methodology},
         "agents": [{"slug": "a", "name": "A"}],
-        "tasks": [{"key": "t", "title": "T", "version": "1.0", "kind": kind, "time_limit_min": 60, "token_budget": 1_000_000}],
+        "tasks": [
+            {"key": "t", "title": "T", "version": "1.0", "kind": kind, "time_limit_min": 60, "token_budget": 1_000_000}
+        ],
         "rounds": [{"key": "r", "status": "draft", "entries": [{"agent": "a"}], "tasks": ["t"]}],
         "runs": [{**r, "id": str(i)} for i, r in enumerate(runs)],
     }

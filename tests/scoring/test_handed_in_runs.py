@@ -77,5 +77,5 @@ def test_a_checks_task_without_a_limit_is_refused_naming_the_task(field, what, a
         recount(doc)
     assert refused.value.problems == [
         f"tasks[1].{field}: task 'notes' has no {what}: every checks task needs a time limit and a token budget "
-        "(003: \"A run stops at the task's time limit or when the token budget runs out\"); none is assumed"
+        '(003: "A run stops at the task\'s time limit or when the token budget runs out"); none is assumed'
     ]

@@ -29,7 +29,16 @@ def doc(*starts: str | None, methodology: str = "weekly", starts_on: str | None 
     return {
         "benchmark": {"slug": "wk", "name": "Weekly", "methodology": methodology},
         "agents": [{"slug": "a", "name": "A"}],
-        "tasks": [{"key": "trip", "title": "Trip plan", "version": "1.0", "kind": "core", "time_limit_min": 60, "token_budget": 1_000_000}],
+        "tasks": [
+            {
+                "key": "trip",
+                "title": "Trip plan",
+                "version": "1.0",
+                "kind": "core",
+                "time_limit_min": 60,
+                "token_budget": 1_000_000,
+            }
+        ],
         "rounds": [rnd],
         "runs": runs,
     }

@@ -5,9 +5,9 @@ over its token budget say why they do not count. A checks task without a limit i
 from __future__ import annotations
 
 import csv
-from html import unescape
 import io
 import re
+from html import unescape
 
 import pytest
 
