@@ -138,7 +138,16 @@ def _checks_tasks(rnd: random.Random) -> list[dict[str, Any]]:
         }
         for i in range(rnd.randint(1, 3))
     ]
-    invent = [{"key": "inv", "title": "Invent", "version": "1.0", "kind": "invent", "time_limit_min": 30}]
+    invent = [
+        {
+            "key": "inv",
+            "title": "Invent",
+            "version": "1.0",
+            "kind": "invent",
+            "time_limit_min": 30,
+            "token_budget": 100_000,
+        }
+    ]
     return spec + (invent if rnd.random() < 0.6 else [])
 
 

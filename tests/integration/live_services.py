@@ -151,6 +151,8 @@ def checks_bundle(
                 "title": f"Task {t:02d}",
                 "version": "1.0",
                 "kind": "to-spec",
+                "time_limit_min": 30,
+                "token_budget": 1_000_000,
                 "prompt": f"Build app {t}.",
             }
             for t in range(tasks)

@@ -234,7 +234,16 @@ def test_it_keeps_writing_and_serving_while_redis_is_down(live_celery, spare_red
 VOTE_BUNDLE = {
     "benchmark": {"slug": "apps", "name": "Apps", "methodology": "checks"},
     "agents": [{"slug": "alpha", "name": "Alpha"}, {"slug": "beta", "name": "Beta"}],
-    "tasks": [{"key": "shop", "title": "Shop", "version": "1.0", "kind": "to-spec"}],
+    "tasks": [
+        {
+            "key": "shop",
+            "title": "Shop",
+            "version": "1.0",
+            "kind": "to-spec",
+            "time_limit_min": 30,
+            "token_budget": 10**6,
+        }
+    ],
     "rounds": [
         {
             "key": "r1",

@@ -32,7 +32,10 @@ def _bundle(tasks, rounds, runs):
     return {
         "benchmark": {"slug": "ab", "name": "App Bench", "methodology": "checks"},
         "agents": [{"slug": "forge", "name": "Forge"}, {"slug": "kiln", "name": "Kiln"}],
-        "tasks": [{"key": k, "title": k, "version": "1.0", "kind": "to-spec"} for k in tasks],
+        "tasks": [
+            {"key": k, "title": k, "version": "1.0", "kind": "to-spec", "time_limit_min": 30, "token_budget": 10**6}
+            for k in tasks
+        ],
         "rounds": rounds,
         "runs": runs,
     }
