@@ -73,7 +73,15 @@ def build_world(
     draft = Round.objects.create(benchmark=bench, key="2026-11", name="November", status="draft")
     task_objs = []
     for pos, key in enumerate(tasks):
-        task = Task.objects.create(benchmark=bench, key=key, title=f"Build a {key.replace('-', ' ')}", position=pos)
+        # A checks task states its time limit (the model's 30 minutes) and its token budget.
+        task = Task.objects.create(
+            benchmark=bench,
+            key=key,
+            title=f"Build a {key.replace('-', ' ')}",
+            position=pos,
+            time_limit_min=30,
+            token_budget=10_000_000,
+        )
         TaskVersion.objects.create(task=task, version="1.0", prompt=f"Build the {key} with sign-in.")
         task_objs.append(task)
     world = World(bench, rnd, task_objs, {}, {})
