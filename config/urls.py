@@ -6,6 +6,7 @@ urlpatterns = [
     path("api/", include("api.urls")),
     path("", include("voting.urls")),
     path("", include("runs.urls")),
+    path("", include("submissions.urls")),
     path("", include("pages.urls")),
 ]
 

@@ -51,6 +51,7 @@ from .selectors import (
     standings_for_round,
 )
 from .statistics import task_in_round, vote_margins
+from .tiers import TEAM, TIER_LABELS, TIER_PILLS, row_tier
 from .transcripts import transcript_view
 
 PUBLISHED = RoundStatus.PUBLISHED
@@ -451,6 +452,9 @@ def agent_page(*, slug: str) -> dict[str, Any]:
                 "score": fmt_score(value, b.methodology),
                 "href": round_agent_url(b.slug, e.round.key, slug),
                 "compare": compare_url(b.slug, e.round.key, slug, other),
+                "tier": (tier := row_tier(row or {"agent": slug}, {slug: e})),
+                "tier_label": TIER_LABELS[tier],
+                "tier_pill": TIER_PILLS[tier],
             }
         )
     for group in benches.values():
@@ -460,6 +464,7 @@ def agent_page(*, slug: str) -> dict[str, Any]:
             [(r["round"].name or r["round"].key, r["value"], r["score"], r["href"]) for r in group["rows"]], scale
         )
         group["rows"].reverse()
+        group["tiers"] = any(r["tier"] != TEAM for r in group["rows"])
     return {"agent": agent, "benches": list(benches.values())}
 
 

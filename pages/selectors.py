@@ -28,7 +28,9 @@ from scoring.common import alphabetical
 from scoring.standings import COUNTS, IN_REVIEW, REPLACED, UPDATING, standing_of
 from scoring.types import CHECK_COUNT_PAIRS, RatingRow, RunStanding, Standings
 from snapshots.models import BoardSnapshot, SnapshotKind
+from submissions.models import SubmissionFormat, SubmissionTrack
 
+from . import tiers
 from .formatting import OUTCOME_BADGE, fmt_score
 from .intervals import board_charts
 from .links import methodology_template, round_agent_url
@@ -298,10 +300,15 @@ def board_page(*, bench_slug: str, round_key: str | None, params: Mapping[str, s
     tab: str = requested if requested is not None and requested in dict(tabs) else tabs[0][0]
     ratings, task_ratings = ratings_maps(ratings_snap)
     state = board_state(snap, ratings_snap)
-    data = boards_as_shown(bench.methodology, snap.data if snap else None, ratings_snap.data if ratings_snap else None)
+    full = boards_as_shown(bench.methodology, snap.data if snap else None, ratings_snap.data if ratings_snap else None)
+    has_tiers = bool(full) and tiers.board_has_tiers(full, entries)
+    view = tiers.view_of(params) if has_tiers else "all"
+    data = tiers.filter_rows(full, entries, view) if has_tiers else full
     ctx = BoardContext(bench, rnd, data, entries, ratings, task_ratings, tasks)
     task_key = params.get("task")
     table = board_table(ctx, tab, task_key) if data else None
+    if table is not None and has_tiers:
+        tiers.add_tier_column(table, tiers.tiers_of(full, entries), submission_links(rnd))
     task_tabs = []
     if tab == "tasks" and isinstance(data.get("tasks"), dict):  # boards per task (checks)
         present = data.get("tasks") or {}
@@ -311,11 +318,12 @@ def board_page(*, bench_slug: str, round_key: str | None, params: Mapping[str, s
             for t in tasks
             if t.key in present
         ]
-    base = {"tab": tab, **({"task": task_key} if task_tabs and task_key else {})}
+    kept = {"tier": view} if has_tiers and view != tiers.DEFAULT_VIEW else {}
+    base = {"tab": tab, **({"task": task_key} if task_tabs and task_key else {}), **kept}
     by_votes = bench.rules.ranked_by_votes(data, task_key if task_tabs else None)
     direction = "desc" if params.get("dir") == "desc" else "asc"
     sort, direction = table_sort(table, params.get("sort"), direction, base) if table else ("rank", "asc")
-    tab_links = [{"key": k, "label": label, "query": "?" + urlencode({"tab": k})} for k, label in tabs]
+    tab_links = [{"key": k, "label": label, "query": "?" + urlencode({"tab": k, **kept})} for k, label in tabs]
     return {
         "bench": bench,
         "round": rnd,
@@ -335,13 +343,21 @@ def board_page(*, bench_slug: str, round_key: str | None, params: Mapping[str, s
         "dir": direction,
         "task_key": task_key,
         "task_tabs": task_tabs,
-        "statistics": round_statistics(bench, data, published=rnd.is_published, by_votes=by_votes) if data else None,
+        "statistics": round_statistics(bench, full, published=rnd.is_published, by_votes=by_votes) if full else None,
+        "tier_view": view if has_tiers else "",
+        "tier_links": tiers.tier_links(view, {"tab": tab}) if has_tiers else [],
+        "tier_rule": tiers.RULE if has_tiers else "",
         "margins": _board_margins(ratings_snap, entries, task_key if task_tabs else None),
         "by_votes": by_votes,
         "tasks": tasks,
         "has_tradeoffs": True,
         "entries": sorted(entries.values(), key=lambda e: (alphabetical(e.agent.name), e.agent.slug)),
     }
+
+
+def submission_links(rnd: Round) -> dict[str, str]:
+    """The page of each agent's live submission in the round, by agent (none for the team's entries)."""
+    return {}
 
 
 def _board_margins(ratings: BoardSnapshot | None, entries: dict[str, Entry], task: str | None) -> Any:
@@ -395,6 +411,34 @@ def changelog_page(*, bench_slug: str, round_key: str) -> dict[str, Any]:
     return {"bench": bench, "round": rnd, "entries": entries, "reruns": rows}
 
 
+def submission_tracks(bench: Benchmark, tasks: list[Task], rounds: list[Round]) -> list[dict[str, Any]]:
+    """The benchmark's submission tracks on its published rounds, each with what it requires: the round's tasks
+    by family, their versions, the trials, the limits and what a submitter declares."""
+    found = SubmissionTrack.objects.filter(round__in=rounds).select_related("round").order_by("-is_open", "-opened_at")
+    by_key = {t.key: t for t in tasks}
+    out = []
+    for track in found:
+        keys = sorted(track.round.task_set())
+        families: dict[str, int] = {}
+        for key in keys:
+            task = by_key.get(key)
+            family = (task.family if task else "") or "(no family)"
+            families[family] = families.get(family, 0) + 1
+        out.append(
+            {
+                "track": track,
+                "round": track.round,
+                "tasks": len(keys),
+                "families": sorted(families.items()),
+                "required": track.families_required or [],
+                "limits": sorted((track.limits or {}).items()),
+                "protocol": track.protocol or [],
+                "formats": [dict(SubmissionFormat.choices).get(f, f) for f in track.formats or []],
+            }
+        )
+    return out
+
+
 def methodology_page(*, bench_slug: str) -> dict[str, Any]:
     bench = benchmark_get(bench_slug)
     tasks = list(bench.tasks.public())
@@ -407,6 +451,10 @@ def methodology_page(*, bench_slug: str) -> dict[str, Any]:
         "bench": bench,
         "tasks": tasks,
         "kinds": kinds,
+        "tracks": (tracks := submission_tracks(bench, tasks, rounds)),
+        "tier_rule": tiers.RULE
+        if tracks or Entry.objects.filter(round__benchmark=bench).exclude(tier=tiers.TEAM).exists()
+        else "",
         "round": rounds[0] if rounds else None,
         "statistics": round_statistics(bench, snap.data) if snap and snap.data else None,
         "template": methodology_template(bench.methodology),

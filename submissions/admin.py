@@ -1,41 +1,147 @@
-"""Submission tracks and submissions in the admin: an editor opens and edits a track (its required trials,
-limits, protocol, families and formats; the tasks are its round's task set); a submission is read here as it
-was checked (its verdicts are given on its page, with their reasons and links)."""
+"""Submissions in the admin: editors open and edit a benchmark's track, read each submission as it was checked
+(never changing what it claimed or what the checks found) and act on it: verify (a note and a link), flag (a
+reason and a link), unflag, withdraw. Each action goes through `submissions.actions`, one event each."""
 
-from django.contrib import admin
+from __future__ import annotations
 
+from django import forms
+from django.contrib import admin, messages
+from django.http import HttpRequest
+from django.template.response import TemplateResponse
+from django.utils.html import format_html
+
+from . import actions
 from .models import Submission, SubmissionEvent, SubmissionTrack
 
 
 @admin.register(SubmissionTrack)
 class SubmissionTrackAdmin(admin.ModelAdmin):
     list_display = ["round", "is_open", "trials_min", "accept_older_versions", "opened_at", "closed_at"]
-    list_filter = ["is_open"]
+    list_filter = ["is_open", "round__benchmark"]
+    list_select_related = ["round__benchmark"]
 
 
 class SubmissionEventInline(admin.TabularInline):
     model = SubmissionEvent
     extra = 0
     can_delete = False
-    readonly_fields = ["kind", "by", "note", "link", "at"]
+    fields = ["at", "kind", "by", "note", "link"]
+    readonly_fields = fields
 
     def has_add_permission(self, request, obj=None):
         return False
 
 
+class VerifyForm(forms.Form):
+    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), help_text="How it was reproduced or audited.")
+    link = forms.URLField(max_length=2000)
+
+
+class FlagForm(forms.Form):
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}))
+    link = forms.URLField(max_length=2000)
+
+
+class NoteForm(forms.Form):
+    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
+
+
 @admin.register(Submission)
 class SubmissionAdmin(admin.ModelAdmin):
-    list_display = ["id", "benchmark", "round", "agent", "organization", "status", "tier", "created_at"]
-    list_filter = ["benchmark", "status", "tier", "format"]
-    search_fields = ["agent__slug", "organization__name"]
-    inlines = [SubmissionEventInline]
+    list_display = ["id", "agent", "organization", "round", "format", "status", "tier", "via", "created_at", "page"]
+    list_filter = ["tier", "status", "format", "benchmark"]
+    search_fields = ["agent__name", "organization__name"]
+    list_select_related = ["agent", "organization", "round", "benchmark"]
     readonly_fields = [
-        f.name
-        for f in Submission._meta.concrete_fields
-        if f.name not in ("verified_note", "verified_link", "flag_reason", "flag_link")
+        "benchmark",
+        "round",
+        "agent",
+        "organization",
+        "format",
+        "status",
+        "via",
+        "submitted_by",
+        "api_key",
+        "tier",
+        "declared",
+        "claims",
+        "checks",
+        "figures",
+        "notes",
+        "files_info",
+        "verified_note",
+        "verified_link",
+        "flag_reason",
+        "flag_link",
+        "archive",
+        "created_at",
     ]
-    # The editor's fields are set through the verdicts (they recompute the tier): read-only here too.
-    readonly_fields += ["verified_note", "verified_link", "flag_reason", "flag_link"]
+    exclude = ["contact"]
+    inlines = [SubmissionEventInline]
+    actions = ["verify", "flag", "unflag", "withdraw"]
 
     def has_add_permission(self, request):
-        return False
+        return False  # submitted through the site, the API or import_submission
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # withdrawn, never deleted: its record and history stay
+
+    @admin.display(description="page")
+    def page(self, sub: Submission) -> str:
+        return format_html('<a href="{}">view</a>', sub.get_absolute_url())
+
+    def _with_form(self, request: HttpRequest, queryset, form_class, title: str, do) -> TemplateResponse | None:
+        """The action's form (a note, a reason, a link) on its own page, then the action on each selected."""
+        form = form_class(request.POST if "apply" in request.POST else None)
+        if "apply" in request.POST and form.is_valid():
+            done = 0
+            for sub in queryset:
+                try:
+                    do(sub, request.user, form.cleaned_data)
+                    done += 1
+                except actions.ActionRefused as exc:
+                    self.message_user(request, f"{sub}: {exc}", messages.WARNING)
+            if done:
+                self.message_user(request, f"{title}: {done} submission(s).", messages.SUCCESS)
+            return None
+        context = {
+            **self.admin_site.each_context(request),
+            "title": title,
+            "form": form,
+            "queryset": queryset,
+            "action": request.POST.get("action"),
+            "opts": self.model._meta,
+        }
+        return TemplateResponse(request, "admin/submissions/submission/action.html", context)
+
+    @admin.action(description="Verify (reproduced or audited: a note and a link)", permissions=["change"])
+    def verify(self, request, queryset):
+        return self._with_form(
+            request,
+            queryset,
+            VerifyForm,
+            "Verify",
+            lambda sub, user, d: actions.verify(sub, by=user, note=d["note"], link=d["link"]),
+        )
+
+    @admin.action(description="Flag (a reason and a link)", permissions=["change"])
+    def flag(self, request, queryset):
+        return self._with_form(
+            request,
+            queryset,
+            FlagForm,
+            "Flag",
+            lambda sub, user, d: actions.flag(sub, by=user, reason=d["reason"], link=d["link"]),
+        )
+
+    @admin.action(description="Lift an editor's flag", permissions=["change"])
+    def unflag(self, request, queryset):
+        return self._with_form(
+            request, queryset, NoteForm, "Unflag", lambda sub, user, d: actions.unflag(sub, by=user, note=d["note"])
+        )
+
+    @admin.action(description="Withdraw (its runs leave the board)", permissions=["change"])
+    def withdraw(self, request, queryset):
+        return self._with_form(
+            request, queryset, NoteForm, "Withdraw", lambda sub, user, d: actions.withdraw(sub, by=user, note=d["note"])
+        )

@@ -1,0 +1,160 @@
+"""The page of one submission: who sent it and what they declared (never their contact), its checks with their
+reasons, each claimed figure beside the one recomputed from its runs (a difference marked, a claim without runs
+"not verifiable"), its runs through the run pages (the transcript viewer) and the search, and its history.
+
+A submission's page is public once its round is (its runs' pages are); until then only staff and the submitting
+organization's members see it, and anyone else gets the 404 of a page that does not exist."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import Http404
+from django.urls import reverse
+
+from leaderboard.models import Benchmark, Round
+from leaderboard.roles import user_is_editor
+from runs.models import Run
+from submissions.actions import can_withdraw, problems
+from submissions.models import Submission, SubmissionStatus
+
+from .links import run_url
+from .selectors import benchmark_get, sees_unpublished
+from .tiers import TIER_LABELS, TIER_PILLS, TIER_TITLES
+
+VERDICTS = {True: ("agrees", "good"), False: ("differs", "bad"), None: ("not verifiable", "neutral")}
+CHECK_LABELS = {
+    "declared_fields": "Declared fields present",
+    "tasks_covered": "Every required task has runs",
+    "trials_as_required": "Trials per task as required and equal",
+    "one_run_one_agent": "One run of one agent per task and trial",
+    "task_versions_current": "Task versions current",
+    "limits_respected": "Limits respected",
+    "transcripts_present": "Transcripts present",
+}
+
+
+def submission_for(bench: Benchmark, pk: int, viewer) -> Submission:
+    """The submission `pk` of `bench`, if the viewer may see it; else 404."""
+    sub = (
+        Submission.objects.filter(benchmark=bench, pk=pk)
+        .select_related("benchmark", "round", "agent", "organization")
+        .first()
+    )
+    if sub is None or not may_see(viewer, sub):
+        raise Http404("No such submission")
+    return sub
+
+
+def may_see(viewer, sub: Submission) -> bool:
+    if sub.round.is_published or sees_unpublished(viewer):
+        return True
+    membership = getattr(viewer, "membership", None) if getattr(viewer, "is_authenticated", False) else None
+    return membership is not None and membership.organization_id == sub.organization_id
+
+
+def _number(value: Any, decimals: int | None) -> str:
+    if value is None:
+        return "–"
+    places = min((decimals if decimals is not None else 2) + 2, 6)
+    return f"{float(value):.{places}f}"
+
+
+def figure_rows(sub: Submission) -> list[dict[str, Any]]:
+    """Claimed beside recomputed, each with its verdict: agrees, differs (marked), not verifiable."""
+    decimals = {c.get("name"): c.get("decimals") for c in sub.claims or []}
+    rows = []
+    for f in sub.figures or []:
+        verdict, pill = VERDICTS[f.get("agrees")]
+        d = f.get("decimals", decimals.get(f["name"]))
+        claimed = f.get("claimed")
+        rows.append(
+            {
+                "name": f["name"],
+                "claimed": "–" if claimed is None else (f"{float(claimed):.{d}f}" if d is not None else str(claimed)),
+                "recomputed": _number(f.get("recomputed"), d),
+                "difference": (
+                    _number(float(f["recomputed"]) - float(claimed), d)
+                    if f.get("recomputed") is not None and claimed is not None
+                    else ""
+                ),
+                "verdict": verdict,
+                "pill": pill,
+                "differs": f.get("agrees") is False,
+            }
+        )
+    return rows
+
+
+def _declared(declared: dict[str, Any]) -> list[tuple[str, str]]:
+    """The declared fields, flattened to dotted names (results are the claims, shown in their own table)."""
+    out: list[tuple[str, str]] = []
+
+    def walk(prefix: str, value: Any) -> None:
+        if isinstance(value, dict) and value:
+            for k, v in value.items():
+                walk(f"{prefix}.{k}" if prefix else str(k), v)
+        elif value not in (None, "", [], {}):
+            out.append((prefix, ", ".join(map(str, value)) if isinstance(value, list) else str(value)))
+
+    for key, value in (declared or {}).items():
+        if key in ("results", "contact_info"):
+            continue
+        walk(key, value)
+    return out
+
+
+def run_rows(sub: Submission) -> list[dict[str, Any]]:
+    """The runs the submission put on its round (none once it is withdrawn or superseded)."""
+    if sub.status != SubmissionStatus.LIVE:
+        return []
+    runs = Run.objects.filter(round_id=sub.round_id, entry__agent_id=sub.agent_id).select_related("task")
+    rows = []
+    for run in runs.order_by("task__family", "task__key", "trial"):
+        rows.append(
+            {
+                "key": run.key,
+                "task": run.task.key,
+                "family": run.task.family,
+                "trial": run.trial,
+                "status": run.get_status_display(),
+                "score": "–" if run.score is None else f"{run.score:g}",
+                "href": run_url(sub.benchmark.slug, sub.round.key, run.key),
+            }
+        )
+    return rows
+
+
+def submission_page(*, bench_slug: str, pk: int, viewer) -> dict[str, Any]:
+    bench = benchmark_get(bench_slug)
+    sub = submission_for(bench, pk, viewer)
+    rnd: Round = sub.round
+    events = list(sub.events.select_related("by").order_by("at", "id"))
+    checks = [
+        {**c, "label": CHECK_LABELS.get(c["name"], c["name"].replace("_", " "))} for c in (sub.checks or [])
+    ]
+    editor = user_is_editor(viewer)
+    live = sub.status == SubmissionStatus.LIVE
+    runs = run_rows(sub)
+    return {
+        "bench": bench,
+        "round": rnd,
+        "sub": sub,
+        "tier": sub.tier,
+        "tier_label": TIER_LABELS.get(sub.tier, sub.tier),
+        "tier_pill": TIER_PILLS.get(sub.tier, "neutral"),
+        "tier_title": TIER_TITLES.get(sub.tier, ""),
+        "checks": checks,
+        "failed": sum(1 for c in checks if not c["passed"]),
+        "figures": figure_rows(sub),
+        "declared": _declared(sub.declared),
+        "notes": sub.notes or [],
+        "runs": runs,
+        "families": sorted({r["family"] for r in runs if r["family"]}),
+        "search_url": reverse("search", args=[bench.slug]) + f"?agent={sub.agent.slug}",
+        "board_url": reverse("board_round", args=[bench.slug, rnd.key]) + "?tier=all",
+        "events": events,
+        "editor": editor and live,
+        "can_withdraw": live and can_withdraw(viewer, sub),
+        "problems": problems(sub),
+    }

@@ -1,0 +1,147 @@
+"""Tiers on a board: who stands behind each row's results (the benchmark team, or a submission that is
+self-reported, verified by an editor, or flagged), the board's filter by tier (`?tier=`) and its Tier column.
+
+A row's tier is the one stored with the board (`tier` in the row, written from the entry by the recompute), or
+the entry's while a board stored before tiers were is shown. The default view is the team's results, the
+verified and the self-reported ones: flagged rows are one click away (`?tier=flagged`, `?tier=all`). The rows
+shown are ranked again among themselves, in the board's own order, so a hidden row leaves no gap in the ranks.
+A board whose rows are all the team's shows neither the column nor the filter: nothing about it changes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlencode
+
+from scoring.common import assign_ranks
+
+from .table_cells import Cell, Column, Table
+
+TEAM, SELF_REPORTED, VERIFIED, FLAGGED = "team", "self-reported", "verified", "flagged"
+TIERS = (TEAM, VERIFIED, SELF_REPORTED, FLAGGED)
+DEFAULT_VIEW = "default-view"
+DEFAULT_TIERS = frozenset({TEAM, VERIFIED, SELF_REPORTED})
+VIEWS: dict[str, frozenset[str]] = {
+    DEFAULT_VIEW: DEFAULT_TIERS,
+    "all": frozenset(TIERS),
+    **{t: frozenset({t}) for t in TIERS},
+}
+VIEW_LABELS = {
+    DEFAULT_VIEW: "Team, verified and self-reported",
+    TEAM: "Benchmark team",
+    VERIFIED: "Verified",
+    SELF_REPORTED: "Self-reported",
+    FLAGGED: "Flagged",
+    "all": "All",
+}
+TIER_LABELS = {TEAM: "team", SELF_REPORTED: "self-reported", VERIFIED: "verified", FLAGGED: "flagged"}
+TIER_PILLS = {TEAM: "neutral", SELF_REPORTED: "neutral", VERIFIED: "good", FLAGGED: "bad"}
+TIER_TITLES = {
+    TEAM: "Run by the benchmark team",
+    SELF_REPORTED: "Submitted by its organization: every check passed and every claim agrees with its runs",
+    VERIFIED: "Submitted, and an editor reproduced or audited it (see the submission)",
+    FLAGGED: "Submitted, and a check failed, a claim differs from its runs, or an editor flagged it",
+}
+RULE = (
+    "Each row says who stands behind it: the benchmark team ran it (team), or an organization submitted it and "
+    "every check passed and every claim agrees with its own runs (self-reported), an editor reproduced or "
+    "audited it (verified), or a check failed, a claim differs from the runs, or an editor flagged it with a "
+    "reason (flagged). The board shows team, verified and self-reported results by default; flagged ones are "
+    "one click away. Ranks count only the rows shown."
+)
+
+
+def row_tier(row: Mapping[str, Any], entries: Mapping[str, Any]) -> str:
+    """The row's tier as stored with the board, else its entry's (a board stored before tiers), else team."""
+    tier = row.get("tier")
+    if tier in TIER_LABELS:
+        return str(tier)
+    entry = entries.get(str(row.get("agent")))
+    tier = getattr(entry, "tier", TEAM) if entry is not None else TEAM
+    return tier if tier in TIER_LABELS else TEAM
+
+
+def board_has_tiers(data: Mapping[str, Any], entries: Mapping[str, Any]) -> bool:
+    """Whether any row of the board (or entry of the round) is not the team's: only then the column and filter."""
+    rows = [r for rows in _row_lists(data) for r in rows]
+    if any(row_tier(r, entries) != TEAM for r in rows):
+        return True
+    return any(getattr(e, "tier", TEAM) != TEAM for e in entries.values())
+
+
+def view_of(params: Mapping[str, str]) -> str:
+    """The `?tier=` asked for, or the default view for anything else."""
+    asked = params.get("tier") or DEFAULT_VIEW
+    return asked if asked in VIEWS else DEFAULT_VIEW
+
+
+def filter_rows(data: dict[str, Any], entries: Mapping[str, Any], view: str) -> dict[str, Any]:
+    """The board's data with only the rows of the tiers `view` shows, ranked again among themselves."""
+    shown = VIEWS[view]
+    out = dict(data)
+    for key, value in data.items():
+        if _is_rows(value):
+            out[key] = _kept(value, entries, shown)
+        elif isinstance(value, dict) and value and all(_is_rows(v) for v in value.values()):
+            out[key] = {k: _kept(v, entries, shown) for k, v in value.items()}
+    return out
+
+
+def _is_rows(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(r, dict) and "agent" in r for r in value)
+
+
+def _row_lists(data: Mapping[str, Any]) -> list[list[dict[str, Any]]]:
+    out = []
+    for value in data.values():
+        if _is_rows(value):
+            out.append(value)
+        elif isinstance(value, dict) and value and all(_is_rows(v) for v in value.values()):
+            out.extend(value.values())
+    return out
+
+
+def _kept(rows: list[dict[str, Any]], entries: Mapping[str, Any], shown: frozenset[str]) -> list[dict[str, Any]]:
+    """The rows shown, in the board's order, with their ranks assigned again among them (ties stay tied)."""
+    kept = [dict(r) for r in rows if row_tier(r, entries) in shown]
+    if len(kept) == len(rows):
+        return rows
+    order = {id(r): i for i, r in enumerate(kept)}
+    ranked = [r for r in kept if r.get("rank") is not None]
+    unranked = [r for r in kept if r.get("rank") is None]
+    assign_ranks(ranked, lambda r: r["rank"], lambda r: order[id(r)])
+    ranked.sort(key=lambda r: (r["rank"], order[id(r)]))
+    return ranked + unranked
+
+
+def tiers_of(data: Mapping[str, Any], entries: Mapping[str, Any]) -> dict[str, str]:
+    """Every agent's tier on the board, by agent."""
+    return {str(r["agent"]): row_tier(r, entries) for rows in _row_lists(data) for r in rows}
+
+
+def add_tier_column(table: Table, tiers: Mapping[str, str], links: Mapping[str, str]) -> None:
+    """A Tier column just after the agent, each cell linking to the agent's submission where there is one."""
+    keys = [c.key for c in table.columns]
+    at = keys.index("agent") + 1 if "agent" in keys else len(keys)
+    title = "Who stands behind the results (How we score, Tiers)"
+    table.columns.insert(at, Column("tier", "Tier", num=False, title=title, card=True))
+    for row in table.rows:
+        tier = tiers.get(row["agent"], TEAM)
+        cell = Cell(
+            text=TIER_LABELS[tier],
+            sort=TIERS.index(tier),
+            raw=tier,
+            pill=TIER_PILLS[tier],
+            href=links.get(row["agent"]),
+            title=TIER_TITLES[tier],
+        )
+        row["cells"].insert(at, cell)
+    table.note = (table.note + " " if table.note else "") + RULE
+
+
+def tier_links(view: str, base: Mapping[str, str]) -> list[dict[str, Any]]:
+    """The filter's links, the current view marked."""
+    return [
+        {"key": key, "label": label, "query": "?" + urlencode({**base, "tier": key}), "current": key == view}
+        for key, label in VIEW_LABELS.items()
+    ]

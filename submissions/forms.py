@@ -1,0 +1,61 @@
+"""The forms of the submission pages: the upload form (a member of an organization, for its own agents) and an
+editor's actions (verify with a note and a link, flag with a reason and a link, unflag, withdraw)."""
+
+from __future__ import annotations
+
+from django import forms
+from django.utils.text import slugify
+
+from leaderboard.models import Agent
+
+from .models import SubmissionFormat
+
+NEW = "__new__"
+FORMAT_HELP = {
+    SubmissionFormat.TAU2: "a zip of the τ²-bench submission folder: submission.json and trajectories/*.json",
+    SubmissionFormat.BUNDLE: "a results bundle (JSON)",
+    SubmissionFormat.INSPECT: "an Inspect log (.eval or .json)",
+}
+
+
+class SubmitForm(forms.Form):
+    agent = forms.ChoiceField(help_text="One of your organization's agents, or a new one.")
+    new_agent_name = forms.CharField(
+        max_length=200, required=False, label="New agent's name", help_text="Only for a new agent."
+    )
+    format = forms.ChoiceField(choices=SubmissionFormat.choices, widget=forms.RadioSelect)
+    file = forms.FileField(help_text="; ".join(f"{f.label}: {h}" for f, h in FORMAT_HELP.items()) + ".")
+
+    def __init__(self, *args, organization, formats: list[str] | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.organization = organization
+        agents = Agent.objects.filter(organization=organization).order_by("name")
+        self.fields["agent"].choices = [(a.slug, a.name) for a in agents] + [(NEW, "A new agent…")]
+        if formats:
+            self.fields["format"].choices = [(v, label) for v, label in SubmissionFormat.choices if v in formats]
+
+    def clean(self):
+        data = super().clean()
+        if data.get("agent") == NEW:
+            name = (data.get("new_agent_name") or "").strip()
+            if not name:
+                self.add_error("new_agent_name", "Name the new agent.")
+            elif not slugify(name):
+                self.add_error("new_agent_name", "The name needs at least one letter or digit.")
+            elif Agent.objects.filter(slug=slugify(name)).exclude(organization=self.organization).exists():
+                self.add_error("new_agent_name", "That name belongs to another organization's agent: choose another.")
+        return data
+
+
+class VerifyForm(forms.Form):
+    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), max_length=5000, help_text="How it was reproduced or audited.")
+    link = forms.URLField(max_length=2000, help_text="Where the reproduction or audit can be read.")
+
+
+class FlagForm(forms.Form):
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), max_length=5000)
+    link = forms.URLField(max_length=2000, help_text="What shows it.")
+
+
+class NoteForm(forms.Form):
+    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), max_length=5000, required=False)

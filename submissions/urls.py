@@ -1,0 +1,9 @@
+from django.urls import path
+
+from . import views
+
+urlpatterns = [
+    path("b/<str:bench>/submit/", views.submit, name="submission_submit"),
+    path("b/<str:bench>/submissions/<int:pk>/", views.detail, name="submission"),
+    path("b/<str:bench>/submissions/<int:pk>/<str:action>/", views.act, name="submission_action"),
+]
