@@ -21,7 +21,6 @@ from pages.submissions import submission_for, submission_page
 from . import actions
 from .forms import NEW, FlagForm, NoteForm, SubmitForm, VerifyForm
 from .models import SubmissionTrack
-from .services import SubmissionRefused, submit_upload
 
 
 def _organization(user):
@@ -58,6 +57,8 @@ def submit(request: HttpRequest, bench: str) -> HttpResponse:
             context["problems"] = [f"The file is over {context['max_mb']} MB."]
             return render(request, "submissions/submit.html", context, status=413)
         agent = form.cleaned_data["agent"]
+        from .services import SubmissionRefused, submit_upload
+
         try:
             sub = submit_upload(
                 benchmark=benchmark,

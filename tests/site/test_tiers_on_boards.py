@@ -76,6 +76,6 @@ def test_the_methodology_page_states_the_tier_rule(load, client):
 def test_an_agents_page_shows_its_tier_per_round(load, client):
     _tiers(load, full="flagged")
     html = client.get("/agents/full/").content.decode()
-    row = html[html.index("Round r1") :]
-    row = row[: row.index("</tr>")]
+    table = html[html.index("<tbody>") :]
+    row = table[table.index(">Round r1<") : table.index("</tr>")]
     assert '<span class="pill bad">flagged</span>' in row
