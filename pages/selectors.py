@@ -18,6 +18,7 @@ from urllib.parse import urlencode
 
 from django.db.models import Prefetch, Q
 from django.http import Http404
+from django.urls import reverse
 
 from leaderboard.models import Benchmark, Entry, Round, RoundStatus, Task
 from recompute.boards import round_standings_now
@@ -28,7 +29,7 @@ from scoring.common import alphabetical
 from scoring.standings import COUNTS, IN_REVIEW, REPLACED, UPDATING, standing_of
 from scoring.types import CHECK_COUNT_PAIRS, RatingRow, RunStanding, Standings
 from snapshots.models import BoardSnapshot, SnapshotKind
-from submissions.models import SubmissionFormat, SubmissionTrack
+from submissions.models import Submission, SubmissionFormat, SubmissionStatus, SubmissionTrack
 
 from . import tiers
 from .formatting import OUTCOME_BADGE, fmt_score
@@ -357,7 +358,8 @@ def board_page(*, bench_slug: str, round_key: str | None, params: Mapping[str, s
 
 def submission_links(rnd: Round) -> dict[str, str]:
     """The page of each agent's live submission in the round, by agent (none for the team's entries)."""
-    return {}
+    live = Submission.objects.filter(round=rnd, status=SubmissionStatus.LIVE).select_related("agent")
+    return {s.agent.slug: reverse("submission", args=[rnd.benchmark.slug, s.pk]) for s in live}
 
 
 def _board_margins(ratings: BoardSnapshot | None, entries: dict[str, Entry], task: str | None) -> Any:
