@@ -5,12 +5,15 @@ CSRF, refused with 403 to anyone else."""
 
 from __future__ import annotations
 
+from io import BytesIO
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.text import slugify
 from django.views.decorators.http import require_POST
 
 from leaderboard.models import Benchmark
@@ -20,7 +23,7 @@ from pages.submissions import submission_for, submission_page
 
 from . import actions
 from .forms import NEW, FlagForm, NoteForm, SubmitForm, VerifyForm
-from .models import SubmissionTrack
+from .models import SubmissionFormat, SubmissionTrack, Via
 
 
 def _organization(user):
@@ -57,18 +60,22 @@ def submit(request: HttpRequest, bench: str) -> HttpResponse:
             context["problems"] = [f"The file is over {context['max_mb']} MB."]
             return render(request, "submissions/submit.html", context, status=413)
         agent = form.cleaned_data["agent"]
-        from .services import SubmissionRefused, submit_upload
+        fmt = form.cleaned_data["format"]
+        from . import services  # noqa: PLC0415 - TEMP until the service lands
+        from .files import zip_files  # noqa: PLC0415
+        from .reading import SubmissionRefused  # noqa: PLC0415
 
+        data = upload.read()
         try:
-            sub = submit_upload(
+            files = zip_files(BytesIO(data)) if fmt == SubmissionFormat.TAU2 else {upload.name or "upload": data}
+            sub = services.submit(
                 benchmark=benchmark,
                 organization=org,
-                agent_slug=None if agent == NEW else agent,
-                agent_name=form.cleaned_data.get("new_agent_name") or "",
-                fmt=form.cleaned_data["format"],
-                data=upload.read(),
-                filename=upload.name or "",
-                user=request.user,
+                upload=services.Upload(format=fmt, files=files, archive=data),
+                via=Via.SITE,
+                agent=slugify(form.cleaned_data["new_agent_name"])[:100] if agent == NEW else agent,
+                round_key=track.round.key,
+                by=request.user,
             )
         except SubmissionRefused as exc:
             context["problems"] = list(exc.problems)

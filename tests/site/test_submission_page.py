@@ -9,70 +9,21 @@ import re
 
 import pytest
 
-from leaderboard.models import Agent, Entry, Organization
+from leaderboard.models import Entry
 from runs.models import Run
 from submissions.models import Submission, SubmissionEvent
 from tests.builders.review import make_user
-from tests.builders.site import scored_bundle
+from tests.builders.site_submissions import DIFFER, FAILED, hand_made_submission
 from tests.site.conftest import compute_all
 
 pytestmark = pytest.mark.django_db
-
-PASSED = [
-    {"name": "declared_fields", "passed": True, "detail": "all 11 declared"},
-    {"name": "tasks_covered", "passed": True, "detail": "code: 3 of 3"},
-]
-FAILED = PASSED + [
-    {"name": "task_versions_current", "passed": False, "detail": "code: 2 of 3 tasks differ from the current version 1.0: t1, t2"}
-]
-AGREE = [
-    {"name": "code pass^1", "claimed": 100.0, "recomputed": 100.0, "agrees": True},
-    {"name": "other pass^1", "claimed": 50.0, "recomputed": None, "agrees": None},
-]
-DIFFER = [
-    {"name": "code pass^1", "claimed": 100.0, "recomputed": 66.66666666666667, "agrees": False},
-    {"name": "other pass^1", "claimed": 50.0, "recomputed": None, "agrees": None},
-]
-
-
-def _submission(load, *, checks=PASSED, figures=AGREE, tier="self-reported") -> Submission:
-    load(scored_bundle())
-    acme = Organization.objects.create(slug="acme", name="Acme")
-    Agent.objects.filter(slug="full").update(organization=acme)
-    agent = Agent.objects.get(slug="full")
-    entry = Entry.objects.get(agent=agent)
-    Entry.objects.filter(pk=entry.pk).update(tier=tier)
-    sub = Submission.objects.create(
-        benchmark=entry.round.benchmark,
-        round=entry.round,
-        agent=agent,
-        organization=acme,
-        format="tau2",
-        via="site",
-        declared={"model_name": "Full 1", "contact_info": {"name": "Ann"}, "methodology": {"user_simulator": "u1"}},
-        contact={"email": "ann@acme.example"},
-        checks=checks,
-        figures=figures,
-        claims=[
-            {"name": "code pass^1", "value": 100.0, "decimals": 1, "unit": "%"},
-            {"name": "other pass^1", "value": 50.0, "decimals": 1, "unit": "%"},
-        ],
-        tier=tier,
-    )
-    SubmissionEvent.objects.create(submission=sub, kind="submitted")
-    from snapshots.stale import snapshots_mark_stale
-
-    snapshots_mark_stale(round_ids=[entry.round_id])
-    compute_all()
-    return sub
-
 
 def _board_agents(client, query: str = "") -> list[str]:
     return re.findall(r'<tr data-agent="([^"]+)"', client.get(f"/b/sbench/{query}").content.decode())
 
 
 def test_the_page_shows_each_check_with_its_reason_and_claimed_beside_recomputed(load, client):
-    sub = _submission(load, checks=FAILED, figures=DIFFER, tier="flagged")
+    sub = hand_made_submission(checks=FAILED, figures=DIFFER, tier="flagged")
     html = client.get(f"/b/sbench/submissions/{sub.pk}/").content.decode()
     check = html[html.index('data-check="task_versions_current"') :]
     check = check[: check.index("</tr>")]
@@ -91,14 +42,14 @@ def test_the_page_shows_each_check_with_its_reason_and_claimed_beside_recomputed
 
 
 def test_the_page_never_shows_the_contact_address(load, client):
-    sub = _submission(load)
+    sub = hand_made_submission()
     html = client.get(f"/b/sbench/submissions/{sub.pk}/").content.decode()
     assert "ann@acme.example" not in html
     assert "model_name" in html and "Full 1" in html
 
 
 def test_the_page_lists_its_runs_through_the_run_pages_and_the_search(load, client):
-    sub = _submission(load)
+    sub = hand_made_submission()
     html = client.get(f"/b/sbench/submissions/{sub.pk}/").content.decode()
     # Full ran t1, t2, t3 once each (scored_bundle): three runs, each linking to its run page.
     for key in ("full-t1-1", "full-t2-1", "full-t3-1"):
@@ -109,7 +60,7 @@ def test_the_page_lists_its_runs_through_the_run_pages_and_the_search(load, clie
 
 
 def test_an_editor_verifies_with_a_note_and_a_link_and_the_board_says_verified(load, client):
-    sub = _submission(load)
+    sub = hand_made_submission()
     editor = make_user("edna", "Editors")
     client.force_login(editor)
     html = client.get(f"/b/sbench/submissions/{sub.pk}/").content.decode()
@@ -133,7 +84,7 @@ def test_an_editor_verifies_with_a_note_and_a_link_and_the_board_says_verified(l
 
 
 def test_verifying_is_refused_while_a_check_fails(load, client):
-    sub = _submission(load, checks=FAILED, tier="flagged")
+    sub = hand_made_submission(checks=FAILED, tier="flagged")
     client.force_login(make_user("edna", "Editors"))
     response = client.post(
         f"/b/sbench/submissions/{sub.pk}/verify/", {"note": "ok", "link": "https://example.org/a"}, follow=True
@@ -143,7 +94,7 @@ def test_verifying_is_refused_while_a_check_fails(load, client):
 
 
 def test_an_editor_flags_then_unflags_and_the_row_leaves_then_rejoins_the_default_view(load, client):
-    sub = _submission(load)
+    sub = hand_made_submission()
     client.force_login(make_user("edna", "Editors"))
     assert "full" in _board_agents(client)
     client.post(f"/b/sbench/submissions/{sub.pk}/flag/", {"reason": "Same trajectories as run 7", "link": "https://example.org/x"})
@@ -159,7 +110,7 @@ def test_an_editor_flags_then_unflags_and_the_row_leaves_then_rejoins_the_defaul
 
 
 def test_the_submitting_organization_withdraws_and_its_runs_leave_the_board(load, client):
-    sub = _submission(load)
+    sub = hand_made_submission()
     member = make_user("ann")
     from leaderboard.models import Membership
 
