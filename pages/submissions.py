@@ -130,9 +130,7 @@ def submission_page(*, bench_slug: str, pk: int, viewer) -> dict[str, Any]:
     sub = submission_for(bench, pk, viewer)
     rnd: Round = sub.round
     events = list(sub.events.select_related("by").order_by("at", "id"))
-    checks = [
-        {**c, "label": CHECK_LABELS.get(c["name"], c["name"].replace("_", " "))} for c in (sub.checks or [])
-    ]
+    checks = [{**c, "label": CHECK_LABELS.get(c["name"], c["name"].replace("_", " "))} for c in (sub.checks or [])]
     editor = user_is_editor(viewer)
     live = sub.status == SubmissionStatus.LIVE
     runs = run_rows(sub)

@@ -11,11 +11,11 @@ from leaderboard.models import Agent
 from .models import SubmissionFormat
 
 NEW = "__new__"
-FORMAT_HELP = {
-    SubmissionFormat.TAU2: "a zip of the τ²-bench submission folder: submission.json and trajectories/*.json",
-    SubmissionFormat.BUNDLE: "a results bundle (JSON)",
-    SubmissionFormat.INSPECT: "an Inspect log (.eval or .json)",
-}
+FORMAT_HELP = (
+    ("τ²-bench submission", "a zip of the folder: submission.json and trajectories/*.json"),
+    ("results bundle", "one JSON file"),
+    ("Inspect log", ".eval or .json"),
+)
 
 
 class SubmitForm(forms.Form):
@@ -24,7 +24,7 @@ class SubmitForm(forms.Form):
         max_length=200, required=False, label="New agent's name", help_text="Only for a new agent."
     )
     format = forms.ChoiceField(choices=SubmissionFormat.choices, widget=forms.RadioSelect)
-    file = forms.FileField(help_text="; ".join(f"{f.label}: {h}" for f, h in FORMAT_HELP.items()) + ".")
+    file = forms.FileField(help_text="; ".join(f"{f}: {h}" for f, h in FORMAT_HELP) + ".")
 
     def __init__(self, *args, organization, formats: list[str] | None = None, **kwargs):
         super().__init__(*args, **kwargs)
@@ -48,7 +48,9 @@ class SubmitForm(forms.Form):
 
 
 class VerifyForm(forms.Form):
-    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), max_length=5000, help_text="How it was reproduced or audited.")
+    note = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3}), max_length=5000, help_text="How it was reproduced or audited."
+    )
     link = forms.URLField(max_length=2000, help_text="Where the reproduction or audit can be read.")
 
 

@@ -5,7 +5,11 @@ CSRF, refused with 403 to anyone else."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from io import BytesIO
+from typing import Any
+
+from django import forms
 
 from django.conf import settings
 from django.contrib import messages
@@ -23,7 +27,7 @@ from pages.submissions import submission_for, submission_page
 
 from . import actions
 from .forms import NEW, FlagForm, NoteForm, SubmitForm, VerifyForm
-from .models import SubmissionFormat, SubmissionTrack, Via
+from .models import Submission, SubmissionFormat, SubmissionTrack, Via
 
 
 def _organization(user):
@@ -95,7 +99,7 @@ def detail(request: HttpRequest, bench: str, pk: int) -> HttpResponse:
     return render(request, "submissions/submission.html", context)
 
 
-ACTIONS = {
+ACTIONS: dict[str, tuple[type[forms.Form], Callable[[Submission, Any, dict], Submission]]] = {
     "verify": (VerifyForm, lambda sub, user, d: actions.verify(sub, by=user, note=d["note"], link=d["link"])),
     "flag": (FlagForm, lambda sub, user, d: actions.flag(sub, by=user, reason=d["reason"], link=d["link"])),
     "unflag": (NoteForm, lambda sub, user, d: actions.unflag(sub, by=user, note=d["note"])),

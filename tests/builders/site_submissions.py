@@ -15,7 +15,11 @@ PASSED = [
     {"name": "tasks_covered", "passed": True, "detail": "code: 3 of 3"},
 ]
 FAILED = PASSED + [
-    {"name": "task_versions_current", "passed": False, "detail": "code: 2 of 3 tasks differ from the current version 1.0: t1, t2"}
+    {
+        "name": "task_versions_current",
+        "passed": False,
+        "detail": "code: 2 of 3 tasks differ from the current version 1.0: t1, t2",
+    }
 ]
 AGREE = [
     {"name": "code pass^1", "claimed": 100.0, "recomputed": 100.0, "agrees": True},
@@ -55,5 +59,3 @@ def hand_made_submission(*, checks=PASSED, figures=AGREE, tier="self-reported") 
     snapshots_mark_stale(round_ids=[entry.round_id])
     compute_all()
     return sub
-
-

@@ -70,7 +70,9 @@ def test_the_methodology_page_states_the_tier_rule(load, client):
     _tiers(load, under="self-reported")
     html = client.get("/b/sbench/methodology/").content.decode()
     assert 'id="tiers"' in html
-    assert "The board shows team, verified and self-reported results by default; flagged ones are one click away" in html
+    assert (
+        "The board shows team, verified and self-reported results by default; flagged ones are one click away" in html
+    )
 
 
 def test_an_agents_page_shows_its_tier_per_round(load, client):
