@@ -36,7 +36,7 @@ from .formatting import OUTCOME_BADGE, fmt_score
 from .intervals import board_charts
 from .links import methodology_template, round_agent_url
 from .statistics import round_statistics, task_rows, vote_margins
-from .tables import BoardContext, board_table, table_sort
+from .tables import BoardContext, Table, board_table, table_sort
 
 # --- lookups that 404 ------------------------------------------------------------------------------------------
 
@@ -302,14 +302,10 @@ def board_page(*, bench_slug: str, round_key: str | None, params: Mapping[str, s
     ratings, task_ratings = ratings_maps(ratings_snap)
     state = board_state(snap, ratings_snap)
     full = boards_as_shown(bench.methodology, snap.data if snap else None, ratings_snap.data if ratings_snap else None)
-    has_tiers = bool(full) and tiers.board_has_tiers(full, entries)
-    view = tiers.view_of(params) if has_tiers else "all"
-    data = tiers.filter_rows(full, entries, view) if has_tiers else full
+    view, data = _tier_view(full, entries, params)
     ctx = BoardContext(bench, rnd, data, entries, ratings, task_ratings, tasks)
     task_key = params.get("task")
-    table = board_table(ctx, tab, task_key) if data else None
-    if table is not None and has_tiers:
-        tiers.add_tier_column(table, tiers.tiers_of(full, entries), submission_links(rnd))
+    table = _with_tiers(board_table(ctx, tab, task_key) if data else None, view, full, entries, rnd)
     task_tabs = []
     if tab == "tasks" and isinstance(data.get("tasks"), dict):  # boards per task (checks)
         present = data.get("tasks") or {}
@@ -319,7 +315,7 @@ def board_page(*, bench_slug: str, round_key: str | None, params: Mapping[str, s
             for t in tasks
             if t.key in present
         ]
-    kept = {"tier": view} if has_tiers and view != tiers.DEFAULT_VIEW else {}
+    kept = tiers.kept_params(view)
     base = {"tab": tab, **({"task": task_key} if task_tabs and task_key else {}), **kept}
     by_votes = bench.rules.ranked_by_votes(data, task_key if task_tabs else None)
     direction = "desc" if params.get("dir") == "desc" else "asc"
@@ -345,15 +341,28 @@ def board_page(*, bench_slug: str, round_key: str | None, params: Mapping[str, s
         "task_key": task_key,
         "task_tabs": task_tabs,
         "statistics": round_statistics(bench, full, published=rnd.is_published, by_votes=by_votes) if full else None,
-        "tier_view": view if has_tiers else "",
-        "tier_links": tiers.tier_links(view, {"tab": tab}) if has_tiers else [],
-        "tier_rule": tiers.RULE if has_tiers else "",
+        "tier_links": tiers.tier_links(view, {"tab": tab}) if view else [],
         "margins": _board_margins(ratings_snap, entries, task_key if task_tabs else None),
         "by_votes": by_votes,
         "tasks": tasks,
         "has_tradeoffs": True,
         "entries": sorted(entries.values(), key=lambda e: (alphabetical(e.agent.name), e.agent.slug)),
     }
+
+
+def _tier_view(full: dict[str, Any], entries: dict[str, Entry], params: Mapping[str, str]) -> tuple[str, dict]:
+    """The tier view asked for and the board's rows in it; no view ("") on a board of the team's rows only."""
+    if not full or not tiers.board_has_tiers(full, entries):
+        return "", full
+    view = tiers.view_of(params)
+    return view, tiers.filter_rows(full, entries, view)
+
+
+def _with_tiers(table: Table | None, view: str, full: dict[str, Any], entries: dict[str, Entry], rnd: Round):
+    """The table with its Tier column, on a board with tiers (`_tier_view`)."""
+    if table is not None and view:
+        tiers.add_tier_column(table, tiers.tiers_of(full, entries), submission_links(rnd))
+    return table
 
 
 def submission_links(rnd: Round) -> dict[str, str]:

@@ -15,7 +15,8 @@ from django.urls import reverse
 from leaderboard.models import Benchmark, Round
 from leaderboard.roles import user_is_editor
 from runs.models import Run
-from submissions.actions import can_withdraw, problems
+from scoring.submission_checks import blocking
+from submissions.actions import may_withdraw
 from submissions.models import Submission, SubmissionStatus
 
 from .links import run_url
@@ -108,7 +109,9 @@ def run_rows(sub: Submission) -> list[dict[str, Any]]:
     """The runs the submission put on its round (none once it is withdrawn or superseded)."""
     if sub.status != SubmissionStatus.LIVE:
         return []
-    runs = Run.objects.filter(round_id=sub.round_id, entry__agent_id=sub.agent_id).select_related("task")
+    runs = Run.objects.filter(
+        round_id=sub.round_id, entry__agent_id=sub.agent_id, key__startswith=f"s{sub.pk}-"
+    ).select_related("task")
     rows = []
     for run in runs.order_by("task__family", "task__key", "trial"):
         rows.append(
@@ -153,6 +156,6 @@ def submission_page(*, bench_slug: str, pk: int, viewer) -> dict[str, Any]:
         "board_url": reverse("board_round", args=[bench.slug, rnd.key]) + "?tier=all",
         "events": events,
         "editor": editor and live,
-        "can_withdraw": live and can_withdraw(viewer, sub),
-        "problems": problems(sub),
+        "can_withdraw": live and may_withdraw(viewer, sub),
+        "problems": blocking(sub.checks or [], sub.figures or []),
     }

@@ -139,6 +139,11 @@ def add_tier_column(table: Table, tiers: Mapping[str, str], links: Mapping[str, 
     table.note = (table.note + " " if table.note else "") + RULE
 
 
+def kept_params(view: str) -> dict[str, str]:
+    """The query a board's other links keep: the tier view, unless it is the default (or there is none)."""
+    return {"tier": view} if view and view != DEFAULT_VIEW else {}
+
+
 def tier_links(view: str, base: Mapping[str, str]) -> list[dict[str, Any]]:
     """The filter's links, the current view marked."""
     return [

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
 from django.utils.html import format_html
 
 from . import actions
 from .models import Submission, SubmissionEvent, SubmissionTrack
+from .views import refusal
 
 
 @admin.register(SubmissionTrack)
@@ -99,8 +101,8 @@ class SubmissionAdmin(admin.ModelAdmin):
                 try:
                     do(sub, request.user, form.cleaned_data)
                     done += 1
-                except actions.ActionRefused as exc:
-                    self.message_user(request, f"{sub}: {exc}", messages.WARNING)
+                except (ValidationError, PermissionDenied) as exc:
+                    self.message_user(request, f"{sub}: {refusal(exc)}", messages.WARNING)
             if done:
                 self.message_user(request, f"{title}: {done} submission(s).", messages.SUCCESS)
             return None
@@ -121,7 +123,7 @@ class SubmissionAdmin(admin.ModelAdmin):
             queryset,
             VerifyForm,
             "Verify",
-            lambda sub, user, d: actions.verify(sub, by=user, note=d["note"], link=d["link"]),
+            lambda sub, user, d: actions.submission_verify(submission=sub, by=user, note=d["note"], link=d["link"]),
         )
 
     @admin.action(description="Flag (a reason and a link)", permissions=["change"])
@@ -131,17 +133,25 @@ class SubmissionAdmin(admin.ModelAdmin):
             queryset,
             FlagForm,
             "Flag",
-            lambda sub, user, d: actions.flag(sub, by=user, reason=d["reason"], link=d["link"]),
+            lambda sub, user, d: actions.submission_flag(submission=sub, by=user, reason=d["reason"], link=d["link"]),
         )
 
     @admin.action(description="Lift an editor's flag", permissions=["change"])
     def unflag(self, request, queryset):
         return self._with_form(
-            request, queryset, NoteForm, "Unflag", lambda sub, user, d: actions.unflag(sub, by=user, note=d["note"])
+            request,
+            queryset,
+            NoteForm,
+            "Unflag",
+            lambda sub, user, d: actions.submission_unflag(submission=sub, by=user, note=d["note"]),
         )
 
     @admin.action(description="Withdraw (its runs leave the board)", permissions=["change"])
     def withdraw(self, request, queryset):
         return self._with_form(
-            request, queryset, NoteForm, "Withdraw", lambda sub, user, d: actions.withdraw(sub, by=user, note=d["note"])
+            request,
+            queryset,
+            NoteForm,
+            "Withdraw",
+            lambda sub, user, d: actions.submission_withdraw(submission=sub, by=user, note=d["note"]),
         )

@@ -10,11 +10,10 @@ from io import BytesIO
 from typing import Any
 
 from django import forms
-
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.text import slugify
@@ -25,9 +24,16 @@ from leaderboard.roles import user_is_editor
 from pages.selectors import benchmark_get
 from pages.submissions import submission_for, submission_page
 
-from . import actions
+from . import actions, services
+from .files import zip_files
 from .forms import NEW, FlagForm, NoteForm, SubmitForm, VerifyForm
 from .models import Submission, SubmissionFormat, SubmissionTrack, Via
+from .reading import SubmissionRefused
+
+
+def refusal(exc: Exception) -> str:
+    """What a refused action says to the person who asked."""
+    return "; ".join(exc.messages) if isinstance(exc, ValidationError) else str(exc)
 
 
 def _organization(user):
@@ -65,10 +71,6 @@ def submit(request: HttpRequest, bench: str) -> HttpResponse:
             return render(request, "submissions/submit.html", context, status=413)
         agent = form.cleaned_data["agent"]
         fmt = form.cleaned_data["format"]
-        from . import services  # noqa: PLC0415 - TEMP until the service lands
-        from .files import zip_files  # noqa: PLC0415
-        from .reading import SubmissionRefused  # noqa: PLC0415
-
         data = upload.read()
         try:
             files = zip_files(BytesIO(data)) if fmt == SubmissionFormat.TAU2 else {upload.name or "upload": data}
@@ -100,10 +102,16 @@ def detail(request: HttpRequest, bench: str, pk: int) -> HttpResponse:
 
 
 ACTIONS: dict[str, tuple[type[forms.Form], Callable[[Submission, Any, dict], Submission]]] = {
-    "verify": (VerifyForm, lambda sub, user, d: actions.verify(sub, by=user, note=d["note"], link=d["link"])),
-    "flag": (FlagForm, lambda sub, user, d: actions.flag(sub, by=user, reason=d["reason"], link=d["link"])),
-    "unflag": (NoteForm, lambda sub, user, d: actions.unflag(sub, by=user, note=d["note"])),
-    "withdraw": (NoteForm, lambda sub, user, d: actions.withdraw(sub, by=user, note=d["note"])),
+    "verify": (
+        VerifyForm,
+        lambda sub, user, d: actions.submission_verify(submission=sub, by=user, note=d["note"], link=d["link"]),
+    ),
+    "flag": (
+        FlagForm,
+        lambda sub, user, d: actions.submission_flag(submission=sub, by=user, reason=d["reason"], link=d["link"]),
+    ),
+    "unflag": (NoteForm, lambda sub, user, d: actions.submission_unflag(submission=sub, by=user, note=d["note"])),
+    "withdraw": (NoteForm, lambda sub, user, d: actions.submission_withdraw(submission=sub, by=user, note=d["note"])),
 }
 
 
@@ -114,7 +122,7 @@ def act(request: HttpRequest, bench: str, pk: int, action: str) -> HttpResponse:
     if not request.user.is_authenticated:
         raise PermissionDenied
     sub = submission_for(benchmark_get(bench), pk, request.user)
-    allowed = actions.can_withdraw(request.user, sub) if action == "withdraw" else user_is_editor(request.user)
+    allowed = actions.may_withdraw(request.user, sub) if action == "withdraw" else user_is_editor(request.user)
     if not allowed:
         raise PermissionDenied
     form_class, do = ACTIONS[action]
@@ -125,8 +133,8 @@ def act(request: HttpRequest, bench: str, pk: int, action: str) -> HttpResponse:
         return redirect(sub.get_absolute_url())
     try:
         do(sub, request.user, form.cleaned_data)
-    except actions.ActionRefused as exc:
-        messages.error(request, f"Not done ({action}): {exc}")
+    except (ValidationError, PermissionDenied) as exc:
+        messages.error(request, f"Not done ({action}): {refusal(exc)}")
         return redirect(sub.get_absolute_url())
     messages.success(request, f"Done: {action}.")
     return redirect(sub.get_absolute_url())

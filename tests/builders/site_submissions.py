@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from bundles.importer import bundle_import
 from leaderboard.models import Agent, Entry, Organization
+from runs.models import Run
 from snapshots.stale import snapshots_mark_stale
 from submissions.models import Submission, SubmissionEvent
 from tests.builders.site import scored_bundle
@@ -56,6 +57,8 @@ def hand_made_submission(*, checks=PASSED, figures=AGREE, tier="self-reported") 
         tier=tier,
     )
     SubmissionEvent.objects.create(submission=sub, kind="submitted")
+    for run in Run.objects.filter(entry=entry):  # a submission's runs are named after it, as the service names them
+        Run.objects.filter(pk=run.pk).update(key=f"s{sub.pk}-{run.key}")
     snapshots_mark_stale(round_ids=[entry.round_id])
     compute_all()
     return sub

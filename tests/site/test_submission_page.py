@@ -53,11 +53,11 @@ def test_the_page_lists_its_runs_through_the_run_pages_and_the_search(load, clie
     sub = hand_made_submission()
     html = client.get(f"/b/sbench/submissions/{sub.pk}/").content.decode()
     # Full ran t1, t2, t3 once each (scored_bundle): three runs, each linking to its run page.
-    for key in ("full-t1-1", "full-t2-1", "full-t3-1"):
+    for key in (f"s{sub.pk}-full-t1-1", f"s{sub.pk}-full-t2-1", f"s{sub.pk}-full-t3-1"):
         assert f'href="/b/sbench/r/r1/runs/{key}/"' in html
     assert "3 runs" in html
     assert 'href="/b/sbench/search/?agent=full"' in html
-    assert client.get("/b/sbench/r/r1/runs/full-t1-1/").status_code == 200
+    assert client.get(f"/b/sbench/r/r1/runs/s{sub.pk}-full-t1-1/").status_code == 200
 
 
 def test_an_editor_verifies_with_a_note_and_a_link_and_the_board_says_verified(load, client):
@@ -90,7 +90,9 @@ def test_verifying_is_refused_while_a_check_fails(load, client):
     response = client.post(
         f"/b/sbench/submissions/{sub.pk}/verify/", {"note": "ok", "link": "https://example.org/a"}, follow=True
     )
-    assert "Cannot verify while task_versions_current: code: 2 of 3 tasks differ" in response.content.decode()
+    assert (
+        "cannot verify while these stand: task_versions_current: code: 2 of 3 tasks differ" in response.content.decode()
+    )
     assert Submission.objects.get(pk=sub.pk).tier == "flagged"
 
 
