@@ -10,6 +10,7 @@ from scoring.types import ScoredCell, ScoredMeta, ScoredRow
 
 from .formatting import fmt_money, fmt_pct, fmt_score, fmt_seconds
 from .table_cells import RATING_CSV, BoardContext, Cell, Column, Table, agent_cell, num_cell, rank_cell, rating_cell
+from .tables_passk import passk_cells, passk_columns
 
 
 def _partial_marks(partial: bool, reported: int | None, runs: int | None) -> dict[str, Any]:
@@ -121,6 +122,14 @@ def _unscored_cell(unscored: int) -> Cell:
     return Cell(text="not scored", sort=None, title=f"{unscored} {runs} that nothing scored: no trial has a score")
 
 
+PASSK_NOTE = (
+    "Where tasks have several trials, pass^k is the share of a family's tasks on which all k of k trials drawn "
+    "from an agent's trials pass, and pass@k the share on which at least one does (both unbiased: C(c,k)/C(n,k) "
+    "per task with c of n trials passing, averaged over the family's tasks, a task without runs counting 0); "
+    "k goes up to the fewest trials any task has. "
+)
+
+
 def _scored_overall_table(ctx: BoardContext) -> Table:
     rows: list[ScoredRow] = ctx.data.get("overall") or []
     meta = cast(ScoredMeta, ctx.data.get("meta") or {})
@@ -144,12 +153,15 @@ def _scored_overall_table(ctx: BoardContext) -> Table:
         ),
     ]
     cols += [Column(f"dom:{d}", d) for d in domains]
+    reliability = passk_columns(rows)
+    cols += reliability
     cols += [Column("cost", "Cost / run"), Column("time", "Time / run"), Column("coverage", "Tested")]
     if ctx.ratings:
         cols.append(Column("rating", "Vote rating", csv_keys=RATING_CSV))
     out = []
     for row in rows:
         cells = _scored_overall_cells(ctx, row, domains)
+        cells.update(passk_cells(row, reliability, ctx.agent_href(row["agent"])))
         out.append({"agent": row["agent"], "cells": [cells[c.key] for c in cols], "extra": [heuristic_tasks(row)]})
     missing = [text for text in (_missing_note(meta, "cost"), _missing_note(meta, "latency")) if text]
     note = (
@@ -159,6 +171,7 @@ def _scored_overall_table(ctx: BoardContext) -> Table:
         "same task passed: a pass rate of 100% beside a mean pass@k of 83% is an agent whose best trial passed "
         "every task while some other trials did not. "
         "Missing cost or time is shown as –, never as 0, and a mean over only some runs is marked partial. "
+        + (PASSK_NOTE if reliability else "")
         + ("; ".join(missing) + "." if missing else "")
     )
     return Table(

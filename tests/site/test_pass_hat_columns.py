@@ -1,0 +1,74 @@
+"""pass^k beside pass@k on a scored board whose tasks have several trials, as a reader sees the columns."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.builders.site import scored_bundle
+
+pytestmark = pytest.mark.django_db
+
+
+def _several_trials() -> dict:
+    """One family "fam" of three tasks A, B, C. Agent Rel ran A four times, all passing (10/10), and B four
+    times, two passing (10/10) and two failing (0/10); it never ran C."""
+    doc = scored_bundle("pk")
+    doc["agents"] = [{"slug": "rel", "name": "Rel", "primary_language": "en", "languages": ["en"]}]
+    doc["tasks"] = [{**doc["tasks"][0], "key": k, "title": k, "family": "fam"} for k in ("a", "b", "c")]
+    doc["rounds"][0]["entries"] = [{"agent": "rel"}]
+    passes = {"a": [10, 10, 10, 10], "b": [10, 0, 10, 0]}
+    doc["runs"] = [
+        {
+            "id": f"rel-{task}-{trial}",
+            "round": "r1",
+            "agent": "rel",
+            "task": task,
+            "task_version": "1.0",
+            "trial": trial,
+            "status": "completed",
+            "tests_passed": passed,
+            "tests_total": 10,
+        }
+        for task, results in passes.items()
+        for trial, passed in enumerate(results, start=1)
+    ]
+    return doc
+
+
+def _cells(html: str) -> dict[str, str]:
+    row = html[html.index('<tr data-agent="rel"') :]
+    row = row[: row.index("</tr>")]
+    return {
+        label: text.strip()
+        for label, text in re.findall(r'data-label="([^"]+)"[^>]*>\s*(?:<a [^>]*>)?([^<]*)<', row)
+    }
+
+
+def test_pass_hat_and_unbiased_pass_at_k_per_family_over_its_own_tasks(load, client):
+    load(_several_trials())
+    cells = _cells(client.get("/b/pk/").content.decode())
+    # Per task (n trials, c passing): A (4, 4), B (4, 2), C no runs (counts 0); the mean is over A, B and C.
+    # pass^1 = (4/4 + 2/4 + 0) / 3 = 1/2 = 50.0%.
+    assert cells["fam pass^1"] == "50.0%"
+    # pass^2 = (C(4,2)/C(4,2) + C(2,2)/C(4,2) + 0) / 3 = (1 + 1/6) / 3 = 7/18 = 38.9%.
+    assert cells["fam pass^2"] == "38.9%"
+    # pass^3 = (1 + C(2,3)/C(4,3) + 0) / 3 = (1 + 0) / 3 = 33.3%; pass^4 likewise 33.3%.
+    assert cells["fam pass^3"] == "33.3%" and cells["fam pass^4"] == "33.3%"
+    # pass@2 = (1 + (1 - C(2,2)/C(4,2)) + 0) / 3 = (1 + 5/6) / 3 = 11/18 = 61.1%; pass@4 = (1 + 1 + 0) / 3 = 66.7%.
+    assert cells["fam pass@2"] == "61.1%" and cells["fam pass@4"] == "66.7%"
+    assert "fam pass@1" not in cells  # pass@1 is pass^1
+
+
+def test_a_board_with_one_trial_per_task_has_no_pass_hat_columns(load, client):
+    load(scored_bundle())
+    # Solo and Full ran each task once; Under ran t1 four times but t2 and t3 three times: several trials, so
+    # its board has them. A one-trial board is built here from Full alone.
+    doc = scored_bundle("one")
+    doc["runs"] = [r for r in doc["runs"] if r["agent"] == "full"]
+    doc["agents"] = [a for a in doc["agents"] if a["slug"] == "full"]
+    doc["rounds"][0]["entries"] = [{"agent": "full"}]
+    load(doc)
+    assert "pass^" not in client.get("/b/one/").content.decode()
+    assert "pass^1" in client.get("/b/sbench/").content.decode()
