@@ -1,0 +1,89 @@
+"""The submissions in Chromium, as a reader and an editor meet them: the two real τ²-bench submissions on the
+community round, the board filtered by tier, a submission's page with its checks and claims, and an editor
+flagging it from the page. axe-core finds nothing on these pages. Screenshots for docs/submissions.md go to
+docs/ (submission-page.png, board-tier-filter.png)."""
+
+from __future__ import annotations
+
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from leaderboard.models import Organization
+from snapshots.models import BoardSnapshot
+from submissions.models import Submission
+from tests.browser.a11y import assert_accessible
+from tests.builders.review import make_user
+from tests.builders.tau2 import BUTTON, TAU2, TOOLORCHESTRA
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+DESKTOP = {"width": 1280, "height": 900}
+PASSWORD = "quince-harbour-42-lamp"
+
+
+def _load() -> tuple[Submission, Submission]:
+    from recompute.boards import snapshot_recompute
+
+    for domain in ("airline", "retail"):
+        call_command("import_tau2_tasks", str(TAU2 / "tasks" / f"{domain}.json"), benchmark="tau2", domain=domain)
+    call_command("open_submission_track", benchmark="tau2", stdout=StringIO())
+    Organization.objects.create(slug="distyl-ai", name="Distyl AI")
+    Organization.objects.create(slug="nvidia", name="NVIDIA")
+    call_command("import_submission", str(BUTTON), benchmark="tau2", organization="distyl-ai", stdout=StringIO())
+    button = Submission.objects.latest("id")
+    call_command("import_submission", str(TOOLORCHESTRA), benchmark="tau2", organization="nvidia", stdout=StringIO())
+    orchestra = Submission.objects.latest("id")
+    for snapshot_id in BoardSnapshot.objects.filter(stale=True).values_list("id", flat=True):
+        snapshot_recompute(snapshot_id=snapshot_id)
+    return button, orchestra
+
+
+def test_a_reader_filters_the_board_by_tier_and_reads_a_submission(browser, live_server):
+    button, orchestra = _load()
+    page = browser.new_page(viewport=DESKTOP)
+    page.goto(live_server.url + "/b/tau2/")
+    # Both submissions ran an older revision of the task sets: flagged, so the default view shows neither.
+    assert page.locator("#board-region table.board tbody tr").count() == 0
+    page.locator(".tier-filter").get_by_role("link", name="Flagged").click()
+    page.wait_for_url("**tier=flagged")
+    rows = page.locator("#board-region table.board tbody tr")
+    rows.first.wait_for()
+    assert rows.count() == 2
+    assert page.locator("#board-region td[data-label='Tier']").all_inner_texts() == ["flagged", "flagged"]
+    assert_accessible(page)
+    page.screenshot(path=str(DOCS / "board-tier-filter.png"))
+
+    page.locator("#board-region td[data-label='Tier'] a").first.click()
+    page.wait_for_url("**/submissions/*/")
+    figures = page.locator("table.submission-figures")
+    airline = figures.locator("tr[data-figure='airline pass^1']").inner_text()
+    assert "agrees" in airline
+    assert "not verifiable" in figures.locator("tr[data-figure='telecom pass^1']").inner_text()
+    assert "failed" in page.locator("tr[data-check='task_versions_current']").inner_text()
+    assert_accessible(page)
+    page.goto(live_server.url + orchestra.get_absolute_url())
+    page.screenshot(path=str(DOCS / "submission-page.png"), full_page=False)
+
+
+def test_an_editor_flags_from_the_page_and_the_history_says_so(browser, live_server):
+    button, _ = _load()
+    editor = make_user("edna", "Editors", password=PASSWORD)
+    page = browser.new_page(viewport=DESKTOP)
+    page.goto(f"{live_server.url}/admin/login/")
+    page.fill("#id_username", editor.username)
+    page.fill("#id_password", PASSWORD)
+    page.click("input[type=submit]")
+    page.wait_for_url(f"{live_server.url}/admin/")
+    page.goto(live_server.url + button.get_absolute_url())
+    page.fill("#flag-reason", "The airline trajectories repeat another team's")
+    page.fill("#flag-link", "https://example.org/evidence")
+    page.get_by_role("button", name="Flag").click()
+    page.wait_for_url("**/submissions/*/")
+    history = page.locator(".submission-history").inner_text()
+    assert "flagged: The airline trajectories repeat another team's" in history
+    assert "Flagged by an editor" in page.content()
+    assert_accessible(page)
