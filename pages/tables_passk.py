@@ -6,24 +6,25 @@ no run in is blank, never 0. A board with one trial per task has none of these c
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable, Sequence
 
 from scoring.common import fixed
+from scoring.types import BaseRow
 
 from .table_cells import Cell, Column, num_cell
 
 
-def _ks(rows: Iterable[Mapping[str, Any]], key: str) -> dict[str, list[int]]:
+def _ks(rows: Iterable[BaseRow], key: str) -> dict[str, list[int]]:
     """Each family's k values present in any row (in order)."""
     out: dict[str, set[int]] = {}
     for row in rows:
-        for family, by_k in (row.get(key) or {}).items():
+        figures = row.get("pass_hat") if key == "pass_hat" else row.get("pass_any")
+        for family, by_k in (figures or {}).items():
             out.setdefault(family, set()).update(int(k) for k in (by_k or {}))
     return {family: sorted(ks) for family, ks in sorted(out.items())}
 
 
-def passk_columns(rows: list[Mapping[str, Any]]) -> list[Column]:
+def passk_columns(rows: Sequence[BaseRow]) -> list[Column]:
     """pass^1..pass^k, then pass@2..pass@k, for each family; none when no row has them."""
     cols = []
     hat, anyk = _ks(rows, "pass_hat"), _ks(rows, "pass_any")
@@ -39,12 +40,13 @@ def passk_columns(rows: list[Mapping[str, Any]]) -> list[Column]:
     return cols
 
 
-def passk_cells(row: Mapping[str, Any], cols: list[Column], href: str | None) -> dict[str, Cell]:
+def passk_cells(row: BaseRow, cols: list[Column], href: str | None) -> dict[str, Cell]:
     """The row's cells of `passk_columns`: a percentage to one decimal, – where the figure does not exist."""
     cells = {}
     for col in cols:
         kind, family, k = col.key.split(":")
-        by_k = (row.get("pass_hat" if kind == "passhat" else "pass_any") or {}).get(family) or {}
+        figures = row.get("pass_hat") if kind == "passhat" else row.get("pass_any")
+        by_k = (figures or {}).get(family) or {}
         value = by_k.get(k)
         cells[col.key] = num_cell(value, "–" if value is None else fixed(value, 1, times=100) + "%", href)
     return cells

@@ -13,19 +13,13 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode
 
-from scoring.common import assign_ranks
+from scoring.submission_checks import TIERS
+from scoring.tiers import FILTERS, rows_in_view, tiers_shown
 
 from .table_cells import Cell, Column, Table
 
-TEAM, SELF_REPORTED, VERIFIED, FLAGGED = "team", "self-reported", "verified", "flagged"
-TIERS = (TEAM, VERIFIED, SELF_REPORTED, FLAGGED)
+TEAM, SELF_REPORTED, VERIFIED, FLAGGED = TIERS
 DEFAULT_VIEW = "default-view"
-DEFAULT_TIERS = frozenset({TEAM, VERIFIED, SELF_REPORTED})
-VIEWS: dict[str, frozenset[str]] = {
-    DEFAULT_VIEW: DEFAULT_TIERS,
-    "all": frozenset(TIERS),
-    **{t: frozenset({t}) for t in TIERS},
-}
 VIEW_LABELS = {
     DEFAULT_VIEW: "Team, verified and self-reported",
     TEAM: "Benchmark team",
@@ -72,18 +66,18 @@ def board_has_tiers(data: Mapping[str, Any], entries: Mapping[str, Any]) -> bool
 def view_of(params: Mapping[str, str]) -> str:
     """The `?tier=` asked for, or the default view for anything else."""
     asked = params.get("tier") or DEFAULT_VIEW
-    return asked if asked in VIEWS else DEFAULT_VIEW
+    return asked if asked in FILTERS else DEFAULT_VIEW
 
 
 def filter_rows(data: dict[str, Any], entries: Mapping[str, Any], view: str) -> dict[str, Any]:
-    """The board's data with only the rows of the tiers `view` shows, ranked again among themselves."""
-    shown = VIEWS[view]
+    """The board's data with only the rows of the tiers `view` shows (`scoring.tiers.rows_in_view`), ranked
+    again among themselves; a row stored without its tier takes its entry's."""
     out = dict(data)
     for key, value in data.items():
         if _is_rows(value):
-            out[key] = _kept(value, entries, shown)
+            out[key] = _kept(value, entries, view)
         elif isinstance(value, dict) and value and all(_is_rows(v) for v in value.values()):
-            out[key] = {k: _kept(v, entries, shown) for k, v in value.items()}
+            out[key] = {k: _kept(v, entries, view) for k, v in value.items()}
     return out
 
 
@@ -101,17 +95,11 @@ def _row_lists(data: Mapping[str, Any]) -> list[list[dict[str, Any]]]:
     return out
 
 
-def _kept(rows: list[dict[str, Any]], entries: Mapping[str, Any], shown: frozenset[str]) -> list[dict[str, Any]]:
-    """The rows shown, in the board's order, with their ranks assigned again among them (ties stay tied)."""
-    kept = [dict(r) for r in rows if row_tier(r, entries) in shown]
-    if len(kept) == len(rows):
+def _kept(rows: list[dict[str, Any]], entries: Mapping[str, Any], view: str) -> list[dict[str, Any]]:
+    with_tier = [r if r.get("tier") in TIERS else {**r, "tier": row_tier(r, entries)} for r in rows]
+    if all(r["tier"] in tiers_shown(view) for r in with_tier):
         return rows
-    order = {id(r): i for i, r in enumerate(kept)}
-    ranked = [r for r in kept if r.get("rank") is not None]
-    unranked = [r for r in kept if r.get("rank") is None]
-    assign_ranks(ranked, lambda r: r["rank"], lambda r: order[id(r)])
-    ranked.sort(key=lambda r: (r["rank"], order[id(r)]))
-    return ranked + unranked
+    return rows_in_view(with_tier, view)
 
 
 def tiers_of(data: Mapping[str, Any], entries: Mapping[str, Any]) -> dict[str, str]:

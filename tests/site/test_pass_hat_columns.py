@@ -12,13 +12,14 @@ pytestmark = pytest.mark.django_db
 
 
 def _several_trials() -> dict:
-    """One family "fam" of three tasks A, B, C. Agent Rel ran A four times, all passing (10/10), and B four
-    times, two passing (10/10) and two failing (0/10); it never ran C."""
+    """One family "fam" of three tasks A, B, C, scored as given (a reward: 1 passes, 0 fails). Agent Rel ran A
+    four times, all passing, and B four times, two passing and two failing; it never ran C."""
     doc = scored_bundle("pk")
     doc["agents"] = [{"slug": "rel", "name": "Rel", "primary_language": "en", "languages": ["en"]}]
     doc["tasks"] = [{**doc["tasks"][0], "key": k, "title": k, "family": "fam"} for k in ("a", "b", "c")]
     doc["rounds"][0]["entries"] = [{"agent": "rel"}]
-    passes = {"a": [10, 10, 10, 10], "b": [10, 0, 10, 0]}
+    doc["rounds"][0]["tasks"] = ["a", "b", "c"]  # the round's task set: C is in it, though no one ran it
+    passes = {"a": [1.0, 1.0, 1.0, 1.0], "b": [1.0, 0.0, 1.0, 0.0]}
     doc["runs"] = [
         {
             "id": f"rel-{task}-{trial}",
@@ -28,8 +29,7 @@ def _several_trials() -> dict:
             "task_version": "1.0",
             "trial": trial,
             "status": "completed",
-            "tests_passed": passed,
-            "tests_total": 10,
+            "score": passed,
         }
         for task, results in passes.items()
         for trial, passed in enumerate(results, start=1)
@@ -41,8 +41,7 @@ def _cells(html: str) -> dict[str, str]:
     row = html[html.index('<tr data-agent="rel"') :]
     row = row[: row.index("</tr>")]
     return {
-        label: text.strip()
-        for label, text in re.findall(r'data-label="([^"]+)"[^>]*>\s*(?:<a [^>]*>)?([^<]*)<', row)
+        label: text.strip() for label, text in re.findall(r'data-label="([^"]+)"[^>]*>\s*(?:<a [^>]*>)?([^<]*)<', row)
     }
 
 
@@ -62,13 +61,9 @@ def test_pass_hat_and_unbiased_pass_at_k_per_family_over_its_own_tasks(load, cli
 
 
 def test_a_board_with_one_trial_per_task_has_no_pass_hat_columns(load, client):
-    load(scored_bundle())
-    # Solo and Full ran each task once; Under ran t1 four times but t2 and t3 three times: several trials, so
-    # its board has them. A one-trial board is built here from Full alone.
-    doc = scored_bundle("one")
-    doc["runs"] = [r for r in doc["runs"] if r["agent"] == "full"]
-    doc["agents"] = [a for a in doc["agents"] if a["slug"] == "full"]
-    doc["rounds"][0]["entries"] = [{"agent": "full"}]
+    doc = _several_trials()
+    doc["benchmark"]["slug"] = "one"
+    doc["runs"] = [r for r in doc["runs"] if r["trial"] == 1]
     load(doc)
-    assert "pass^" not in client.get("/b/one/").content.decode()
-    assert "pass^1" in client.get("/b/sbench/").content.decode()
+    html = client.get("/b/one/").content.decode()
+    assert "pass^" not in html and "pass@2" not in html
