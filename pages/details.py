@@ -9,6 +9,7 @@ from typing import Any
 
 from django.db.models import Q
 from django.http import Http404
+from django.urls import reverse
 
 from bundles.export import run_doc
 from leaderboard.models import (
@@ -31,6 +32,7 @@ from scoring.bundle_run_checks import week_problem, week_shown
 from scoring.review import verdicts_public
 from scoring.types import ChecksTaskRow, RatingRow
 from snapshots.models import BoardSnapshot, SnapshotKind
+from submissions.models import Submission, SubmissionStatus
 
 from .charts import line_chart
 from .formatting import fmt_range, fmt_rating, fmt_score, fmt_seconds
@@ -430,6 +432,10 @@ def agent_page(*, slug: str) -> dict[str, Any]:
     }
     if not entries:
         raise Http404("No published results for this agent")
+    submitted = {
+        s.round_id: reverse("submission", args=[s.benchmark.slug, s.pk])
+        for s in Submission.objects.filter(agent=agent, status=SubmissionStatus.LIVE).select_related("benchmark")
+    }
     benches: dict[int, dict[str, Any]] = {}
     for e in entries:
         b = e.round.benchmark
@@ -455,6 +461,7 @@ def agent_page(*, slug: str) -> dict[str, Any]:
                 "tier": (tier := row_tier(row or {"agent": slug}, {slug: e})),
                 "tier_label": TIER_LABELS[tier],
                 "tier_pill": TIER_PILLS[tier],
+                "submission": submitted.get(e.round_id),
             }
         )
     for group in benches.values():

@@ -132,3 +132,9 @@ def test_the_submitting_organization_withdraws_and_its_runs_leave_the_board(load
     assert "full" not in _board_agents(client, "?tier=all")
     page = client.get(f"/b/sbench/submissions/{sub.pk}/").content.decode()
     assert "withdrawn" in page and 'data-event="withdrawn"' in page and "Wrong model" in page
+
+
+def test_an_agents_page_links_its_tier_to_its_submission(client):
+    sub = hand_made_submission(checks=FAILED, tier="flagged")
+    html = client.get("/agents/full/").content.decode()
+    assert f'<a class="pill bad" href="/b/sbench/submissions/{sub.pk}/">flagged</a>' in html
