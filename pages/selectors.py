@@ -297,8 +297,7 @@ def board_page(*, bench_slug: str, round_key: str | None, params: Mapping[str, s
     entries = {e.agent.slug: e for e in Entry.objects.filter(round=rnd).select_related("agent")}
     tasks = round_tasks(bench, rnd)
     tabs = bench.rules.tabs
-    requested = params.get("tab")
-    tab: str = requested if requested is not None and requested in dict(tabs) else tabs[0][0]
+    tab: str = params["tab"] if params.get("tab") in dict(tabs) else tabs[0][0]
     ratings, task_ratings = ratings_maps(ratings_snap)
     state = board_state(snap, ratings_snap)
     full = boards_as_shown(bench.methodology, snap.data if snap else None, ratings_snap.data if ratings_snap else None)
