@@ -43,18 +43,25 @@ def inspect_import(
     dry_run: bool = False,
     round_statuses: Collection[str] = ANY_STATUS,
     by_key: bool = False,
+    title: str | None = None,
+    description: str | None = None,
 ) -> InspectImport:
     """Convert `logs` and write them into `benchmark` (created, methodology `scored`, when missing) and its
     round `round_key` (created as a draft when missing; an existing one must have a status in
-    `round_statuses`). Raises `InspectLogError` or `BundleError` listing every problem; nothing is written then,
-    nor on a dry run."""
+    `round_statuses`). `title` and `description`, when given, name the benchmark (its board's heading and the
+    line under it); without them a new benchmark is titled by its slug and an existing one keeps its own.
+    Raises `InspectLogError` or `BundleError` listing every problem; nothing is written then, nor on a dry
+    run."""
     conversion = logs_to_bundle(logs, benchmark=benchmark, round_key=round_key, agent_from=agent_from, scorer=scorer)
+    naming = {k: v for k, v in (("name", title), ("description", description)) if v is not None}
+    conversion.doc["benchmark"].update(naming)
     with transaction.atomic():
         # One import at a time, taken before the benchmark's row (bundle_import's order, so two imports never
         # wait on each other's locks): two uploads to one round would otherwise merge into stale copies.
         imports_one_at_a_time()
         bench = Benchmark.objects.select_for_update().filter(slug=benchmark).first()
         doc = _new_benchmark(conversion.doc) if bench is None else _merged(conversion, bench, round_key, round_statuses)
+        doc["benchmark"].update(naming)
         if dry_run:
             check_bundle(doc)
             return InspectImport(conversion.doc, None)

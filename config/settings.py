@@ -144,7 +144,9 @@ if REDIS_URL:
     CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "lb"}}
-    CELERY_BROKER_URL = "memory://"
+    # Kombu's in-memory transport, named with its host: "memory://" alone made kombu warn "No hostname was
+    # supplied. Reverting to default 'localhost'" on every command that sends a task.
+    CELERY_BROKER_URL = "memory://localhost/"
     CELERY_TASK_ALWAYS_EAGER = True
 
 CELERY_TASK_DEFAULT_QUEUE = "celery" + (f"-{RUN_NAMESPACE}" if RUN_NAMESPACE else "")

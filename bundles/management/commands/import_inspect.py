@@ -32,6 +32,10 @@ class Command(BaseCommand):
         parser.add_argument("--round", required=True, dest="round_key", help="round key (created as a draft)")
         parser.add_argument("--agent-from", default="model", type=agent_from, help=AGENT_FROM_HELP)
         parser.add_argument("--scorer", help="the scorer whose score counts when a log has several (default: first)")
+        parser.add_argument(
+            "--title", help="the benchmark's title, its board's heading (default: the slug, for a new benchmark)"
+        )
+        parser.add_argument("--description", help="one or two sentences shown under the title on its board")
         parser.add_argument("--dry-run", action="store_true", help="print the bundle the logs make; write nothing")
 
     def handle(self, *args, **options):
@@ -53,6 +57,8 @@ class Command(BaseCommand):
                 agent_from=options["agent_from"],
                 scorer=options["scorer"],
                 dry_run=options["dry_run"],
+                title=options["title"] or None,
+                description=options["description"],
             )
         except (InspectLogError, BundleError) as exc:
             for problem in exc.problems:
@@ -63,6 +69,13 @@ class Command(BaseCommand):
             return
         runs = len(result.doc["runs"])
         self.stdout.write(f"{len(logs)} log(s), {runs} run(s): {result.report.summary()}")
+        if result.report.created.get("benchmarks") and not options["title"]:
+            slug = options["benchmark"]
+            self.stdout.write(
+                f"The new benchmark is titled {slug!r}, its slug, with no description. Name it: run the same "
+                f'command again with --title "..." --description "..." (the runs stay as they are), or edit it '
+                "on the admin's Benchmarks page."
+            )
 
     def read(self, paths: list[Path]) -> list:
         """Every log, one at a time (with progress: a log can take a while); every unreadable one reported."""
