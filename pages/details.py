@@ -134,6 +134,8 @@ def run_page(
         "original_standing": run_standing(run.rerun_of, standings) if run.rerun_of else None,
         **_third_verdict(run, verdicts),
         "standing_label": methodologies.get(bench.methodology).standing_label,
+        # Whether every run has a blind second reviewer (and a third on disagreement): the verdicts say so only then.
+        "double_review": methodologies.get(bench.methodology).double_review,
         **_what_happened(run, query or {}),
     }
 
@@ -263,6 +265,8 @@ def round_agent_page(*, bench_slug: str, round_key: str, agent_slug: str) -> dic
         "boards": _agent_boards(bench, data, agent_slug),
         "state": snapshot_state(snap),
         "standing_label": methodologies.get(bench.methodology).standing_label,
+        # Whether every run has a blind second reviewer (and a third on disagreement): the verdicts say so only then.
+        "double_review": methodologies.get(bench.methodology).double_review,
     }
 
 
@@ -332,6 +336,8 @@ def task_page(*, bench_slug: str, task_key: str, agent: str | None) -> dict[str,
             {r.entry.agent.slug: r.entry.agent.name for r in runs},
         ),
         "standing_label": methodologies.get(bench.methodology).standing_label,
+        # Whether every run has a blind second reviewer (and a third on disagreement): the verdicts say so only then.
+        "double_review": methodologies.get(bench.methodology).double_review,
     }
 
 

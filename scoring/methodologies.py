@@ -192,6 +192,9 @@ class Methodology:
     scale: float
     format_score: Callable[[float], str]
     standing_label: str = "counted run"
+    # What the benchmark's runs.csv holds on this methodology, in words, as its board's downloads describe it:
+    # the columns its runs fill, and what median_run (one column name on every board) marks here.
+    runs_file: str = ""
     # The outcome the boards count for one run, on methodologies whose boards count outcomes.
     run_outcome: Callable[[RunInput, TaskInput], str | None] | None = None
     violation_possible: Callable[[TaskInput], bool] | None = None
@@ -273,6 +276,8 @@ class Methodology:
 
 
 REGISTRY: dict[str, Methodology] = {}
+# The columns of runs.csv every methodology fills (`runs_file`).
+_RUNS_CSV = "agent, CLI, model, task, status, whether the run counts and why not, tokens, list-price cost and time"
 
 
 def register(methodology: Methodology) -> Methodology:
@@ -290,6 +295,10 @@ def get(key: str) -> Methodology:
 register(
     Methodology(
         key="outcomes",
+        runs_file=f"one row per run: {_RUNS_CSV}; "
+        "the outcome the board counts (pass, partial, fail, violation, "
+        "unsupported) beside the label the run was stored with, and the language; median_run is yes on the run "
+        "that stands for its agent on its task (its counted run, after reviews and re-runs), not a median",
         run_fields=("outcome", "due_at"),
         name="Outcomes (pass/partial/fail, 0-10 scores)",
         compute_boards=outcomes.compute_outcomes_boards,
@@ -321,6 +330,10 @@ register(
 register(
     Methodology(
         key="scored",
+        runs_file=f"one row per trial: {_RUNS_CSV}; "
+        "the trial's score (0-1, tests and judge together), its tests "
+        "passed of total and heuristic (yes where the score rests on the heuristic fallback); median_run is "
+        "yes on the trial that stands for its agent on its task (its best trial), not a median",
         run_fields=("score", "tests_passed", "tests_total", "judge_scores", "heuristic", "auto_pass_rate"),
         name="Scored (tests and judge, pass@k)",
         compute_boards=scored.compute_scored_boards,
@@ -342,6 +355,9 @@ register(
 register(
     Methodology(
         key="checks",
+        runs_file=f"one row per run: {_RUNS_CSV}; "
+        "the run's score (0-100), its checks passed of total and the "
+        "checks version; median_run is yes on the agent's median run of each task, the run its task figure is",
         run_fields=(
             "score",
             "app_started",
@@ -384,6 +400,10 @@ register(
 register(
     Methodology(
         key="weekly",
+        runs_file=f"one row per run: {_RUNS_CSV}; "
+        "the week's outcome the board counts (pass, partial, fail: a run "
+        "at the 30-minute cap fails) beside the stored label, the plan label and the interventions; median_run "
+        "is yes on the run that stands for its agent on the week's task (its counted run), not a median",
         run_fields=("outcome", "plan_label", "interventions"),
         name="Weekly (pass-rate table)",
         compute_boards=weekly.compute_weekly_boards,
