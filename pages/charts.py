@@ -219,16 +219,24 @@ def interval_chart(
     fmt: Callable[[float], str],
     hrefs: dict[str, str],
     bounds: tuple[float, float] | None = None,
+    narrow: bool = False,
 ) -> dict[str, Any] | None:
     """SVG geometry of an interval plot (as LMArena's confidence-interval plot): one line per agent, in the
     order given, a dot at its number and a bar over its 95% interval, all on one shared horizontal axis, so
     overlapping bars are seen. Rows are {"agent", "name", "value", "low", "high", "rank_ub"}; rows without an
     interval are left out. `bounds` is the score's own range (0 to the methodology's scale): the axis stays
-    inside it."""
+    inside it.
+
+    `narrow`: the same plot drawn for a phone, 360 units wide (about its width in pixels there, so its text
+    keeps its size): each agent's name on its own line above its bar, and the bars across the whole width. The
+    wide plot (720 units, names beside the bars) would be drawn at half size, its labels about 5 px tall."""
     pts = [r for r in rows if r.get("value") is not None and r.get("low") is not None and r.get("high") is not None]
     if not pts:
         return None
-    line, top, bottom, left, right, w = 26, 12, 40, 200, 24, 720
+    if narrow:
+        line, top, bottom, left, right, w = 44, 16, 40, 14, 18, 360
+    else:
+        line, top, bottom, left, right, w = 26, 12, 40, 200, 24, 720
     h = top + bottom + line * len(pts)
     ticks = _interval_axis(min(p["low"] for p in pts), max(p["high"] for p in pts), bounds)
     x0, x1 = ticks[0], ticks[-1]
@@ -250,10 +258,15 @@ def interval_chart(
                 "title": f"{p['name']}: {fmt(p['value'])}, 95% interval {fmt(p['low'])} to {fmt(p['high'])}"
                 + (f", rank (UB) {p['rank_ub']}" if p.get("rank_ub") is not None else ""),
                 "band": bool(p.get("rank_ub") is not None and p["rank_ub"] % 2 == 0),
+                # The name: beside the bar on the wide plot, on its own line above it on the narrow one.
+                "label_y": y - 18 if narrow else y,
+                "band_y": y - (34 if narrow else 13),
             }
         )
     return {
         "w": w,
+        "band_h": 44 if narrow else 26,
+        "label_anchor": "start" if narrow else "end",
         "h": h,
         "bars": bars,
         "ticks": [{"pos": px(t), "label": fmt(t)} for t in ticks],
@@ -261,5 +274,5 @@ def interval_chart(
         "plot_right": w - right,
         "plot_top": top,
         "plot_bottom": h - bottom,
-        "label_x": left - 10,
+        "label_x": left if narrow else left - 10,
     }

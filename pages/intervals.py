@@ -130,12 +130,15 @@ def _chart(
     def fmt(v: float) -> str:
         return fmt_score(v, ctx.methodology) if rules is not None else f"{v:.0f}"
 
-    chart = interval_chart(rows, fmt, hrefs, (0.0, float(rules.scale)) if rules is not None else None)
+    bounds = (0.0, float(rules.scale)) if rules is not None else None
+    chart = interval_chart(rows, fmt, hrefs, bounds)
     shown = [r for r in rows if r["low"] is not None and r["value"] is not None]
     return {
         "id": chart_id,
         "title": title,
         "chart": chart,
+        # The drawings the page holds, (geometry, narrow): the wide one, and the same plot as a phone shows it.
+        "drawings": [(chart, ""), (interval_chart(rows, fmt, hrefs, bounds, narrow=True), "-narrow")],
         "rows": [
             {**r, "value_text": fmt(r["value"]), "low_text": fmt(r["low"]), "high_text": fmt(r["high"])} for r in shown
         ],
