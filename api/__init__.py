@@ -39,7 +39,7 @@ api = LeaderboardAPI(
     description="Reads: published rounds only, conditional GETs (ETag / If-None-Match), rate-limited per client. "
     "Uploads: a benchmark team's key (Bearer) writes bundles or Inspect logs into draft and preview rounds. "
     "Submissions: an organization's submission key sends its results to a benchmark's submission track. See "
-    "docs/api.md and docs/submissions.md.",
+    "[docs/api.md](/api/docs/api.md) and [docs/submissions.md](/api/docs/submissions.md).",
 )
 
 

@@ -73,15 +73,21 @@ class SelfHostedSwagger(DocsBase):
     "ninja" in INSTALLED_APPS. The settings travel in a JSON script element, so the page runs no inline
     script."""
 
+    # The site's own page (header, footer, a way back, the phone viewport) around Swagger UI.
     page = engines["django"].from_string(
-        '{% load static %}<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{{ title }}</title>'
-        '<link rel="stylesheet" href="{{ assets }}swagger-ui.css?v={{ v }}">'
+        '{% extends "base.html" %}{% load static %}{% block title %}API docs · {{ SITE_NAME }}{% endblock %}'
+        '{% block head %}<link rel="stylesheet" href="{{ assets }}swagger-ui.css?v={{ v }}">'
         '<link rel="stylesheet" href="{% static \'css/api-docs.css\' %}">'
-        '<link rel="icon" href="{{ assets }}favicon.svg?v={{ v }}" type="image/svg+xml"></head>'
-        '<body data-csrf-token="" data-api-csrf="">{{ swagger|json_script:"swagger-settings" }}'
-        '<div id="swagger-ui"></div>'
-        '<script src="{{ assets }}swagger-ui-bundle.js?v={{ v }}"></script>'
-        '<script src="{{ assets }}swagger-ui-init.js?v={{ v }}"></script></body></html>'
+        '<script src="{{ assets }}swagger-ui-bundle.js?v={{ v }}" defer></script>'
+        '<script src="{{ assets }}swagger-ui-init.js?v={{ v }}" defer></script>{% endblock %}'
+        '{% block content %}<nav class="crumbs" aria-label="Breadcrumb"><a href="{% url \'home\' %}">Boards</a> '
+        '<span aria-hidden="true">›</span> <span aria-current="page">API docs</span></nav>'
+        '<header class="page-head"><div><p class="eyebrow">For developers</p><h1>{{ title }}</h1>'
+        '<p class="lede">Every operation below, with its parameters and answers; the guide, with the upload '
+        'API, the keys and the rate limits, is <a href="{{ guide }}">docs/api.md</a>. The schema itself: '
+        '<a href="{{ swagger.url }}">OpenAPI (JSON)</a>.</p></div></header>'
+        '<div data-csrf-token="" data-api-csrf="" id="swagger-root">{{ swagger|json_script:"swagger-settings" }}'
+        '<div id="swagger-ui"></div></div>{% endblock %}'
     )
 
     def render_page(self, request: HttpRequest, api: NinjaAPI, **kwargs: Any) -> HttpResponse:
@@ -90,8 +96,35 @@ class SelfHostedSwagger(DocsBase):
             "v": ninja.__version__,
             "assets": reverse("api-docs-asset", args=["x"])[:-1],
             "swagger": {"url": self.get_openapi_url(api, kwargs), "layout": "BaseLayout", "deepLinking": False},
+            "guide": reverse("api-guide", args=["api"]),
         }
         return HttpResponse(self.page.render(context, request))
+
+
+# The project's docs the API docs page links to, rendered as site pages (/api/docs/<name>.md); any other name
+# is not found.
+GUIDES = {"api", "inspect", "submissions"}
+GUIDE_DIR = FilePath(settings.BASE_DIR) / "docs"
+guide_page = engines["django"].from_string(
+    '{% extends "base.html" %}{% load static %}{% block title %}{{ name }} · {{ SITE_NAME }}{% endblock %}'
+    '{% block head %}<link rel="stylesheet" href="{% static \'css/api-docs.css\' %}">{% endblock %}{% block content %}'
+    '<nav class="crumbs" aria-label="Breadcrumb"><a href="{% url \'home\' %}">Boards</a> <span aria-hidden="true">›'
+    '</span> <a href="{{ docs }}">API docs</a> <span aria-hidden="true">›</span> <span aria-current="page">'
+    "{{ name }}</span></nav><article class=\"prose guide\">{{ html }}</article>{% endblock %}"
+)
+
+
+def api_guide(request: HttpRequest, name: str) -> HttpResponse:
+    """One of the project's docs (`GUIDES`), its Markdown rendered with raw HTML left as text."""
+    from django.utils.safestring import mark_safe
+    from markdown_it import MarkdownIt
+
+    if name not in GUIDES:
+        raise Http404(name)
+    text = (GUIDE_DIR / f"{name}.md").read_text(encoding="utf-8")
+    html = MarkdownIt("commonmark", {"html": False}).enable("table").render(text)
+    context = {"name": f"docs/{name}.md", "html": mark_safe(html), "docs": reverse("api:openapi-view")}  # noqa: S308
+    return HttpResponse(guide_page.render(context, request))
 
 
 DOCS_ASSETS = {
