@@ -110,7 +110,7 @@ guide_page = engines["django"].from_string(
     '{% block head %}<link rel="stylesheet" href="{% static \'css/api-docs.css\' %}">{% endblock %}{% block content %}'
     '<nav class="crumbs" aria-label="Breadcrumb"><a href="{% url \'home\' %}">Boards</a> <span aria-hidden="true">›'
     '</span> <a href="{{ docs }}">API docs</a> <span aria-hidden="true">›</span> <span aria-current="page">'
-    "{{ name }}</span></nav><article class=\"prose guide\">{{ html }}</article>{% endblock %}"
+    '{{ name }}</span></nav><article class="prose guide">{{ html }}</article>{% endblock %}'
 )
 
 

@@ -29,7 +29,11 @@ DESKTOP = {"width": 1280, "height": 900}
 
 # Page kinds beyond the accessibility test's list, as a reader reaches them.
 MORE_PAGES = {
-    "compare-with-agents": lambda: ["/b/artb/compare/?a=atlas-ops&b=xingyun", "/b/appbench/compare/?a=forge&b=kestrel"],
+    "compare-with-agents": lambda: [
+        "/b/artb/compare/?a=atlas-ops&b=xingyun",
+        "/b/appbench/compare/?a=forge&b=kestrel",
+        "/b/agentbench-live/compare/?a=claude-code&b=gemini-cli",
+    ],
     "round-agent": lambda: ["/b/artb/r/2026-r1/agents/harbor/"],
     "round-tasks": lambda: ["/b/artb/r/2026-r1/tasks/", "/b/appbench/r/2026-10/tasks/"],
     "search": lambda: ["/b/artb/search/?q=checkout"],
@@ -90,7 +94,7 @@ def test_the_head_to_head_on_a_phone_shows_both_agents_and_its_charts_stay_reada
     table = page.locator("#compare-table")
     expect(table.locator("thead")).to_contain_text("Xingyun Assistant")
     wrap = table.locator("xpath=..")
-    visible_right = wrap.evaluate("el => el.getBoundingClientRect().left + el.clientWidth")
+    visible_right = wrap.evaluate("el => el.getBoundingClientRect().left + el.clientLeft + el.clientWidth")
     for name in ("Atlas Operator", "Xingyun Assistant", "Ahead"):
         box = table.locator("thead th", has_text=name).bounding_box()
         assert box is not None and box["x"] + box["width"] <= visible_right + 0.5, f"{name} is scrolled out of view"
