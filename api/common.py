@@ -86,7 +86,7 @@ class SelfHostedSwagger(DocsBase):
         '<p class="lede">Every operation below, with its parameters and answers; the guide, with the upload '
         'API, the keys and the rate limits, is <a href="{{ guide }}">docs/api.md</a>. The schema itself: '
         '<a href="{{ swagger.url }}">OpenAPI (JSON)</a>.</p></div></header>'
-        '<div data-csrf-token="" data-api-csrf="" id="swagger-root">{{ swagger|json_script:"swagger-settings" }}'
+        '<div id="swagger-root">{{ swagger|json_script:"swagger-settings" }}'
         '<div id="swagger-ui"></div></div>{% endblock %}'
     )
 

@@ -30,9 +30,12 @@ def test_the_board_shows_the_interval_and_rank_ub_beside_the_seeds_rank(load, cl
         assert row["ci_low"] <= row["overall"] <= row["ci_high"]
         low, high = f"{row['ci_low']:.1f}", f"{row['ci_high']:.1f}"
         assert f"95% interval {low} to {high}" in html
-    # The interval chart: one bar per agent, its numbers in a table beside it.
+    # The interval chart: one bar per agent in each of its two drawings (wide, and narrow for a phone), its
+    # numbers in a table beside it.
     chart = html[html.index('id="score-chart"') : html.index('id="rating-chart"')]
-    assert chart.count('class="ci-bar"') == len(rows)
+    for drawing in ("intervals-wide", "intervals-narrow"):
+        svg = chart[chart.index(drawing) : chart.index("</svg>", chart.index(drawing))]
+        assert svg.count('class="ci-bar"') == len(rows), drawing
     assert "The numbers of this chart" in chart
     # The vote ratings get their own chart.
     assert 'id="rating-chart"' in html
