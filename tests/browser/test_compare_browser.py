@@ -32,7 +32,7 @@ def test_the_head_to_head_in_a_browser(demo, browser, live_server):
     # The board shows the interval chart and Rank (UB); a row's "compare" opens the head-to-head.
     page.goto(base + "/b/appbench/")
     expect(page.locator("#board-region table.board thead")).to_contain_text("Rank (UB)")
-    expect(page.locator("#score-chart svg.intervals")).to_be_visible()
+    expect(page.locator("#score-chart svg.intervals-wide")).to_be_visible()  # the phone draws intervals-narrow
     page.locator("#board-region table.board tbody tr").nth(1).get_by_role("link", name="compare").click()
     expect(page).to_have_url(re.compile(r"/b/appbench/compare/\?"))
     first = _query(page.url)
