@@ -214,6 +214,10 @@ def _interval_axis(lo: float, hi: float, bounds: tuple[float, float] | None) -> 
     return ticks
 
 
+# An interval chart's (line height, top, bottom, left, right margins, width), wide and narrow (`interval_chart`).
+INTERVAL_LAYOUT = {False: (26, 12, 40, 200, 24, 720), True: (44, 16, 40, 14, 18, 360)}
+
+
 def interval_chart(
     rows: list[dict[str, Any]],
     fmt: Callable[[float], str],
@@ -233,10 +237,7 @@ def interval_chart(
     pts = [r for r in rows if r.get("value") is not None and r.get("low") is not None and r.get("high") is not None]
     if not pts:
         return None
-    if narrow:
-        line, top, bottom, left, right, w = 44, 16, 40, 14, 18, 360
-    else:
-        line, top, bottom, left, right, w = 26, 12, 40, 200, 24, 720
+    line, top, bottom, left, right, w = INTERVAL_LAYOUT[narrow]
     h = top + bottom + line * len(pts)
     ticks = _interval_axis(min(p["low"] for p in pts), max(p["high"] for p in pts), bounds)
     x0, x1 = ticks[0], ticks[-1]
