@@ -7,7 +7,9 @@ never raises a figure. k runs from 1 to the smallest trial count among the tasks
 a figure is None, not computable.
 
 A run is counted when it is not an infrastructure error and has a score (an unscored run is left out, as the
-scored methodology leaves it out).
+scored methodology leaves it out). The score is the run's own unless a `score_of` is given: the boards give the
+scored methodology's run score (tests passed / total, the judge, the composite), so a board whose runs carry test
+counts instead of a stored score has its pass^k too.
 """
 
 from __future__ import annotations
@@ -37,20 +39,31 @@ def pass_any(n: int, c: int, k: int) -> float | None:
     return 1 - comb(n - c, k) / comb(n, k)
 
 
-def is_counted(run: RunInput) -> bool:
-    return run.status != INFRA_STATUS and run.score is not None
+ScoreOf = Callable[[RunInput], float | None]
+
+
+def own_score(run: RunInput) -> float | None:
+    return run.score
+
+
+def is_counted(run: RunInput, score_of: ScoreOf = own_score) -> bool:
+    return run.status != INFRA_STATUS and score_of(run) is not None
 
 
 def trial_counts(
-    task_keys: Iterable[str], runs: Iterable[RunInput], success: Callable[[float], bool]
+    task_keys: Iterable[str],
+    runs: Iterable[RunInput],
+    success: Callable[[float], bool],
+    score_of: ScoreOf = own_score,
 ) -> dict[str, tuple[int, int]]:
     """(n counted trials, c successes) per task of `task_keys` that has counted runs."""
     wanted = set(task_keys)
     counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for run in runs:
-        if run.task in wanted and is_counted(run):
+        score = score_of(run) if run.task in wanted and run.status != INFRA_STATUS else None
+        if score is not None:
             counts[run.task][0] += 1
-            counts[run.task][1] += int(success(run.score))  # type: ignore[arg-type]
+            counts[run.task][1] += int(success(score))
     return {key: (n, c) for key, (n, c) in counts.items()}
 
 
@@ -65,7 +78,10 @@ def mean_over_tasks(
 
 
 def family_figures(
-    tasks: Iterable[TaskInput], runs: Iterable[RunInput], success: Callable[[float], bool]
+    tasks: Iterable[TaskInput],
+    runs: Iterable[RunInput],
+    success: Callable[[float], bool],
+    score_of: ScoreOf = own_score,
 ) -> dict[str, dict[str, Any]]:
     """Per family (a task without one is its own family, named by its key): "pass^k" and "pass@k" ({k: value}
     for k = 1..min trials), "cost" (mean cost_usd of the counted runs that carry one), "tasks" (the own set's
@@ -76,9 +92,9 @@ def family_figures(
         families[task.family or task.key].append(task.key)
     out: dict[str, dict[str, Any]] = {}
     for family, own in families.items():
-        counts = trial_counts(own, runs, success)
+        counts = trial_counts(own, runs, success, score_of)
         top = min((n for n, _ in counts.values()), default=0)
-        costs = [r.cost_usd for r in runs if r.task in counts and is_counted(r) and r.cost_usd is not None]
+        costs = [r.cost_usd for r in runs if r.task in counts and is_counted(r, score_of) and r.cost_usd is not None]
         out[family] = {
             "pass^k": {k: mean_over_tasks(own, counts, k, pass_hat) for k in range(1, top + 1)},
             "pass@k": {k: mean_over_tasks(own, counts, k, pass_any) for k in range(1, top + 1)},

@@ -12,16 +12,25 @@ from collections import Counter
 from typing import Any
 
 from .common import assign_ranks
-from .passk import family_figures, is_counted, threshold_success
+from .passk import ScoreOf, family_figures, is_counted, threshold_success
+from .scored import run_score
 from .submission_checks import DEFAULT_VIEW, TIERS
 from .types import RoundInput
 
 FILTERS = (*TIERS, "default-view", "all")
 
 
+def board_score(round_input: RoundInput) -> ScoreOf:
+    """A run's score as the scored boards have it (seed 002's evaluation types: tests passed / total, the judge,
+    the composite, or the score published with the run)."""
+    tasks = {t.key: t for t in round_input.tasks}
+    return lambda run: run_score(run, tasks[run.task]).score if run.task in tasks else None
+
+
 def several_trials(round_input: RoundInput) -> bool:
     """Whether any agent has more than one counted trial of any task: the pass^k columns are shown then."""
-    counts = Counter((r.agent, r.task) for r in round_input.runs if is_counted(r))
+    score_of = board_score(round_input)
+    counts = Counter((r.agent, r.task) for r in round_input.runs if is_counted(r, score_of))
     return any(n > 1 for n in counts.values())
 
 
@@ -32,11 +41,12 @@ def with_tiers(boards: dict[str, Any], round_input: RoundInput) -> dict[str, Any
     tiers = {e.agent: e.tier for e in round_input.entries}
     several = several_trials(round_input)
     success = threshold_success(round_input.params)
+    score_of = board_score(round_input)
     for row in boards.get("overall") or []:
         row["tier"] = tiers.get(row["agent"], "team")
         if several:
             runs = [r for r in round_input.runs if r.agent == row["agent"]]
-            figs = family_figures(round_input.tasks, runs, success)
+            figs = family_figures(round_input.tasks, runs, success, score_of)
             # k as text: a board is stored as JSON, and read back the same as computed.
             row["pass_hat"] = {f: _by_k(v, "pass^k") for f, v in figs.items()}
             row["pass_any"] = {f: _by_k(v, "pass@k") for f, v in figs.items()}

@@ -67,3 +67,21 @@ def test_a_board_with_one_trial_per_task_has_no_pass_hat_columns(load, client):
     load(doc)
     html = client.get("/b/one/").content.decode()
     assert "pass^" not in html and "pass@2" not in html
+
+
+def test_runs_scored_by_their_tests_have_pass_hat_too(load, client):
+    """Seed 002, auto evaluation: "Score = tests_passed / tests_total"; a run passes at score >= 0.80. The same
+    trials as above, but each run carries test counts and no stored score: 10/10 tests (score 1.0, passes) or
+    7/10 (0.7, under 0.80, fails). The figures are the hand-worked ones above."""
+    doc = _several_trials()
+    doc["benchmark"]["slug"] = "tests"
+    for run in doc["runs"]:
+        passed = run.pop("score") == 1.0
+        run["tests_passed"], run["tests_total"] = (10 if passed else 7), 10
+    load(doc)
+    cells = _cells(client.get("/b/tests/").content.decode())
+    # A (4 trials, 4 pass), B (4, 2), C none: pass^1 = (1 + 1/2 + 0) / 3 = 50.0%; pass^2 = (1 + 1/6) / 3 = 38.9%.
+    assert cells["fam pass^1"] == "50.0%"
+    assert cells["fam pass^2"] == "38.9%"
+    # pass@2 = (1 + 5/6 + 0) / 3 = 61.1%.
+    assert cells["fam pass@2"] == "61.1%"
