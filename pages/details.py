@@ -171,6 +171,7 @@ def _what_happened(run: Run, query: Mapping[str, str]) -> dict[str, Any]:
         "transcript": transcript_view(run, query),
         "judge": judge_view(run.judge),
         "marks": marks_view(run.marks, list(run.evidence.all())),
+        "player": player_view(list(run.evidence.all())),
     }
 
 
@@ -189,16 +190,34 @@ def judge_view(judge: dict[str, Any] | None) -> dict[str, Any] | None:
     }
 
 
+def player_view(evidence: list[Any]) -> dict[str, Any] | None:
+    """The run's recording (or, without one, its audio) as the page's player plays it: only a file the site
+    stores and serves itself (`runs.views.evidence_file`, same origin, range requests); a recording elsewhere
+    stays a link. None when the run has no such file."""
+    stored = [e for e in evidence if e.kind in RECORDING_KINDS and e.file]
+    chosen = next((e for e in stored if e.kind == "recording"), stored[0] if stored else None)
+    if chosen is None:
+        return None
+    return {
+        "src": chosen.href,
+        "tag": "video" if chosen.kind == "recording" else "audio",
+        "caption": chosen.caption or chosen.get_kind_display(),
+    }
+
+
 def marks_view(marks: list[dict[str, Any]], evidence: list[Any]) -> list[dict[str, Any]]:
     """Each mark with its time (12m 34s) and a link opening the run's recording at that second (a media
-    fragment, #t=754, which browsers seek to), when the run has a recording a page may link."""
-    recording = next((e.link for e in evidence if e.kind in RECORDING_KINDS and e.link), "")
+    fragment, #t=754, which browsers seek to), when the run has a recording a page may link: the file of the
+    page's player first (`player_view`; the page's script makes each mark a button seeking the player)."""
+    player = player_view(evidence)
+    recording = player["src"] if player else next((e.link for e in evidence if e.kind in RECORDING_KINDS and e.link), "")
     return [
         {
             "seconds": int(m["at_seconds"]),
             "time": fmt_seconds(m["at_seconds"]),
             "label": m["label"],
             "href": f"{recording.split('#')[0]}#t={int(m['at_seconds'])}" if recording else "",
+            "anchor": f"mark-{int(m['at_seconds'])}",
         }
         for m in sorted(marks or [], key=lambda m: m["at_seconds"])
     ]

@@ -92,6 +92,13 @@ def dispute_create(request, bench: str, round_key: str, run_key: str):
 # What a browser may show inline from an evidence file; anything else is a download.
 INLINE_EVIDENCE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp", "image/avif", "text/plain")
 INLINE_EVIDENCE_PREFIXES = ("application/pdf", "audio/", "video/")
+# Every evidence answer: a sandbox (no script, no form, no pop-up, no plugin).
+EVIDENCE_CSP = "sandbox"
+# A recording or audio opened by its address: the browser's own player is a page whose <video> asks for the file
+# again; in an opaque origin that request is cross-origin and refused, and the player never starts. Its sandbox
+# keeps the site's origin (still no script, no form), and the page may load nothing but media from the site.
+MEDIA_EVIDENCE_CSP = "sandbox allow-same-origin; default-src 'none'; media-src 'self'"
+MEDIA_PREFIXES = ("audio/", "video/")
 
 
 @require_safe
@@ -101,9 +108,12 @@ def evidence_file(request, name: str):
     be sought: `runs.stored_files`). Evidence is whatever a tester uploaded: an HTML or SVG "screenshot" would
     otherwise run its scripts as the site with the visitor's session, so every answer carries
     `Content-Security-Policy: sandbox` (an opaque origin, no script, no form) and nosniff, and anything but a
-    picture, plain text, a PDF, audio or video is a download. A run of a round not yet published (its evidence
-    included) is seen only by staff, and during the round's preview by the vendor whose agent made it (seed
-    000 §6, as the vendor preview pages); to anyone else the file does not exist (404)."""
+    picture, plain text, a PDF, audio or video is a download. Audio and video keep the site's origin in their
+    sandbox (`MEDIA_EVIDENCE_CSP`, still no script) so that the file opened by its address plays; the run
+    page's own player (`<video>`) reads it from the site too, its seeks as range requests. A run of a round
+    not yet published (its evidence included) is seen only by staff, and during the round's preview by the
+    vendor whose agent made it (seed 000 §6, as the vendor preview pages); to anyone else the file does not
+    exist (404)."""
     path = f"evidence/{name}"
     if "\x00" in path or ".." in path.split("/"):
         raise Http404
@@ -125,7 +135,8 @@ def evidence_file(request, name: str):
     if not (content_type in INLINE_EVIDENCE_TYPES or content_type.startswith(INLINE_EVIDENCE_PREFIXES)):
         response.headers["Content-Type"] = "application/octet-stream"
         response.headers["Content-Disposition"] = content_disposition_header(True, name.rsplit("/", 1)[-1])
-    response["Content-Security-Policy"] = "sandbox"
+    served_type = response.headers["Content-Type"].split(";")[0]
+    response["Content-Security-Policy"] = MEDIA_EVIDENCE_CSP if served_type.startswith(MEDIA_PREFIXES) else EVIDENCE_CSP
     response["X-Content-Type-Options"] = "nosniff"
     response["Cache-Control"] = "private, max-age=300"
     return response

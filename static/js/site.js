@@ -5,3 +5,25 @@ document.addEventListener("htmx:responseError", (event) => {
     target.setAttribute("aria-busy", "false");
   }
 });
+
+// The run page's moments in the recording (pages/run/_evidence.html): each link that opens the recording at its
+// second becomes a button that plays the page's player from that second, with a mouse or a keyboard.
+document.querySelectorAll("a[data-seek]").forEach((link) => {
+  const player = document.getElementById("run-player");
+  if (!player) return;
+  const seconds = Number(link.dataset.seek);
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "mark-seek";
+  button.textContent = link.textContent;
+  button.dataset.seek = link.dataset.seek;
+  button.setAttribute("aria-controls", player.id);
+  button.setAttribute("aria-label", `Play the recording from ${link.textContent}`);
+  button.addEventListener("click", () => {
+    player.currentTime = seconds;
+    const playing = player.play();
+    if (playing) playing.catch(() => {});
+    player.scrollIntoView({ block: "nearest" });
+  });
+  link.replaceWith(button);
+});

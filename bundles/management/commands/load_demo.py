@@ -63,13 +63,16 @@ class Command(BaseCommand):
 
     def _demo_evidence(self, folder: Path) -> None:
         """The demo bundles' evidence names a host that does not exist (media.example.org): every such link
-        becomes a small real file of its kind (fixtures/evidence/: a 4-second screen recording, a screenshot,
-        a call's audio, a tester's timeline), stored once and served by the site like any evidence (inert, and
-        only where its run may be seen). Run again, it changes nothing."""
+        becomes a small real file of its kind (fixtures/evidence/: a 31-minute screen recording, as long as the
+        marks on it, made by fixtures/make_recording.sh; a screenshot, a call's audio, a tester's timeline),
+        stored once and served by the site like any evidence (inert, and only where its run may be seen). A
+        stored copy that no longer matches its fixture is replaced. Run again, it changes nothing."""
         storage = Evidence._meta.get_field("file").storage
         names = {}
         for kind, filename in DEMO_EVIDENCE.items():
             name = f"evidence/demo/{filename}"
+            if storage.exists(name) and storage.size(name) != (folder / filename).stat().st_size:
+                storage.delete(name)
             if not storage.exists(name):
                 with open(folder / filename, "rb") as f:
                     name = storage.save(name, File(f))
