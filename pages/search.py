@@ -204,7 +204,7 @@ def _hit_href(url: str, anchor: str, query: str) -> str:
 def _label(anchor: str, kind: str) -> str:
     if anchor.startswith("m-"):
         return f"message {anchor[2:]}"
-    return {"judge": "judge's narrative", "note": "reviewer's note"}.get(kind, kind)
+    return {"judge": "judge's narrative", "note": "reviewer's note", "mark": "moment in the recording"}.get(kind, kind)
 
 
 def _cut(text: str, query: str) -> str:

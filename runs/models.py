@@ -368,11 +368,13 @@ class SearchKind(models.TextChoices):
     MESSAGE = "message"
     JUDGE = "judge"
     NOTE = "note"
+    MARK = "mark"
 
 
 class SearchEntry(models.Model):
     """One text of a run a reader can search: a transcript message (anchor "m-<index>"), a judge's narrative
-    (anchor "judge"), a reviewer's note (anchor "verdict-<id>"). Visibility follows the run's round."""
+    (anchor "judge"), a reviewer's note (anchor "verdict-<id>"), a mark on the recording (anchor
+    "mark-<second>"). Visibility follows the run's round."""
 
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="search_entries")
     kind = models.CharField(max_length=10, choices=SearchKind.choices)

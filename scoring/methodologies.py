@@ -178,6 +178,10 @@ def _no_missing_limits(task: Mapping[str, Any]) -> list[tuple[str, str]]:
     return []
 
 
+def _no_parts(run: RunInput, task: TaskInput) -> dict[str, Any] | None:
+    return None
+
+
 @dataclass(frozen=True)
 class Methodology:
     key: str
@@ -246,6 +250,9 @@ class Methodology:
     # fields), as (field, why naming the task): a bundle or a task form with any is refused. None are required
     # where the methodology's rules read no limit, or fix their own (004's 30-minute cap).
     missing_limits: Callable[[Mapping[str, Any]], list[tuple[str, str]]] = _no_missing_limits
+    # How one run's score is reached, part by part, for the run page (`scoring.scored.score_parts`); None where
+    # the methodology's run has no weighed parts to show.
+    score_parts: Callable[[RunInput, TaskInput], dict[str, Any] | None] = _no_parts
     # The trade-offs page's re-rank of the overall board's axes (`tradeoff_axes`) by a reader's weights.
     rerank: Callable[[Sequence[Mapping[str, Any]], float, float, float], list[tradeoffs.RerankedRow]] = tradeoffs.rerank
     # Every run's standing, decided from the methodology's own boards (`scoring.standings`): which runs count and
@@ -350,6 +357,7 @@ register(
         interval=IntervalRule(cells=scored.interval_cells, statistic="best", resample_runs=False),
         task_numbers=_best_numbers,
         heuristic_mark=lambda run, task: scored.run_score(run, task).heuristic,
+        score_parts=scored.score_parts,
     )
 )
 register(

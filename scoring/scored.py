@@ -129,6 +129,61 @@ def run_score(run: RunInput, task: TaskInput) -> RunScore:
     return RunScore(None, False, "none")
 
 
+def score_parts(run: RunInput, task: TaskInput) -> dict[str, Any] | None:
+    """How one run's score is reached, part by part, for its page (`run_score`'s arithmetic, never another).
+
+    `parts`: one row per part the score weighs, in order (tests, then the judge or the heuristic standing in
+    for it), each {"part": "tests" | "judge" | "heuristic", "value" (0-1, None when missing), "weight",
+    "points" (weight x value, None when missing), and what it rests on: "passed" / "total" (tests), "rate"
+    (a published pass rate without counts), "mean" / "criteria" (judge, on the 1-10 scale), "raw" and
+    "capped" (the heuristic before and after the 0.60 cap)}. `evaluation` is the type the score followed;
+    `source` is `run_score`'s; `published` is the score published with the run when the score is that one
+    (its parts are then shown for what they are, not summed), and `cap_taken` what the heuristic cap took off
+    it. `score` is the run's score. None when the run has no score."""
+    result = run_score(run, task)
+    if result.score is None:
+        return None
+    a, j, h = auto_part(run), judge_part(run), heuristic_part(run)
+    evaluation = {"auto": "auto", "llm-judge": "llm-judge", "composite": "composite"}.get(result.source)
+    if evaluation is None:
+        evaluation = task.evaluation if task.evaluation in ("auto", "llm-judge", "composite") else None
+    weights = {"auto": (1.0, 0.0), "llm-judge": (0.0, 1.0), "composite": (AUTO_WEIGHT, JUDGE_WEIGHT)}
+    auto_weight, judge_weight = weights.get(evaluation or "", (None, None))
+    parts: list[dict[str, Any]] = []
+    if evaluation in ("auto", "composite") or (evaluation is None and a is not None):
+        tests: dict[str, Any] = {"part": "tests", "value": a, "weight": auto_weight}
+        if run.tests_total and run.tests_passed is not None:
+            tests.update(passed=run.tests_passed, total=run.tests_total)
+        elif a is not None:
+            tests["rate"] = a
+        parts.append(tests)
+    if evaluation in ("llm-judge", "composite") or (evaluation is None and (j is not None or h is not None)):
+        if j is not None or h is None:
+            mean = math.fsum(run.judge_scores) / len(run.judge_scores) if run.judge_scores else None
+            parts.append(
+                {"part": "judge", "value": j, "weight": judge_weight, "mean": mean, "criteria": len(run.judge_scores)}
+            )
+        else:
+            parts.append({"part": "heuristic", "value": h, "weight": judge_weight, "raw": run.heuristic, "capped": h})
+    for part in parts:
+        part["points"] = None if part["value"] is None or part["weight"] is None else part["weight"] * part["value"]
+    published = result.score if result.source == "published" else None
+    cap_taken = None
+    if published is not None and run.score is not None and run.score - published > TOLERANCE:
+        cap_taken = run.score - published
+    return {
+        "score": result.score,
+        "source": result.source,
+        "evaluation": evaluation,
+        "heuristic": result.heuristic,
+        "parts": parts,
+        "published": published,
+        "published_as": run.score if published is not None else None,
+        "cap_taken": cap_taken,
+        "cap": HEURISTIC_CAP,
+    }
+
+
 def counts(run: RunInput, task: TaskInput) -> bool:
     """Whether a run goes into the board: a counted status, and a score (a run nothing scored is left out and
     listed as not scored, never counted as 0)."""
