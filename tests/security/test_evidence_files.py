@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from django.core.files.base import ContentFile
 from django.test import Client
@@ -102,3 +104,60 @@ def test_a_download_keeps_a_file_name_in_any_script_and_head_is_answered(client,
 )
 def test_anything_else_under_media_does_not_exist(client, files, path):
     assert client.get(path).status_code == 404
+
+
+RECORDING = Path(__file__).resolve().parents[2] / "fixtures" / "evidence" / "recording.webm"
+MEDIA_CSP = "sandbox allow-same-origin; default-src 'none'; media-src 'self'"
+
+
+@pytest.fixture
+def recordings():
+    world = build_world(tasks=("todo-app",), trials=1, opaque_shots=False)
+    data = RECORDING.read_bytes()
+    urls = {}
+    for name, run in (("published", world.runs[0]), ("draft", world.draft_runs[0])):
+        ev = Evidence(run=run, kind="recording")
+        ev.file.save(f"{name}.webm", ContentFile(data), save=True)
+        urls[name] = ev.file.url
+    return world, urls, data
+
+
+def test_a_recording_plays_by_its_address_still_inert_and_is_sought_by_ranges(client, recordings):
+    # Opened by its address the browser's own player asks for the file again: a sandbox with an opaque origin
+    # refuses that request (CORS, origin 'null'), so a recording keeps the site's origin, with no script, no
+    # form and nothing loaded but media from the site; it stays inline (no Content-Disposition).
+    _, urls, data = recordings
+    whole, body = _get(client, urls["published"])
+    assert whole.status_code == 200 and body == data
+    assert whole["Content-Type"] == "video/webm" and whole["Accept-Ranges"] == "bytes"
+    assert whole["Content-Security-Policy"] == MEDIA_CSP
+    assert "allow-scripts" not in whole["Content-Security-Policy"] and "allow-forms" not in MEDIA_CSP
+    assert whole["X-Content-Type-Options"] == "nosniff" and "Content-Disposition" not in whole
+    # A seek: the player asks for a byte range and gets exactly those bytes (206), as the run page's player does.
+    part = client.get(urls["published"], HTTP_RANGE="bytes=1000-1999")
+    assert part.status_code == 206
+    assert part["Content-Range"] == f"bytes 1000-1999/{len(data)}"
+    assert b"".join(part.streaming_content) == data[1000:2000]
+    assert part["Content-Security-Policy"] == MEDIA_CSP
+    assert client.get(urls["published"], HTTP_RANGE=f"bytes={len(data)}-").status_code == 416
+
+
+def test_an_unpublished_recording_is_sought_only_by_who_may_see_its_run(client, recordings):
+    world, urls, data = recordings
+    assert client.get(urls["draft"], HTTP_RANGE="bytes=0-99").status_code == 404
+    voter = make_user("voter@example.com")
+    c = Client()
+    c.force_login(voter)
+    assert c.get(urls["draft"], HTTP_RANGE="bytes=0-99").status_code == 404
+    staff = make_user("editor@example.com")
+    staff.is_staff = True
+    staff.save()
+    c.force_login(staff)
+    part = c.get(urls["draft"], HTTP_RANGE="bytes=0-99")
+    assert part.status_code == 206 and b"".join(part.streaming_content) == data[:100]
+
+
+def test_a_picture_keeps_the_opaque_sandbox(client, files):
+    # Only audio and video keep the site's origin: everything else stays in a sandbox of its own.
+    _, urls = files
+    assert client.get(urls["png"])["Content-Security-Policy"] == "sandbox"
