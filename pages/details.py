@@ -295,7 +295,8 @@ def marks_view(marks: list[dict[str, Any]], evidence: list[Any]) -> list[dict[st
     fragment, #t=754, which browsers seek to), when the run has a recording a page may link: the file of the
     page's player first (`player_view`; the page's script makes each mark a button seeking the player)."""
     player = player_view(evidence)
-    recording = player["src"] if player else next((e.link for e in evidence if e.kind in RECORDING_KINDS and e.link), "")
+    linked = next((e.link for e in evidence if e.kind in RECORDING_KINDS and e.link), "")
+    recording = player["src"] if player else linked
     return [
         {
             "seconds": int(m["at_seconds"]),

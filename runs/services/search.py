@@ -34,9 +34,7 @@ def notes_index(run_ids: Iterable[int]) -> None:
     ids = list(run_ids)
     if not ids:
         return
-    SearchEntry.objects.filter(
-        run_id__in=ids, kind__in=[SearchKind.NOTE, SearchKind.JUDGE, SearchKind.MARK]
-    ).delete()
+    SearchEntry.objects.filter(run_id__in=ids, kind__in=[SearchKind.NOTE, SearchKind.JUDGE, SearchKind.MARK]).delete()
     notes = [
         SearchEntry(run_id=run_id, kind=SearchKind.NOTE, anchor=f"verdict-{pk}", text=note)
         for pk, run_id, note in Verdict.objects.filter(run_id__in=ids)
