@@ -4,7 +4,6 @@ rounds, and of one agent across benchmarks. They read published rounds only (`Ht
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Mapping
 from typing import Any
 
@@ -31,16 +30,16 @@ from runs.models import Run
 from runs.selectors import review_stage, vendor_organization
 from scoring import methodologies
 from scoring.bundle_run_checks import week_problem, week_shown
-from scoring.common import fixed
 from scoring.review import verdicts_public
 from scoring.types import ChecksTaskRow, RatingRow
 from snapshots.models import BoardSnapshot, SnapshotKind
 from submissions.models import Submission, SubmissionStatus
 
 from .charts import line_chart
-from .formatting import fmt_range, fmt_rating, fmt_score, fmt_seconds
+from .formatting import fmt_range, fmt_rating, fmt_score
 from .intervals import compare_url
 from .links import round_agent_url, run_url, task_url
+from .run_evidence import judge_view, marks_view, player_view, score_parts_view
 from .selectors import (
     benchmark_get,
     checks_passed,
@@ -179,134 +178,6 @@ def _what_happened(run: Run, query: Mapping[str, str]) -> dict[str, Any]:
         "marks": marks_view(run.marks, list(run.evidence.all())),
         "player": player_view(list(run.evidence.all())),
     }
-
-
-def _part_number(value: float) -> str:
-    """A part of a score: two decimals, a third when it has one (0.6 x 0.75 = 0.45; 0.4 x 0.325 = 0.13)."""
-    text = fixed(value, 3)
-    return text[:-1] if text.endswith("0") else text
-
-
-PART_NAMES = {"tests": "Tests", "judge": "LLM judge", "heuristic": "Heuristic fallback (no judge)"}
-
-
-def score_parts_view(parts: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A scored run's parts (`Methodology.score_parts`) as its page reads them: per part what it rests on
-    ("3 of 4 tests passed", "mean of 4 criteria 2.5 / 10", "0.70, capped at 0.60"), its value, its weight and
-    the points it adds, the points summing to the score; or, when the score is the one published with the run
-    (the parts it needs are missing), the parts there are and the published score, less any heuristic cap."""
-    if not parts:
-        return None
-    rows = []
-    for p in parts["parts"]:
-        if p["part"] == "tests":
-            if "total" in p:
-                basis = f"{p['passed']} of {p['total']} passed"
-            elif p["value"] is not None:
-                basis = "pass rate as published"
-            else:
-                basis = "no test result"
-        elif p["part"] == "judge":
-            basis = (
-                f"mean of {p['criteria']} criteria, {_part_number(p['mean'])} / 10"
-                if p["mean"] is not None
-                else "no judge score"
-            )
-        else:
-            raw, cap = p["raw"], parts["cap"]
-            basis = f"{_part_number(raw)}, capped at {_part_number(cap)}" if raw > cap else f"{_part_number(raw)}"
-        rows.append(
-            {
-                "name": PART_NAMES[p["part"]],
-                "basis": basis,
-                "value": "–" if p["value"] is None else _part_number(p["value"]),
-                "weight": "–" if p["weight"] is None else f"{p['weight'] * 100:.0f}%",
-                "points": "–" if p["points"] is None else _part_number(p["points"]),
-                "heuristic": p["part"] == "heuristic",
-            }
-        )
-    return {
-        "rows": rows,
-        "score": _part_number(parts["score"]),
-        "evaluation": parts["evaluation"],
-        "published": parts["published"] is not None,
-        "published_as": None if parts["published_as"] is None else _part_number(parts["published_as"]),
-        "cap_taken": None if parts["cap_taken"] is None else _part_number(parts["cap_taken"]),
-        "timeout": parts["source"] == "timeout",
-        "heuristic": parts["heuristic"],
-        "cap": _part_number(parts["cap"]),
-    }
-
-
-FALLBACK_LABEL = {"heuristic_score": "a heuristic score", "output_presence": "whether it produced output"}
-RECORDING_KINDS = ("recording", "audio")
-
-
-def _narrative_scores(narrative: str) -> list[dict[str, str]] | None:
-    """A narrative that is no prose but a mapping of names to numbers, as some published judge rows carry
-    (`{'Completeness': 1.0, 'Process': 7.0}`): its pairs, to be read as a list; None for anything else (the
-    text is then shown as written). Read as a literal, never run."""
-    text = narrative.strip()
-    if not (text.startswith("{") and text.endswith("}")) or len(text) > 5000:
-        return None
-    try:
-        value = ast.literal_eval(text)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        return None
-    if not isinstance(value, dict) or not value:
-        return None
-    pairs = []
-    for name, number in value.items():
-        if not isinstance(name, str) or isinstance(number, bool) or not isinstance(number, int | float):
-            return None
-        pairs.append({"name": name, "value": f"{float(number):g}"})
-    return pairs
-
-
-def judge_view(judge: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The judge's details as a reader reads them: scores as numbers (7, 6.5), never float noise."""
-    if not judge:
-        return None
-    return {
-        **judge,
-        "narrative_scores": _narrative_scores(judge.get("narrative") or ""),
-        "criteria": [{**c, "score_text": f"{float(c['score']):g}"} for c in judge.get("criteria") or []],
-        "fallback_label": FALLBACK_LABEL.get(judge.get("fallback_by") or "", "a heuristic"),
-    }
-
-
-def player_view(evidence: list[Any]) -> dict[str, Any] | None:
-    """The run's recording (or, without one, its audio) as the page's player plays it: only a file the site
-    stores and serves itself (`runs.views.evidence_file`, same origin, range requests); a recording elsewhere
-    stays a link. None when the run has no such file."""
-    stored = [e for e in evidence if e.kind in RECORDING_KINDS and e.file]
-    chosen = next((e for e in stored if e.kind == "recording"), stored[0] if stored else None)
-    if chosen is None:
-        return None
-    return {
-        "src": chosen.href,
-        "tag": "video" if chosen.kind == "recording" else "audio",
-        "caption": chosen.caption or chosen.get_kind_display(),
-    }
-
-
-def marks_view(marks: list[dict[str, Any]], evidence: list[Any]) -> list[dict[str, Any]]:
-    """Each mark with its time (12m 34s) and a link opening the run's recording at that second (a media
-    fragment, #t=754, which browsers seek to), when the run has a recording a page may link: the file of the
-    page's player first (`player_view`; the page's script makes each mark a button seeking the player)."""
-    player = player_view(evidence)
-    linked = next((e.link for e in evidence if e.kind in RECORDING_KINDS and e.link), "")
-    recording = player["src"] if player else linked
-    return [
-        {
-            "seconds": int(m["at_seconds"]),
-            "time": fmt_seconds(m["at_seconds"]),
-            "label": m["label"],
-            "href": f"{recording.split('#')[0]}#t={int(m['at_seconds'])}" if recording else "",
-            "anchor": f"mark-{int(m['at_seconds'])}",
-        }
-        for m in sorted(marks or [], key=lambda m: m["at_seconds"])
-    ]
 
 
 def _has_rerun(run: Run) -> bool:
