@@ -138,9 +138,6 @@ def run_page(
         "standing_label": methodologies.get(bench.methodology).standing_label,
         # Whether every run has a blind second reviewer (and a third on disagreement): the verdicts say so only then.
         "double_review": methodologies.get(bench.methodology).double_review,
-        "score_parts": score_parts_view(
-            methodologies.get(bench.methodology).score_parts(run_input(run), task_input(run.task))
-        ),
         **_what_happened(run, query or {}),
     }
 
@@ -169,14 +166,17 @@ def _third_verdict(run: Run, verdicts: list) -> dict[str, bool]:
 
 
 def _what_happened(run: Run, query: Mapping[str, str]) -> dict[str, Any]:
-    """What the run page shows of what happened: the transcript (a page of it), the judge, the marks, and on a
-    weekly table the week it happened in."""
+    """What the run page shows of what happened: the transcript (a page of it), the judge, the recording and its
+    marks, how the score is reached, and on a weekly table the week it happened in."""
     return {
         "week": _run_week(run, run.round) if run.round.benchmark.rules.same_week else None,
         "transcript": transcript_view(run, query),
         "judge": judge_view(run.judge),
         "marks": marks_view(run.marks, list(run.evidence.all())),
         "player": player_view(list(run.evidence.all())),
+        "score_parts": score_parts_view(
+            methodologies.get(run.round.benchmark.methodology).score_parts(run_input(run), task_input(run.task))
+        ),
     }
 
 
