@@ -9,27 +9,29 @@ editor's reason). The default view shows team, verified and self-reported rows; 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from typing import Any
 
 from .common import assign_ranks
 from .passk import ScoreOf, family_figures, is_counted, threshold_success
 from .scored import run_score
 from .submission_checks import DEFAULT_VIEW, TIERS
-from .types import RoundInput
+from .types import RoundInput, TaskInput
 
 FILTERS = (*TIERS, "default-view", "all")
 
 
-def board_score(round_input: RoundInput) -> ScoreOf:
+def board_score(tasks: Iterable[TaskInput]) -> ScoreOf:
     """A run's score as the scored boards have it (seed 002's evaluation types: tests passed / total, the judge,
-    the composite, or the score published with the run)."""
-    tasks = {t.key: t for t in round_input.tasks}
-    return lambda run: run_score(run, tasks[run.task]).score if run.task in tasks else None
+    the composite, or the score published with the run): the boards' pass^k and a submission's recomputed
+    figures read this one rule."""
+    by_key = {t.key: t for t in tasks}
+    return lambda run: run_score(run, by_key[run.task]).score if run.task in by_key else None
 
 
 def several_trials(round_input: RoundInput) -> bool:
     """Whether any agent has more than one counted trial of any task: the pass^k columns are shown then."""
-    score_of = board_score(round_input)
+    score_of = board_score(round_input.tasks)
     counts = Counter((r.agent, r.task) for r in round_input.runs if is_counted(r, score_of))
     return any(n > 1 for n in counts.values())
 
@@ -41,7 +43,7 @@ def with_tiers(boards: dict[str, Any], round_input: RoundInput) -> dict[str, Any
     tiers = {e.agent: e.tier for e in round_input.entries}
     several = several_trials(round_input)
     success = threshold_success(round_input.params)
-    score_of = board_score(round_input)
+    score_of = board_score(round_input.tasks)
     for row in boards.get("overall") or []:
         row["tier"] = tiers.get(row["agent"], "team")
         if several:

@@ -24,6 +24,7 @@ from runs.models import Run
 from scoring.bundle import BundleError
 from scoring.passk import family_figures, threshold_success
 from scoring.submission_checks import check, figures, mixed_families, tier
+from scoring.tiers import board_score
 from scoring.types import TaskInput
 from snapshots.stale import snapshots_mark_stale
 
@@ -215,12 +216,12 @@ def recomputed(sub: Submission) -> dict:
     own function and success rule (`scoring.passk`)."""
     rnd = sub.round
     tasks = [
-        TaskInput(key=t.key, family=t.family or None)
+        TaskInput(key=t.key, family=t.family or None, evaluation=t.evaluation or None)
         for t in Task.objects.filter(benchmark=sub.benchmark, key__in=rnd.task_keys)
     ]
     runs = [run_input(r) for r in Run.objects.filter(round=rnd, entry__agent=sub.agent).select_related("task")]
     params = {"pass_threshold": sub.benchmark.pass_threshold}
-    return family_figures(tasks, runs, threshold_success(params))
+    return family_figures(tasks, runs, threshold_success(params), board_score(tasks))
 
 
 def _figures_and_tier(sub: Submission, read: Read) -> None:
