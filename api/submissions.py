@@ -104,7 +104,12 @@ def _files(
 def submission_create(
     request: HttpRequest,
     slug: str = Path(..., pattern=KEY_PATTERN, max_length=100),
-    agent: str | None = Form(None, pattern=KEY_PATTERN, max_length=100, description="default: from model_name"),
+    agent: str | None = Form(
+        None, pattern=KEY_PATTERN, max_length=100, description="the agent's slug (default: from agent_name)"
+    ),
+    agent_name: str | None = Form(
+        None, max_length=200, description="a new agent's name on the boards (default: submission.json's model_name)"
+    ),
     round: str | None = Form(None, pattern=KEY_PATTERN, max_length=100, description="the track's round"),
     archive: UploadedFile | None = File(None, description="a τ²-bench submission folder as a zip"),
     submission: UploadedFile | None = File(None, description="τ²'s submission.json"),
@@ -123,6 +128,7 @@ def submission_create(
             upload=upload,
             via="api",
             agent=agent,
+            agent_name=agent_name,
             round_key=round,
             api_key=key,
         )

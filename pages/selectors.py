@@ -360,14 +360,17 @@ def _tier_view(full: dict[str, Any], entries: dict[str, Entry], params: Mapping[
 def _with_tiers(table: Table | None, view: str, full: dict[str, Any], entries: dict[str, Entry], rnd: Round):
     """The table with its Tier column, on a board with tiers (`_tier_view`)."""
     if table is not None and view:
-        tiers.add_tier_column(table, tiers.tiers_of(full, entries), submission_links(rnd))
+        live = live_submissions(rnd)
+        links = {slug: reverse("submission", args=[rnd.benchmark.slug, s.pk]) for slug, s in live.items()}
+        tiers.add_tier_column(table, tiers.tiers_of(full, entries), links)
+        tiers.add_submitters(table, {slug: s.organization.name for slug, s in live.items()})
     return table
 
 
-def submission_links(rnd: Round) -> dict[str, str]:
-    """The page of each agent's live submission in the round, by agent (none for the team's entries)."""
-    live = Submission.objects.filter(round=rnd, status=SubmissionStatus.LIVE).select_related("agent")
-    return {s.agent.slug: reverse("submission", args=[rnd.benchmark.slug, s.pk]) for s in live}
+def live_submissions(rnd: Round) -> dict[str, Submission]:
+    """Each agent's live submission in the round, by agent (none for the team's entries)."""
+    live = Submission.objects.filter(round=rnd, status=SubmissionStatus.LIVE).select_related("agent", "organization")
+    return {s.agent.slug: s for s in live}
 
 
 def _board_margins(ratings: BoardSnapshot | None, entries: dict[str, Entry], task: str | None) -> Any:

@@ -127,6 +127,19 @@ def add_tier_column(table: Table, tiers: Mapping[str, str], links: Mapping[str, 
     table.note = (table.note + " " if table.note else "") + RULE
 
 
+def add_submitters(table: Table, organizations: Mapping[str, str]) -> None:
+    """Under a submitted agent's name, the organization that submitted it ("by NVIDIA"): a reader tells two
+    organizations' agents apart by more than their names."""
+    keys = [c.key for c in table.columns]
+    if "agent" not in keys:
+        return
+    at = keys.index("agent")
+    for row in table.rows:
+        if org := organizations.get(row["agent"]):
+            cell = row["cells"][at]
+            cell.sub = " · ".join(x for x in (f"by {org}", cell.sub) if x)
+
+
 def kept_params(view: str) -> dict[str, str]:
     """The query a board's other links keep: the tier view, unless it is the default (or there is none)."""
     return {"tier": view} if view and view != DEFAULT_VIEW else {}

@@ -9,6 +9,7 @@ from django.utils.text import slugify
 from leaderboard.models import Agent
 
 from .models import SubmissionFormat
+from .names import agent_name_holder, name_taken_problem
 
 NEW = "__new__"
 FORMAT_HELP = (
@@ -21,13 +22,17 @@ FORMAT_HELP = (
 class SubmitForm(forms.Form):
     agent = forms.ChoiceField(help_text="One of your organization's agents, or a new one.")
     new_agent_name = forms.CharField(
-        max_length=200, required=False, label="New agent's name", help_text="Only for a new agent."
+        max_length=200,
+        required=False,
+        label="New agent's name",
+        help_text="Only for a new agent: the name the boards show (your agent's name, not only its model's).",
     )
     format = forms.ChoiceField(choices=SubmissionFormat.choices, widget=forms.RadioSelect)
     file = forms.FileField(help_text="; ".join(f"{f}: {h}" for f, h in FORMAT_HELP) + ".")
 
-    def __init__(self, *args, organization, formats: list[str] | None = None, **kwargs):
+    def __init__(self, *args, benchmark, organization, formats: list[str] | None = None, **kwargs):
         super().__init__(*args, **kwargs)
+        self.benchmark = benchmark
         self.organization = organization
         agents = Agent.objects.filter(organization=organization).order_by("name")
         self.fields["agent"].choices = [(a.slug, a.name) for a in agents] + [(NEW, "A new agent…")]
@@ -44,6 +49,9 @@ class SubmitForm(forms.Form):
                 self.add_error("new_agent_name", "The name needs at least one letter or digit.")
             elif Agent.objects.filter(slug=slugify(name)).exclude(organization=self.organization).exists():
                 self.add_error("new_agent_name", "That name belongs to another organization's agent: choose another.")
+            elif holder := agent_name_holder(benchmark=self.benchmark, name=name, agent_slug=slugify(name)[:100]):
+                problem = name_taken_problem(holder, name)
+                self.add_error("new_agent_name", problem[0].upper() + problem[1:] + ".")
         return data
 
 

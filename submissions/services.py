@@ -29,6 +29,7 @@ from scoring.types import TaskInput
 from snapshots.stale import snapshots_mark_stale
 
 from .models import EventKind, Submission, SubmissionEvent, SubmissionStatus, SubmissionTrack
+from .names import agent_name_holder, name_taken_problem
 from .reading import Read, SubmissionRefused, bundle_files, read_bundle, read_tau2, run_versions, track_input
 
 
@@ -68,14 +69,24 @@ def _read(upload: Upload, track: SubmissionTrack) -> Read:
     return read_bundle(b"", inspect_logs=logs, benchmark=track.round.benchmark.slug, round_key=track.round.key)
 
 
-def _agent(organization: Organization, agent_slug: str | None, read: Read) -> tuple[str, str]:
-    slug = agent_slug or slugify(read.model_name)[:100]
+def _agent(
+    benchmark: Benchmark, organization: Organization, agent_slug: str | None, agent_name: str | None, read: Read
+) -> tuple[str, str]:
+    """The agent's slug and display name: an agent of the organization's, or a new one named `agent_name` (else
+    after model_name); refused when another organization's, or when its name looks like another agent's on the
+    benchmark's boards (`names`)."""
+    named = " ".join((agent_name or "").split()) or read.model_name
+    slug = agent_slug or slugify(named)[:100]
     if not slug:
         raise SubmissionRefused(["agent: name the agent (no model_name to name it after)"])
     agent = Agent.objects.filter(slug=slug).first()
     if agent is not None and agent.organization_id != organization.pk:
         raise SubmissionRefused([f"agent: {slug!r} is not an agent of {organization.name}"])
-    return slug, (agent.name if agent else (read.model_name or slug))
+    name = agent.name if agent else (named or slug)[:200]
+    holder = agent_name_holder(benchmark=benchmark, name=name, agent_slug=slug)
+    if holder is not None:
+        raise SubmissionRefused(["agent: " + name_taken_problem(holder, name)])
+    return slug, name
 
 
 def submit(
@@ -85,19 +96,21 @@ def submit(
     upload: Upload,
     via: str,
     agent: str | None = None,
+    agent_name: str | None = None,
     round_key: str | None = None,
     by=None,
     api_key=None,
 ) -> Submission:
-    """Check and take `upload`; raise `SubmissionRefused` (nothing written) when it cannot be read at all or
-    would write outside the submitter's scope."""
+    """Check and take `upload` for the agent `agent` (a slug), or a new one named `agent_name`; raise
+    `SubmissionRefused` (nothing written) when it cannot be read at all or would write outside the submitter's
+    scope."""
     track = open_track(benchmark, round_key)
     read = _read(upload, track)
     tau2 = read.format == "tau2"
     track_in, task_families, prints = track_input(track, tau2=tau2)
     if not tau2:
         bundle_files(read, task_families)
-    slug, name = _agent(organization, agent, read)
+    slug, name = _agent(benchmark, organization, agent, agent_name, read)
     checks = [c.as_dict() for c in check(track_in, read.files, read.declared)]
     with transaction.atomic():
         sub = Submission.objects.create(

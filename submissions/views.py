@@ -61,7 +61,9 @@ def submit(request: HttpRequest, bench: str) -> HttpResponse:
     context = {"bench": benchmark, "org": org, "track": track, "problems": []}
     if track is None:
         return render(request, "submissions/submit.html", context, status=200)
-    form = SubmitForm(request.POST or None, request.FILES or None, organization=org, formats=track.formats)
+    form = SubmitForm(
+        request.POST or None, request.FILES or None, benchmark=benchmark, organization=org, formats=track.formats
+    )
     context["form"] = form
     context["max_mb"] = settings.API_UPLOAD_MAX_BYTES // (1 << 20)
     if request.method == "POST" and form.is_valid():
@@ -80,6 +82,7 @@ def submit(request: HttpRequest, bench: str) -> HttpResponse:
                 upload=services.Upload(format=fmt, files=files, archive=data),
                 via=Via.SITE,
                 agent=slugify(form.cleaned_data["new_agent_name"])[:100] if agent == NEW else agent,
+                agent_name=form.cleaned_data["new_agent_name"] if agent == NEW else None,
                 round_key=track.round.key,
                 by=request.user,
             )

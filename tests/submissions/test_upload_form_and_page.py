@@ -54,9 +54,11 @@ def _row(html: str, attr: str, name: str) -> str:
 
 
 def test_toolorchestra_through_the_form_lands_on_its_page_with_its_claims_checked(tau2, client):
-    response = _send(client, TOOLORCHESTRA, "nvidia", name="Nemotron Orchestrator 8B", top="toolorchestra/")
+    response = _send(client, TOOLORCHESTRA, "nvidia", name="ToolOrchestra", top="toolorchestra/")
     sub = Submission.objects.get()
     assert response.status_code == 302 and response["Location"] == f"/b/tau2/submissions/{sub.pk}/"
+    # The agent is the one the team named, not its model (submission.json's model_name, Nemotron-Orchestrator-8B).
+    assert (sub.agent.slug, sub.agent.name) == ("toolorchestra", "ToolOrchestra")
     html = client.get(response["Location"]).content.decode()
     # airline: 28/50 = 56.0 claimed 56.0; retail 96/114 = 84.2105 claimed 84.2 (within 0.05): both agree.
     airline = _row(html, "data-figure", "airline pass^1")
@@ -80,7 +82,7 @@ def test_toolorchestra_through_the_form_lands_on_its_page_with_its_claims_checke
 
 
 def test_the_community_board_filtered_by_tier(tau2, client):
-    _send(client, TOOLORCHESTRA, "nvidia", name="Nemotron Orchestrator 8B")
+    _send(client, TOOLORCHESTRA, "nvidia", name="ToolOrchestra")
     _send(client, BUTTON, "distyl-ai", name="Button")
     assert BoardSnapshot.objects.filter(stale=True).exists()
     compute_all()

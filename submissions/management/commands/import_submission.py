@@ -22,7 +22,8 @@ class Command(BaseCommand):
         parser.add_argument("path", nargs="+", help="a τ² folder or zip, a bundle, or Inspect logs")
         parser.add_argument("--benchmark", required=True)
         parser.add_argument("--organization", required=True, help="the submitting organization's slug")
-        parser.add_argument("--agent", help="the agent's slug (default: named after model_name)")
+        parser.add_argument("--agent", help="the agent's slug (default: from --agent-name)")
+        parser.add_argument("--agent-name", help="a new agent's name on the boards (default: model_name)")
         parser.add_argument("--round", dest="round_key", help="the track's round (when the benchmark has several)")
 
     def handle(self, *args, **options):
@@ -38,6 +39,7 @@ class Command(BaseCommand):
                 upload=upload,
                 via="command",
                 agent=options["agent"],
+                agent_name=options["agent_name"],
                 round_key=options["round_key"],
             )
         except (OSError, SubmissionRefused) as exc:
