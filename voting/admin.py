@@ -1,8 +1,12 @@
 from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin
 
 from runs.admin import DeletesThroughService
 
+from .forms import AccountChangeForm, AccountCreationForm, AdminSignInForm
 from .models import Matchup, Vote, VoterFlag
+from .services.addresses import account_address_save
 from .services.editing import vote_change
 from .services.flagging import voter_flag_clear
 from .views.accounts import sign_in_limited
@@ -12,6 +16,28 @@ from .views.accounts import sign_in_limited
 # these attributes when the URLconf is loaded, after every admin module is imported.
 admin.site.login = sign_in_limited(admin.site.login)  # type: ignore[method-assign]
 admin.site.password_change = sign_in_limited(admin.site.password_change)  # type: ignore[method-assign]
+admin.site.login_form = AdminSignInForm
+
+User = get_user_model()
+admin.site.unregister(User)
+
+
+@admin.register(User)
+class AccountAdmin(UserAdmin):
+    """Accounts as the site knows them: the name is the email address in its canonical form (`voting.mailbox`),
+    one account per mailbox, as at sign-up; the address field follows the name. An account staff make or whose
+    address they change is confirmed (they vouch for it); other changes leave the confirmation as it was."""
+
+    form = AccountChangeForm
+    add_form = AccountCreationForm
+    readonly_fields = ["email"]
+
+    def save_model(self, request, obj, form, change):
+        named = not change or "username" in form.changed_data
+        if named and "@" in obj.username:
+            obj.email = obj.username
+        super().save_model(request, obj, form, change)
+        account_address_save(user=obj, confirmed=named)
 
 
 @admin.register(Vote)

@@ -165,18 +165,22 @@ class Vote(models.Model):
 
 
 class AccountAddress(models.Model):
-    """An account's email address as the site checks it (`voting.services.addresses`): its look-alike key
-    (`skeleton`, UTS #39: one account per address however it is written) and when its owner proved the mailbox
-    theirs by the link sent at sign-up (`confirmed_at`). A vote of an account whose address is unconfirmed never
-    counts. An account made elsewhere (the admin, `createsuperuser`, `load_demo`) gets its row, confirmed, the
-    next time someone signs up; until then it has none, and counts as confirmed."""
+    """An account's email address as the site checks it (`voting.services.addresses`): the key of its mailbox
+    (`skeleton`: `voting.mailbox.mailbox_key`, one account per mailbox however its address is written), when its
+    owner proved the mailbox theirs by the link mailed at sign-up (`confirmed_at`), and that link's token (only
+    its digest) with the address it was sent to. A vote of an account whose address is unconfirmed never counts.
+    Sign-up, the admin and `load_demo` make the row; an account made elsewhere (`createsuperuser`) gets its row,
+    confirmed, the next time someone signs up; until then it has none, and counts as confirmed."""
 
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="account_address"
     )
-    # Null for an account made before the check whose skeleton an older account already had.
+    # Null for an account made before the check whose key an older account already had.
     skeleton = models.CharField(max_length=600, unique=True, null=True, blank=True)
     confirmed_at = models.DateTimeField(null=True, blank=True)
+    link_digest = models.CharField(max_length=64, unique=True, null=True, blank=True, editable=False)
+    link_address = models.CharField(max_length=254, blank=True, default="", editable=False)
+    link_sent_at = models.DateTimeField(null=True, blank=True, editable=False)
 
     def __str__(self) -> str:
         return f"{self.user} ({'confirmed' if self.confirmed_at else 'unconfirmed'})"

@@ -24,6 +24,18 @@ def test_it_signs_up_with_email_and_password_and_is_signed_in(client):
     assert client.get(reverse("vote")).status_code == 200  # signed in
 
 
+def test_after_a_sign_up_error_the_form_still_leads_where_the_visitor_was_going(client):
+    # Sent to sign up by "Vote": the first try has passwords that differ, the second goes through.
+    client.get(reverse("signup") + "?next=/vote/")
+    wrong = {"email": "voter@example.com", "password1": PASSWORD, "password2": PASSWORD + "x", "next": "/vote/"}
+    again = client.post(reverse("signup"), wrong).content.decode()
+    assert "The two passwords differ" in again
+    assert '<input type="hidden" name="next" value="/vote/">' in again
+    assert "/signin/?next=/vote/" in again.replace("%2F", "/")  # and the way to sign in instead
+    right = client.post(reverse("signup"), {**wrong, "password2": PASSWORD})
+    assert right.status_code == 302 and right["Location"] == "/vote/"
+
+
 def test_the_pages_use_the_exact_labels(client):
     assert "<h1>Sign up</h1>" in client.get(reverse("signup")).content.decode()
     assert "<h1>Sign in</h1>" in client.get(reverse("signin")).content.decode()

@@ -17,7 +17,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from leaderboard.clients import client_address
 
 from ..forms import SignInForm, SignUpForm
-from ..services.addresses import address_confirm, address_confirmation_send, address_confirmed
+from ..services.addresses import MailNotSent, address_confirm, address_confirmation_send, address_confirmed
 from ..services.limits import rate_limit_hit
 from ..too_many import too_many_page
 
@@ -64,16 +64,15 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and (refused := _too_many_attempts(request, "sign-up")):
         return refused
     form = SignUpForm(request.POST or None)
-    if request.method == "POST" and form.is_valid() and (user := form.save()) is not None:
-        address_confirmation_send(user=user, link_base=request.build_absolute_uri("/"))
+    link_base = request.build_absolute_uri("/")
+    if request.method == "POST" and form.is_valid() and (user := form.save(link_base=link_base)) is not None:
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.info(request, f"We sent a link to {user.email}: open it to confirm your address, so your votes count.")
         return redirect(_next_url(request))
-    return render(
-        request,
-        "accounts/signup.html",
-        {"form": form, "next": request.GET.get("next", ""), "delay_hours": settings.VOTE_NEW_ACCOUNT_DELAY_HOURS},
-    )
+    # The form again (with its errors): where the visitor was going stays with it.
+    nxt = request.POST.get("next") or request.GET.get("next", "")
+    context = {"form": form, "next": nxt, "delay_hours": settings.VOTE_NEW_ACCOUNT_DELAY_HOURS}
+    return render(request, "accounts/signup.html", context)
 
 
 @require_GET
@@ -91,8 +90,12 @@ def address_confirm_again(request: HttpRequest) -> HttpResponse:
     if refused := _too_many_attempts(request, "sign-up"):
         return refused
     if not address_confirmed(request.user):
-        address_confirmation_send(user=request.user, link_base=request.build_absolute_uri("/"))
-        messages.info(request, f"We sent the link again to {request.user.email}.")
+        try:
+            address_confirmation_send(user=request.user, link_base=request.build_absolute_uri("/"))
+        except MailNotSent:
+            messages.error(request, f"We could not send mail to {request.user.email}: try again in a few minutes.")
+        else:
+            messages.info(request, f"We sent a new link to {request.user.email}; earlier links no longer work.")
     return redirect("vote")
 
 

@@ -13,6 +13,7 @@ from leaderboard.models import Membership, Organization
 from recompute.boards import snapshot_recompute, snapshots_sweep
 from runs.models import Evidence
 from snapshots.models import BoardSnapshot
+from voting.services.addresses import addresses_fill
 
 DEMO_BUNDLES = ["artb.json", "appbench.json", "weekly.json", "agentbench-live.json"]
 # The fifth benchmark: a real Inspect eval log (the scripted quiz of tests/inspect_logs), published.
@@ -127,6 +128,7 @@ class Command(BaseCommand):
             if org is not None:
                 Membership.objects.update_or_create(user=user, defaults={"organization": org})
             lines.append(f"{username} ({group})")
+        addresses_fill()  # each demo account holds its mailbox, confirmed, like an account staff made
         self.stdout.write(
             f"demo accounts (sign in with the email, on the site and in /admin/), password "
             f"{DEMO_PASSWORD!r}: " + ", ".join(lines)
