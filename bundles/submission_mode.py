@@ -1,7 +1,9 @@
-"""What a submission from an outside team may write through `bundle_import` (its `submission` mode): runs and
-one entry of the submitting organization's agent, into the round its track sits on only, even though that
-round is published; never another round, another organization's agent, a new task, the benchmark's settings,
-votes, round parameters or changelog lines. Shared rows are refused as an upload key's are (`bundles.shared`)."""
+"""What a submission from an outside team may write through `bundle_import` (its `submission` mode): runs with
+their transcripts and one entry of the submitting organization's agent, into the round its track sits on only,
+even though that round is published; never another round, another organization's agent, a new task, the
+benchmark's settings, votes, round parameters or changelog lines, nor what only the site's own reviewers and
+checks write: verdicts, disputes, preview links, evidence beyond transcripts, tiers. Shared rows are refused as
+an upload key's are (`bundles.shared`)."""
 
 from __future__ import annotations
 
@@ -41,9 +43,42 @@ def submission_problems(doc: dict, scope: SubmissionScope) -> list[str]:
             problems.append(
                 f"tasks[{i}].key: {t.get('key')!r} is not a task of {scope.benchmark!r}; a submission adds none"
             )
+    problems += review_record_problems(doc)
     problems += _agent_problems(doc.get("agents") or [], scope)
     if doc.get("votes"):
         problems.append("votes: a submission carries no votes")
+    return problems
+
+
+# What a run of a submission may not carry, and why: the records of the site's own review and of the vote.
+REVIEW_FIELDS = {
+    "verdicts": "verdicts are the site's reviewers'; a submission carries none",
+    "disputes": "disputes are raised on the site; a submission carries none",
+    "preview_url": "a live preview is the vote's; a submission carries none",
+    "marks": "marks belong to a recording; a submission carries transcripts only",
+}
+ENTRY_RECORDS = {
+    "tier": "set by the submission checks; a submission sends none",
+    "submission": "set by the site; a submission sends none",
+}
+
+
+def review_record_problems(doc: dict) -> list[str]:
+    """What a submission's runs and entries carry that only the site writes (each with its path): verdicts,
+    disputes, preview links, evidence other than a transcript, and an entry's tier."""
+    problems = []
+    for i, run in enumerate(doc.get("runs") or []):
+        if not isinstance(run, dict):
+            continue
+        problems += [f"runs[{i}].{name}: {why}" for name, why in REVIEW_FIELDS.items() if run.get(name)]
+        for j, item in enumerate(run.get("evidence") or []):
+            kind = item.get("kind") if isinstance(item, dict) else None
+            if kind != "transcript":
+                problems.append(f"runs[{i}].evidence[{j}]: a submission's evidence is its transcript ({kind!r} given)")
+    for i, r in enumerate(doc.get("rounds") or []):
+        for j, e in enumerate((r.get("entries") or []) if isinstance(r, dict) else []):
+            if isinstance(e, dict):
+                problems += [f"rounds[{i}].entries[{j}].{k}: {why}" for k, why in ENTRY_RECORDS.items() if k in e]
     return problems
 
 

@@ -7,8 +7,9 @@ check that cannot be run never passes.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter, defaultdict
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from .tau2 import TAU2_INFRA, Claim, Tau2File, declared_problems, task_fingerprint
@@ -50,6 +51,7 @@ class Sim:
     counted: bool = True
     infra: bool = False
     has_transcript: bool = True
+    held: bool = True  # a task the benchmark holds in the version ran (`held_only`)
 
 
 @dataclass
@@ -65,20 +67,78 @@ class SubmittedFile:
 
 
 @dataclass(frozen=True)
-class TaskVersions:
-    current: str  # the task's current version
-    fingerprints: dict[str, str]  # fingerprint -> version, every stored version that has one
+class TaskSet:
+    """One version of the benchmark's own task set, as the checks read it: per family, per task id, what a run's
+    task must be to be this version's task (`token`: τ², the fingerprint of its definition; a bundle,
+    `v:{version}`) and the stored task version it is."""
+
+    version: str  # the task set's version, e.g. "2025-06-10"
+    tasks: dict[str, dict[str, tuple[str, str]]]  # family -> task id -> (token, stored task version)
 
 
 @dataclass
 class TrackInput:
     required: dict[str, list[str]]  # family -> required task ids (the round's task set)
-    versions: dict[str, dict[str, TaskVersions]] = field(default_factory=dict)  # family -> task id -> versions
+    # The versions of the task set the benchmark holds, its current one first, and those the track accepts.
+    task_sets: list[TaskSet] = field(default_factory=list)
+    accepted: list[str] = field(default_factory=list)
     trials_min: int = 1
     limits: dict[str, Any] = field(default_factory=dict)
     families_required: list[str] = field(default_factory=list)
     protocol: list[dict] = field(default_factory=list)
-    accept_older_versions: bool = False
+
+
+@dataclass(frozen=True)
+class Ran:
+    """What a submission ran, read from the benchmark's own task sets: the version whose tasks its runs match
+    best (the current one on a tie), and per family and task id the stored task version of each run that is
+    that version's task. A run of any other task (a definition missing, or not the benchmark's) is not held."""
+
+    task_set: TaskSet | None
+    held: dict[tuple[str, str], str]  # (family, task id) -> stored task version
+
+
+def _held(task_set: TaskSet, files: list[SubmittedFile]) -> dict[tuple[str, str], str]:
+    held = {}
+    for f in files:
+        own = task_set.tasks.get(f.family, {})
+        sent = f.task_fingerprints or {}
+        for s in f.sims:
+            token, version = own.get(s.task, ("", ""))
+            if token and sent.get(s.task) == token:
+                held[(f.family, s.task)] = version
+    return held
+
+
+def version_ran(track: TrackInput, files: list[SubmittedFile]) -> Ran:
+    """The version of the benchmark's task set the files ran, found by content among the versions it holds:
+    the one holding the most of the runs' tasks as the files define them (the current one on a tie). Each
+    run is matched by its task id to the benchmark's own task in that version, never to the submitter's list."""
+    best = Ran(None, {})
+    for task_set in track.task_sets:
+        held = _held(task_set, files)
+        if best.task_set is None or len(held) > len(best.held):
+            best = Ran(task_set, held)
+    return best
+
+
+def held_only(files: list[SubmittedFile], ran: Ran) -> list[SubmittedFile]:
+    """The files as the counting checks read them: a run of a task the benchmark does not hold (in the version
+    ran) never counts."""
+    out = []
+    for f in files:
+        sims = [s if (f.family, s.task) in ran.held else replace(s, counted=False, held=False) for s in f.sims]
+        out.append(replace(f, sims=sims))
+    return out
+
+
+def required_in(track: TrackInput, ran: Ran) -> dict[str, list[str]]:
+    """The track's required tasks that the version ran holds (the round's own set when nothing was matched)."""
+    if ran.task_set is None:
+        return track.required
+    return {
+        family: [i for i in ids if i in ran.task_set.tasks.get(family, {})] for family, ids in track.required.items()
+    }
 
 
 def _ids(ids: list[str] | set[str], cap: int = 12) -> str:
@@ -101,25 +161,35 @@ def declared_fields(declared: dict, protocol: list[dict]) -> Check:
     return Check("declared_fields", True, f"all {6 + len(protocol)} declared")
 
 
-def tasks_covered(track: TrackInput, files: list[SubmittedFile], declared: dict) -> Check:
+def tasks_covered(
+    required_tasks: dict[str, list[str]], families_required: list[str], files: list[SubmittedFile], declared: dict
+) -> Check:
     by_family = _by_family(files)
     omitted = ((declared.get("methodology") or {}).get("verification") or {}).get("omitted_questions")
     parts, failed = [], False
-    for family in sorted(set(by_family) | set(track.families_required)):
-        required = track.required.get(family)
+    for family in sorted(set(by_family) | set(families_required)):
+        required = required_tasks.get(family)
         if not required:
             parts.append(f"{family}: not a task family of this track")
             failed = True
             continue
         sims = [s for f in by_family.get(family, []) for s in f.sims]
         counted = {s.task for s in sims if s.counted}
-        infra_only = {s.task for s in sims} - counted
+        not_held = {s.task for s in sims if not s.held}
+        infra_only = {s.task for s in sims} - counted - not_held
         missing = [t for t in required if t not in counted]
         extra = sorted({s.task for s in sims} - set(required))
         text = f"{family}: {len(required) - len(missing)} of {len(required)}"
         if missing:
             failed = True
-            named = [f"{t} (only infrastructure errors)" if t in infra_only else t for t in missing]
+            named = [
+                f"{t} (only infrastructure errors)"
+                if t in infra_only
+                else f"{t} (not the benchmark's task)"
+                if t in not_held
+                else t
+                for t in missing
+            ]
             declared_note = "" if omitted is None else f" (declared omitted_questions: {str(omitted).lower()})"
             text = (
                 f"{family}: {len(missing)} of {len(required)} required tasks have no runs: {_ids(named)}{declared_note}"
@@ -208,41 +278,89 @@ def one_run_one_agent(files: list[SubmittedFile]) -> Check:
     return Check("one_run_one_agent", False, "; ".join(parts) + "; best-of across runs or models is not one run")
 
 
-def task_versions_current(track: TrackInput, files: list[SubmittedFile]) -> Check:
+def task_versions(track: TrackInput, files: list[SubmittedFile], ran: Ran) -> Check:
+    """The version of the task set the files ran is one the track accepts, and every run is of the benchmark's
+    own task in that version (matched by its id, its definition the benchmark's: `version_ran`)."""
+    if ran.task_set is None:
+        return Check("task_versions", False, "cannot be checked: the benchmark holds no task set")
+    version = ran.task_set.version
+    current = track.task_sets[0].version
     parts, failed = [], False
+    if version not in track.accepted:
+        failed = True
+        parts.append(
+            f"ran task set {version}, which this track does not accept (it accepts {', '.join(track.accepted)})"
+        )
     for family, group in sorted(_by_family(files).items()):
-        if any(f.task_fingerprints is None for f in group):
-            parts.append(f"{family}: cannot be checked: the file carries no task definitions")
-            failed = True
+        runs = [s for f in group for s in f.sims]
+        foreign = {s.task for s in runs if (family, s.task) not in ran.held}
+        if not foreign:
+            parts.append(f"{family}: {len(runs)} of {len(runs)} runs of the benchmark's own tasks")
             continue
-        stored = track.versions.get(family, {})
-        sent = {t: fp for f in group for t, fp in (f.task_fingerprints or {}).items() if t in stored}
-        if not sent:
-            parts.append(f"{family}: cannot be checked: no submitted task is in the task set")
+        failed = True
+        why = (
+            "the file carries no task definitions"
+            if any(f.task_fingerprints is None for f in group)
+            else "their definitions missing or not the benchmark's"
+        )
+        count = sum(1 for s in runs if s.task in foreign)
+        parts.append(
+            f"{family}: {count} of {len(runs)} runs are of tasks the benchmark does not hold in task set "
+            f"{version} ({why}), not counted: {_ids(foreign)}"
+        )
+    head = f"task set {version}" + ("" if version == current else f" (the current one is {current})")
+    return Check("task_versions", not failed, f"{head}: " + "; ".join(parts) if parts else head)
+
+
+DATED = re.compile(r"[-_@]?(\d{4}-\d{2}-\d{2}|\d{8})$")
+
+
+def _words(name: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", DATED.sub("", name.strip().lower()))
+
+
+def _within(hay: list[str], needle: list[str]) -> bool:
+    return bool(needle) and any(hay[i : i + len(needle)] == needle for i in range(len(hay) - len(needle) + 1))
+
+
+def names_same_model(declared: str, ran: str) -> bool:
+    """Whether a declared name names the model the runs used: the model's words (its provider prefix before a
+    "/" and a release date left out, case and punctuation too) run inside the declared name's. "Button (Claude
+    Opus 4.6)" names claude-opus-4-6, gpt-4.1 names openai/gpt-4.1-2025-04-14; "Orchestrator 8B" does not name
+    gpt-4.1-mini, nor gpt-4.1 gpt-4.1-mini."""
+    return _within(_words(declared), _words(ran.rsplit("/", 1)[-1]))
+
+
+def _llms(files: list[SubmittedFile], side: str) -> list[str]:
+    found = {(f.info or {}).get(side, {}).get("llm") for f in files if isinstance((f.info or {}).get(side), dict)}
+    return sorted(str(x) for x in found if x)
+
+
+def declared_models(declared: dict, files: list[SubmittedFile]) -> Check:
+    """The declared model (`model_name`) and user simulator (`methodology.user_simulator`) are the ones the
+    trajectories ran (their `info.agent_info.llm` and `info.user_info.llm`)."""
+    given = declared.get("methodology")
+    methodology: dict = given if isinstance(given, dict) else {}
+    pairs = (
+        ("model_name", declared.get("model_name"), "agent", _llms(files, "agent_info")),
+        ("user_simulator", methodology.get("user_simulator"), "user simulator", _llms(files, "user_info")),
+    )
+    parts, failed, ok = [], False, []
+    for field_, said, side, ran in pairs:
+        if not isinstance(said, str) or not said.strip():
+            parts.append(f"cannot be checked: no {field_} declared")
             failed = True
-            continue
-        differ, older = [], []
-        for task, fp in sent.items():
-            versions = stored[task]
-            ran = versions.fingerprints.get(fp)
-            if ran == versions.current:
-                continue
-            if ran is not None and track.accept_older_versions:
-                older.append(f"ran on {ran}, current {versions.current}")
-            else:
-                differ.append(task)
-        if differ:
+        elif not ran:
+            parts.append(f"cannot be checked: the files name no {side} model")
             failed = True
-            current = ", ".join(sorted({stored[t].current for t in differ}))
-            parts.append(
-                f"{family}: {len(differ)} of {len(sent)} tasks differ from the current version {current}: "
-                + _ids(differ)
-            )
-        elif older:
-            parts.append(f"{family}: {len(older)} of {len(sent)} tasks " + "; ".join(sorted(set(older))))
+        elif not all(names_same_model(said, r) for r in ran):
+            parts.append(f"declared {field_} {said!r}; the files' {side} ran {', '.join(ran)}")
+            failed = True
         else:
-            parts.append(f"{family}: {len(sent)} of {len(sent)} tasks current")
-    return Check("task_versions_current", not failed, "; ".join(parts) or "no runs")
+            ok.append(f"{'model' if field_ == 'model_name' else 'user simulator'} {', '.join(ran)}")
+    if failed:
+        return Check("declared_models", False, "; ".join(parts))
+    return Check("declared_models", True, ", ".join(ok) + ", as declared")
 
 
 def limits_respected(track: TrackInput, files: list[SubmittedFile]) -> Check:
@@ -256,6 +374,9 @@ def limits_respected(track: TrackInput, files: list[SubmittedFile]) -> Check:
             value = f.info.get(limit)
             if value is None:
                 parts.append(f"{f.family}: cannot be checked: {f.name} gives no {limit}")
+                failed = True
+            elif not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                parts.append(f"{f.family}: cannot be checked: {f.name} gives {limit} {value!r}, not a whole number")
                 failed = True
             elif allowed is not None and value > allowed:
                 parts.append(f"{f.family}: {limit} {value}; the track allows at most {allowed}")
@@ -280,15 +401,18 @@ def transcripts_present(files: list[SubmittedFile]) -> Check:
 
 def check(track: TrackInput, files: list[SubmittedFile], declared: dict | None) -> list[Check]:
     """Every check, in the order the page lists them. `declared`: submission.json (contact included), or None
-    for a format without one (a bundle, an Inspect log: the site's form declares the agent)."""
-    out = [declared_fields(declared, track.protocol)] if declared is not None else []
+    for a format without one (a bundle, an Inspect log: the site's form declares the agent). The counting
+    checks read only runs of the benchmark's own tasks in the version the files ran (`version_ran`)."""
+    ran = version_ran(track, files)
+    counted = held_only(files, ran)
+    out = [declared_fields(declared, track.protocol), declared_models(declared, files)] if declared is not None else []
     return out + [
-        tasks_covered(track, files, declared or {}),
-        trials_as_required(track, files),
+        tasks_covered(required_in(track, ran), track.families_required, counted, declared or {}),
+        trials_as_required(track, counted),
         one_run_one_agent(files),
-        task_versions_current(track, files),
+        task_versions(track, files, ran),
         limits_respected(track, files),
-        transcripts_present(files),
+        transcripts_present(counted),
     ]
 
 

@@ -1,14 +1,18 @@
 """A benchmark's τ² task set, and a submission track opened on one of its rounds.
 
-`tau2_tasks_import` reads a τ² `tasks.json` (a list of tasks) as one task family: a task per τ² task, keyed
-`{domain}-{id}`, its current version carrying the task's fingerprint (`scoring.tau2.task_fingerprint`). The same
-file again changes nothing; a task whose content changed gets a new major version. `track_open` makes (or
-reuses) the round a track sits on, publishes it with its task set frozen, and attaches the track.
+`tau2_tasks_import` reads a τ² `tasks.json` (a list of tasks) as one task family of one version of the
+benchmark's task set (a `TaskSetVersion`: τ²-bench's "2025-06-10", say): a task per τ² task, keyed
+`{domain}-{id}`, each version of it carrying the task's fingerprint (`scoring.tau2.task_fingerprint`). The same
+file again changes nothing. In the benchmark's current version a task whose content changed gets a new major
+version, which becomes its current one; another version of the set (an older release) adds the versions its
+tasks need without changing any task's current one. `track_open` makes (or reuses) the round a track sits on,
+publishes it with its task set frozen, and attaches the track.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 
 from django.db import transaction
@@ -19,11 +23,12 @@ from leaderboard.services.versions import next_version
 from scoring.tau2 import task_fingerprint
 from snapshots.stale import snapshots_mark_stale
 
-from .models import SubmissionTrack
+from .models import SubmissionTrack, TaskSetVersion
 
 # τ²'s success (reward 1 within 1e-6) as the scored boards' pass threshold: rewards are at most 1.
 TAU2_PASS_THRESHOLD = 0.999999
 COMMUNITY_ROUND = "community"
+VERSION_LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,19}$")
 
 
 class TaskSetError(ValueError):
@@ -35,6 +40,7 @@ class TaskSetReport:
     created: list[str] = field(default_factory=list)
     new_versions: list[str] = field(default_factory=list)
     unchanged: int = 0
+    version: str = ""  # the task set version loaded
 
 
 def _prompt(task: dict) -> str:
@@ -49,35 +55,56 @@ def _title(task: dict, domain: str) -> str:
     return (purpose or f"{domain} task {task['id']}")[:300]
 
 
-def tau2_tasks_import(*, data: bytes, benchmark: str, domain: str) -> TaskSetReport:
-    """Load `data` (τ²'s tasks.json) as family `domain` of `benchmark` (created when missing: scored, no
-    vendor window, τ²'s pass threshold)."""
+def tau2_tasks_import(
+    *, data: bytes, benchmark: str, domain: str, version: str | None = None, title: str | None = None
+) -> TaskSetReport:
+    """Load `data` (τ²'s tasks.json) as family `domain` of version `version` of `benchmark`'s task set (default
+    its current version; a benchmark created here, or holding no task set yet, takes `version` as current).
+    The benchmark is created when missing: scored, no vendor window, τ²'s pass threshold, named `title`."""
     try:
         tasks = json.loads(data)
     except ValueError as exc:
         raise TaskSetError(f"not readable JSON ({exc})") from exc
     if not isinstance(tasks, list) or not all(isinstance(t, dict) and t.get("id") is not None for t in tasks):
         raise TaskSetError("expected a list of τ² tasks, each with an id")
+    if version is not None and not VERSION_LABEL.match(version):
+        raise TaskSetError(f"--version {version!r}: letters, digits, dots and dashes, at most 20")
     report = TaskSetReport()
     with transaction.atomic():
-        bench, _ = Benchmark.objects.get_or_create(
+        bench, created = Benchmark.objects.get_or_create(
             slug=benchmark,
             defaults={
-                "name": benchmark,
+                "name": title or benchmark,
                 "methodology": "scored",
                 "preview_hours": 0,
                 "pass_threshold": TAU2_PASS_THRESHOLD,
             },
         )
+        bench = Benchmark.objects.select_for_update().get(pk=bench.pk)
+        if title and bench.name != title:
+            bench.name = title
+            bench.save(update_fields=["name"])
+        label = version or bench.task_set_version or "1.0"
         start = bench.tasks.count()
+        if label != bench.task_set_version and (created or start == 0):
+            bench.task_set_version = label
+            bench.save(update_fields=["task_set_version"])
+        current = label == bench.task_set_version
+        task_set, _ = TaskSetVersion.objects.get_or_create(benchmark=bench, version=label)
         for i, t in enumerate(tasks):
-            _task_put(bench, t, domain, start + i, report)
+            key, task_version = _task_put(bench, t, domain, start + i, report, current=current)
+            task_set.tasks[key] = task_version
+        report.version = label
+        task_set.save(update_fields=["tasks"])
         if report.created or report.new_versions:
             snapshots_mark_stale(round_ids=bench.rounds.values_list("id", flat=True))
     return report
 
 
-def _task_put(bench: Benchmark, t: dict, domain: str, position: int, report: TaskSetReport) -> None:
+def _task_put(
+    bench: Benchmark, t: dict, domain: str, position: int, report: TaskSetReport, *, current: bool
+) -> tuple[str, str]:
+    """The task's key and the version of it `t` is: stored already (same fingerprint), or made now."""
     key = f"{domain}-{t['id']}"
     fingerprint = task_fingerprint(t)
     task = Task.objects.filter(benchmark=bench, key=key).first()
@@ -97,25 +124,34 @@ def _task_put(bench: Benchmark, t: dict, domain: str, position: int, report: Tas
             task=task, version=task.version, prompt=_prompt(t), fingerprint=fingerprint, published_at=now
         )
         report.created.append(key)
-        return
-    if task.versions.filter(version=task.version, fingerprint=fingerprint).exists():
+        return key, task.version
+    if current and task.versions.filter(version=task.version, fingerprint=fingerprint).exists():
         report.unchanged += 1
-        return
+        return key, task.version
+    same = task.versions.filter(fingerprint=fingerprint).order_by("-created_at").first()
+    if same is not None and not current:
+        report.unchanged += 1
+        return key, same.version
     version = next_version(task.version, is_major=True)
     while task.versions.filter(version=version).exists():
         version = next_version(version, is_major=True)
-    TaskVersion.objects.create(
-        task=task,
-        version=version,
-        prompt=_prompt(t),
-        fingerprint=fingerprint,
-        published_at=now,
-        change_note="The benchmark's task set changed this task.",
-    )
-    task.version = version
-    task.title = _title(t, domain)
-    task.save(update_fields=["version", "title"])
-    report.new_versions.append(f"{key} {version}")
+    if same is None:
+        TaskVersion.objects.create(
+            task=task,
+            version=version,
+            prompt=_prompt(t),
+            fingerprint=fingerprint,
+            published_at=now,
+            change_note="The benchmark's task set changed this task.",
+        )
+        report.new_versions.append(f"{key} {version}")
+    else:
+        version = same.version  # the current set goes back to a wording stored before
+    if current:
+        task.version = version
+        task.title = _title(t, domain)
+        task.save(update_fields=["version", "title"])
+    return key, version
 
 
 def track_open(
@@ -130,7 +166,11 @@ def track_open(
     with transaction.atomic():
         rnd = Round.objects.filter(benchmark=benchmark, key=round_key).first()
         if rnd is None:
+            version = benchmark.task_set_version or "1.0"
             tasks = benchmark.tasks.order_by("position", "key")
+            stored = TaskSetVersion.objects.filter(benchmark=benchmark, version=version).first()
+            if stored is not None:
+                tasks = tasks.filter(key__in=list(stored.tasks))
             if families:
                 tasks = tasks.filter(family__in=families)
             rnd = Round.objects.create(
@@ -139,6 +179,7 @@ def track_open(
                 name="Community submissions",
                 status=RoundStatus.PUBLISHED,
                 published_at=timezone.now(),
+                task_set_version=version,
                 task_keys=list(tasks.values_list("key", flat=True)),
             )
         track, _ = SubmissionTrack.objects.update_or_create(

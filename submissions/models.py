@@ -38,8 +38,11 @@ def default_formats() -> list:
 
 
 class SubmissionTrack(models.Model):
-    """A round open to submissions: its required tasks are the round's `task_keys`, each at its current major
-    version (or any stored version with `accept_older_versions`), with at least `trials_min` trials each."""
+    """A round open to submissions: its required tasks are the round's `task_keys`, with at least `trials_min`
+    trials each. A submission is checked against the version of the benchmark's task set its runs ran; the
+    track takes its round's version, the versions it names, or with `accept_older_versions` any version the
+    benchmark holds. Runs of another version than the round's go to that version's own round beside it
+    (`submissions.services.version_round`), so no board compares two versions."""
 
     round = models.OneToOneField("leaderboard.Round", on_delete=models.CASCADE, related_name="track")
     is_open = models.BooleanField(default=True)
@@ -53,10 +56,40 @@ class SubmissionTrack(models.Model):
         default=list, blank=True, help_text="Task families a submission must cover. Empty: any, each one complete."
     )
     formats = models.JSONField(default=default_formats, blank=True)
-    accept_older_versions = models.BooleanField(default=False)
+    accept_older_versions = models.BooleanField(
+        default=False, help_text="Take runs of any version of the task set the benchmark holds."
+    )
+    task_set_versions = models.JSONField(
+        default=list,
+        blank=True,
+        help_text='Versions of the task set taken besides the round\'s, e.g. ["2025-06-10"].',
+    )
 
     def __str__(self) -> str:
         return f"Submission track of {self.round}"
+
+
+class TaskSetVersion(models.Model):
+    """One version of a benchmark's task set as its team released it (τ²-bench's of 2025-06-10, say): the version
+    of each of its tasks, by key. A benchmark may hold several; its current one is named by the benchmark's
+    `task_set_version`. A submission is checked against the one its runs ran, and each round holds runs of
+    one version only (its `task_set_version`), so a board never compares two."""
+
+    NAMED_BY = ("benchmark", "version")
+
+    benchmark = models.ForeignKey("leaderboard.Benchmark", on_delete=models.CASCADE, related_name="task_sets")
+    version = models.CharField(max_length=20, help_text='The task set\'s version, e.g. "2025-06-10".')
+    tasks = models.JSONField(default=dict, blank=True, help_text="Task key -> the task's version in this set.")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["benchmark", "-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["benchmark", "version"], name="task_set_version_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.benchmark} task set {self.version}"
 
 
 class SubmissionFormat(models.TextChoices):

@@ -8,13 +8,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bundles.inspect_logs import InspectLogError, logs_to_bundle, read_logs
-from leaderboard.models import Round, Task, TaskVersion
+from bundles.submission_mode import review_record_problems
+from leaderboard.models import Benchmark, Round, Task, TaskVersion
 from scoring.bundle import BundleError, DocumentError, check_bundle, parse_document
-from scoring.submission_checks import Sim, SubmittedFile, TaskVersions, TrackInput, from_tau2
+from scoring.submission_checks import Ran, Sim, SubmittedFile, TaskSet, TrackInput, from_tau2
 from scoring.tau2 import Claim, Tau2Error, read_submission
 from scoring.tau2_runs import run_doc
 
-from .models import SubmissionTrack
+from .models import SubmissionTrack, TaskSetVersion
 
 
 class SubmissionRefused(Exception):
@@ -41,13 +42,14 @@ class Read:
     _runs: list[dict] = field(default_factory=list)  # bundle and Inspect runs as sent (round and agent replaced)
 
     def runs(self, *, prefix: str, round_key: str, agent: str, versions: dict[str, str], skip: set[str]) -> list[dict]:
-        """The runs the round gets: every simulation of a family not in `skip`, of a task of the track's set
-        (`versions`: run task key -> the stored version its content matches, "0" when none)."""
+        """The runs the round gets: every simulation of a family not in `skip`, of a task the benchmark holds in
+        the version ran (`versions`: run task key -> the stored version of that task; a run of any other
+        task is not written)."""
         if self._tau2 is None:
             return [
                 {**r, "round": round_key, "agent": agent, "id": f"{prefix}-{r['id']}"}
                 for r in self._runs
-                if r["task"] in versions and _family_of(r, self.files) not in skip
+                if versions.get(r["task"]) == (r.get("task_version") or "1.0") and _family_of(r, self.files) not in skip
             ]
         out = []
         for f, checked in zip(self._tau2.files, self.files, strict=True):
@@ -118,6 +120,9 @@ def read_bundle(raw: bytes, *, inspect_logs: list | None = None, benchmark: str 
             raise SubmissionRefused([f"(bundle): {exc}"]) from exc
         except BundleError as exc:
             raise SubmissionRefused(exc.problems) from exc
+    refused = review_record_problems(doc)
+    if refused:
+        raise SubmissionRefused(refused)
     agents = doc.get("agents") or []
     if len(agents) != 1:
         raise SubmissionRefused([f"agents: a submission holds the runs of one agent ({len(agents)} given)"])
@@ -142,53 +147,79 @@ def bundle_files(read: Read, task_families: dict[str, str]) -> None:
     read.files = list(by_family.values())
 
 
-def track_input(track: SubmissionTrack, *, tau2: bool) -> tuple[TrackInput, dict[str, str], dict[str, dict[str, str]]]:
-    """The track as the checks see it (task ids within each family for τ², task keys otherwise), each task's
-    family by key, and per task key the stored version each fingerprint stands for."""
+def task_sets(bench: Benchmark, *, tau2: bool) -> list[TaskSet]:
+    """The versions of `bench`'s task set, as the checks read them: its current one first (each task at its
+    current version; the tasks of the current version's stored set, or every task when none is stored), then
+    the other stored ones, newest first. A task's token is the fingerprint of its definition for τ² (a task
+    version without one matches nothing), else `v:{version}`."""
+    tasks = {t.key: t for t in Task.objects.filter(benchmark=bench)}
+    prints = dict(
+        ((key, version), fp)
+        for key, version, fp in TaskVersion.objects.filter(task__benchmark=bench).values_list(
+            "task__key", "version", "fingerprint"
+        )
+    )
+    current = bench.task_set_version or "1.0"
+    stored = list(TaskSetVersion.objects.filter(benchmark=bench).order_by("-created_at", "-id"))
+    in_current = next((ts.tasks for ts in stored if ts.version == current), None)
+    sets = [(current, {key: t.version for key, t in tasks.items() if in_current is None or key in in_current})]
+    sets += [(ts.version, dict(ts.tasks)) for ts in stored if ts.version != current]
+    out = []
+    for version, members in sets:
+        by_family: dict[str, dict[str, tuple[str, str]]] = {}
+        for key, task_version in members.items():
+            task = tasks.get(key)
+            if task is None:
+                continue
+            family = task.family or key
+            ident = key.removeprefix(f"{family}-") if tau2 else key
+            token = prints.get((key, task_version), "") if tau2 else f"v:{task_version}"
+            by_family.setdefault(family, {})[ident] = (token, task_version)
+        out.append(TaskSet(version, by_family))
+    return out
+
+
+def accepted_versions(track: SubmissionTrack, sets: list[TaskSet]) -> list[str]:
+    """The task set versions the track takes: its round's, those it names, or with `accept_older_versions`
+    every version the benchmark holds."""
+    named = [track.round.task_set_version or "1.0", *(track.task_set_versions or [])]
+    if track.accept_older_versions:
+        named += [ts.version for ts in sets]
+    return list(dict.fromkeys(named))
+
+
+def track_input(track: SubmissionTrack, *, tau2: bool) -> tuple[TrackInput, dict[str, str]]:
+    """The track as the checks see it (task ids within each family for τ², task keys otherwise), with the
+    benchmark's task sets, and each task's family by key."""
     rnd: Round = track.round
-    tasks = {t.key: t for t in Task.objects.filter(benchmark=rnd.benchmark, key__in=rnd.task_keys)}
+    tasks = {t.key: t for t in Task.objects.filter(benchmark=rnd.benchmark)}
     required: dict[str, list[str]] = {}
-    versions: dict[str, dict[str, TaskVersions]] = {}
-    prints: dict[str, dict[str, str]] = {}
-    stored = TaskVersion.objects.filter(task__in=tasks.values()).values_list("task__key", "version", "fingerprint")
-    for key, version, fp in stored:
-        prints.setdefault(key, {})[fp or f"v:{version}"] = version
-        if not tau2:
-            prints[key][f"v:{version}"] = version
     for key in rnd.task_keys:
         task = tasks.get(key)
         if task is None:
             continue
         family = task.family or key
-        ident = key.removeprefix(f"{family}-") if tau2 else key
-        required.setdefault(family, []).append(ident)
-        versions.setdefault(family, {})[ident] = TaskVersions(task.version, prints.get(key, {}))
+        required.setdefault(family, []).append(key.removeprefix(f"{family}-") if tau2 else key)
+    sets = task_sets(rnd.benchmark, tau2=tau2)
     limits = dict(track.limits or {}) if tau2 else {}
     families = {key: (t.family or key) for key, t in tasks.items()}
     return (
         TrackInput(
             required,
-            versions,
+            sets,
+            accepted_versions(track, sets),
             track.trials_min,
             limits,
             list(track.families_required or []),
             list(track.protocol or []),
-            track.accept_older_versions,
         ),
         families,
-        prints,
     )
 
 
-def run_versions(read: Read, prints: dict[str, dict[str, str]]) -> dict[str, str]:
-    """Per run task key, the stored version whose fingerprint the submitted task has ("0": none)."""
-    out: dict[str, str] = {key: "0" for key in prints}
-    for f in read.files:
-        for ident, fp in (f.task_fingerprints or {}).items():
-            key = ident if read._tau2 is None else f"{f.family}-{ident}"
-            if key in prints:
-                out[key] = prints[key].get(fp, "0")
-    return out
+def run_versions(read: Read, ran: Ran) -> dict[str, str]:
+    """Per run task key, the stored version of the benchmark's task the runs of it ran (only tasks held)."""
+    return {(ident if read._tau2 is None else f"{family}-{ident}"): v for (family, ident), v in ran.held.items()}
 
 
 def parse_bundle_or_none(raw: bytes) -> Any:

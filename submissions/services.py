@@ -9,26 +9,38 @@ events of the submission's history; each recomputes the tier."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
 from io import BytesIO
 
 from django.core.files.base import ContentFile
 from django.db import transaction
+from django.utils import timezone
 from django.utils.text import slugify
 
 from bundles.export import task_doc
 from bundles.importer import bundle_import
 from bundles.submission_mode import SubmissionScope
-from leaderboard.models import Agent, Benchmark, ChangelogEntry, Entry, Organization, Task, Tier
+from leaderboard.models import (
+    Agent,
+    Benchmark,
+    ChangelogEntry,
+    Entry,
+    Organization,
+    Round,
+    RoundStatus,
+    Task,
+    Tier,
+)
 from runs.inputs import run_input
 from runs.models import Run
 from scoring.bundle import BundleError
 from scoring.passk import family_figures, threshold_success
-from scoring.submission_checks import check, figures, mixed_families, tier
+from scoring.submission_checks import check, figures, mixed_families, tier, version_ran
 from scoring.tiers import board_score
 from scoring.types import TaskInput
 from snapshots.stale import snapshots_mark_stale
 
-from .models import EventKind, Submission, SubmissionEvent, SubmissionStatus, SubmissionTrack
+from .models import EventKind, Submission, SubmissionEvent, SubmissionStatus, SubmissionTrack, TaskSetVersion
 from .names import agent_name_holder, name_taken_problem
 from .reading import Read, SubmissionRefused, bundle_files, read_bundle, read_tau2, run_versions, track_input
 
@@ -107,29 +119,26 @@ def submit(
     track = open_track(benchmark, round_key)
     read = _read(upload, track)
     tau2 = read.format == "tau2"
-    track_in, task_families, prints = track_input(track, tau2=tau2)
+    track_in, task_families = track_input(track, tau2=tau2)
     if not tau2:
         bundle_files(read, task_families)
     slug, name = _agent(benchmark, organization, agent, agent_name, read)
     checks = [c.as_dict() for c in check(track_in, read.files, read.declared)]
+    ran = version_ran(track_in, read.files)
+    taken = ran.task_set is not None and ran.task_set.version in track_in.accepted
     with transaction.atomic():
+        rnd = version_round(track, ran.task_set.version) if taken and ran.task_set else track.round
         sub = Submission.objects.create(
             benchmark=benchmark,
-            round=track.round,
+            round=rnd,
             agent=Agent.objects.filter(slug=slug).first() or _agent_row(slug, name, organization),
             organization=organization,
-            format=read.format,
             via=via,
             submitted_by=by if getattr(by, "pk", None) else None,
             api_key=api_key,
-            declared={k: v for k, v in (read.declared or {}).items() if k != "contact_info"}
-            | _public_contact(read.declared),
-            contact=read.contact,
-            claims=[c.as_dict() for c in read.claims],
-            files_info=read.files_info,
-            notes=read.notes,
             checks=checks,
             status=SubmissionStatus.SUPERSEDED,  # live once the old one is superseded, below
+            **_as_read(read),
         )
         SubmissionEvent.objects.create(submission=sub, kind=EventKind.SUBMITTED, by=sub.submitted_by)
         old = _supersede(sub)
@@ -138,17 +147,58 @@ def submit(
         held_back = set(mixed_families(read.files))
         runs = read.runs(
             prefix=f"s{sub.pk}",
-            round_key=track.round.key,
+            round_key=rnd.key,
             agent=slug,
-            versions=run_versions(read, prints),
+            versions=run_versions(read, ran) if taken else {},
             skip=held_back,
         )
-        _write(sub, track, read, runs, organization, slug, name)
+        _write(sub, rnd, read, runs, organization, slug, name)
         _figures_and_tier(sub, read)
         if upload.archive:
             sub.archive.save(f"submission-{sub.pk}.zip", ContentFile(upload.archive), save=True)
         _log(sub, len(runs), old)
     return sub
+
+
+def version_round(track: SubmissionTrack, version: str) -> Round:
+    """The round that holds the track's runs of task set `version`: the track's own round for its version, else
+    one beside it made the first time (published, keyed `{round}-{version}`, its task set the version's tasks
+    of the track's families), so a board only ever compares runs of one version and says which."""
+    rnd = track.round
+    if version == (rnd.task_set_version or "1.0"):
+        return rnd
+    key = slugify(f"{rnd.key}-{version}")[:100]
+    found = Round.objects.filter(benchmark=rnd.benchmark, key=key).first()
+    if found is not None:
+        return found
+    families = set(Task.objects.filter(benchmark=rnd.benchmark, key__in=rnd.task_keys).values_list("family", flat=True))
+    stored = TaskSetVersion.objects.filter(benchmark=rnd.benchmark, version=version).first()
+    keys = set(stored.tasks) if stored else set()
+    tasks = rnd.benchmark.tasks.filter(key__in=keys, family__in=families).order_by("position", "key")
+    return Round.objects.create(
+        benchmark=rnd.benchmark,
+        key=key,
+        name=f"{rnd.name or rnd.key} (task set {version})",
+        status=RoundStatus.PUBLISHED,
+        # Just before the track's round, so that round (its own version's) stays the benchmark's latest board.
+        published_at=(rnd.published_at or timezone.now()) - timedelta(seconds=1),
+        task_set_version=version,
+        task_keys=list(tasks.values_list("key", flat=True)),
+    )
+
+
+def _as_read(read: Read) -> dict:
+    """The submission's record of what it sent: its format, declared fields (the contact apart), claims, files
+    and notes."""
+    return {
+        "format": read.format,
+        "declared": {k: v for k, v in (read.declared or {}).items() if k != "contact_info"}
+        | _public_contact(read.declared),
+        "contact": read.contact,
+        "claims": [c.as_dict() for c in read.claims],
+        "files_info": read.files_info,
+        "notes": read.notes,
+    }
 
 
 def _public_contact(declared: dict | None) -> dict:
@@ -187,10 +237,8 @@ def remove_runs(sub: Submission) -> int:
     return count
 
 
-def _write(
-    sub: Submission, track: SubmissionTrack, read: Read, runs: list[dict], org: Organization, slug: str, name: str
-) -> None:
-    rnd, bench = track.round, track.round.benchmark
+def _write(sub: Submission, rnd: Round, read: Read, runs: list[dict], org: Organization, slug: str, name: str) -> None:
+    bench = rnd.benchmark
     doc = {
         "format": "agent-leaderboard-bundle/1",
         "benchmark": {"slug": bench.slug, "name": bench.name, "methodology": bench.methodology},

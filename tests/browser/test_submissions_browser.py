@@ -28,9 +28,19 @@ PASSWORD = "quince-harbour-42-lamp"
 def _load() -> tuple[Submission, Submission]:
     from recompute.boards import snapshot_recompute
 
-    for domain in ("airline", "retail"):
-        call_command("import_tau2_tasks", str(TAU2 / "tasks" / f"{domain}.json"), benchmark="tau2", domain=domain)
-    call_command("open_submission_track", benchmark="tau2", stdout=StringIO())
+    for version, suffix in (("2026-03-18", ""), ("2025-06-10", "-2025-06-10")):
+        for domain in ("airline", "retail"):
+            path = str(TAU2 / "tasks" / f"{domain}{suffix}.json")
+            call_command(
+                "import_tau2_tasks",
+                path,
+                benchmark="tau2",
+                domain=domain,
+                version=version,
+                title="τ²-bench",
+                stdout=StringIO(),
+            )
+    call_command("open_submission_track", benchmark="tau2", task_set_versions="2025-06-10", stdout=StringIO())
     Organization.objects.create(slug="distyl-ai", name="Distyl AI")
     Organization.objects.create(slug="nvidia", name="NVIDIA")
     call_command("import_submission", str(BUTTON), benchmark="tau2", organization="distyl-ai", stdout=StringIO())
@@ -45,15 +55,16 @@ def _load() -> tuple[Submission, Submission]:
 def test_a_reader_filters_the_board_by_tier_and_reads_a_submission(browser, live_server):
     button, orchestra = _load()
     page = browser.new_page(viewport=DESKTOP)
-    page.goto(live_server.url + "/b/tau2/")
-    # Both submissions ran an older revision of the task sets: flagged, so the default view shows neither.
-    assert page.locator("#board-region table.board tbody tr").count() == 0
+    # Both ran τ²-bench's first task set (2025-06-10): their runs are on that version's board. ToolOrchestra's
+    # declared models are not the ones its files ran: flagged, so the default view shows Button only.
+    page.goto(live_server.url + "/b/tau2/r/community-2025-06-10/")
+    rows = page.locator("#board-region table.board tbody tr")
+    assert rows.count() == 1 and page.locator("#board-region td[data-label='Tier']").inner_text() == "self-reported"
     page.locator(".tier-filter").get_by_role("link", name="Flagged").click()
     page.wait_for_url("**tier=flagged")
-    rows = page.locator("#board-region table.board tbody tr")
     rows.first.wait_for()
-    assert rows.count() == 2
-    assert page.locator("#board-region td[data-label='Tier']").all_inner_texts() == ["flagged", "flagged"]
+    assert rows.count() == 1
+    assert page.locator("#board-region td[data-label='Tier']").all_inner_texts() == ["flagged"]
     assert_accessible(page)
     page.screenshot(path=str(DOCS / "board-tier-filter.png"))
 
@@ -63,7 +74,8 @@ def test_a_reader_filters_the_board_by_tier_and_reads_a_submission(browser, live
     airline = figures.locator("tr[data-figure='airline pass^1']").inner_text()
     assert "agrees" in airline
     assert "not verifiable" in figures.locator("tr[data-figure='telecom pass^1']").inner_text()
-    assert "failed" in page.locator("tr[data-check='task_versions_current']").inner_text()
+    assert "passed" in page.locator("tr[data-check='task_versions']").inner_text()
+    assert "failed" in page.locator("tr[data-check='declared_models']").inner_text()
     assert_accessible(page)
     page.goto(live_server.url + orchestra.get_absolute_url())
     page.screenshot(path=str(DOCS / "submission-page.png"), full_page=False)

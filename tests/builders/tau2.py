@@ -22,7 +22,7 @@ TASKS = [
     for i in range(3)
 ]
 DECLARED: dict[str, Any] = {
-    "model_name": "Mini Agent",
+    "model_name": "Mini Agent (m1)",
     "model_organization": "Org A",
     "submitting_organization": "Org A",
     "submission_date": "2026-03-01",

@@ -7,17 +7,22 @@ import json
 import pytest
 
 from scoring.passk import family_figures
-from scoring.submission_checks import TaskVersions, TrackInput, agrees, check, figures, from_tau2, tier
+from scoring.submission_checks import TaskSet, TrackInput, agrees, check, figures, from_tau2, names_same_model, tier
 from scoring.tau2 import Tau2Error, read_submission, success, task_fingerprint
 from scoring.types import RunInput, TaskInput
 from tests.builders import tau2 as t
 
 
+def _set(version: str, tasks: list[dict], task_version: str = "1.0") -> TaskSet:
+    return TaskSet(version, {"mini": {x["id"]: (task_fingerprint(x), task_version) for x in tasks}})
+
+
 def _track(**kw) -> TrackInput:
-    versions = {"mini": {x["id"]: TaskVersions("1.0", {task_fingerprint(x): "1.0"}) for x in t.TASKS}}
+    kw.setdefault("task_sets", [_set("1.0", t.TASKS)])
+    kw.setdefault("accepted", ["1.0"])
     kw.setdefault("limits", {"max_steps": 200, "max_errors": 10})
     kw.setdefault("protocol", [{"field": "submission_type"}, {"field": "methodology.verification.omitted_questions"}])
-    return TrackInput(required={"mini": ["0", "1", "2"]}, versions=versions, **kw)
+    return TrackInput(required={"mini": ["0", "1", "2"]}, **kw)
 
 
 def _judge(files: dict[str, bytes], track: TrackInput | None = None):
@@ -95,28 +100,71 @@ def test_one_run_one_agent_fails_on_a_second_file_of_another_model():
     files = t.files(**{"a.json": t.results(t.baseline_sims()), "b.json": t.results(t.baseline_sims(), llm="m2")})
     checks, _ = _judge(files)
     failed = _failed(checks)
-    assert list(failed) == ["one_run_one_agent"]
+    assert list(failed) == ["declared_models", "one_run_one_agent"]
+    assert failed["declared_models"] == "declared model_name 'Mini Agent (m1)'; the files' agent ran m1, m2"
     assert failed["one_run_one_agent"].startswith(
         "mini: 2 runs of task 0 trial 1 (trajectories/a.json: m1, trajectories/b.json: m2)"
     )
     assert failed["one_run_one_agent"].endswith("best-of across runs or models is not one run")
 
 
-def test_task_versions_current_fails_on_changed_task_content():
+def _older_tasks() -> list[dict]:
     tasks = copy.deepcopy(t.TASKS)
     tasks[0]["evaluation_criteria"]["reward_basis"] = ["DB", "NL_ASSERTION"]
-    checks, _ = _judge(t.files(mini=t.results(t.baseline_sims(), tasks=tasks)))
-    assert _failed(checks) == {"task_versions_current": "mini: 1 of 3 tasks differ from the current version 1.0: 0"}
+    return tasks
 
 
-def test_task_versions_older_version_accepted_when_the_track_says_so():
-    tasks = copy.deepcopy(t.TASKS)
-    tasks[0]["evaluation_criteria"]["reward_basis"] = ["DB", "NL_ASSERTION"]
-    track = _track(accept_older_versions=True)
-    track.versions["mini"]["0"] = TaskVersions("2.0", {task_fingerprint(tasks[0]): "1.0", "x": "2.0"})
-    checks, _ = _judge(t.files(mini=t.results(t.baseline_sims(), tasks=tasks)), track)
+def test_a_run_of_a_task_the_benchmark_does_not_hold_fails_and_never_counts():
+    checks, _ = _judge(t.files(mini=t.results(t.baseline_sims(), tasks=_older_tasks())))
+    assert _failed(checks) == {
+        "task_versions": "task set 1.0: mini: 1 of 3 runs are of tasks the benchmark does not hold in task set "
+        "1.0 (their definitions missing or not the benchmark's), not counted: 0",
+        "tasks_covered": "mini: 1 of 3 required tasks have no runs: 0 (not the benchmark's task) "
+        "(declared omitted_questions: false)",
+    }
+
+
+def test_the_version_ran_is_found_by_content_and_taken_when_the_track_accepts_it():
+    # The benchmark holds 2026-03-18 (current) and 2025-06-10, in which task 0 read otherwise: the files carry
+    # the older wording of task 0, so every run is of 2025-06-10's tasks.
+    sets = [_set("2026-03-18", t.TASKS, "2.0"), _set("2025-06-10", _older_tasks())]
+    files = t.files(mini=t.results(t.baseline_sims(), tasks=_older_tasks()))
+    checks, _ = _judge(files, _track(task_sets=sets, accepted=["2026-03-18", "2025-06-10"]))
     assert _failed(checks) == {}
-    assert checks["task_versions_current"]["detail"] == "mini: 1 of 3 tasks ran on 1.0, current 2.0"
+    assert checks["task_versions"]["detail"] == (
+        "task set 2025-06-10 (the current one is 2026-03-18): mini: 3 of 3 runs of the benchmark's own tasks"
+    )
+    checks, _ = _judge(files, _track(task_sets=sets, accepted=["2026-03-18"]))
+    assert _failed(checks) == {
+        "task_versions": "task set 2025-06-10 (the current one is 2026-03-18): ran task set 2025-06-10, which "
+        "this track does not accept (it accepts 2026-03-18); mini: 3 of 3 runs of the benchmark's own tasks"
+    }
+
+
+def test_a_tie_between_versions_reads_the_current_one():
+    # Only task 1 is carried and it reads the same in both versions: the current one is checked.
+    sets = [_set("2026-03-18", t.TASKS, "2.0"), _set("2025-06-10", _older_tasks())]
+    files = t.files(mini=t.results([t.simulation("1", 1.0)], tasks=t.TASKS[1:2]))
+    checks, _ = _judge(files, _track(task_sets=sets, accepted=["2026-03-18"]))
+    assert checks["task_versions"]["detail"].startswith("task set 2026-03-18: mini: 1 of 1 runs")
+
+
+def test_limits_respected_fails_on_a_limit_that_is_not_a_whole_number():
+    for value in (float("nan"), "999", [1], True):
+        sub = read_submission(t.files(), ("mini",))
+        submitted = [from_tau2(f) for f in sub.files]
+        submitted[0].info["max_steps"] = value
+        (limits,) = [c for c in check(_track(), submitted, None) if c.name == "limits_respected"]
+        assert not limits.passed and "not a whole number" in limits.detail, value
+
+
+def test_declared_model_names():
+    assert names_same_model("Button (Claude Opus 4.6)", "claude-opus-4-6")
+    assert names_same_model("gpt-4.1", "gpt-4.1-2025-04-14") and names_same_model("GPT-4.1", "openai/gpt-4.1")
+    assert names_same_model("Claude Opus 4.6 with a planner", "anthropic/claude-opus-4-6")
+    assert not names_same_model("Nemotron-Orchestrator-8B", "gpt-4.1-mini-2025-04-14")
+    assert not names_same_model("gpt-5", "gpt-4.1-2025-04-14") and not names_same_model("gpt-4.1", "gpt-4.1-mini")
+    assert not names_same_model("", "m1") and not names_same_model("m1", "")
 
 
 def test_limits_respected_fails_over_max_steps():
@@ -131,14 +179,19 @@ def test_transcripts_present_fails_on_an_empty_transcript():
     assert _failed(checks) == {"transcripts_present": "mini: 1 run has no transcript: task 2 trial 1"}
 
 
-def test_bare_list_of_simulations_cannot_be_checked_for_versions_or_limits():
+def test_bare_list_of_simulations_cannot_be_checked_for_versions_limits_or_models():
     files = t.files(**{"mini_run.json": t.baseline_sims()})
     checks, figs = _judge(files)
-    assert _failed(checks) == {
-        "task_versions_current": "mini: cannot be checked: the file carries no task definitions",
-        "limits_respected": "mini: cannot be checked: no info, so no max_steps/max_errors",
-    }
-    assert figs[0]["agrees"] is True
+    failed = _failed(checks)
+    assert failed["task_versions"] == (
+        "task set 1.0: mini: 3 of 3 runs are of tasks the benchmark does not hold in task set 1.0 (the file "
+        "carries no task definitions), not counted: 0, 1, 2"
+    )
+    assert failed["limits_respected"] == "mini: cannot be checked: no info, so no max_steps/max_errors"
+    assert failed["declared_models"] == (
+        "cannot be checked: the files name no agent model; cannot be checked: the files name no user simulator model"
+    )
+    assert failed["tasks_covered"].startswith("mini: 3 of 3 required tasks have no runs")
 
 
 def test_a_differing_claim_flags_and_an_unbacked_claim_is_not_verifiable():

@@ -1,16 +1,20 @@
-"""The two real τ²-bench submissions in ../shared/data/tau2, taken through `import_submission` against the
-benchmark's own (current) task sets. Expected figures counted by hand from the trajectories (every simulation
-ended user_stop with reward 0.0 or 1.0, one trial per task, no infrastructure error):
-Button airline 38 of 50 succeed = 76.0%; ToolOrchestra airline 28/50 = 56.0%, retail 96/114 = 84.2105%."""
+"""The two real τ²-bench submissions in ../shared/data/tau2, taken through `import_submission`: against the task
+set they ran (τ²-bench's first release, 2025-06-10, which the benchmark holds beside today's), and against
+today's alone. Expected figures counted by hand from the trajectories (every simulation ended user_stop with
+reward 0.0 or 1.0, one trial per task, no infrastructure error): Button airline 38 of 50 succeed = 76.0%;
+ToolOrchestra airline 28/50 = 56.0%, retail 96/114 = 84.2105%."""
 
 from collections import Counter
 from io import StringIO
 
 import pytest
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
 from django.core.management import call_command
 
-from leaderboard.models import ChangelogEntry, Entry
+from leaderboard.models import Benchmark, ChangelogEntry, Entry, Round
 from runs.models import Run
+from submissions.actions import submission_verify
 from submissions.models import Submission
 from tests.builders.tau2 import BUTTON, TOOLORCHESTRA
 
@@ -28,8 +32,28 @@ def _figures(sub):
     return {f["name"]: f for f in sub.figures}
 
 
+def _checks(sub):
+    return {c["name"]: c for c in sub.checks}
+
+
 @pytest.mark.django_db
-def test_button_airline_claim_agrees_at_76(tau2):
+def test_the_benchmark_holds_both_versions_of_its_task_set(tau2_releases):
+    bench = Benchmark.objects.get(slug="tau2")
+    assert (bench.name, bench.task_set_version) == ("τ²-bench", "2026-03-18")
+    sets = {s.version: s.tasks for s in bench.task_sets.all()}
+    assert set(sets) == {"2026-03-18", "2025-06-10"} and len(sets["2025-06-10"]) == 50 + 114
+    # 29 of 50 airline tasks and all 114 retail tasks read otherwise in 2025-06-10: a version of their own.
+    older = Counter(key.split("-")[0] for key, v in sets["2025-06-10"].items() if v != sets["2026-03-18"][key])
+    assert older == {"airline": 29, "retail": 114}
+    # Loading the older set again changes nothing.
+    out = StringIO()
+    path = BUTTON.parents[1] / "tasks" / "airline-2025-06-10.json"
+    call_command("import_tau2_tasks", str(path), benchmark="tau2", domain="airline", version="2025-06-10", stdout=out)
+    assert "0 tasks created, 0 new versions, 50 unchanged" in out.getvalue()
+
+
+@pytest.mark.django_db
+def test_button_against_the_task_set_it_ran_agrees_at_76_and_an_editor_verifies_it(tau2_releases):
     sub = _import(BUTTON, "distyl-ai")
     fig = _figures(sub)
     # 38 successes of 50 tasks: 38/50 = 76.0, claimed 76.0 (1 decimal: within 0.05).
@@ -37,18 +61,28 @@ def test_button_airline_claim_agrees_at_76(tau2):
     # Mean agent_cost of the 50 simulations: 0.4136346..., claimed 0.4136 (4 decimals: within 0.00005).
     assert fig["airline cost"]["agrees"] is True
     assert fig["airline cost"]["recomputed"] == pytest.approx(0.4136346, abs=1e-6)
-    assert Run.objects.filter(entry__agent=sub.agent).count() == 50
-
-
-@pytest.mark.django_db
-def test_button_retail_and_telecom_not_verifiable(tau2):
-    fig = _figures(_import(BUTTON, "distyl-ai"))
     for name, claimed in (("retail pass^1", 83.3), ("telecom pass^1", 97.4)):
         assert fig[name] == {"name": name, "claimed": claimed, "recomputed": None, "agrees": None}
+    checks = _checks(sub)
+    assert checks["task_versions"] == {
+        "name": "task_versions",
+        "passed": True,
+        "detail": "task set 2025-06-10 (the current one is 2026-03-18): airline: 50 of 50 runs of the "
+        "benchmark's own tasks",
+    }
+    assert checks["declared_models"]["detail"] == "model claude-opus-4-6, user simulator gpt-4.1, as declared"
+    assert [c for c in sub.checks if not c["passed"]] == [] and sub.tier == "self-reported"
+    # Its runs are in the round of the version they ran, beside the track's own: that board compares them only
+    # with runs of 2025-06-10, and says so.
+    assert (sub.round.key, sub.round.task_set_version) == ("community-2025-06-10", "2025-06-10")
+    assert Run.objects.filter(round=sub.round, entry__agent=sub.agent).count() == 50
+    editor = get_user_model().objects.create_superuser("ed", password="x")
+    submission_verify(submission=sub, by=editor, note="Audited the trajectories", link="https://example.org/audit")
+    assert sub.tier == "verified" and Entry.objects.get(round=sub.round, agent=sub.agent).tier == "verified"
 
 
 @pytest.mark.django_db
-def test_toolorchestra_airline_56_and_retail_84_2_agree(tau2):
+def test_toolorchestra_against_the_task_set_it_ran_agrees_but_declares_other_models(tau2_releases):
     sub = _import(TOOLORCHESTRA, "nvidia")
     fig = _figures(sub)
     assert fig["airline pass^1"]["recomputed"] == pytest.approx(56.0) and fig["airline pass^1"]["agrees"] is True
@@ -57,27 +91,77 @@ def test_toolorchestra_airline_56_and_retail_84_2_agree(tau2):
     assert fig["telecom pass^1"]["agrees"] is None
     assert Run.objects.filter(entry__agent=sub.agent).count() == 164
     assert sub.agent.slug == "nemotron-orchestrator-8b" and sub.agent.organization.slug == "nvidia"
+    checks = _checks(sub)
+    assert checks["task_versions"]["passed"] is True
+    assert checks["task_versions"]["detail"].endswith(
+        "airline: 50 of 50 runs of the benchmark's own tasks; retail: 114 of 114 runs of the benchmark's own tasks"
+    )
+    # It declares Nemotron-Orchestrator-8B with a gpt-5 user simulator; its files ran gpt-4.1-mini against a
+    # gpt-4.1 user simulator.
+    assert checks["declared_models"] == {
+        "name": "declared_models",
+        "passed": False,
+        "detail": "declared model_name 'Nemotron-Orchestrator-8B'; the files' agent ran gpt-4.1-mini-2025-04-14; "
+        "declared user_simulator 'gpt-5'; the files' user simulator ran gpt-4.1-2025-04-14",
+    }
+    assert sub.tier == "flagged"
+    editor = get_user_model().objects.create_superuser("ed", password="x")
+    with pytest.raises(ValidationError, match="declared_models"):
+        submission_verify(submission=sub, by=editor, note="Audited", link="https://example.org/audit")
 
 
 @pytest.mark.django_db
-def test_real_submissions_fail_task_versions_against_current_tau2_tasks(tau2):
-    # Both ran the 2025-06-10 task set: 29 of 50 airline tasks and all 114 retail tasks differ from the
-    # current one. The claims still agree (the rewards the runs got are recounted, not re-graded).
+def test_a_version_the_track_does_not_take_writes_no_runs(tau2_releases):
+    track = Round.objects.get(key="community").track
+    track.task_set_versions = []
+    track.save()
+    sub = _import(BUTTON, "distyl-ai")
+    assert _checks(sub)["task_versions"]["detail"].startswith(
+        "task set 2025-06-10 (the current one is 2026-03-18): ran task set 2025-06-10, which this track does not "
+        "accept (it accepts 2026-03-18)"
+    )
+    assert sub.tier == "flagged" and not Run.objects.filter(entry__agent=sub.agent).exists()
+    assert _figures(sub)["airline pass^1"]["agrees"] is None
+    # "Accept older versions" takes any version the benchmark holds.
+    track.accept_older_versions = True
+    track.save()
+    sub = _import(BUTTON, "distyl-ai")
+    assert _checks(sub)["task_versions"]["passed"] is True and sub.round.key == "community-2025-06-10"
+
+
+@pytest.mark.django_db
+def test_real_submissions_against_todays_task_set_alone_are_flagged(tau2):
+    # Both ran the 2025-06-10 task set; the benchmark holds only today's, in which 29 of 50 airline tasks and
+    # all 114 retail tasks read otherwise. Those runs are of tasks it does not hold: they never count.
     button = _import(BUTTON, "distyl-ai")
     nvidia = _import(TOOLORCHESTRA, "nvidia")
-    checks = {c["name"]: c for c in nvidia.checks}
-    assert checks["task_versions_current"]["passed"] is False
-    assert checks["task_versions_current"]["detail"].startswith("airline: 29 of 50 tasks differ from the current")
-    assert "retail: 114 of 114 tasks differ" in checks["task_versions_current"]["detail"]
-    assert {c["name"] for c in button.checks if not c["passed"]} == {"task_versions_current"}
-    assert {c["name"] for c in nvidia.checks if not c["passed"]} == {"task_versions_current"}
+    checks = _checks(nvidia)
+    assert checks["task_versions"]["passed"] is False
+    detail = checks["task_versions"]["detail"]
+    assert "airline: 29 of 50 runs are of tasks the benchmark does not hold in task set 1.0" in detail
+    assert "retail: 114 of 114 runs are of tasks the benchmark does not hold in task set 1.0" in detail
+    assert {c["name"] for c in button.checks if not c["passed"]} == {"task_versions", "tasks_covered"}
     assert button.tier == nvidia.tier == "flagged"
     assert Entry.objects.get(round=nvidia.round, agent=nvidia.agent).tier == "flagged"
-    # A run of a changed task carries version "0" (a wording no stored version has: stale on the board); the 21
-    # airline tasks that did not change keep 1.0.
+    # Only the 21 airline tasks that did not change have runs written, at the current version.
     versions = Counter(Run.objects.filter(entry__agent=nvidia.agent).values_list("task__family", "task_version"))
-    assert versions == {("airline", "0"): 29, ("airline", "1.0"): 21, ("retail", "0"): 114}
+    assert versions == {("airline", "1.0"): 21}
     assert "declared user_simulator gpt-5; the files ran gpt-4.1-2025-04-14" in nvidia.notes
     assert "email" not in str(nvidia.declared) and nvidia.contact["email"]
     log = ChangelogEntry.objects.filter(round=nvidia.round).values_list("what", flat=True)
-    assert any(w.startswith(f"Submission {nvidia.pk} by NVIDIA: 164 runs added, flagged") for w in log)
+    assert any(w.startswith(f"Submission {nvidia.pk} by NVIDIA: 21 runs added, flagged") for w in log)
+
+
+@pytest.mark.django_db
+def test_each_board_compares_one_version_of_the_task_set_and_says_which(tau2_releases, client):
+    from tests.site.conftest import compute_all
+
+    button = _import(BUTTON, "distyl-ai")
+    compute_all()
+    older = client.get("/b/tau2/r/community-2025-06-10/?tier=all").content.decode()
+    assert 'data-task-set="2025-06-10">task set 2025-06-10<' in older
+    assert f'data-agent="{button.agent.slug}"' in older
+    today = client.get("/b/tau2/r/community/?tier=all").content.decode()
+    assert 'data-task-set="2026-03-18">task set 2026-03-18<' in today
+    assert f'data-agent="{button.agent.slug}"' not in today
+    assert not Run.objects.filter(round__key="community", entry__agent=button.agent).exists()

@@ -3,8 +3,8 @@ them: the form's answers (a clear error for what cannot be read, nothing stored)
 checks with reasons, each claim beside the recomputed figure, its runs through the run pages), and the board of
 the community round filtered by tier. Figures counted by hand from the trajectories (tests/submissions/
 test_real_submissions.py): ToolOrchestra airline 28/50 = 56.0%, retail 96/114 = 84.2105%; Button airline
-38/50 = 76.0%; both ran an older revision of the task sets, so the task-version check fails and both are
-flagged."""
+38/50 = 76.0%. Both ran τ²-bench's first task set (2025-06-10): against it their claims agree; against today's
+alone the task-version check fails and both are flagged."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def _row(html: str, attr: str, name: str) -> str:
     return html[at : html.index("</tr>", at)]
 
 
-def test_toolorchestra_through_the_form_lands_on_its_page_with_its_claims_checked(tau2, client):
+def test_toolorchestra_through_the_form_lands_on_its_page_with_its_claims_checked(tau2_releases, client):
     response = _send(client, TOOLORCHESTRA, "nvidia", name="ToolOrchestra", top="toolorchestra/")
     sub = Submission.objects.get()
     assert response.status_code == 302 and response["Location"] == f"/b/tau2/submissions/{sub.pk}/"
@@ -67,9 +67,12 @@ def test_toolorchestra_through_the_form_lands_on_its_page_with_its_claims_checke
     assert ">84.2<" in retail and ">84.211<" in retail and ">agrees<" in retail
     telecom = _row(html, "data-figure", "telecom pass^1")
     assert ">88.6<" in telecom and ">not verifiable<" in telecom and ">agrees<" not in telecom
-    # Both task sets differ from the current τ² tasks: the check fails with its reason, and the tier is flagged.
-    versions = _row(html, "data-check", "task_versions_current")
-    assert ">failed<" in versions and "airline: 29 of 50 tasks differ from the current version" in versions
+    # Every run is of the benchmark's own tasks in the version they ran; the declared user simulator (gpt-5) is
+    # not the one the files ran: that check fails with both values, and the tier is flagged.
+    versions = _row(html, "data-check", "task_versions")
+    assert ">passed<" in versions and "task set 2025-06-10" in versions
+    models = _row(html, "data-check", "declared_models")
+    assert ">failed<" in models and "declared user_simulator &#x27;gpt-5&#x27;" in models
     assert sub.tier == "flagged"
     assert "sdiao@nvidia.com" not in html  # the contact address is never published
     # 164 runs (50 airline + 114 retail), each linking to its run page with its transcript.
