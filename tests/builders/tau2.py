@@ -22,7 +22,7 @@ TASKS = [
     for i in range(3)
 ]
 DECLARED: dict[str, Any] = {
-    "model_name": "Mini Agent (m1)",
+    "model_name": "Mini Agent",
     "model_organization": "Org A",
     "submitting_organization": "Org A",
     "submission_date": "2026-03-01",
@@ -63,7 +63,7 @@ def simulation(task: str, reward: float | None, *, trial: int = 0, seed: int = 6
     }
 
 
-def results(sims: list[dict], *, llm: str = "m1", tasks=None, **info) -> dict:
+def results(sims: list[dict], *, llm: str = "mini-agent", tasks=None, **info) -> dict:
     return {
         "timestamp": "2026-03-01T10:00:00",
         "info": {

@@ -101,9 +101,9 @@ def test_one_run_one_agent_fails_on_a_second_file_of_another_model():
     checks, _ = _judge(files)
     failed = _failed(checks)
     assert list(failed) == ["declared_models", "one_run_one_agent"]
-    assert failed["declared_models"] == "declared model_name 'Mini Agent (m1)'; the files' agent ran m1, m2"
+    assert failed["declared_models"] == "declared model_name 'Mini Agent'; the files' agent ran m2, mini-agent"
     assert failed["one_run_one_agent"].startswith(
-        "mini: 2 runs of task 0 trial 1 (trajectories/a.json: m1, trajectories/b.json: m2)"
+        "mini: 2 runs of task 0 trial 1 (trajectories/a.json: mini-agent, trajectories/b.json: m2)"
     )
     assert failed["one_run_one_agent"].endswith("best-of across runs or models is not one run")
 

@@ -75,7 +75,7 @@ def test_a_declared_model_or_user_simulator_other_than_the_runs_fails_a_check_na
 
 
 def test_a_declared_model_the_runs_name_passes():
-    # "Mini Agent (m1)" names m1, the files' agent model; the user simulator u1 is the one declared. A dated
+    # "Mini Agent" names mini-agent, the files' agent model; the user simulator u1 is the one declared. A dated
     # release of the declared model (u1-2025-01-01) is the same model.
     w = t.mini_world()
     doc = t.results(t.baseline_sims())
@@ -84,7 +84,7 @@ def test_a_declared_model_the_runs_name_passes():
     assert _checks(answer)["declared_models"] == {
         "name": "declared_models",
         "passed": True,
-        "detail": "model m1, user simulator u1-2025-01-01, as declared",
+        "detail": "model mini-agent, user simulator u1-2025-01-01, as declared",
     }
 
 
