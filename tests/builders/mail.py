@@ -1,6 +1,7 @@
 """A mail server on this machine for the tests of the site's mail: it speaks enough SMTP for Django's SMTP
 back-end (EHLO, MAIL, RCPT, DATA, QUIT, no TLS) and keeps each message's bytes as they arrived, or refuses every
-recipient with a 550 as a server does for a mailbox that does not exist."""
+recipient with a 550 as a server does for a mailbox that does not exist, or (`silent`) takes the connection and
+never answers, as a server that hangs does."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ import threading
 
 
 class SmtpSink:
-    def __init__(self, *, refuse_recipients: bool = False) -> None:
-        self.refuse_recipients = refuse_recipients
+    def __init__(self, *, refuse_recipients: bool = False, silent: bool = False) -> None:
+        self.refuse_recipients, self.silent = refuse_recipients, silent
+        self._closing = threading.Event()
         self.messages: list[bytes] = []
         sink = self
 
@@ -21,6 +23,7 @@ class SmtpSink:
 
         self._server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
+        self._server.block_on_close = False
         self.port = self._server.server_address[1]
 
     @staticmethod
@@ -35,10 +38,15 @@ class SmtpSink:
         return self
 
     def __exit__(self, *exc) -> None:
+        self._closing.set()
         self._server.shutdown()
         self._server.server_close()
 
     def _converse(self, rfile, wfile) -> None:
+        if self.silent:
+            self._closing.wait(timeout=60)  # then hang up: a test without a timeout fails instead of hanging
+            return
+
         def say(line: str) -> None:
             wfile.write(line.encode() + b"\r\n")
             wfile.flush()
