@@ -47,13 +47,14 @@ def _benchmark_fields(b: Benchmark, latest: str | None) -> dict[str, Any]:
         "methodology": b.methodology,
         "description": b.description,
         "task_set_version": b.task_set_version,
-        "pass_threshold": b.pass_threshold,
+        # Only a methodology with a pass threshold (scored) answers one; elsewhere the field is absent.
+        **({"pass_threshold": threshold} if (threshold := b.pass_mark) is not None else {}),
         "params": b.params or {},
         "latest_round": latest,
     }
 
 
-@router.get("/benchmarks", response={200: list[s.BenchmarkOut], **ERRORS}, tags=["benchmarks"])
+@router.get("/benchmarks", response={200: list[s.BenchmarkOut], **ERRORS}, tags=["benchmarks"], exclude_unset=True)
 def benchmarks(request: HttpRequest):
     """Every benchmark, with the key of its latest published round."""
     latest: dict[int, str] = {}
@@ -62,7 +63,9 @@ def benchmarks(request: HttpRequest):
     return [_benchmark_fields(b, latest.get(b.id)) for b in Benchmark.objects.all()]
 
 
-@router.get("/benchmarks/{slug}", response={200: s.BenchmarkDetailOut, **ERRORS}, tags=["benchmarks"])
+@router.get(
+    "/benchmarks/{slug}", response={200: s.BenchmarkDetailOut, **ERRORS}, tags=["benchmarks"], exclude_unset=True
+)
 def benchmark_detail(request: HttpRequest, slug: str = Path(..., pattern=KEY_PATTERN, max_length=100)):
     """One benchmark with its published rounds (newest first) and its number of tasks."""
     b = benchmark_or_404(slug)

@@ -25,7 +25,13 @@ def published_round_or_404(benchmark: Benchmark, key: str) -> Round:
 
 def task_or_404(benchmark: Benchmark, key: str) -> Task:
     """A task a published round holds; one only draft or preview rounds hold answers exactly like an unknown one."""
-    task = Task.objects.public().filter(benchmark=benchmark, key=key).prefetch_related("versions").first()
+    task = (
+        Task.objects.public()
+        .filter(benchmark=benchmark, key=key)
+        .select_related("benchmark")
+        .prefetch_related("versions")
+        .first()
+    )
     if task is None:
         raise HttpError(404, f"no task {key!r} in {benchmark.slug}")
     return task

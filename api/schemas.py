@@ -38,7 +38,11 @@ class BenchmarkOut(Schema):
     methodology: str
     description: str
     task_set_version: str
-    pass_threshold: float
+    pass_threshold: float | None = Field(
+        None,
+        description="Scored benchmarks only: a run passes at this score or above (002: 0.80 unless the benchmark "
+        "says otherwise). Absent on methodologies that have no pass threshold.",
+    )
     params: dict[str, Any]
     latest_round: str | None
 
@@ -106,8 +110,17 @@ class TaskOut(Schema):
     domain: str
     difficulty: str
     evaluation: str
-    time_limit_min: float | None
-    token_budget: int | None
+    time_limit_min: float | None = Field(
+        description="The run's time limit in minutes: the task's own, else its methodology's (scored: 300 seconds; "
+        "outcomes: 30 minutes; weekly: the 30-minute cap of every task; checks: none, every task states it)."
+    )
+    time_limit_source: str = Field(
+        description='Where the time limit comes from: "task" (the task states it), "default" (the methodology\'s '
+        'default), "cap" (the methodology\'s cap, the same for every task), "" (none).'
+    )
+    token_budget: int | None = Field(
+        None, description="Checks benchmarks only: the run's token budget. Absent on other methodologies."
+    )
     human_minutes: float | None
     tags: list[str]
     prompt: str

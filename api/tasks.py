@@ -21,6 +21,7 @@ router = Router()
 
 def _task_fields(t: Task) -> dict[str, Any]:
     current = task_version(t, t.version)
+    limits = t.limits
     return {
         "key": t.key,
         "title": t.title,
@@ -30,8 +31,10 @@ def _task_fields(t: Task) -> dict[str, Any]:
         "domain": t.domain,
         "difficulty": t.difficulty,
         "evaluation": t.evaluation,
-        "time_limit_min": t.time_limit_min,
-        "token_budget": t.token_budget,
+        "time_limit_min": limits.time_limit_min,
+        "time_limit_source": limits.source,
+        # Only a methodology with token budgets (checks) answers one; elsewhere the field is absent.
+        **({"token_budget": limits.token_budget} if t.benchmark.rules.token_budgets else {}),
         "human_minutes": t.human_minutes,
         "tags": [str(x) for x in t.tags or []],
         "prompt": current.prompt if current else "",
@@ -40,7 +43,7 @@ def _task_fields(t: Task) -> dict[str, Any]:
     }
 
 
-@router.get("/benchmarks/{slug}/tasks", response={200: list[s.TaskOut], **ERRORS}, tags=["tasks"])
+@router.get("/benchmarks/{slug}/tasks", response={200: list[s.TaskOut], **ERRORS}, tags=["tasks"], exclude_unset=True)
 def tasks(request: HttpRequest, slug: str = Path(..., pattern=KEY_PATTERN, max_length=100)):
     """The benchmark's tasks that a published round holds, in their current version (a task only draft or
     preview rounds hold is not listed). Prompts show {placeholders}; the values of a round's parameters are given
@@ -49,7 +52,9 @@ def tasks(request: HttpRequest, slug: str = Path(..., pattern=KEY_PATTERN, max_l
     return [_task_fields(t) for t in tasks]
 
 
-@router.get("/benchmarks/{slug}/tasks/{key}", response={200: s.TaskDetailOut, **ERRORS}, tags=["tasks"])
+@router.get(
+    "/benchmarks/{slug}/tasks/{key}", response={200: s.TaskDetailOut, **ERRORS}, tags=["tasks"], exclude_unset=True
+)
 def task_detail(
     request: HttpRequest,
     slug: str = Path(..., pattern=KEY_PATTERN, max_length=100),

@@ -33,10 +33,12 @@ def voter_pseudonym(vote: Vote) -> str:
 
 
 def _benchmark_params(benchmark: Benchmark) -> dict[str, Any]:
-    """The benchmark's params as a bundle carries them, with its pass threshold and vendor window."""
+    """The benchmark's params as a bundle carries them, with its vendor window and, on a methodology that has one
+    (scored), its pass threshold as the boards use it (its own, else the methodology's default)."""
+    threshold = benchmark.pass_mark
     return {
         **(benchmark.params or {}),
-        "pass_threshold": benchmark.pass_threshold,
+        **({"pass_threshold": threshold} if threshold is not None else {}),
         "preview_hours": benchmark.preview_hours,
     }
 

@@ -34,6 +34,7 @@ from leaderboard.models import (
     TaskVersion,
     row_attributes,
 )
+from scoring import methodologies
 
 # What a bundle says about a stored task and its versions is compared field by field: every attribute of the two
 # models (`row_attributes`, so a field added later is compared too) less the two a bundle does not set on a
@@ -77,8 +78,11 @@ def benchmark_values(b: dict) -> dict[str, Any]:
         values["task_set_version"] = b["task_set_version"] or "1.0"
     if "params" in b:
         params = dict(b["params"] or {})
-        if "pass_threshold" in params:
-            values["pass_threshold"] = params.pop("pass_threshold")
+        threshold = params.pop("pass_threshold", None)
+        # Only a methodology with a pass threshold keeps one (scored); elsewhere the figure means nothing and is
+        # not stored (exports before this rule carried 0.8 for every benchmark).
+        if threshold is not None and methodologies.get(b["methodology"]).default_pass_threshold is not None:
+            values["pass_threshold"] = threshold
         hours = params.pop("preview_hours", None)
         if hours is not None:
             values["preview_hours"] = int(hours)
@@ -87,7 +91,7 @@ def benchmark_values(b: dict) -> dict[str, Any]:
 
 
 def task_values(t: dict, pos: int) -> dict[str, Any]:
-    return {
+    values: dict[str, Any] = {
         "title": t.get("title") or "",
         "kind": t.get("kind") or "core",
         "version": t.get("version") or "1.0",
@@ -96,12 +100,16 @@ def task_values(t: dict, pos: int) -> dict[str, Any]:
         "family": t.get("family") or "",
         "difficulty": t.get("difficulty") or "",
         "evaluation": t.get("evaluation") or "",
-        "time_limit_min": t.get("time_limit_min", 30),
         "token_budget": t.get("token_budget"),
         "human_minutes": t.get("human_minutes"),
         "tags": list(t.get("tags") or []),
         "position": pos,
     }
+    # A time limit left out keeps the stored one (a new task has none: its methodology's default applies,
+    # `Methodology.task_limits`); null says the task states none.
+    if "time_limit_min" in t:
+        values["time_limit_min"] = t["time_limit_min"]
+    return values
 
 
 def version_values(t: dict, h: dict) -> dict[str, Any]:
@@ -222,7 +230,8 @@ def _benchmark(b: dict, bench: Benchmark, out: SharedReport) -> None:
     for name, new in benchmark_values(b).items():
         old = getattr(bench, name)
         if name == "pass_threshold":
-            old, new = float(old), float(new) if isinstance(new, int | float) else new
+            # As the boards read it: a stored blank is the methodology's default (0.8 stated on a blank is no change).
+            old, new = bench.rules.pass_threshold(old), bench.rules.pass_threshold(new)
         if old == new:
             continue
         if name == "methodology" and any(r.status != RoundStatus.DRAFT for r in rounds):

@@ -94,9 +94,11 @@ class Benchmark(models.Model):
     description = models.TextField(blank=True)
     task_set_version = models.CharField(max_length=20, blank=True, default="1.0")
     pass_threshold = models.FloatField(
-        default=0.8,
+        null=True,
+        blank=True,
         validators=[MinValueValidator(0), MaxValueValidator(1)],
-        help_text="Scored methodology: a run passes at this score or above.",
+        help_text="Scored benchmarks only: a run passes at this score or above (blank: 0.80, the scored "
+        "methodology's own). Other methodologies have no pass threshold and keep none.",
     )
     params = models.JSONField(default=dict, blank=True, help_text="Further methodology parameters.")
     preview_hours = models.PositiveIntegerField(
@@ -111,7 +113,8 @@ class Benchmark(models.Model):
         ordering = ["position", "name"]
         constraints = [
             models.CheckConstraint(
-                condition=Q(pass_threshold__gte=0) & Q(pass_threshold__lte=1), name="benchmark_pass_threshold_0_1"
+                condition=Q(pass_threshold__isnull=True) | (Q(pass_threshold__gte=0) & Q(pass_threshold__lte=1)),
+                name="benchmark_pass_threshold_0_1",
             ),
         ]
 
@@ -131,6 +134,12 @@ class Benchmark(models.Model):
         """Whether the benchmark takes blind pairwise votes: its methodology's default, unless its params say
         `"votes": true` or `false`."""
         return (self.params or {}).get("votes", self.rules.votes_by_default) is True
+
+    @property
+    def pass_mark(self) -> float | None:
+        """The pass threshold the benchmark's boards use: its own, else its methodology's default; None on a
+        methodology without one (`Methodology.pass_threshold`)."""
+        return self.rules.pass_threshold(self.pass_threshold)
 
 
 class TaskKind(models.TextChoices):
@@ -209,7 +218,11 @@ class Task(models.Model):
     )
     difficulty = models.CharField(max_length=50, blank=True)
     evaluation = models.CharField(max_length=20, choices=Evaluation.choices, blank=True)
-    time_limit_min = models.FloatField(null=True, blank=True, default=30)
+    time_limit_min = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="Minutes. Blank: the methodology's own default.",
+    )
     token_budget = models.BigIntegerField(null=True, blank=True)
     human_minutes = models.FloatField(null=True, blank=True)
     tags = models.JSONField(default=list, blank=True)
@@ -235,6 +248,11 @@ class Task(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("task", args=[self.benchmark.slug, self.key])
+
+    @property
+    def limits(self) -> methodologies.TaskLimits:
+        """The task's limits by its benchmark's methodology: what it states, else the methodology's own default."""
+        return self.benchmark.rules.task_limits(self.time_limit_min, self.token_budget)
 
     @property
     def current_version(self) -> TaskVersion | None:

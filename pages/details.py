@@ -36,7 +36,7 @@ from snapshots.models import BoardSnapshot, SnapshotKind
 from submissions.models import Submission, SubmissionStatus
 
 from .charts import line_chart
-from .formatting import fmt_range, fmt_rating, fmt_score
+from .formatting import fmt_range, fmt_rating, fmt_score, limits_view
 from .intervals import compare_url
 from .links import round_agent_url, run_url, task_url
 from .run_evidence import judge_view, marks_view, player_view, score_parts_view
@@ -119,6 +119,7 @@ def run_page(
         "agent": run.entry.agent,
         "entry": run.entry,
         "task": run.task,
+        "limits": limits_view(bench.rules.task_limits(run.task.time_limit_min, run.task.token_budget)),
         "version": version,
         "prompt": fill_prompt(version.prompt if version else "", params),
         "params": params,
@@ -300,6 +301,7 @@ def task_page(*, bench_slug: str, task_key: str, agent: str | None) -> dict[str,
     return {
         "bench": bench,
         "task": task,
+        "limits": limits_view(task.limits),
         "versions": versions,
         "current": current,
         "sections": sections,

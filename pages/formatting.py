@@ -84,3 +84,35 @@ def fmt_range(lo: float | None, hi: float | None) -> str:
     if lo is None or hi is None:
         return "–"
     return f"{fixed(lo, 0)}–{fixed(hi, 0)}"
+
+
+def fmt_time_limit(limits: methodologies.TaskLimits) -> str:
+    """A task's time limit in its methodology's unit: "300 s" where the seed gives seconds (002's timeout), else
+    "30 min"; "–" for none."""
+    minutes = limits.time_limit_min
+    if minutes is None:
+        return "–"
+    if limits.in_seconds:
+        return f"{fixed(minutes * 60, 0)} s"
+    return f"{minutes:g} min"
+
+
+LIMIT_SOURCE = {
+    "default": "the methodology's default",
+    "cap": "the same cap for every task",
+    "task": "",
+    "": "",
+}
+
+
+def limits_view(limits: methodologies.TaskLimits) -> dict[str, Any]:
+    """A task's limits as its task and run pages say them: the time limit in its unit, where it comes from with the
+    seed's words when it is not the task's own, and the token budget where the methodology has one."""
+    source = LIMIT_SOURCE[limits.source]
+    return {
+        "known": limits.time_limit_min is not None,
+        "time": fmt_time_limit(limits),
+        "source": source,
+        "words": limits.words if limits.source in ("default", "cap") else "",
+        "token_budget": limits.token_budget,
+    }

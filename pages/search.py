@@ -46,7 +46,10 @@ def search_page(*, bench_slug: str, params: Mapping[str, str]) -> dict[str, Any]
     agents, tasks = _filter_choices(bench)
     agent = params.get("agent") if params.get("agent") in {a for a, _ in agents} else ""
     task = params.get("task") if params.get("task") in tasks else ""
-    outcome = params.get("outcome") if params.get("outcome") in ("passed", "failed") else ""
+    # Passed or failed: a counted pass where the board counts outcomes, a score at the pass threshold where the
+    # methodology has one (scored); checks (003) has neither, and no such filter.
+    passes = bench.rules.counts_outcomes or bench.pass_mark is not None
+    outcome = params.get("outcome") if passes and params.get("outcome") in ("passed", "failed") else ""
     context: dict[str, Any] = {
         "bench": bench,
         "query": query,
@@ -55,6 +58,7 @@ def search_page(*, bench_slug: str, params: Mapping[str, str]) -> dict[str, Any]
         "agent": agent,
         "task": task,
         "outcome": outcome,
+        "passes": passes,
         "results": [],
         "total": 0,
         "problem": "",
@@ -130,11 +134,11 @@ def _words(query: str) -> list[str]:
 
 def _with_outcome(bench: Benchmark, run_ids: list[int], outcome: str) -> list[int]:
     """The runs that passed (or failed), in the same order: a counted pass where the board counts outcomes,
-    else a score at or above the benchmark's pass threshold (a share of its scale: 0.80 of 1, 80 of 100)."""
+    else a score at or above the benchmark's pass threshold (a share of its scale)."""
     runs = {r.id: r for r in Run.objects.filter(id__in=run_ids).select_related("round__benchmark")}
     standings = runs_standings(list(runs.values()))
     rules = bench.rules
-    mark = bench.pass_threshold * rules.scale
+    mark = (bench.pass_mark or 0.0) * rules.scale
     keep = []
     for run_id in run_ids:
         s = run_summary(runs[run_id], bench.methodology, standings[run_id])

@@ -11,6 +11,12 @@ task ``difficulty``, ``evaluation``, ``human_minutes``, ``tags``, ``parameters``
 ``changelog``; run ``auto_pass_rate`` (a test pass rate published without counts), ``app_started``,
 ``started_at``, ``preview_url``, ``evidence``, ``checks``, ``disputes``; verdict ``at``; vote ``id`` (its
 stable identity: kept on import, written on export; see `vote_ids` for a bundle without ids).
+
+Limits and settings belong to a methodology (`methodologies.Methodology`): a task's ``time_limit_min`` left out
+or null is its methodology's own default (scored: 300 seconds; outcomes: 30 minutes; weekly: the 30-minute cap,
+and a weekly task stating another is refused; checks: none, so a checks task states ``time_limit_min`` and
+``token_budget`` or is refused); ``token_budget`` is read on checks tasks only, and ``params.pass_threshold`` on
+scored benchmarks only (elsewhere it is not stored).
 """
 
 from __future__ import annotations
@@ -167,7 +173,7 @@ def _task_input(t: dict) -> TaskInput:
         domain=t.get("domain"),
         family=t.get("family") or None,
         evaluation=t.get("evaluation"),
-        time_limit_min=t.get("time_limit_min", 30),
+        time_limit_min=t.get("time_limit_min"),
         token_budget=t.get("token_budget"),
     )
 

@@ -106,7 +106,7 @@ def _check_agents(c: Checker, agents: list, declared: Declared) -> None:
 
 def _check_tasks(c: Checker, tasks: list, declared: Declared) -> None:
     """Each task: a unique key, a version like 1.0, a known kind, well-formed limits (and the ones its
-    methodology requires, `missing_limits`) and history."""
+    methodology requires or refuses, `Methodology.limit_problems`) and history."""
     rules = methodologies.REGISTRY.get(declared.methodology or "")
     for _, p, t in c.objects(tasks, "tasks"):
         key = c.string(t, "key", p, required=True, slug=True)
@@ -126,7 +126,7 @@ def _check_tasks(c: Checker, tasks: list, declared: Declared) -> None:
         c.number(t, "time_limit_min", p, minimum=0.0)
         c.integer(t, "token_budget", p, minimum=0, maximum=BIGINT_MAX)
         if rules is not None:
-            for field, why in rules.missing_limits(t):
+            for field, why in rules.limit_problems(t):
                 c.add(f"{p}.{field}", why)
         for _, hp, h in c.each(t, "history", p):
             c.string(h, "version", hp, required=True, max_len=20)

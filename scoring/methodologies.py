@@ -183,6 +183,37 @@ def _no_parts(run: RunInput, task: TaskInput) -> dict[str, Any] | None:
 
 
 @dataclass(frozen=True)
+class TimeLimitRule:
+    """How long a run of a task may take by the methodology's own seed, when the task states no limit."""
+
+    # The limit of a task that states none, in minutes; None: no default, every task states its own.
+    default_min: float | None = None
+    # The default is the methodology's cap, the same for every task (004's 30 minutes): a task states no other.
+    cap: bool = False
+    # The seed gives the limit in seconds (002's timeout), and so do the pages.
+    in_seconds: bool = False
+    # The seed's words for it, quoted where the limit is shown (docs/methodology-choices.md names the seeds).
+    words: str = ""
+
+
+@dataclass(frozen=True)
+class TaskLimits:
+    """A task's limits as its methodology reads them (`Methodology.task_limits`): the time limit and where it comes
+    from ("task": the task states it; "default": the methodology's default; "cap": the methodology's cap; "": none),
+    and the token budget where the methodology has token budgets (003), else None."""
+
+    time_limit_min: float | None
+    source: str
+    token_budget: int | None
+    in_seconds: bool
+    words: str
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+@dataclass(frozen=True)
 class Methodology:
     key: str
     name: str
@@ -250,6 +281,14 @@ class Methodology:
     # fields), as (field, why naming the task): a bundle or a task form with any is refused. None are required
     # where the methodology's rules read no limit, or fix their own (004's 30-minute cap).
     missing_limits: Callable[[Mapping[str, Any]], list[tuple[str, str]]] = _no_missing_limits
+    # A run's time limit when its task states none, from the methodology's own seed (`TimeLimitRule`).
+    time_limit: TimeLimitRule = TimeLimitRule()
+    # Whether a task has a token budget (003: "A run stops ... when the token budget runs out"); elsewhere none is
+    # read, shown or answered.
+    token_budgets: bool = False
+    # The pass threshold of a benchmark that states none (002: "An agent passes a task if its score >= 0.80");
+    # None: the methodology has no pass threshold, and none is shown or answered.
+    default_pass_threshold: float | None = None
     # How one run's score is reached, part by part, for the run page (`scoring.scored.score_parts`); None where
     # the methodology's run has no weighed parts to show.
     score_parts: Callable[[RunInput, TaskInput], dict[str, Any] | None] = _no_parts
@@ -280,6 +319,43 @@ class Methodology:
     @property
     def counts_outcomes(self) -> bool:
         return self.run_outcome is not None
+
+    def task_limits(self, time_limit_min: float | None, token_budget: int | None) -> TaskLimits:
+        """A task's limits by this methodology (`TaskLimits`): the limit it states, else the methodology's default
+        or cap; never another methodology's."""
+        rule = self.time_limit
+        minutes, source = None, ""
+        if rule.cap:
+            minutes, source = rule.default_min, "cap"
+        elif time_limit_min is not None:
+            minutes, source = time_limit_min, "task"
+        elif rule.default_min is not None:
+            minutes, source = rule.default_min, "default"
+        budget = token_budget if self.token_budgets else None
+        return TaskLimits(minutes, source, budget, rule.in_seconds, rule.words)
+
+    def limit_problems(self, task: Mapping[str, Any]) -> list[tuple[str, str]]:
+        """What is wrong with the limits a task states (a bundle's task document or the admin's task fields), as
+        (field, why naming the task): the limits the methodology requires and the task lacks (`missing_limits`),
+        and a time limit other than the methodology's cap (004: every task of the week has the same 30 minutes)."""
+        problems = list(self.missing_limits(task))
+        stated, rule = task.get("time_limit_min"), self.time_limit
+        if rule.cap and _is_number(stated) and stated != rule.default_min:
+            problems.append(
+                (
+                    "time_limit_min",
+                    f"task {task.get('key')!r} states a time limit of {stated:g} min: every task of the table has "
+                    f"the {rule.default_min:g}-minute cap (“{rule.words}”), and no other",
+                )
+            )
+        return problems
+
+    def pass_threshold(self, stated: float | None) -> float | None:
+        """A benchmark's pass threshold: the one it states, else the methodology's default; None where the
+        methodology has no pass threshold, whatever is stored."""
+        if self.default_pass_threshold is None:
+            return None
+        return self.default_pass_threshold if stated is None else stated
 
 
 REGISTRY: dict[str, Methodology] = {}
@@ -332,6 +408,10 @@ register(
         "that reached the time limit included with its recorded time and cost; runs in review, region-blocked or "
         "not counted, other-language runs and local and safety tasks are left out",
         interval=IntervalRule(cells=outcomes.interval_cells, resample_runs=False, factor=5.0, floor=0.0),
+        time_limit=TimeLimitRule(
+            default_min=outcomes.DEFAULT_TIME_LIMIT_MIN,
+            words="The run ends ... after time_limit_min (30 minutes by default)",
+        ),
     )
 )
 register(
@@ -358,6 +438,12 @@ register(
         task_numbers=_best_numbers,
         heuristic_mark=lambda run, task: scored.run_score(run, task).heuristic,
         score_parts=scored.score_parts,
+        time_limit=TimeLimitRule(
+            default_min=scored.DEFAULT_TIMEOUT_SECONDS / 60,
+            in_seconds=True,
+            words="A timeout (default 300 seconds)",
+        ),
+        default_pass_threshold=scored.DEFAULT_PASS_THRESHOLD,
     )
 )
 register(
@@ -403,6 +489,10 @@ register(
         task_numbers=_median_numbers,
         listed_checks_problems=checks.listed_checks_problems,
         missing_limits=checks.missing_limits,
+        time_limit=TimeLimitRule(
+            words="A run stops at the task's time limit or when the token budget runs out",
+        ),
+        token_budgets=True,
     )
 )
 register(
@@ -428,6 +518,11 @@ register(
         reviewed=True,
         same_week=True,
         tradeoff_axes=_weekly_axes,
+        time_limit=TimeLimitRule(
+            default_min=weekly.CAP_SECONDS / 60,
+            cap=True,
+            words="Wall-clock time ... stops when the agent finishes, or at 30 minutes, whichever comes first",
+        ),
         axes_names=("cost of the week", "time of the week"),
         axes_totals="each agent's totals for the week, as the board shows them: its counted run of every task of the "
         "week, summed (a run that reached the 30-minute cap counts 30 minutes), so every agent's total is over the "

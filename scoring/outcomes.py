@@ -41,6 +41,8 @@ from .types import (
 # Statuses whose run is not counted at all: a platform failure, a run that never started, a run stopped by a
 # budget this methodology does not have. region_blocked is handled apart (marked, not scored).
 NOT_COUNTED = frozenset({"infra_error", "not_started", "over_budget"})
+# §2: "The run ends ... after time_limit_min (30 minutes by default)": the limit of a task that states none.
+DEFAULT_TIME_LIMIT_MIN = 30.0
 
 # board name -> (task kind, runs in the agent's primary language?)
 BOARDS: dict[str, tuple[str, bool]] = {

@@ -42,6 +42,8 @@ from .types import (
 HEURISTIC_CAP = 0.6
 AUTO_WEIGHT, JUDGE_WEIGHT = 0.6, 0.4
 DEFAULT_PASS_THRESHOLD = 0.8
+# "Agents receive ... A timeout (default 300 seconds)": the limit of a task that states none.
+DEFAULT_TIMEOUT_SECONDS = 300.0
 # A computed score this close to the threshold is on it: 0.6 * a + 0.4 * j can land a rounding error below.
 TOLERANCE = 1e-9
 # A timeout, budget-exhausted or over-budget run is handed in as it stood at the limit ("A timeout (default 300

@@ -128,7 +128,9 @@ class TaskInput:
     # as a whole, then its tasks (`scoring.intervals`). None: the task stands alone.
     family: str | None = None
     evaluation: str | None = None
-    time_limit_min: float | None = 30
+    # The limits the task states; None: none stated (its methodology's default applies where it has one,
+    # `methodologies.Methodology.task_limits`).
+    time_limit_min: float | None = None
     token_budget: int | None = None
 
 

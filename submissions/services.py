@@ -281,7 +281,8 @@ def recomputed(sub: Submission) -> dict:
         for t in Task.objects.filter(benchmark=sub.benchmark, key__in=rnd.task_keys)
     ]
     runs = [run_input(r) for r in Run.objects.filter(round=rnd, entry__agent=sub.agent).select_related("task")]
-    params = {"pass_threshold": sub.benchmark.pass_threshold}
+    threshold = sub.benchmark.pass_mark
+    params = {"pass_threshold": threshold} if threshold is not None else {}
     return family_figures(tasks, runs, threshold_success(params), board_score(tasks))
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django.contrib import admin
 
+from scoring import methodologies
+
 from .. import services
 from ..models import Agent, Benchmark, Membership, Organization, Round
 from ._common import ReasonForm, SavesThroughServices
@@ -57,6 +59,18 @@ class BenchmarkForm(ReasonForm):
     def published_rounds(self):
         return Round.objects.published().filter(benchmark=self.instance)
 
+    def clean(self):
+        data = super().clean()
+        methodology = data.get("methodology") or self.instance.methodology
+        if methodology in methodologies.REGISTRY and data.get("pass_threshold") is not None:
+            rules = methodologies.get(methodology)
+            if rules.default_pass_threshold is None and "pass_threshold" not in self.errors:
+                self.add_error(
+                    "pass_threshold",
+                    f"A {rules.key} benchmark has no pass threshold: only scored benchmarks pass a run at a score.",
+                )
+        return data
+
 
 @admin.register(Agent)
 class AgentAdmin(SavesThroughServices, admin.ModelAdmin):
@@ -72,8 +86,18 @@ class AgentAdmin(SavesThroughServices, admin.ModelAdmin):
 @admin.register(Benchmark)
 class BenchmarkAdmin(ImportsResults, SavesThroughServices, admin.ModelAdmin):
     form = BenchmarkForm
-    list_display = ["name", "slug", "methodology", "pass_threshold", "preview_hours"]
+    list_display = ["name", "slug", "methodology", "pass_mark", "preview_hours"]
     search_fields = ["name", "slug"]
+
+    def get_exclude(self, request, obj=None):
+        # A methodology without a pass threshold has no such field (scored alone passes a run at a score).
+        if obj is not None and obj.rules.default_pass_threshold is None and obj.pass_threshold is None:
+            return ["pass_threshold"]
+        return super().get_exclude(request, obj)
+
+    @admin.display(description="pass threshold")
+    def pass_mark(self, obj: Benchmark) -> str:
+        return "–" if obj.pass_mark is None else f"{obj.pass_mark:g}"
 
     def update(self, obj, **kwargs) -> None:
         services.benchmark_update(benchmark=obj, **kwargs)

@@ -44,6 +44,21 @@ class TaskVersionInline(admin.TabularInline):
 LIMIT_FIELDS = ("time_limit_min", "token_budget")
 
 
+def time_limit_help() -> str:
+    """What a blank time limit means on each methodology, from the registry (each one's own seed)."""
+    said = []
+    for m in methodologies.REGISTRY.values():
+        limits = m.task_limits(None, None)
+        if limits.source == "cap":
+            said.append(f"{m.key}: the {limits.time_limit_min:g}-minute cap of every task, no other")
+        elif limits.source == "default":
+            minutes = limits.time_limit_min or 0.0
+            said.append(f"{m.key}: {minutes * 60:g} seconds" if limits.in_seconds else f"{m.key}: {minutes:g} min")
+        else:
+            said.append(f"{m.key}: none, state it")
+    return "Minutes. Blank: the methodology's own default (" + "; ".join(said) + ")."
+
+
 class TaskForm(forms.ModelForm):
     change_reason = reason_field(
         "Required once a round of the benchmark is published: it goes into the round's changelog."
@@ -52,6 +67,15 @@ class TaskForm(forms.ModelForm):
     class Meta:
         model = Task
         exclude: list[str] = []
+        help_texts = {
+            "token_budget": "Checks benchmarks only (a run stops when its token budget runs out); other methodologies "
+            "read, show and answer none."
+        }
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if "time_limit_min" in self.fields:
+            self.fields["time_limit_min"].help_text = time_limit_help()
 
     def clean(self):
         data = super().clean()
@@ -62,9 +86,10 @@ class TaskForm(forms.ModelForm):
             ask_reason(self, published=published, message=BENCHMARK_PUBLISHED)
         if bench is not None:
             # The limits the benchmark's methodology needs every task to state (a checks task: its time limit and
-            # token budget), refused as a bundle without them is.
+            # token budget) or refuses (a weekly task's limit other than the cap), refused as in a bundle.
             fields = {"key": data.get("key") or self.instance.key, **{f: data.get(f) for f in LIMIT_FIELDS}}
-            for field, why in methodologies.get(bench.methodology).missing_limits(fields):
+            rules = methodologies.get(bench.methodology)
+            for field, why in rules.limit_problems(fields):
                 if field in self.fields and field not in self.errors:
                     self.add_error(field, why)
         return data
@@ -84,6 +109,12 @@ class TaskAdmin(DeletesThroughService, admin.ModelAdmin):
     def get_readonly_fields(self, request, obj=None):
         # The current version moves only with a new TaskVersion (task_version_create).
         return ["version", "benchmark"] if obj is not None else []
+
+    def get_exclude(self, request, obj=None):
+        # A methodology without token budgets has no such field on its tasks.
+        if obj is not None and not obj.benchmark.rules.token_budgets:
+            return ["token_budget"]
+        return super().get_exclude(request, obj)
 
     def has_change_permission(self, request, obj=None):
         return user_is_editor(request.user) and super().has_change_permission(request, obj)

@@ -14,7 +14,8 @@ def test_it_lists_benchmarks_with_their_latest_published_round(demo, client):
     (bench,) = r.json()
     assert (bench["slug"], bench["name"], bench["methodology"]) == ("demo", "Demo Bench", "outcomes")
     assert bench["latest_round"] == "r1"
-    assert bench["pass_threshold"] == 0.8
+    # A pass threshold is the scored methodology's (002) alone: an outcomes benchmark answers none.
+    assert "pass_threshold" not in bench
 
 
 def test_every_answer_names_the_same_latest_round_and_lists_rounds_newest_first(db, client):

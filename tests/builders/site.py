@@ -349,7 +349,7 @@ def weekly_bundle(slug: str = "wbench") -> dict[str, Any]:
             "kind": "core",
             "dimensions": [],
             "evaluation": "checklist",
-            "time_limit_min": 60,
+            "time_limit_min": 30,
             "prompt": "Do it.",
         }
         for k, t in (("trip", "Trip plan"), ("inbox", "Inbox"))

@@ -99,17 +99,16 @@ def test_changing_a_benchmark_parameter_logs_it_and_recomputes(client, w):
         "methodology": bench.methodology,
         "description": "",
         "task_set_version": bench.task_set_version,
-        "pass_threshold": "0.9",
-        "params": "{}",
+        "params": '{"votes": true}',
         "position": bench.position,
         "preview_hours": bench.preview_hours,
-        "change_reason": "Threshold agreed for v1.",
+        "change_reason": "Votes agreed for v1.",
     }
     response = client.post(f"/admin/leaderboard/benchmark/{bench.pk}/change/", form)
     assert response.status_code == 302, response.content.decode()[:2000]
-    assert Benchmark.objects.get(pk=bench.pk).pass_threshold == 0.9
+    assert Benchmark.objects.get(pk=bench.pk).params == {"votes": True}
     entry = ChangelogEntry.objects.get(round=w["round"])
-    assert "pass threshold: 0.8 -> 0.9" in entry.what and entry.why == "Threshold agreed for v1."
+    assert entry.what.startswith("Benchmark artb-t: params: ") and entry.why == "Votes agreed for v1."
     assert stale()
 
 

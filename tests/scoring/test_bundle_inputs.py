@@ -114,8 +114,8 @@ def test_a_bundle_becomes_the_inputs_of_each_round_field_for_field():
         time_limit_min=45,
         token_budget=5000,
     )
-    # A task without its own limits: the format's 30-minute limit and no token budget.
-    t2 = TaskInput(key="t2", title="", kind="core", version="1.0", dimensions=(), time_limit_min=30)
+    # A task without its own limits: none stated (its methodology's default, if any, is the registry's).
+    t2 = TaskInput(key="t2", title="", kind="core", version="1.0", dimensions=(), time_limit_min=None)
     run = RunInput(
         id="7",
         round="r1",

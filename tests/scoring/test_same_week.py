@@ -35,7 +35,7 @@ def doc(*starts: str | None, methodology: str = "weekly", starts_on: str | None 
                 "title": "Trip plan",
                 "version": "1.0",
                 "kind": "core",
-                "time_limit_min": 60,
+                "time_limit_min": 30,
                 "token_budget": 1_000_000,
             }
         ],
