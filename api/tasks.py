@@ -21,7 +21,7 @@ router = Router()
 
 def _task_fields(t: Task) -> dict[str, Any]:
     current = task_version(t, t.version)
-    limits = t.limits
+    limits = t.benchmark.rules.task_limits(t.time_limit_min, t.token_budget)
     return {
         "key": t.key,
         "title": t.title,

@@ -34,8 +34,8 @@ def voter_pseudonym(vote: Vote) -> str:
 
 def _benchmark_params(benchmark: Benchmark) -> dict[str, Any]:
     """The benchmark's params as a bundle carries them, with its vendor window and, on a methodology that has one
-    (scored), its pass threshold as the boards use it (its own, else the methodology's default)."""
-    threshold = benchmark.pass_mark
+    (scored), the pass threshold it states (none stated: the methodology's default, as on import)."""
+    threshold = benchmark.pass_threshold if benchmark.pass_mark is not None else None
     return {
         **(benchmark.params or {}),
         **({"pass_threshold": threshold} if threshold is not None else {}),

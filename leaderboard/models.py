@@ -137,8 +137,7 @@ class Benchmark(models.Model):
 
     @property
     def pass_mark(self) -> float | None:
-        """The pass threshold the benchmark's boards use: its own, else its methodology's default; None on a
-        methodology without one (`Methodology.pass_threshold`)."""
+        """The pass threshold its boards use (`Methodology.pass_threshold`): None where the methodology has none."""
         return self.rules.pass_threshold(self.pass_threshold)
 
 
@@ -219,9 +218,7 @@ class Task(models.Model):
     difficulty = models.CharField(max_length=50, blank=True)
     evaluation = models.CharField(max_length=20, choices=Evaluation.choices, blank=True)
     time_limit_min = models.FloatField(
-        null=True,
-        blank=True,
-        help_text="Minutes. Blank: the methodology's own default.",
+        null=True, blank=True, help_text="Minutes. Blank: the methodology's own default."
     )
     token_budget = models.BigIntegerField(null=True, blank=True)
     human_minutes = models.FloatField(null=True, blank=True)
@@ -248,11 +245,6 @@ class Task(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("task", args=[self.benchmark.slug, self.key])
-
-    @property
-    def limits(self) -> methodologies.TaskLimits:
-        """The task's limits by its benchmark's methodology: what it states, else the methodology's own default."""
-        return self.benchmark.rules.task_limits(self.time_limit_min, self.token_budget)
 
     @property
     def current_version(self) -> TaskVersion | None:

@@ -136,11 +136,16 @@ def run_page(
         "rerun_standing": run_standing(rerun, standings) if rerun else None,
         "original_standing": run_standing(run.rerun_of, standings) if run.rerun_of else None,
         **_third_verdict(run, verdicts),
-        "standing_label": methodologies.get(bench.methodology).standing_label,
-        # Whether every run has a blind second reviewer (and a third on disagreement): the verdicts say so only then.
-        "double_review": methodologies.get(bench.methodology).double_review,
+        **_review_marks(bench),
         **_what_happened(run, query or {}),
     }
+
+
+def _review_marks(bench: Benchmark) -> dict[str, Any]:
+    """How the run, agent and task pages name a run's standing, and whether every run has a blind second reviewer
+    (and a third on disagreement): the verdicts say so only then."""
+    rules = methodologies.get(bench.methodology)
+    return {"standing_label": rules.standing_label, "double_review": rules.double_review}
 
 
 def _run_week(run: Run, rnd: Round) -> dict[str, Any]:
@@ -241,9 +246,7 @@ def round_agent_page(*, bench_slug: str, round_key: str, agent_slug: str) -> dic
         "groups": groups,
         "boards": _agent_boards(bench, data, agent_slug),
         "state": snapshot_state(snap),
-        "standing_label": methodologies.get(bench.methodology).standing_label,
-        # Whether every run has a blind second reviewer (and a third on disagreement): the verdicts say so only then.
-        "double_review": methodologies.get(bench.methodology).double_review,
+        **_review_marks(bench),
     }
 
 
@@ -301,7 +304,7 @@ def task_page(*, bench_slug: str, task_key: str, agent: str | None) -> dict[str,
     return {
         "bench": bench,
         "task": task,
-        "limits": limits_view(task.limits),
+        "limits": limits_view(bench.rules.task_limits(task.time_limit_min, task.token_budget)),
         "versions": versions,
         "current": current,
         "sections": sections,
@@ -313,9 +316,7 @@ def task_page(*, bench_slug: str, task_key: str, agent: str | None) -> dict[str,
             ),
             {r.entry.agent.slug: r.entry.agent.name for r in runs},
         ),
-        "standing_label": methodologies.get(bench.methodology).standing_label,
-        # Whether every run has a blind second reviewer (and a third on disagreement): the verdicts say so only then.
-        "double_review": methodologies.get(bench.methodology).double_review,
+        **_review_marks(bench),
     }
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from scoring import methodologies
 from scoring.common import fixed
+from scoring.limits import TaskLimits
 from scoring.types import RatingRow
 
 OUTCOME_BADGE = {
@@ -86,7 +87,7 @@ def fmt_range(lo: float | None, hi: float | None) -> str:
     return f"{fixed(lo, 0)}–{fixed(hi, 0)}"
 
 
-def fmt_time_limit(limits: methodologies.TaskLimits) -> str:
+def fmt_time_limit(limits: TaskLimits) -> str:
     """A task's time limit in its methodology's unit: "300 s" where the seed gives seconds (002's timeout), else
     "30 min"; "–" for none."""
     minutes = limits.time_limit_min
@@ -105,7 +106,7 @@ LIMIT_SOURCE = {
 }
 
 
-def limits_view(limits: methodologies.TaskLimits) -> dict[str, Any]:
+def limits_view(limits: TaskLimits) -> dict[str, Any]:
     """A task's limits as its task and run pages say them: the time limit in its unit, where it comes from with the
     seed's words when it is not the task's own, and the token budget where the methodology has one."""
     source = LIMIT_SOURCE[limits.source]

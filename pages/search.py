@@ -46,9 +46,7 @@ def search_page(*, bench_slug: str, params: Mapping[str, str]) -> dict[str, Any]
     agents, tasks = _filter_choices(bench)
     agent = params.get("agent") if params.get("agent") in {a for a, _ in agents} else ""
     task = params.get("task") if params.get("task") in tasks else ""
-    # Passed or failed: a counted pass where the board counts outcomes, a score at the pass threshold where the
-    # methodology has one (scored); checks (003) has neither, and no such filter.
-    passes = bench.rules.counts_outcomes or bench.pass_mark is not None
+    passes = _runs_pass(bench)
     outcome = params.get("outcome") if passes and params.get("outcome") in ("passed", "failed") else ""
     context: dict[str, Any] = {
         "bench": bench,
@@ -130,6 +128,12 @@ def _matching(entries: QuerySet, query: str) -> QuerySet:
 
 def _words(query: str) -> list[str]:
     return [w for w in re.findall(r'[^\s"]+', query) if w.lower() not in ("or", "and") and not w.startswith("-")]
+
+
+def _runs_pass(bench: Benchmark) -> bool:
+    """Whether a run of the benchmark passes or fails: a counted pass where the board counts outcomes, a score at
+    the pass threshold where the methodology has one (scored); checks (003) has neither, and no such filter."""
+    return bench.rules.counts_outcomes or bench.pass_mark is not None
 
 
 def _with_outcome(bench: Benchmark, run_ids: list[int], outcome: str) -> list[int]:

@@ -10,9 +10,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from . import checks, outcomes, scored, tradeoffs, weekly
+from . import checks, limits, outcomes, scored, tradeoffs, weekly
 from .common import fixed
 from .intervals import IntervalRule
+from .limits import TaskLimits, TimeLimitRule
 from .standings import StandingsRule, by_run_rule
 from .types import (
     ChecksOverallRow,
@@ -183,37 +184,6 @@ def _no_parts(run: RunInput, task: TaskInput) -> dict[str, Any] | None:
 
 
 @dataclass(frozen=True)
-class TimeLimitRule:
-    """How long a run of a task may take by the methodology's own seed, when the task states no limit."""
-
-    # The limit of a task that states none, in minutes; None: no default, every task states its own.
-    default_min: float | None = None
-    # The default is the methodology's cap, the same for every task (004's 30 minutes): a task states no other.
-    cap: bool = False
-    # The seed gives the limit in seconds (002's timeout), and so do the pages.
-    in_seconds: bool = False
-    # The seed's words for it, quoted where the limit is shown (docs/methodology-choices.md names the seeds).
-    words: str = ""
-
-
-@dataclass(frozen=True)
-class TaskLimits:
-    """A task's limits as its methodology reads them (`Methodology.task_limits`): the time limit and where it comes
-    from ("task": the task states it; "default": the methodology's default; "cap": the methodology's cap; "": none),
-    and the token budget where the methodology has token budgets (003), else None."""
-
-    time_limit_min: float | None
-    source: str
-    token_budget: int | None
-    in_seconds: bool
-    words: str
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-@dataclass(frozen=True)
 class Methodology:
     key: str
     name: str
@@ -321,34 +291,15 @@ class Methodology:
         return self.run_outcome is not None
 
     def task_limits(self, time_limit_min: float | None, token_budget: int | None) -> TaskLimits:
-        """A task's limits by this methodology (`TaskLimits`): the limit it states, else the methodology's default
-        or cap; never another methodology's."""
-        rule = self.time_limit
-        minutes, source = None, ""
-        if rule.cap:
-            minutes, source = rule.default_min, "cap"
-        elif time_limit_min is not None:
-            minutes, source = time_limit_min, "task"
-        elif rule.default_min is not None:
-            minutes, source = rule.default_min, "default"
-        budget = token_budget if self.token_budgets else None
-        return TaskLimits(minutes, source, budget, rule.in_seconds, rule.words)
+        """A task's limits by this methodology: the limit it states, else the methodology's own default or cap;
+        never another methodology's (`limits.task_limits`)."""
+        return limits.task_limits(self.time_limit, self.token_budgets, time_limit_min, token_budget)
 
     def limit_problems(self, task: Mapping[str, Any]) -> list[tuple[str, str]]:
         """What is wrong with the limits a task states (a bundle's task document or the admin's task fields), as
         (field, why naming the task): the limits the methodology requires and the task lacks (`missing_limits`),
-        and a time limit other than the methodology's cap (004: every task of the week has the same 30 minutes)."""
-        problems = list(self.missing_limits(task))
-        stated, rule = task.get("time_limit_min"), self.time_limit
-        if rule.cap and _is_number(stated) and stated != rule.default_min:
-            problems.append(
-                (
-                    "time_limit_min",
-                    f"task {task.get('key')!r} states a time limit of {stated:g} min: every task of the table has "
-                    f"the {rule.default_min:g}-minute cap (“{rule.words}”), and no other",
-                )
-            )
-        return problems
+        and a time limit other than its cap (`limits.cap_problems`)."""
+        return [*self.missing_limits(task), *limits.cap_problems(self.time_limit, task)]
 
     def pass_threshold(self, stated: float | None) -> float | None:
         """A benchmark's pass threshold: the one it states, else the methodology's default; None where the

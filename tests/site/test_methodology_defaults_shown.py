@@ -140,7 +140,8 @@ def test_the_admin_keeps_a_scored_task_without_a_limit_on_the_methodologys_defau
     assert status == 302
     task = Task.objects.get(key="new-task")
     assert task.time_limit_min is None
-    assert (task.limits.time_limit_min, task.limits.source) == (5.0, "default")
+    limits = task.benchmark.rules.task_limits(task.time_limit_min, task.token_budget)
+    assert (limits.time_limit_min, limits.source) == (5.0, "default")
 
 
 def test_the_admin_refuses_a_weekly_task_with_another_limit_than_the_cap(load, client):
