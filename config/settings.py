@@ -1,8 +1,8 @@
 """Settings, read from the environment in one place.
 
-With no configuration the site runs on SQLite with Celery tasks run eagerly and a local-memory cache, so a
-new user needs no server. `DATABASE_URL` and `REDIS_URL` switch to PostgreSQL, Redis and real Celery workers.
-`CI=true` insists on both and fails loudly rather than fall back.
+With no configuration the site runs on SQLite with Celery tasks run eagerly and a file cache under VAR_DIR
+(shared by every process on the machine), so a new user needs no server. `DATABASE_URL` and `REDIS_URL` switch
+to PostgreSQL, Redis and real Celery workers. `CI=true` insists on both and fails loudly rather than fall back.
 """
 
 from __future__ import annotations
@@ -143,7 +143,20 @@ if REDIS_URL:
     CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", REDIS_URL)
     CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "lb"}}
+    # Django's file cache under VAR_DIR, not a per-process memory: the site, a second server process and a command
+    # run beside them (an import, a recount, a publication) share it, so the write that retires a board's cached
+    # pages (leaderboard/caching.py), a rate-limit window (leaderboard/ratelimit.py), a signed-out session and
+    # the vote pool are seen by every process on the machine, as Redis makes them seen by every server.
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": str(VAR_DIR / "cache" / (RUN_NAMESPACE or ("tests" if TESTING else "site"))),
+            "KEY_PREFIX": "lb",
+            "TIMEOUT": 300,
+            # Pages, rate-limit logs, sessions and version keys; past this a third of the files are dropped.
+            "OPTIONS": {"MAX_ENTRIES": 3000},
+        }
+    }
     # Kombu's in-memory transport, named with its host: "memory://" alone made kombu warn "No hostname was
     # supplied. Reverting to default 'localhost'" on every command that sends a task.
     CELERY_BROKER_URL = "memory://localhost/"

@@ -84,8 +84,9 @@ def _redis_client():
 
 
 def _limit_hit_portable(key: str, limit: int, window: int, now: float) -> float | None:
-    """The same log as a list in any other cache (the in-memory one of a site with no configuration): not atomic
-    across processes, which such a site does not have."""
+    """The same log as a list in any other cache (the file cache of a site with no configuration, which every
+    process on the machine shares): a read then a write, so two processes counting at the same instant may both
+    pass one request over the limit; Redis's log is exact."""
     try:
         times = [t for t in cache.get(key, []) if t > now - window]
         if len(times) >= limit:
