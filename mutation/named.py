@@ -10,6 +10,7 @@ default); exits non-zero if a mutant survives or its text is no longer found.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -18,7 +19,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 COPY = ROOT / "var" / "mutate" / "named"
-PURE = ["-p", "no:django"]
+# The pure tests run with the Django plugin too: the suite's autouse fixtures (tests/conftest.py) clear the run's
+# cache keys, which needs Django's settings, so under `-p no:django` every test errors at set-up, and an error
+# must never pass for a killed mutant. A test that uses no database creates none.
+PURE: list[str] = []
 # The Django tests reuse one test database across the mutants (created by the first).
 DJANGO = ["--reuse-db"]
 
@@ -191,6 +195,44 @@ MUTANTS = [
         (*DJANGO, "-k", "time_or_working"),
     ),
     Mutant(
+        "scoring",
+        "a dimension score no longer floored at 0",
+        (
+            (
+                "scoring/outcomes.py",
+                "dimensions[name] = ten_point_score(sum(r.points or 0 for r in tagged), len(tagged))",
+                "dimensions[name] = 5 * sum(r.points or 0 for r in tagged) / len(tagged) if tagged else None",
+            ),
+        ),
+        ("tests/scoring/test_dimension_floor.py",),
+    ),
+    Mutant(
+        "scoring",
+        "no 0-10 score floored at 0",
+        (("scoring/outcomes.py", "return max(0.0, 5 * points / tested)", "return 5 * points / tested"),),
+        ("tests/scoring/test_dimension_floor.py",),
+    ),
+    Mutant(
+        "scoring",
+        "the clustered bootstrap ignoring the round's task families",
+        (
+            (
+                "scoring/intervals.py",
+                "families = {t.key: t.family for t in round_input.tasks if t.family}",
+                "families: dict[str, str] = {}",
+            ),
+        ),
+        ("tests/scoring/test_intervals_read_task_families.py",),
+        (*DJANGO,),
+    ),
+    Mutant(
+        "scoring",
+        "a bundle's task families not read into the round",
+        (("scoring/bundle.py", 'family=t.get("family") or None,', "family=None,"),),
+        ("tests/scoring/test_intervals_read_task_families.py",),
+        (*DJANGO,),
+    ),
+    Mutant(
         "voting",
         "the voter's own votes in everyone else's fit",
         (("voting/services/flagging.py", "others[task_id][cell_of(task_id, a, b, winner)[1:]] -= n", "pass"),),
@@ -210,6 +252,13 @@ MUTANTS = [
         ),
         ("tests/voting/test_counting.py",),
         (*DJANGO, "-k", "flag"),
+    ),
+    Mutant(
+        "voting",
+        "a pair's one-time aliases accepted at the instant they expire",
+        (("voting/draw/matchups.py", "if matchup.expires_at <= now:", "if matchup.expires_at < now:"),),
+        ("tests/voting/test_alias_expiry_instant.py",),
+        (*DJANGO,),
     ),
     Mutant(
         "voting",
@@ -247,6 +296,17 @@ def apply(m: Mutant) -> str | None:
     return None
 
 
+def _verdict(run: subprocess.CompletedProcess) -> str | None:
+    """None when a test failed on the mutant (killed); else why it is not killed. A run that stopped on an error
+    (a fixture or an import that broke) killed nothing: the tests never looked at the rule."""
+    summary = (run.stdout.strip().splitlines() or [""])[-1]
+    if run.returncode == 1 and re.search(r"\d+ failed", summary) and not re.search(r"\d+ errors?\b", summary):
+        return None
+    if run.returncode == 1:
+        return f"not killed: the tests stopped on an error, not a failure ({summary})"
+    return f"survived (pytest exit code {run.returncode})"
+
+
 def main(targets: list[str]) -> int:
     failed = 0
     python = str(Path(sys.executable))
@@ -257,7 +317,7 @@ def main(targets: list[str]) -> int:
         if problem is None:
             cmd = [python, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *m.pytest_args, *m.tests]
             run = subprocess.run(cmd, cwd=COPY, env=env, capture_output=True, text=True)
-            problem = None if run.returncode == 1 else f"survived (pytest exit code {run.returncode})"
+            problem = _verdict(run)
         failed += problem is not None
         print(f"{m.target}: {m.name}: {problem or 'killed'}", flush=True)
     shutil.rmtree(COPY, ignore_errors=True)
