@@ -63,6 +63,12 @@ def check_inflated(f: IO[bytes], *, max_entry: int, max_total: int) -> int:
     return total
 
 
+def entry_chunks(f: IO[bytes], info: zipfile.ZipInfo) -> Iterator[bytes]:
+    """The entry's inflated bytes, in chunks of at most CHUNK, for a reader that counts what it takes as it goes
+    (`scoring.bounded_json`): an entry is never held whole before it has been counted."""
+    return _inflated(f, info)
+
+
 def _inflated(f: IO[bytes], info: zipfile.ZipInfo) -> Iterator[bytes]:
     """The entry's inflated bytes, in chunks of at most CHUNK."""
     if info.flag_bits & 0x1:

@@ -321,6 +321,10 @@ INSPECT_LOG_MAX_BYTES = env_int("INSPECT_LOG_MAX_BYTES", 200_000_000)
 INSPECT_LOG_MAX_ENTRY_BYTES = env_int("INSPECT_LOG_MAX_ENTRY_BYTES", 50_000_000)
 # A τ² submission's zip (site, API, import_submission): what it may inflate to in all, counted as it inflates.
 SUBMISSION_MAX_BYTES = env_int("SUBMISSION_MAX_BYTES", 200_000_000)
+# What a submission's JSON files may hold in all, counted before any is parsed (a value: an item of an array or
+# object; τ²-bench's real files hold about 350 per simulation) and how deep they may nest.
+SUBMISSION_MAX_JSON_VALUES = env_int("SUBMISSION_MAX_JSON_VALUES", 1_500_000)
+SUBMISSION_MAX_JSON_DEPTH = env_int("SUBMISSION_MAX_JSON_DEPTH", 64)
 
 LOGGING = {
     "version": 1,

@@ -3,6 +3,10 @@ trajectory files beside it (τ²'s `Results`: `info`, `tasks`, `simulations`; or
 as τ²-bench defines them (`src/tau2/metrics/agent_metrics.py`): a simulation succeeds when its
 `reward_info.reward` is 1 within 1e-6; an infrastructure error is left out of every figure; `trial` counts
 from 0. Pure: bytes in, plain values out.
+
+Every file is read within the upload's limits (`scoring.bounded_json`), and the fields the site reads are checked
+for their kind before anything reads them (`RESULTS`): a file no field can hold is refused whole, naming the
+file and the field.
 """
 
 from __future__ import annotations
@@ -11,8 +15,13 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from decimal import Decimal
-from typing import Any
+from typing import Annotated, Any
+
+import msgspec
+
+from .bounded_json import Budget, JsonRefused, loads
 
 TAU2_INFRA = frozenset({"infrastructure_error"})
 # τ²'s pydantic defaults: a task as published (a default left out) and as dumped (written out) are the same task.
@@ -108,11 +117,112 @@ def read_claims(results: Any) -> list[Claim]:
     return claims
 
 
-def _load(name: str, data: bytes, parse_float: Any = None) -> Any:
+def _load(name: str, data: bytes, budget: Budget | None) -> Any:
     try:
-        return json.loads(data, parse_float=parse_float) if parse_float else json.loads(data)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise Tau2Error(f"{name}: not readable JSON ({exc})") from exc
+        return loads(name, data, budget)
+    except JsonRefused as exc:
+        raise Tau2Error(str(exc)) from exc
+
+
+# The fields of τ²'s `Results` the site reads, by kind: a file whose fields are of another kind is refused,
+# naming the field. Fields not named here are carried as they are (a transcript's other parts) or not read.
+Count = Annotated[int, msgspec.Meta(ge=0)]
+
+
+class _Side(msgspec.Struct):
+    llm: str | None = None
+    llm_args: dict | None = None
+    implementation: str | None = None
+
+
+class _Environment(msgspec.Struct):
+    domain_name: str | None = None
+
+
+class _Info(msgspec.Struct):
+    num_trials: Count | None = None
+    max_steps: Count | None = None
+    max_errors: Count | None = None
+    seed: int | str | None = None
+    git_commit: str | None = None
+    agent_info: _Side | None = None
+    user_info: _Side | None = None
+    environment_info: _Environment | None = None
+
+
+class _Task(msgspec.Struct):
+    id: str | int
+
+
+class _Call(msgspec.Struct):
+    id: str | None = None
+    name: str | None = None
+
+
+class _Message(msgspec.Struct):
+    role: str | None = None
+    content: str | None = None
+    tool_calls: list[_Call] | None = None
+
+
+class _Reward(msgspec.Struct):
+    reward: float | None = None
+
+
+class _Simulation(msgspec.Struct):
+    task_id: str | int
+    trial: Count | None = None
+    seed: int | str | None = None
+    termination_reason: str | None = None
+    reward_info: _Reward | None = None
+    agent_cost: float | None = None
+    user_cost: float | None = None
+    duration: float | None = None
+    start_time: str | None = None
+    messages: list[_Message] | None = None
+
+
+class _Results(msgspec.Struct):
+    simulations: list[_Simulation]
+    info: _Info | None = None
+    tasks: list[_Task] | None = None
+
+
+RESULTS = _Results | list[_Simulation]
+
+
+def _kinds(name: str, doc: Any) -> None:
+    """Refuse a trajectory file whose fields the site reads are of the wrong kind (`RESULTS`), or whose start
+    times no clock the database keeps can hold, naming the field."""
+    try:
+        msgspec.convert(doc, RESULTS, strict=True)
+    except msgspec.ValidationError as exc:
+        why, _, where = str(exc).partition(" - at `$")
+        where = where.rstrip("`").lstrip(".")
+        raise Tau2Error(f"{name}: {where}: {why[:1].lower()}{why[1:]}" if where else f"{name}: {why}") from None
+    sims = doc if isinstance(doc, list) else doc.get("simulations") or []
+    for i, sim in enumerate(sims):
+        problem = _time_problem(sim.get("start_time"))
+        if problem:
+            raise Tau2Error(f"{name}: {'' if isinstance(doc, list) else 'simulations'}[{i}].start_time: {problem}")
+
+
+def _time_problem(value: Any) -> str | None:
+    """Why a start time cannot be stored (a time before 1970 or past 9998 once in UTC), or None; a text that is
+    no ISO time is left out of the run, not refused."""
+    if not isinstance(value, str):
+        return None
+    try:
+        when = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    try:
+        utc = when.astimezone(UTC) if when.tzinfo else when
+    except (OverflowError, ValueError):
+        return f"{value!r} is not a time the site can store"
+    if not 1970 <= utc.year <= 9998:
+        return f"{value!r} is not a time the site can store (years 1970 to 9998)"
+    return None
 
 
 def _domain_of(name: str, doc: Any, mapping: dict[str, str], domains: tuple[str, ...]) -> str:
@@ -134,8 +244,12 @@ def _domain_of(name: str, doc: Any, mapping: dict[str, str], domains: tuple[str,
     )
 
 
-def read_file(name: str, data: bytes, mapping: dict[str, str], domains: tuple[str, ...]) -> Tau2File:
-    doc = _load(name, data)
+def read_file(
+    name: str, data: bytes, mapping: dict[str, str], domains: tuple[str, ...], budget: Budget | None = None
+) -> Tau2File:
+    doc = _load(name, data, budget)
+    if isinstance(doc, list) or (isinstance(doc, dict) and isinstance(doc.get("simulations"), list)):
+        _kinds(name, doc)
     if isinstance(doc, list):
         sims, info, tasks = doc, None, None
     elif isinstance(doc, dict) and isinstance(doc.get("simulations"), list):
@@ -154,26 +268,32 @@ def read_file(name: str, data: bytes, mapping: dict[str, str], domains: tuple[st
     )
 
 
-def read_submission(files: dict[str, bytes], domains: tuple[str, ...] = ()) -> Tau2Submission:
+def read_submission(
+    files: dict[str, bytes], domains: tuple[str, ...] = (), budget: Budget | None = None
+) -> Tau2Submission:
     """`files` by name (paths as in the folder or zip): one `submission.json`, the trajectory files (every
-    other `.json`). `domains`: the benchmark's families, for telling a file's domain by its name."""
+    other `.json`). `domains`: the benchmark's families, for telling a file's domain by its name. `budget`: what
+    the files may hold in all (default: `scoring.bounded_json`'s limits, any size)."""
+    budget = budget or Budget(max_bytes=sum(len(d) for d in files.values()))
     heads = [n for n in files if n.rsplit("/", 1)[-1] == "submission.json"]
     if len(heads) != 1:
         raise Tau2Error(
             "the submission needs exactly one submission.json" + (f" (found {len(heads)})" if heads else "")
         )
     head = heads[0]
-    exact = _load(head, files[head], parse_float=Decimal)
-    if not isinstance(exact, dict):
+    declared = _load(head, files[head], budget)
+    if not isinstance(declared, dict):
         raise Tau2Error(f"{head}: not a JSON object")
-    declared = _load(head, files[head])
+    exact = json.loads(files[head], parse_float=Decimal)  # read as JSON already: the claims' written decimals
     contact = dict(declared.get("contact_info") or {}) if isinstance(declared.get("contact_info"), dict) else {}
     if isinstance(declared.get("contact_info"), dict):
         declared["contact_info"] = {k: v for k, v in declared["contact_info"].items() if k != "email"}
-    mapping = declared.get("trajectory_files") if isinstance(declared.get("trajectory_files"), dict) else {}
-    known = tuple(domains) + tuple(d for d in (exact.get("results") or {}) if d not in domains)
+    given = declared.get("trajectory_files")
+    mapping: dict[str, str] = given if isinstance(given, dict) else {}
+    results = exact.get("results") if isinstance(exact.get("results"), dict) else {}
+    known = tuple(domains) + tuple(d for d in results if d not in domains)
     trajectories = sorted(n for n in files if n != head and n.endswith(".json"))
-    read = [read_file(n, files[n], mapping, known) for n in trajectories]
+    read = [read_file(n, files[n], mapping, known, budget) for n in trajectories]
     return Tau2Submission(declared, contact, read_claims(exact.get("results")), read, notes(declared, read))
 
 

@@ -7,9 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.conf import settings
+
 from bundles.inspect_logs import InspectLogError, logs_to_bundle, read_logs
 from bundles.submission_mode import review_record_problems
 from leaderboard.models import Benchmark, Round, Task, TaskVersion
+from scoring.bounded_json import Budget, JsonRefused, counted
 from scoring.bundle import BundleError, DocumentError, check_bundle, parse_document
 from scoring.submission_checks import Ran, Sim, SubmittedFile, TaskSet, TrackInput, from_tau2
 from scoring.tau2 import Claim, Tau2Error, read_submission
@@ -76,9 +79,18 @@ def _family_of(run: dict, files: list[SubmittedFile]) -> str:
     return next((f.family for f in files if any(s.task == run["task"] for s in f.sims)), "")
 
 
+def json_budget() -> Budget:
+    """What one submission's JSON files may hold in all (settings: SUBMISSION_MAX_BYTES, _JSON_VALUES, _DEPTH)."""
+    return Budget(
+        max_bytes=settings.SUBMISSION_MAX_BYTES,
+        max_values=settings.SUBMISSION_MAX_JSON_VALUES,
+        max_depth=settings.SUBMISSION_MAX_JSON_DEPTH,
+    )
+
+
 def read_tau2(files: dict[str, bytes], families: tuple[str, ...]) -> Read:
     try:
-        sub = read_submission(files, families)
+        sub = read_submission(files, families, json_budget())
     except Tau2Error as exc:
         raise SubmissionRefused([str(exc)]) from exc
     checked = [from_tau2(f) for f in sub.files]
@@ -114,8 +126,11 @@ def read_bundle(raw: bytes, *, inspect_logs: list | None = None, benchmark: str 
             raise SubmissionRefused(exc.problems) from exc
     else:
         try:
+            counted("bundle", (raw,), json_budget())
             doc = parse_document(raw)
             check_bundle(doc)
+        except JsonRefused as exc:
+            raise SubmissionRefused([str(exc)]) from exc
         except DocumentError as exc:
             raise SubmissionRefused([f"(bundle): {exc}"]) from exc
         except BundleError as exc:
