@@ -8,10 +8,11 @@ and writes nothing; a team's upload key answers 403, as does a submission key on
 
 from __future__ import annotations
 
+import math
 from io import BytesIO
 from typing import Any
 
-from django.http import HttpRequest
+from django.http import HttpRequest, JsonResponse
 from ninja import File, Form, Path, Query, Router
 from ninja.files import UploadedFile
 from ninja.responses import Status
@@ -22,7 +23,7 @@ from scoring.types import KEY_PATTERN
 from submissions.files import zip_files
 from submissions.models import Submission, SubmissionStatus
 from submissions.reading import SubmissionRefused
-from submissions.services import Upload, submit
+from submissions.services import Upload, rate_wait, submit
 
 from . import schemas as s
 from .common import ERRORS
@@ -120,6 +121,12 @@ def submission_create(
     """Submit results for one of the key's organization's agents into the benchmark's open submission track.
     Answers 201 with the submission as checked (its tier, checks and figures)."""
     key = request.auth
+    wait, whose = rate_wait(organization=key.organization, sender=f"key:{key.pk}")
+    if wait:
+        who = f"from {key.organization.name}" if whose == "org" else "with this key"
+        busy = JsonResponse({"detail": f"Too many submissions {who}: try again in {math.ceil(wait)} s"}, status=429)
+        busy["Retry-After"] = str(math.ceil(wait))
+        return busy
     try:
         upload = _files(archive, submission, trajectories, bundle, logs)
         sub = submit(

@@ -325,6 +325,10 @@ SUBMISSION_MAX_BYTES = env_int("SUBMISSION_MAX_BYTES", 200_000_000)
 # object; τ²-bench's real files hold about 350 per simulation) and how deep they may nest.
 SUBMISSION_MAX_JSON_VALUES = env_int("SUBMISSION_MAX_JSON_VALUES", 1_500_000)
 SUBMISSION_MAX_JSON_DEPTH = env_int("SUBMISSION_MAX_JSON_DEPTH", 64)
+# Submissions (the upload form and the API) per account or API key, and per organization, per window.
+SUBMISSION_RATE_LIMIT = env_int("SUBMISSION_RATE_LIMIT", 10)
+SUBMISSION_ORG_RATE_LIMIT = env_int("SUBMISSION_ORG_RATE_LIMIT", 30)
+SUBMISSION_RATE_WINDOW_SECONDS = env_int("SUBMISSION_RATE_WINDOW_SECONDS", 3600)
 
 LOGGING = {
     "version": 1,

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from io import BytesIO
 
+from django.conf import settings
 from django.core.files.base import ContentFile
 from django.db import transaction
 from django.utils import timezone
@@ -31,6 +32,7 @@ from leaderboard.models import (
     Task,
     Tier,
 )
+from leaderboard.ratelimit import limit_hit
 from runs.inputs import run_input
 from runs.models import Run
 from scoring.bundle import BundleError
@@ -126,12 +128,17 @@ def submit(
     checks = [c.as_dict() for c in check(track_in, read.files, read.declared)]
     ran = version_ran(track_in, read.files)
     taken = ran.task_set is not None and ran.task_set.version in track_in.accepted
+    held_back = set(mixed_families(read.files))
     with transaction.atomic():
+        # One submission to a track at a time: the agent, its entry, the version's round and the live submission
+        # they replace are read and written by one of them only (three first submissions of one new agent at
+        # once are taken one after the other, each superseding the one before).
+        SubmissionTrack.objects.select_for_update().filter(pk=track.pk).first()
         rnd = version_round(track, ran.task_set.version) if taken and ran.task_set else track.round
         sub = Submission.objects.create(
             benchmark=benchmark,
             round=rnd,
-            agent=Agent.objects.filter(slug=slug).first() or _agent_row(slug, name, organization),
+            agent=_agent_row(slug, name, organization),
             organization=organization,
             via=via,
             submitted_by=by if getattr(by, "pk", None) else None,
@@ -144,14 +151,8 @@ def submit(
         old = _supersede(sub)
         sub.status = SubmissionStatus.LIVE
         sub.save(update_fields=["status"])
-        held_back = set(mixed_families(read.files))
-        runs = read.runs(
-            prefix=f"s{sub.pk}",
-            round_key=rnd.key,
-            agent=slug,
-            versions=run_versions(read, ran) if taken else {},
-            skip=held_back,
-        )
+        versions = run_versions(read, ran) if taken else {}
+        runs = read.runs(prefix=f"s{sub.pk}", round_key=rnd.key, agent=slug, versions=versions, skip=held_back)
         _write(sub, rnd, read, runs, organization, slug, name)
         _figures_and_tier(sub, read)
         if upload.archive:
@@ -209,7 +210,28 @@ def _public_contact(declared: dict | None) -> dict:
 
 
 def _agent_row(slug: str, name: str, organization: Organization) -> Agent:
-    return Agent.objects.create(slug=slug, name=name[:200], organization=organization)
+    """The organization's agent `slug`, made now when new; refused when another organization's (made by a
+    submission to another benchmark meanwhile)."""
+    agent, _ = Agent.objects.get_or_create(slug=slug, defaults={"name": name[:200], "organization": organization})
+    if agent.organization_id != organization.pk:
+        raise SubmissionRefused([f"agent: {slug!r} is not an agent of {organization.name}"])
+    return agent
+
+
+def rate_wait(*, organization: Organization, sender: str) -> tuple[float, str]:
+    """Count one submission against the sender's window (an account or an API key: SUBMISSION_RATE_LIMIT), then,
+    when it passes, its organization's (SUBMISSION_ORG_RATE_LIMIT, every account and key of it together), per
+    SUBMISSION_RATE_WINDOW_SECONDS: the seconds to wait and whose limit it is ("sender" or "org"), or (0, "")
+    when it may go on. An unreachable cache lets it through (the database is the source of truth)."""
+    window = max(1, settings.SUBMISSION_RATE_WINDOW_SECONDS)
+    for whose, key, limit in (
+        ("sender", f"submit:{sender}", settings.SUBMISSION_RATE_LIMIT),
+        ("org", f"submit:org:{organization.pk}", settings.SUBMISSION_ORG_RATE_LIMIT),
+    ):
+        wait = limit_hit(key, limit=limit, window=window) if limit > 0 else 0.0
+        if wait:
+            return wait, whose
+    return 0.0, ""
 
 
 def _supersede(sub: Submission) -> Submission | None:

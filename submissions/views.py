@@ -5,6 +5,7 @@ CSRF, refused with 403 to anyone else."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from io import BytesIO
 from typing import Any
@@ -34,6 +35,12 @@ from .reading import SubmissionRefused
 def refusal(exc: Exception) -> str:
     """What a refused action says to the person who asked."""
     return "; ".join(exc.messages) if isinstance(exc, ValidationError) else str(exc)
+
+
+def too_many(whose: str, organization: str, wait: float) -> str:
+    """What a submission over its rate limit is told (`services.rate_wait`)."""
+    who = f"from {organization}" if whose == "org" else "from your account"
+    return f"Too many submissions {who}: try again in {max(1, math.ceil(wait / 60))} minutes."
 
 
 def _organization(user):
@@ -71,6 +78,12 @@ def submit(request: HttpRequest, bench: str) -> HttpResponse:
         if upload.size > settings.API_UPLOAD_MAX_BYTES:
             context["problems"] = [f"The file is over {context['max_mb']} MB."]
             return render(request, "submissions/submit.html", context, status=413)
+        wait, whose = services.rate_wait(organization=org, sender=f"user:{request.user.pk}")
+        if wait:
+            context["problems"] = [too_many(whose, org.name, wait)]
+            response = render(request, "submissions/submit.html", context, status=429)
+            response["Retry-After"] = str(math.ceil(wait))
+            return response
         agent = form.cleaned_data["agent"]
         fmt = form.cleaned_data["format"]
         data = upload.read()
