@@ -49,8 +49,8 @@ class Budget:
 class JsonScan:
     """One document counted as its chunks arrive (`feed`), refusing at the first limit passed."""
 
-    def __init__(self, name: str, budget: Budget):
-        self.name, self.budget = name, budget
+    def __init__(self, name: str, budget: Budget, *, keep: bool = True):
+        self.name, self.budget, self.keep = name, budget, keep
         self.depth = 0
         self.in_string = False
         self.escape_pending = False
@@ -61,7 +61,8 @@ class JsonScan:
         b.bytes_used += len(chunk)
         if b.bytes_used > b.max_bytes:
             raise JsonRefused(self.name, "", f"the upload is over {b.max_bytes:,} bytes")
-        self.chunks.append(chunk)
+        if self.keep:
+            self.chunks.append(chunk)
         if self.escape_pending:
             chunk, self.escape_pending = chunk[1:], False
         # Escapes go first (an escaped backslash, then an escaped quote: only these hold a backslash or a
@@ -95,9 +96,9 @@ class JsonScan:
         return b"".join(self.chunks)
 
 
-def counted(name: str, chunks: Iterable[bytes], budget: Budget) -> bytes:
-    """The bytes of one document, counted against `budget` as they arrive."""
-    scan = JsonScan(name, budget)
+def counted(name: str, chunks: Iterable[bytes], budget: Budget, *, keep: bool = True) -> bytes:
+    """The bytes of one document, counted against `budget` as they arrive (b"" when not kept: counted only)."""
+    scan = JsonScan(name, budget, keep=keep)
     for chunk in chunks:
         scan.feed(chunk)
     return scan.data()

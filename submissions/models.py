@@ -4,6 +4,7 @@ it was checked, and its history."""
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.files.storage import storages
 from django.db import models
 from django.db.models import Q
@@ -67,6 +68,18 @@ class SubmissionTrack(models.Model):
 
     def __str__(self) -> str:
         return f"Submission track of {self.round}"
+
+    def clean(self) -> None:
+        """The versions the track names are versions of the task set its benchmark holds."""
+        named = self.task_set_versions
+        if not isinstance(named, list) or not all(isinstance(v, str) for v in named):
+            raise ValidationError({"task_set_versions": 'A list of versions, e.g. ["2025-06-10"].'})
+        bench = self.round.benchmark
+        held = set(TaskSetVersion.objects.filter(benchmark=bench).values_list("version", flat=True))
+        unknown = [v for v in named if v not in held | {bench.task_set_version}]
+        if unknown:
+            why = f"{bench.name} holds no task set {', '.join(unknown)} (import_tau2_tasks --version)"
+            raise ValidationError({"task_set_versions": why})
 
 
 class TaskSetVersion(models.Model):

@@ -4,6 +4,7 @@ logs. Refusals (nothing is written) raise `SubmissionRefused` with every problem
 
 from __future__ import annotations
 
+import zipfile
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,6 +12,7 @@ from django.conf import settings
 
 from bundles.inspect_logs import InspectLogError, logs_to_bundle, read_logs
 from bundles.submission_mode import review_record_problems
+from bundles.zip_inflate import entry_chunks
 from leaderboard.models import Benchmark, Round, Task, TaskVersion
 from scoring.bounded_json import Budget, JsonRefused, counted
 from scoring.bundle import BundleError, DocumentError, check_bundle, parse_document
@@ -121,7 +123,10 @@ def read_bundle(raw: bytes, *, inspect_logs: list | None = None, benchmark: str 
     """A results bundle (or the bundle Inspect logs make): its runs, as the checks see them, by task family."""
     if inspect_logs is not None:
         try:
+            _count_logs(inspect_logs)
             doc = logs_to_bundle(read_logs(inspect_logs), benchmark=benchmark, round_key=round_key).doc
+        except JsonRefused as exc:
+            raise SubmissionRefused([str(exc)]) from exc
         except InspectLogError as exc:
             raise SubmissionRefused(exc.problems) from exc
     else:
@@ -145,6 +150,27 @@ def read_bundle(raw: bytes, *, inspect_logs: list | None = None, benchmark: str 
     runs = [r for r in doc.get("runs") or []]
     fmt = "inspect" if inspect_logs is not None else "bundle"
     return Read(fmt, model_name=str(agents[0].get("name") or ""), entry=dict(entries[0]) if entries else {}, _runs=runs)
+
+
+def _count_logs(logs: list) -> None:
+    """Count every JSON document of the Inspect logs (a .json log, or each entry of an .eval zip, as it
+    inflates) against one submission's budget before Inspect reads any of them."""
+    budget = json_budget()
+    for name, stream in logs:
+        data = stream.getvalue()
+        if data[:2] != b"PK":
+            counted(name, (data,), budget, keep=False)
+            continue
+        try:
+            with zipfile.ZipFile(stream) as z:
+                entries = [i for i in z.infolist() if i.filename.endswith(".json")]
+            for info in entries:
+                counted(f"{name}: {info.filename}", entry_chunks(stream, info), budget, keep=False)
+        except JsonRefused:
+            raise
+        except Exception:  # noqa: BLE001 - not a zip Inspect can read either: it says why
+            pass
+        stream.seek(0)
 
 
 def bundle_files(read: Read, task_families: dict[str, str]) -> None:

@@ -120,3 +120,20 @@ def test_a_zip_inflating_to_90_mb_of_tiny_values_is_refused_within_100_mb():
     assert problem.startswith("trajectories/mini.json: more than ") and "values" in problem
     assert peak < 100 * 1024 * 1024, f"peak {peak / 2**20:.0f} MiB"
     assert not Submission.objects.exists()
+
+
+def test_an_inspect_log_of_tiny_values_is_refused_before_inspect_reads_it(settings):
+    # 15 MB of `[[],[],…]` as a .json log (the API takes 50 MB): counted, and refused, before it is parsed.
+    w = t.mini_world()
+    w.track.formats = ["tau2", "bundle", "inspect"]
+    w.track.save()
+    log = SimpleUploadedFile("run.json", b"[" + b"[]," * 5_000_000 + b"[]]", content_type="application/json")
+    tracemalloc.start()
+    try:
+        answer = Client().post(URL, {"logs": [log], "agent": "a-agent"}, HTTP_AUTHORIZATION=f"Bearer {w.key_a}")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert answer.status_code == 422, answer.content[:300]
+    assert answer.json()["problems"] == ["run.json: more than 1,500,000 values in the upload: too large to read"]
+    assert peak < 100 * 1024 * 1024, f"peak {peak / 2**20:.0f} MiB"

@@ -165,3 +165,13 @@ def test_each_board_compares_one_version_of_the_task_set_and_says_which(tau2_rel
     assert 'data-task-set="2026-03-18">task set 2026-03-18<' in today
     assert f'data-agent="{button.agent.slug}"' not in today
     assert not Run.objects.filter(round__key="community", entry__agent=button.agent).exists()
+
+
+@pytest.mark.django_db
+def test_a_track_names_only_versions_the_benchmark_holds(tau2_releases):
+    track = Round.objects.get(key="community").track
+    track.task_set_versions = ["2025-06-10"]
+    track.full_clean()
+    track.task_set_versions = ["2024-01-01"]
+    with pytest.raises(ValidationError, match="holds no task set 2024-01-01"):
+        track.full_clean()
