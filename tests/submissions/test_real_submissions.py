@@ -175,3 +175,9 @@ def test_a_track_names_only_versions_the_benchmark_holds(tau2_releases):
     track.task_set_versions = ["2024-01-01"]
     with pytest.raises(ValidationError, match="holds no task set 2024-01-01"):
         track.full_clean()
+
+
+@pytest.mark.django_db
+def test_the_methodology_page_says_which_versions_the_track_takes(tau2_releases, client):
+    html = client.get("/b/tau2/methodology/").content.decode()
+    assert "task set 2026-03-18, 2025-06-10. A submission is checked against the version its runs ran" in html
