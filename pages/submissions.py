@@ -26,10 +26,12 @@ from .tiers import TIER_LABELS, TIER_PILLS, TIER_TITLES
 VERDICTS = {True: ("agrees", "good"), False: ("differs", "bad"), None: ("not verifiable", "neutral")}
 CHECK_LABELS = {
     "declared_fields": "Declared fields present",
+    "declared_models": "Declared model and user simulator are the ones run",
     "tasks_covered": "Every required task has runs",
     "trials_as_required": "Trials per task as required and equal",
     "one_run_one_agent": "One run of one agent per task and trial",
     "task_versions_current": "Task versions current",
+    "task_versions": "Every run is of the benchmark's own task, in a version the track takes",
     "limits_respected": "Limits respected",
     "transcripts_present": "Transcripts present",
 }

@@ -71,6 +71,7 @@ def test_toolorchestra_through_the_form_lands_on_its_page_with_its_claims_checke
     # not the one the files ran: that check fails with both values, and the tier is flagged.
     versions = _row(html, "data-check", "task_versions")
     assert ">passed<" in versions and "task set 2025-06-10" in versions
+    assert "Every run is of the benchmark&#x27;s own task, in a version the track takes" in versions
     models = _row(html, "data-check", "declared_models")
     assert ">failed<" in models and "declared user_simulator &#x27;gpt-5&#x27;" in models
     assert sub.tier == "flagged"
