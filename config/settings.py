@@ -206,6 +206,8 @@ CSRF_COOKIE_SECURE = SECURE
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"
+# A form sent without its token is answered with a page of the site saying why (pages.refusals).
+CSRF_FAILURE_VIEW = "pages.refusals.csrf_failure"
 SECURE_SSL_REDIRECT = SECURE and env_bool("SECURE_SSL_REDIRECT", True)
 # Behind one trusted reverse proxy: it sets X-Forwarded-Proto and appends the client's address to
 # X-Forwarded-For (leaderboard.clients.client_address reads only that last hop).

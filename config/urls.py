@@ -10,5 +10,6 @@ urlpatterns = [
     path("", include("pages.urls")),
 ]
 
+handler403 = "pages.refusals.permission_denied"
 handler404 = "pages.views.page_not_found"
 handler500 = "pages.views.server_error"

@@ -20,6 +20,8 @@ EDITOR_MODELS = {
     "leaderboard": [
         "organization",
         "membership",
+        "joinrequest",
+        "account",
         "agent",
         "benchmark",
         "task",

@@ -19,6 +19,9 @@ from scoring import methodologies
 from scoring.common import major
 from scoring.types import KEY_PATTERN, VERSION_PATTERN, TaskInput
 
+# The people of an organization, in their own module; imported here so that Django finds them with the rest.
+from .organizations import Account, JoinKind, JoinRequest, JoinStatus  # noqa: F401
+
 key_validator = RegexValidator(KEY_PATTERN, "Letters, digits, '-', '_' and '.' only.")
 version_validator = RegexValidator(VERSION_PATTERN, "A version such as 1.0, 1.1 or 2.0.")
 

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode
 
-from django.db.models import Prefetch, Q
+from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
 from django.http import Http404
 from django.urls import reverse
 
@@ -41,8 +41,15 @@ from .tables import BoardContext, Table, board_table, table_sort
 # --- lookups that 404 ------------------------------------------------------------------------------------------
 
 
+def with_open_track(benchmarks: QuerySet[Benchmark]) -> QuerySet[Benchmark]:
+    """Each benchmark with `takes_submissions`: whether a submission track of it is open (its "Submit
+    results" link), read in the same query."""
+    open_tracks = SubmissionTrack.objects.filter(round__benchmark=OuterRef("pk"), is_open=True)
+    return benchmarks.annotate(takes_submissions=Exists(open_tracks))
+
+
 def benchmark_get(slug: str) -> Benchmark:
-    bench = Benchmark.objects.filter(slug=slug).first()
+    bench = with_open_track(Benchmark.objects.filter(slug=slug)).first()
     if bench is None:
         raise Http404("No such benchmark")
     return bench
@@ -232,7 +239,7 @@ def run_summary(run: Run, methodology: str, standing: RunStanding) -> dict[str, 
 
 def home_page() -> dict[str, Any]:
     """Every benchmark with its latest published round's top agents: three queries in all."""
-    benches = list(Benchmark.objects.all())
+    benches = list(with_open_track(Benchmark.objects.all()))
     latest: dict[int, Round] = {}
     for rnd in Round.objects.published().newest_first():
         latest.setdefault(rnd.benchmark_id, rnd)
@@ -304,7 +311,7 @@ def board_page(*, bench_slug: str, round_key: str | None, params: Mapping[str, s
     view, data = _tier_view(full, entries, params)
     ctx = BoardContext(bench, rnd, data, entries, ratings, task_ratings, tasks)
     task_key = params.get("task")
-    table = _with_tiers(board_table(ctx, tab, task_key) if data else None, view, full, entries, rnd)
+    table = _with_tiers(board_table(ctx, tab, task_key) if data else None, view, full, entries, rnd, tab)
     task_tabs = []
     if tab == "tasks" and isinstance(data.get("tasks"), dict):  # boards per task (checks)
         present = data.get("tasks") or {}
@@ -357,9 +364,13 @@ def _tier_view(full: dict[str, Any], entries: dict[str, Entry], params: Mapping[
     return view, tiers.filter_rows(full, entries, view)
 
 
-def _with_tiers(table: Table | None, view: str, full: dict[str, Any], entries: dict[str, Entry], rnd: Round):
-    """The table with its Tier column, on a board with tiers (`_tier_view`)."""
+def _with_tiers(
+    table: Table | None, view: str, full: dict[str, Any], entries: dict[str, Entry], rnd: Round, tab: str
+) -> Table | None:
+    """The table with its Tier column and each submitted agent's organization, on a board with tiers
+    (`_tier_view`); a view that hides every row says which tiers hold them."""
     if table is not None and view:
+        tiers.say_what_is_hidden(table, tiers.tiers_of(full, entries), view, tiers.tier_links(view, {"tab": tab}))
         live = live_submissions(rnd)
         links = {slug: reverse("submission", args=[rnd.benchmark.slug, s.pk]) for slug, s in live.items()}
         tiers.add_tier_column(table, tiers.tiers_of(full, entries), links)

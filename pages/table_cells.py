@@ -56,6 +56,7 @@ class Table:
     rows: list[dict[str, Any]]
     note: str = ""
     empty: str = "No agents on this board yet."
+    empty_links: list[dict[str, str]] = field(default_factory=list)  # other views of an empty one: label, query
     # Columns only the CSV has, their values in each row's "extra" (the interval's bounds).
     extra_columns: list[str] = field(default_factory=list)
     # The columns the board is ranked by, in the order they decide it: shown first after the agent

@@ -9,6 +9,7 @@ A board whose rows are all the team's shows neither the column nor the filter: n
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode
@@ -138,6 +139,34 @@ def add_submitters(table: Table, organizations: Mapping[str, str]) -> None:
         if org := organizations.get(row["agent"]):
             cell = row["cells"][at]
             cell.sub = " · ".join(x for x in (f"by {org}", cell.sub) if x)
+
+
+VIEW_HOLDS = {
+    DEFAULT_VIEW: "team, verified or self-reported",
+    TEAM: "benchmark team",
+    VERIFIED: "verified",
+    SELF_REPORTED: "self-reported",
+    FLAGGED: "flagged",
+}
+
+
+def say_what_is_hidden(table: Table, tiers: Mapping[str, str], view: str, links: list[dict[str, Any]]) -> None:
+    """A view that hides every row of a board says so, and which tiers the round's agents are in, with the views
+    that show them (instead of "No agents on this board yet" under a round of several agents)."""
+    hidden = Counter(t for t in tiers.values() if t not in tiers_shown(view))
+    if table.rows or not hidden:
+        return
+    total = sum(hidden.values())
+    agents = f"{total} agent{'s' if total != 1 else ''} on this round {'is' if total == 1 else 'are'}"
+    if len(hidden) == 1:
+        counts = f"{agents} {TIER_LABELS[next(iter(hidden))]}"
+    else:
+        counts = f"{agents} in other tiers: " + ", ".join(f"{n} {TIER_LABELS[t]}" for t, n in hidden.items())
+    why = " (a check failed, a claim differs from its runs, or an editor flagged it)" if FLAGGED in hidden else ""
+    table.empty = f"No {VIEW_HOLDS.get(view, 'such')} results on this board yet: {counts}{why}. Show them:"
+    table.empty_links = [
+        {"label": link["label"], "query": link["query"]} for link in links if link["key"] in (*hidden, "all")
+    ]
 
 
 def kept_params(view: str) -> dict[str, str]:

@@ -55,6 +55,21 @@ class SubmitForm(forms.Form):
         return data
 
 
+class JoinForm(forms.Form):
+    organization_name = forms.CharField(
+        max_length=200,
+        label="Your organization",
+        help_text="As it is known: the company, lab or team whose results you submit.",
+    )
+    message = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3}),
+        max_length=2000,
+        required=False,
+        label="Who you are there",
+        help_text="For the editor who approves you: your role, and who in the organization can vouch for you.",
+    )
+
+
 class VerifyForm(forms.Form):
     note = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3}), max_length=5000, help_text="How it was reproduced or audited."

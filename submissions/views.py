@@ -1,7 +1,8 @@
 """The submission pages: the upload form (/b/<bench>/submit/, a signed-in member of an organization, for its
 own agents), the page of one submission (/b/<bench>/submissions/<id>/) and the actions on it (an editor
-verifies, flags or unflags; an editor or the submitting organization withdraws). Each action is a POST with
-CSRF, refused with 403 to anyone else."""
+verifies, flags or unflags; an editor or the submitting organization withdraws), and the way in: the join page
+(/join/), where an account asks to join its organization or accepts an editor's invitation. Each action is a
+POST with CSRF. Every refusal is a page of the site saying why and what to do next (`pages.refusals`)."""
 
 from __future__ import annotations
 
@@ -13,21 +14,23 @@ from typing import Any
 from django import forms
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.text import slugify
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
-from leaderboard.models import Benchmark
+from leaderboard.models import Benchmark, JoinKind, JoinRequest
 from leaderboard.roles import user_is_editor
+from pages.refusals import Step, refusal_page, sign_in_step
 from pages.selectors import benchmark_get
 from pages.submissions import submission_for, submission_page
+from voting.services.addresses import address_confirmed
 
-from . import actions, services
+from . import actions, joining, services
 from .files import zip_files
-from .forms import NEW, FlagForm, NoteForm, SubmitForm, VerifyForm
+from .forms import NEW, FlagForm, JoinForm, NoteForm, SubmitForm, VerifyForm
 from .models import Submission, SubmissionFormat, SubmissionTrack, Via
 from .reading import SubmissionRefused
 
@@ -44,6 +47,8 @@ def too_many(whose: str, organization: str, wait: float) -> str:
 
 
 def _organization(user):
+    if not user.is_authenticated:
+        return None
     membership = getattr(user, "membership", None) if hasattr(user, "membership") else None
     return membership.organization if membership is not None else None
 
@@ -58,16 +63,56 @@ def open_track(bench: Benchmark) -> SubmissionTrack | None:
     )
 
 
-@login_required
+def _submit_refused(request: HttpRequest, bench: Benchmark, track: SubmissionTrack | None) -> HttpResponse | None:
+    """Why this visitor cannot submit here, as a page with the next steps; None when they can."""
+    title = f"Submit results to {bench.name}"
+    here = reverse("submission_submit", args=[bench.slug])
+    rules = Step("What a submission needs", reverse("methodology", args=[bench.slug]) + "#submissions")
+    if track is None:
+        reason = f"{bench.name} takes no submissions now: it has no open submission track."
+        return refusal_page(
+            request,
+            title=title,
+            reason=reason,
+            steps=[Step("See the board", reverse("board", args=[bench.slug])), rules],
+        )
+    if not request.user.is_authenticated:
+        reason = (
+            f"Results are submitted by someone signed in as a member of the organization whose agent ran them; "
+            f"{bench.name}'s submission track is open."
+        )
+        steps = [
+            sign_in_step(here, "if you have an account"),
+            Step("Sign up", f"{reverse('signup')}?next={reverse('join')}", "with your address, then confirm it"),
+            Step("Ask to join your organization", reverse("join"), "an editor approves, and you are mailed"),
+            rules,
+        ]
+        return refusal_page(request, title=title, reason=reason, steps=steps)
+    if _organization(request.user) is not None:
+        return None
+    waiting = joining.pending_request(request.user)
+    if waiting is not None:
+        reason = (
+            f"Your request to join {waiting.organization_name!r} (sent {waiting.created_at:%d %b %Y}) waits for an "
+            f"editor. You are mailed when it is approved; then submit here."
+        )
+        return refusal_page(request, title=title, reason=reason, steps=[Step("Your request", reverse("join")), rules])
+    reason = (
+        f"You are signed in as {request.user.email or request.user.username}, a member of no organization: results "
+        f"are submitted by an organization's members, for its own agents."
+    )
+    steps = [Step("Ask to join your organization", reverse("join"), "an editor approves, and you are mailed"), rules]
+    return refusal_page(request, title=title, reason=reason, steps=steps)
+
+
 def submit(request: HttpRequest, bench: str) -> HttpResponse:
     benchmark = benchmark_get(bench)
-    org = _organization(request.user)
-    if org is None:
-        raise PermissionDenied("Only a member of an organization submits, for the organization's own agents.")
     track = open_track(benchmark)
+    if (refused := _submit_refused(request, benchmark, track)) is not None:
+        return refused
+    assert track is not None
+    org = _organization(request.user)
     context = {"bench": benchmark, "org": org, "track": track, "problems": []}
-    if track is None:
-        return render(request, "submissions/submit.html", context, status=200)
     form = SubmitForm(
         request.POST or None, request.FILES or None, benchmark=benchmark, organization=org, formats=track.formats
     )
@@ -135,12 +180,21 @@ ACTIONS: dict[str, tuple[type[forms.Form], Callable[[Submission, Any, dict], Sub
 def act(request: HttpRequest, bench: str, pk: int, action: str) -> HttpResponse:
     if action not in ACTIONS:
         raise Http404
+    sub_url = reverse("submission", args=[bench, pk])
     if not request.user.is_authenticated:
-        raise PermissionDenied
+        reason = "Only an editor, or for a withdrawal a member of the submitting organization, acts on a submission."
+        return refusal_page(request, title="Not allowed", reason=reason, steps=[sign_in_step(sub_url)])
     sub = submission_for(benchmark_get(bench), pk, request.user)
     allowed = actions.may_withdraw(request.user, sub) if action == "withdraw" else user_is_editor(request.user)
     if not allowed:
-        raise PermissionDenied
+        reason = (
+            "Only an editor or a member of the submitting organization withdraws a submission."
+            if action == "withdraw"
+            else "Only editors verify, flag or unflag a submission."
+        )
+        return refusal_page(
+            request, title="Not allowed", reason=reason, steps=[Step("Back to the submission", sub_url)]
+        )
     form_class, do = ACTIONS[action]
     form = form_class(request.POST)
     if not form.is_valid():
@@ -154,3 +208,78 @@ def act(request: HttpRequest, bench: str, pk: int, action: str) -> HttpResponse:
         return redirect(sub.get_absolute_url())
     messages.success(request, f"Done: {action}.")
     return redirect(sub.get_absolute_url())
+
+
+def _join_refused(request: HttpRequest) -> HttpResponse:
+    reason = "An organization's members are people with an account here: sign in (or sign up) first."
+    steps = [
+        sign_in_step(reverse("join"), "if you have an account"),
+        Step("Sign up", f"{reverse('signup')}?next={reverse('join')}", "with your address, then confirm it"),
+    ]
+    return refusal_page(request, title="Join your organization", reason=reason, steps=steps)
+
+
+@require_http_methods(["GET", "POST"])
+def join(request: HttpRequest) -> HttpResponse:
+    """Ask to join an organization (or see the request, or accept an invitation); a member sees where to
+    submit."""
+    if not request.user.is_authenticated:
+        return _join_refused(request)
+    form = JoinForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            joining.join_request_create(
+                user=request.user,
+                organization_name=form.cleaned_data["organization_name"],
+                message=form.cleaned_data["message"],
+            )
+        except ValidationError as exc:
+            messages.error(request, refusal(exc))
+            return redirect("join")
+        messages.success(
+            request,
+            f"Your request to join {form.cleaned_data['organization_name'].strip()!r} was sent: an editor answers it, "
+            "and you are mailed when it is approved.",
+        )
+        return redirect("join")
+    context = {
+        "form": form,
+        "org": _organization(request.user),
+        "waiting": joining.pending_request(request.user),
+        "invitations": joining.invitations_for(request.user),
+        "answered": joining.answered_requests(request.user),
+        "confirmed": address_confirmed(request.user),
+        "open_benchmarks": Benchmark.objects.filter(rounds__track__is_open=True).distinct().order_by("name"),
+    }
+    return render(request, "submissions/join.html", context, status=400 if request.method == "POST" else 200)
+
+
+@require_POST
+def join_withdraw(request: HttpRequest, pk: int) -> HttpResponse:
+    if not request.user.is_authenticated:
+        return _join_refused(request)
+    waiting = get_object_or_404(JoinRequest, pk=pk, user=request.user, kind=JoinKind.REQUEST)
+    joining.join_request_withdraw(join_request=waiting, user=request.user)
+    messages.info(request, "Your request was withdrawn.")
+    return redirect("join")
+
+
+@require_POST
+def join_accept(request: HttpRequest, pk: int) -> HttpResponse:
+    """The account holding an invited address accepts the invitation."""
+    if not request.user.is_authenticated:
+        return _join_refused(request)
+    invitation = JoinRequest.objects.filter(pk=pk, kind=JoinKind.INVITATION).select_related("organization").first()
+    try:
+        if invitation is None:
+            raise PermissionDenied("This invitation is for another address.")
+        joining.invitation_accept(invitation=invitation, user=request.user)
+    except PermissionDenied as exc:
+        return refusal_page(
+            request, title="Join your organization", reason=str(exc), steps=[Step("Your join page", reverse("join"))]
+        )
+    except ValidationError as exc:
+        messages.error(request, refusal(exc))
+        return redirect("join")
+    messages.success(request, f"You are a member of {invitation.organization.name}.")
+    return redirect("join")

@@ -7,17 +7,17 @@
 - round parameters are editor-only (no other group has a permission on them).
 
 Importing this package registers every model admin of its modules: `catalogue` (organizations,
-memberships, agents, benchmarks), `tasks` (tasks and their versions) and `rounds` (rounds with their
-entries, parameters and changelog).
+memberships, agents, benchmarks), `accounts` (the Users page and join requests), `tasks` (tasks and their
+versions) and `rounds` (rounds with their entries, parameters and changelog).
 """
 
 from __future__ import annotations
 
 from django.contrib import admin
 
-from . import api_keys, catalogue, rounds, tasks
+from . import accounts, api_keys, catalogue, rounds, tasks
 
-__all__ = ["api_keys", "catalogue", "rounds", "tasks"]
+__all__ = ["accounts", "api_keys", "catalogue", "rounds", "tasks"]
 
 admin.site.site_header = "Leaderboard administration"
 admin.site.site_title = "Leaderboard admin"

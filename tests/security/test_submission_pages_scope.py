@@ -121,7 +121,7 @@ def test_an_unpublished_rounds_submission_is_not_found_to_the_public(client, wor
 
 
 def test_the_upload_form_is_for_members_and_offers_only_their_own_agents(client, world):
-    assert client.get("/b/sbench/submit/").status_code == 302  # to sign in
+    assert client.get("/b/sbench/submit/").status_code == 403  # a page saying to sign in (test_refusal_pages.py)
     client.force_login(world["plain"])
     assert client.get("/b/sbench/submit/").status_code == 403
     client.force_login(world["rival"])

@@ -3,10 +3,13 @@ import json
 import zipfile
 from pathlib import Path
 
+from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
 
-from leaderboard.models import Benchmark, Organization
+from leaderboard.models import Benchmark
 from submissions.files import folder_files, zip_files
+from submissions.joining import organization_named
 from submissions.reading import SubmissionRefused
 from submissions.services import Upload, submit
 
@@ -21,27 +24,34 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("path", nargs="+", help="a τ² folder or zip, a bundle, or Inspect logs")
         parser.add_argument("--benchmark", required=True)
-        parser.add_argument("--organization", required=True, help="the submitting organization's slug")
+        parser.add_argument(
+            "--organization",
+            required=True,
+            help="the submitting organization: its slug or name (one that looks like it is the same one); made when "
+            "there is none, as an approved join request makes it",
+        )
         parser.add_argument("--agent", help="the agent's slug (default: from --agent-name)")
         parser.add_argument("--agent-name", help="a new agent's name on the boards (default: model_name)")
         parser.add_argument("--round", dest="round_key", help="the track's round (when the benchmark has several)")
 
     def handle(self, *args, **options):
         bench = Benchmark.objects.filter(slug=options["benchmark"]).first()
-        org = Organization.objects.filter(slug=options["organization"]).first()
-        if bench is None or org is None:
-            raise CommandError("no such benchmark" if bench is None else "no such organization")
+        if bench is None:
+            raise CommandError("no such benchmark")
         try:
             upload = _upload([Path(p) for p in options["path"]])
-            sub = submit(
-                benchmark=bench,
-                organization=org,
-                upload=upload,
-                via="command",
-                agent=options["agent"],
-                agent_name=options["agent_name"],
-                round_key=options["round_key"],
-            )
+            with transaction.atomic():  # a refused submission leaves no organization made for it either
+                sub = submit(
+                    benchmark=bench,
+                    organization=organization_named(options["organization"]),
+                    upload=upload,
+                    via="command",
+                    agent=options["agent"],
+                    agent_name=options["agent_name"],
+                    round_key=options["round_key"],
+                )
+        except ValidationError as exc:
+            raise CommandError("; ".join(exc.messages)) from exc
         except (OSError, SubmissionRefused) as exc:
             problems = getattr(exc, "problems", [str(exc)])
             raise CommandError("refused, nothing written:\n  " + "\n  ".join(problems)) from exc
