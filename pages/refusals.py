@@ -24,9 +24,15 @@ def sign_in_step(next_url: str, text: str = "then come back here") -> Step:
 
 
 def refusal_page(
-    request: HttpRequest, *, title: str, reason: str, steps: list[Step] | None = None, status: int = 403
+    request: HttpRequest,
+    *,
+    title: str,
+    reason: str,
+    steps: list[Step] | None = None,
+    eyebrow: str = "Not allowed",
+    status: int = 403,
 ) -> HttpResponse:
-    context = {"title": title, "reason": reason, "steps": steps or [], "eyebrow": "Not allowed"}
+    context = {"title": title, "reason": reason, "steps": steps or [], "eyebrow": eyebrow}
     return render(request, "403.html", context, status=status)
 
 

@@ -7,9 +7,12 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
 from django.utils.html import format_html
+
+from leaderboard.caching import content_version_bump
 
 from . import actions
 from .models import Submission, SubmissionEvent, SubmissionTrack
@@ -21,6 +24,13 @@ class SubmissionTrackAdmin(admin.ModelAdmin):
     list_display = ["round", "is_open", "trials_min", "accept_older_versions", "opened_at", "closed_at"]
     list_filter = ["is_open", "round__benchmark"]
     list_select_related = ["round__benchmark"]
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        # Opened or closed: the benchmark's pages and the home page ("Submit results", the track's requirements)
+        # are made again.
+        slug = obj.round.benchmark.slug
+        transaction.on_commit(lambda: content_version_bump(benchmarks=[slug]))
 
 
 class SubmissionEventInline(admin.TabularInline):

@@ -83,11 +83,11 @@ def _submit_refused(request: HttpRequest, bench: Benchmark, track: SubmissionTra
         )
         steps = [
             sign_in_step(here, "if you have an account"),
-            Step("Sign up", f"{reverse('signup')}?next={reverse('join')}", "with your address, then confirm it"),
+            Step("Sign up", f"{reverse('signup')}?next={reverse('join')}", "if not: then open the link we mail you"),
             Step("Ask to join your organization", reverse("join"), "an editor approves, and you are mailed"),
             rules,
         ]
-        return refusal_page(request, title=title, reason=reason, steps=steps)
+        return refusal_page(request, title=title, reason=reason, steps=steps, eyebrow="Sign in first")
     if _organization(request.user) is not None:
         return None
     waiting = joining.pending_request(request.user)
@@ -96,13 +96,14 @@ def _submit_refused(request: HttpRequest, bench: Benchmark, track: SubmissionTra
             f"Your request to join {waiting.organization_name!r} (sent {waiting.created_at:%d %b %Y}) waits for an "
             f"editor. You are mailed when it is approved; then submit here."
         )
-        return refusal_page(request, title=title, reason=reason, steps=[Step("Your request", reverse("join")), rules])
+        steps = [Step("Your request", reverse("join")), rules]
+        return refusal_page(request, title=title, reason=reason, steps=steps, eyebrow="Waiting for an editor")
     reason = (
         f"You are signed in as {request.user.email or request.user.username}, a member of no organization: results "
         f"are submitted by an organization's members, for its own agents."
     )
     steps = [Step("Ask to join your organization", reverse("join"), "an editor approves, and you are mailed"), rules]
-    return refusal_page(request, title=title, reason=reason, steps=steps)
+    return refusal_page(request, title=title, reason=reason, steps=steps, eyebrow="Members only")
 
 
 def submit(request: HttpRequest, bench: str) -> HttpResponse:
@@ -214,9 +215,9 @@ def _join_refused(request: HttpRequest) -> HttpResponse:
     reason = "An organization's members are people with an account here: sign in (or sign up) first."
     steps = [
         sign_in_step(reverse("join"), "if you have an account"),
-        Step("Sign up", f"{reverse('signup')}?next={reverse('join')}", "with your address, then confirm it"),
+        Step("Sign up", f"{reverse('signup')}?next={reverse('join')}", "if not: then open the link we mail you"),
     ]
-    return refusal_page(request, title="Join your organization", reason=reason, steps=steps)
+    return refusal_page(request, title="Join your organization", reason=reason, steps=steps, eyebrow="Sign in first")
 
 
 @require_http_methods(["GET", "POST"])

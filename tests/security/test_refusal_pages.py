@@ -76,16 +76,29 @@ def test_a_form_sent_without_its_csrf_token_is_a_page_saying_why(track):
     assert "security token" in html and "reload" in html
 
 
-def test_submit_results_is_linked_where_a_track_is_open(track, client):
+def test_submit_results_is_linked_where_a_track_is_open(track, client, django_capture_on_commit_callbacks):
     board = client.get("/b/sbench/").content.decode()
     methodology = client.get("/b/sbench/methodology/").content.decode()
     home = client.get("/").content.decode()
     link = '<a href="/b/sbench/submit/">Submit results</a>'
     assert link in board and link in methodology and 'href="/b/sbench/submit/"' in home
-    SubmissionTrack.objects.filter(pk=track.pk).update(is_open=False)
-    from leaderboard.caching import content_version_bump
-
-    content_version_bump()
+    # An editor closes the track in the admin: the pages (cached for visitors) drop the link at once.
+    editor = Client()
+    editor.force_login(make_user("edna", "Editors"))
+    url = f"/admin/submissions/submissiontrack/{track.pk}/change/"
+    form = {
+        "round": track.round_id,
+        "opened_at_0": "2026-01-01",
+        "opened_at_1": "00:00:00",
+        "trials_min": "1",
+        "limits": "{}",
+        "protocol": "[]",
+        "families_required": "[]",
+        "formats": '["tau2"]',
+    }
+    with django_capture_on_commit_callbacks(execute=True):
+        assert editor.post(url, form).status_code == 302
+    assert not SubmissionTrack.objects.get(pk=track.pk).is_open
     assert "Submit results" not in client.get("/b/sbench/").content.decode()
     assert "/b/sbench/submit/" not in client.get("/").content.decode()
 
