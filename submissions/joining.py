@@ -27,7 +27,8 @@ from django.utils.text import slugify
 
 from leaderboard.models import JoinKind, JoinRequest, JoinStatus, Membership, Organization
 from leaderboard.roles import user_is_editor
-from voting.services.addresses import account_email, address_confirmed
+from voting.mailbox import address_canonical
+from voting.services.addresses import address_confirmed
 
 from .names import name_key
 
@@ -58,6 +59,15 @@ def organization_named(name: str) -> Organization:
     return Organization.objects.create(slug=slug, name=name)
 
 
+def _address(text: str) -> str:
+    """An address as accounts are stored under it (`voting.mailbox.address_canonical`): an invitation names the
+    exact address, never a look-alike of it (the look-alike could be someone else's mailbox)."""
+    try:
+        return address_canonical(text)
+    except ValidationError:
+        return text.strip().lower()
+
+
 def member_of(user) -> Organization | None:
     membership = Membership.objects.filter(user_id=user.pk).select_related("organization").first()
     return membership.organization if membership else None
@@ -76,7 +86,7 @@ def invitations_for(user) -> list[JoinRequest]:
     """The pending invitations of the account's address."""
     return list(
         JoinRequest.objects.filter(
-            kind=JoinKind.INVITATION, status=JoinStatus.PENDING, email=account_email(user.email or user.username)
+            kind=JoinKind.INVITATION, status=JoinStatus.PENDING, email=_address(user.email or user.username)
         ).select_related("organization")
     )
 
@@ -93,7 +103,7 @@ def join_request_create(*, user, organization_name: str, message: str = "") -> J
         with transaction.atomic():
             return JoinRequest.objects.create(
                 user=user,
-                email=account_email(user.email or user.username),
+                email=_address(user.email or user.username),
                 organization=organization_like(name),
                 organization_name=name[:200],
                 message=message.strip()[:2000],
@@ -165,7 +175,7 @@ def invitation_create(*, email: str, organization: Organization, by, link_base: 
     """An editor invites `email` into `organization`; the address is mailed a link to the site's join page."""
     if not user_is_editor(by):
         raise PermissionDenied("Only editors invite people into an organization.")
-    address = account_email(email)
+    address = address_canonical(email)
     invitation = JoinRequest.objects.create(
         kind=JoinKind.INVITATION, email=address, organization=organization, invited_by=by
     )
@@ -182,7 +192,7 @@ def invitation_create(*, email: str, organization: Organization, by, link_base: 
 def invitation_accept(*, invitation: JoinRequest, user) -> Membership:
     """The account holding the invited address joins; refused for any other account, or before the address
     is confirmed."""
-    if invitation.kind != JoinKind.INVITATION or account_email(user.email or user.username) != invitation.email:
+    if invitation.kind != JoinKind.INVITATION or _address(user.email or user.username) != invitation.email:
         raise PermissionDenied("This invitation is for another address.")
     with transaction.atomic():
         locked = _pending_for_update(invitation)

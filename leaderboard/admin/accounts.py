@@ -12,6 +12,7 @@ from django.template.response import TemplateResponse
 
 from runs.admin import refused_as_denied
 from submissions import joining
+from voting.mailbox import address_canonical
 from voting.services.addresses import address_confirmed
 
 from ..models import Account, JoinKind, JoinRequest, JoinStatus, Membership
@@ -77,6 +78,9 @@ class InvitationForm(forms.ModelForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["organization"].required = True
+
+    def clean_email(self) -> str:
+        return address_canonical(self.cleaned_data["email"])  # the form an account holds it in, or why not
 
 
 class DeclineForm(forms.Form):

@@ -11,7 +11,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('auth', '0012_alter_user_first_name_max_length'),
-        ('leaderboard', '0014_submissions'),
+        ('leaderboard', '0015_methodology_own_defaults'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
