@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin
 
 from scoring import methodologies
+from submissions.names import agent_name_holder, name_taken_problem
 
 from .. import services
 from ..models import Agent, Benchmark, Membership, Organization, Round
@@ -49,6 +51,17 @@ class AgentForm(ReasonForm):
 
     def published_rounds(self):
         return Round.objects.published().filter(entries__agent=self.instance)
+
+    def clean_name(self) -> str:
+        """A name is one agent's on each board the agent is on (`submissions.names`: case, spacing and look-alike
+        letters folded)."""
+        name = self.cleaned_data["name"]
+        if self.instance.pk:
+            for bench in Benchmark.objects.filter(rounds__entries__agent=self.instance).distinct():
+                holder = agent_name_holder(benchmark=bench, name=name, agent_slug=self.instance.slug)
+                if holder is not None:
+                    raise forms.ValidationError(f"On {bench.name}, {name_taken_problem(holder, name)}.")
+        return name
 
 
 class BenchmarkForm(ReasonForm):

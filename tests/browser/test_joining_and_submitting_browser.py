@@ -57,6 +57,7 @@ def _sign_up_and_ask_to_join(page, url: str) -> None:
     assert_accessible(page)
     page.screenshot(path=str(DOCS / "submit-refused-signed-out.png"))
     page.locator("main").get_by_role("link", name="Sign up").click()
+    assert "first step to submitting your organization" in page.inner_text("main")
     page.get_by_label("Email").fill(MEMBER)
     page.get_by_label("Password", exact=True).fill(PASSWORD)
     page.get_by_label("Password again").fill(PASSWORD)

@@ -119,3 +119,21 @@ def test_a_team_resubmits_its_own_agent_under_its_name():
     again = _post(w.key_a, {"archive": _archive(), "agent": "a-agent"})
     assert again.status_code == 201, again.content
     assert Submission.objects.filter(status="live").count() == 1
+
+
+def test_an_editor_cannot_rename_an_agent_to_a_name_on_its_board(client):
+    from bundles.importer import bundle_import
+    from tests.builders.site import scored_bundle
+
+    bundle_import(doc=scored_bundle())  # sbench's published round r1: agents Full, Under and Solo
+    client.force_login(make_user("edna", "Editors"))
+    under = Agent.objects.get(slug="under")
+    url = f"/admin/leaderboard/agent/{under.pk}/change/"
+    form = {"slug": "under", "primary_language": "en", "languages": "[]", "change_reason": "Its maker renamed it"}
+    refused = client.post(url, {**form, "name": "FU\u217cL"})  # "FUⅼL": a small roman numeral fifty for an "L"
+    assert refused.status_code == 200 and "is taken on this board by the benchmark team&#x27;s agent" in (
+        refused.content.decode()
+    )
+    assert Agent.objects.get(slug="under").name == "Under"
+    assert client.post(url, {**form, "name": "Under Two"}).status_code == 302
+    assert Agent.objects.get(slug="under").name == "Under Two"

@@ -211,6 +211,8 @@ def test_the_join_page_asks_an_anonymous_visitor_to_sign_in_first(world, client)
     assert 'class="site-header"' in html and 'href="/signin/?next=/join/"' in html and 'href="/signup/' in html
     assert client.post("/join/", {"organization_name": "Acme"}).status_code == 403
     assert not JoinRequest.objects.exists()
+    # The sign-up it leads to says what the account is for.
+    assert "first step to submitting your organization" in client.get("/signup/?next=/join/").content.decode()
 
 
 def test_the_admins_users_page_sets_an_accounts_organization_and_nothing_else(world):
