@@ -26,6 +26,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
 PASSWORD = "quince-harbour-42-lamp"
 MEMBER = "shizhe@nvidia.example"
 
@@ -49,6 +50,13 @@ def _zipped(folder: Path, to: Path) -> Path:
     return to
 
 
+def _fits_a_phone(page) -> None:
+    """The page at a phone's width: nothing wider than the screen."""
+    page.set_viewport_size(PHONE)
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), page.url
+    page.set_viewport_size(DESKTOP)
+
+
 def _sign_up_and_ask_to_join(page, url: str) -> None:
     page.goto(url + "/b/tau2/")
     page.locator("header").get_by_role("link", name="Submit results").click()
@@ -56,6 +64,7 @@ def _sign_up_and_ask_to_join(page, url: str) -> None:
     assert "signed in as a member of the organization" in page.inner_text("#refusal-reason")
     assert_accessible(page)
     page.screenshot(path=str(DOCS / "submit-refused-signed-out.png"))
+    _fits_a_phone(page)
     page.locator("main").get_by_role("link", name="Sign up").click()
     assert "first step to submitting your organization" in page.inner_text("main")
     page.get_by_label("Email").fill(MEMBER)
@@ -75,6 +84,7 @@ def _sign_up_and_ask_to_join(page, url: str) -> None:
     page.get_by_role("heading", name="Your request waits for an editor").wait_for()
     assert_accessible(page)
     page.screenshot(path=str(DOCS / "join-request-sent.png"))
+    _fits_a_phone(page)
 
 
 def _editor_approves(browser, url: str) -> None:
@@ -116,6 +126,7 @@ def test_a_new_member_joins_nvidia_and_submits_toolorchestra(browser, live_serve
     page.set_input_files("#id_file", str(_zipped(TOOLORCHESTRA, tmp_path / "toolorchestra.zip")))
     assert_accessible(page)
     page.screenshot(path=str(DOCS / "submit-form.png"))
+    _fits_a_phone(page)
     page.get_by_role("button", name="Submit").click()
     page.wait_for_url("**/b/tau2/submissions/*/", timeout=120_000)
     sub = Submission.objects.get()
