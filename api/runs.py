@@ -12,6 +12,7 @@ from ninja.errors import HttpError
 
 from leaderboard.models import Agent, RoundParameter, fill_prompt, task_input
 from pages.selectors import run_label, runs_standings
+from pages.submissions import run_as_ran
 from runs.models import Run, Verdict
 from scoring.review import verdicts_public
 from scoring.standings import COUNTS
@@ -127,6 +128,7 @@ def run_detail(
     rerun = Run.objects.filter(rerun_of=run).values_list("key", flat=True).first()
     return {
         **_run_fields(run, b.methodology, runs_standings([run])[run.pk]),
+        "as_ran": (run_as_ran(run) or {}).get("rows", []),
         "prompt": fill_prompt(version.prompt if version else "", values),
         "parameters": values,
         "rerun": rerun,

@@ -232,6 +232,10 @@ class DisputeOut(Schema):
 
 
 class RunDetailOut(RunOut):
+    as_ran: list[AsRanOut] = Field(
+        description="a submitted run whose submission declared another model or user simulator: what ran, beside "
+        "what was declared (see the submission); else empty"
+    )
     prompt: str
     parameters: dict[str, str]
     rerun: str | None
@@ -313,6 +317,16 @@ class SubmissionCheckOut(Schema):
     name: str
     passed: bool
     detail: str = Field(description="the reason, in words")
+    kind: str = Field(
+        description="protocol (a failure blocks verifying) or disclosure (a failure is verified only with an "
+        "editor's note acknowledging it)"
+    )
+
+
+class AsRanOut(Schema):
+    what: str = Field(description='"model" or "user simulator"')
+    ran: str = Field(description="what the runs ran ('' when they do not say): what the boards show")
+    declared: str = Field(description="what the submission declared ('' when it declared none)")
 
 
 class SubmissionFigureOut(Schema):
@@ -335,3 +349,9 @@ class SubmissionOut(Schema):
     checks: list[SubmissionCheckOut]
     figures: list[SubmissionFigureOut]
     notes: list[str]
+    as_ran: list[AsRanOut] = Field(
+        description="where a disclosure check failed: what the runs ran, beside what was declared; else empty"
+    )
+    acknowledged: str = Field(
+        description="the verifying editor's note acknowledging what differs from what was declared ('' until then)"
+    )

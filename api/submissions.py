@@ -18,6 +18,7 @@ from ninja.files import UploadedFile
 from ninja.responses import Status
 
 from leaderboard.models import in_published_round
+from scoring.submission_checks import check_rule, ran_instead
 from scoring.tiers import FILTERS, tiers_shown
 from scoring.types import KEY_PATTERN
 from submissions.files import zip_files
@@ -46,12 +47,17 @@ def submission_out(sub: Submission) -> dict[str, Any]:
         "submitted_at": sub.created_at,
         "tier": sub.tier,
         "url": sub.get_absolute_url(),
-        "checks": [{"name": c["name"], "passed": c["passed"], "detail": c["detail"]} for c in sub.checks],
+        "checks": [
+            {"name": c["name"], "passed": c["passed"], "detail": c["detail"], "kind": check_rule(c["name"]).kind}
+            for c in sub.checks
+        ],
         "figures": [
             {"name": f["name"], "claimed": f["claimed"], "recomputed": f["recomputed"], "agrees": f["agrees"]}
             for f in sub.figures
         ],
         "notes": list(sub.notes or []),
+        "as_ran": ran_instead(sub.checks or []),
+        "acknowledged": sub.disclosure_note,
     }
 
 

@@ -55,6 +55,7 @@ from .selectors import (
     standings_for_round,
 )
 from .statistics import task_in_round, vote_margins
+from .submissions import run_as_ran
 from .tiers import TEAM, TIER_LABELS, TIER_PILLS, row_tier
 from .transcripts import transcript_view
 
@@ -118,6 +119,7 @@ def run_page(
         "corrections": list(corrections[:10]),
         "agent": run.entry.agent,
         "entry": run.entry,
+        "as_ran": run_as_ran(run),
         "task": run.task,
         "limits": limits_view(bench.rules.task_limits(run.task.time_limit_min, run.task.token_budget)),
         "version": version,

@@ -27,6 +27,7 @@ from scoring import methodologies
 from scoring.boards import boards_as_shown
 from scoring.common import alphabetical
 from scoring.standings import COUNTS, IN_REVIEW, REPLACED, UPDATING, standing_of
+from scoring.submission_checks import ran_instead
 from scoring.types import CHECK_COUNT_PAIRS, RatingRow, RunStanding, Standings
 from snapshots.models import BoardSnapshot, SnapshotKind
 from submissions.models import Submission, SubmissionFormat, SubmissionStatus, SubmissionTrack
@@ -374,6 +375,7 @@ def _with_tiers(
         live = live_submissions(rnd)
         links = {slug: reverse("submission", args=[rnd.benchmark.slug, s.pk]) for slug, s in live.items()}
         tiers.add_tier_column(table, tiers.tiers_of(full, entries), links)
+        tiers.add_as_ran(table, {slug: ran_instead(s.checks or []) for slug, s in live.items()})
         tiers.add_submitters(table, {slug: s.organization.name for slug, s in live.items()})
     return table
 

@@ -15,8 +15,9 @@ from django.urls import reverse
 from leaderboard.models import Benchmark, Round
 from leaderboard.roles import user_is_editor
 from runs.models import Run
-from scoring.submission_checks import blocking
-from submissions.actions import may_withdraw
+from scoring.submission_checks import check_rule, failed_disclosures, ran_instead
+from scoring.tiers import blocking
+from submissions.actions import acknowledgment_asked, may_withdraw
 from submissions.models import Submission, SubmissionStatus
 
 from .links import run_url
@@ -24,17 +25,6 @@ from .selectors import benchmark_get, sees_unpublished
 from .tiers import TIER_LABELS, TIER_PILLS, TIER_TITLES
 
 VERDICTS = {True: ("agrees", "good"), False: ("differs", "bad"), None: ("not verifiable", "neutral")}
-CHECK_LABELS = {
-    "declared_fields": "Declared fields present",
-    "declared_models": "Declared model and user simulator are the ones run",
-    "tasks_covered": "Every required task has runs",
-    "trials_as_required": "Trials per task as required and equal",
-    "one_run_one_agent": "One run of one agent per task and trial",
-    "task_versions_current": "Task versions current",
-    "task_versions": "Every run is of the benchmark's own task, in a version the track takes",
-    "limits_respected": "Limits respected",
-    "transcripts_present": "Transcripts present",
-}
 
 
 def submission_for(bench: Benchmark, pk: int, viewer) -> Submission:
@@ -135,7 +125,7 @@ def submission_page(*, bench_slug: str, pk: int, viewer) -> dict[str, Any]:
     sub = submission_for(bench, pk, viewer)
     rnd: Round = sub.round
     events = list(sub.events.select_related("by").order_by("at", "id"))
-    checks = [{**c, "label": CHECK_LABELS.get(c["name"], c["name"].replace("_", " "))} for c in (sub.checks or [])]
+    checks = [{**c, "label": check_rule(c["name"]).label, "kind": check_rule(c["name"]).kind} for c in sub.checks or []]
     editor = user_is_editor(viewer)
     live = sub.status == SubmissionStatus.LIVE
     runs = run_rows(sub)
@@ -149,6 +139,8 @@ def submission_page(*, bench_slug: str, pk: int, viewer) -> dict[str, Any]:
         "tier_title": TIER_TITLES.get(sub.tier, ""),
         "checks": checks,
         "failed": sum(1 for c in checks if not c["passed"]),
+        "checks_said": checks_said(sub),
+        "as_ran": as_ran(sub),
         "figures": figure_rows(sub),
         "declared": _declared(sub.declared),
         "notes": sub.notes or [],
@@ -160,4 +152,46 @@ def submission_page(*, bench_slug: str, pk: int, viewer) -> dict[str, Any]:
         "editor": editor and live,
         "can_withdraw": live and may_withdraw(viewer, sub),
         "problems": blocking(sub.checks or [], sub.figures or []),
+        "asked": acknowledgment_asked(sub),
     }
+
+
+def as_ran(sub: Submission) -> dict[str, Any] | None:
+    """Where a disclosure check failed: what the runs ran, each beside what was declared, and the verifying
+    editor's note acknowledging it (blank until verified); None when what was declared is what ran."""
+    rows = ran_instead(sub.checks or [])
+    if not rows:
+        return None
+    return {
+        "rows": rows,
+        "acknowledged": sub.disclosure_note,  # set only by verifying (flagging clears it)
+    }
+
+
+def run_as_ran(run: Run) -> dict[str, Any] | None:
+    """For a run of a submission whose runs ran another model or user simulator than it declares: `as_ran`, and
+    the submission's page. No query for the team's runs (their entry's tier is the team's)."""
+    if run.entry.tier == "team":
+        return None
+    sub = Submission.objects.filter(
+        round_id=run.round_id, agent_id=run.entry.agent_id, status=SubmissionStatus.LIVE
+    ).first()
+    shown = as_ran(sub) if sub is not None else None
+    return {**shown, "url": sub.get_absolute_url()} if sub is not None and shown else None
+
+
+def checks_said(sub: Submission) -> str:
+    """The checks in one sentence: how many failed, and what that stops."""
+    checks = sub.checks or []
+    failed = [c for c in checks if not c["passed"]]
+    if not failed:
+        return f"All {len(checks)} checks passed."
+    said = f"{len(failed)} of {len(checks)} checks failed"
+    if blocking(checks, []):
+        return said + ": the submission is flagged, and cannot be verified while a protocol check fails."
+    disclosures = len(failed_disclosures(checks))
+    kind = "a disclosure" if disclosures == 1 else f"{disclosures} disclosures"
+    said += f", {kind} only: what the submission declares is not what its runs ran. "
+    if sub.tier == "verified":
+        return said + "An editor verified it, acknowledging that; the pages show what ran, the declared beside it."
+    return said + "It is flagged until an editor verifies it with a note acknowledging that."

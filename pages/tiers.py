@@ -41,7 +41,9 @@ RULE = (
     "Each row says who stands behind it: the benchmark team ran it (team), or an organization submitted it and "
     "every check passed and every claim agrees with its own runs (self-reported), an editor reproduced or "
     "audited it (verified), or a check failed, a claim differs from the runs, or an editor flagged it with a "
-    "reason (flagged). The board shows team, verified and self-reported results by default; flagged ones are "
+    "reason (flagged). A submission whose runs ran another model or user simulator than it declares stays "
+    "flagged until an editor verifies it with a note acknowledging that; its row shows what ran, the declared "
+    "beside it. The board shows team, verified and self-reported results by default; flagged ones are "
     "one click away. Ranks count only the rows shown."
 )
 
@@ -167,6 +169,22 @@ def say_what_is_hidden(table: Table, tiers: Mapping[str, str], view: str, links:
     table.empty_links = [
         {"label": link["label"], "query": link["query"]} for link in links if link["key"] in (*hidden, "all")
     ]
+
+
+def add_as_ran(table: Table, ran: Mapping[str, list[dict[str, str]]]) -> None:
+    """Under a submitted agent whose runs ran another model or user simulator than it declared
+    (`scoring.submission_checks.ran_instead`), what ran, the declared beside it, marked "not as declared"."""
+    keys = [c.key for c in table.columns]
+    if "agent" not in keys:
+        return
+    at = keys.index("agent")
+    for row in table.rows:
+        if rows := ran.get(row["agent"]):
+            cell = row["cells"][at]
+            ran_ = ", ".join(f"{r['what']} {r['ran'] or 'not given'}" for r in rows)
+            declared = ", ".join(f"{r['what']} {r['declared'] or 'not declared'}" for r in rows)
+            cell.sub = f"ran {ran_} · declared {declared}"
+            cell.badges.append(("not as declared", "warn"))
 
 
 def kept_params(view: str) -> dict[str, str]:

@@ -1,7 +1,13 @@
-"""The checks of a submission from an outside team, its claimed figures against the recomputed ones, and its
-tier. Pure: the submission comes in as `SubmittedFile`s (one per trajectory file, each with its simulations),
-the track as a `TrackInput`; each check answers with its name, whether it passed, and its reason in words. A
-check that cannot be run never passes.
+"""The checks of a submission from an outside team, and its claimed figures against the recomputed ones (its tier:
+`scoring.tiers`). Pure: the submission comes in as `SubmittedFile`s (one per trajectory file, each with its
+simulations), the track as a `TrackInput`; each check answers with its name, whether it passed, and its reason
+in words. A check that cannot be run never passes.
+
+Every check is named in `CHECKS` with its label and its kind. A **protocol** check decides whether the results
+were obtained as the track asks (task versions, trials, limits, ...): while one fails, the submission is flagged
+and no editor may verify it. A **disclosure** check compares what the submission says about itself with what its
+runs show (the declared model and user simulator): a failed one flags the submission until an editor verifies
+it with a note acknowledging what differs, and the pages show what ran, with what was declared beside it.
 """
 
 from __future__ import annotations
@@ -17,6 +23,34 @@ from .tau2 import TAU2_INFRA, Claim, Tau2File, declared_problems, task_fingerpri
 TIERS = ("team", "self-reported", "verified", "flagged")
 # The boards' default view: flagged rows are one click away (`?tier=flagged` or `?tier=all`).
 DEFAULT_VIEW = ("team", "verified", "self-reported")
+PROTOCOL, DISCLOSURE = "protocol", "disclosure"
+
+
+@dataclass(frozen=True)
+class CheckRule:
+    """What a check is called in words and what a failure of it stops: a protocol check blocks verifying; a
+    disclosure check asks the verifying editor to acknowledge it."""
+
+    label: str
+    kind: str = PROTOCOL
+
+
+# Every check, in the order `check` runs them and the pages list them.
+CHECKS: dict[str, CheckRule] = {
+    "declared_fields": CheckRule("Declared fields present"),
+    "declared_models": CheckRule("Declared model and user simulator are the ones run", DISCLOSURE),
+    "tasks_covered": CheckRule("Every required task has runs"),
+    "trials_as_required": CheckRule("Trials per task as required and equal"),
+    "one_run_one_agent": CheckRule("One run of one agent per task and trial"),
+    "task_versions": CheckRule("Every run is of the benchmark's own task, in a version the track takes"),
+    "limits_respected": CheckRule("Limits respected"),
+    "transcripts_present": CheckRule("Transcripts present"),
+}
+
+
+def check_rule(name: str) -> CheckRule:
+    """The registry's entry for `name`; one it does not know (stored before a rename) is a protocol check."""
+    return CHECKS.get(name) or CheckRule(name.replace("_", " "))
 
 
 @dataclass(frozen=True)
@@ -24,9 +58,15 @@ class Check:
     name: str
     passed: bool
     detail: str
+    # A failed disclosure: each thing it compares, what ran beside what was declared
+    # ([{"what": "model", "ran": ..., "declared": ...}]); None otherwise.
+    values: list[dict[str, str]] | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        if self.values is None:
+            del out["values"]
+        return out
 
 
 @dataclass(frozen=True)
@@ -345,8 +385,10 @@ def declared_models(declared: dict, files: list[SubmittedFile]) -> Check:
         ("model_name", declared.get("model_name"), "agent", _llms(files, "agent_info")),
         ("user_simulator", methodology.get("user_simulator"), "user simulator", _llms(files, "user_info")),
     )
-    parts, failed, ok = [], False, []
+    parts, failed, ok, values = [], False, [], []
     for field_, said, side, ran in pairs:
+        what = "model" if field_ == "model_name" else "user simulator"
+        values.append({"what": what, "ran": ", ".join(ran), "declared": said.strip() if isinstance(said, str) else ""})
         if not isinstance(said, str) or not said.strip():
             parts.append(f"cannot be checked: no {field_} declared")
             failed = True
@@ -357,9 +399,9 @@ def declared_models(declared: dict, files: list[SubmittedFile]) -> Check:
             parts.append(f"declared {field_} {said!r}; the files' {side} ran {', '.join(ran)}")
             failed = True
         else:
-            ok.append(f"{'model' if field_ == 'model_name' else 'user simulator'} {', '.join(ran)}")
+            ok.append(f"{what} {', '.join(ran)}")
     if failed:
-        return Check("declared_models", False, "; ".join(parts))
+        return Check("declared_models", False, "; ".join(parts), values)
     return Check("declared_models", True, ", ".join(ok) + ", as declared")
 
 
@@ -438,19 +480,15 @@ def figures(claims: list[Claim], computed: dict[str, dict[str, Any]]) -> list[Fi
     return out
 
 
-def tier(checks: list[dict], figures_: list[dict], *, flagged: bool = False, verified: bool = False) -> str:
-    """Flagged by an editor, a failed check or a differing figure; else verified by an editor; else
-    self-reported. A figure that is not verifiable flags nothing."""
-    if flagged or any(not c["passed"] for c in checks) or any(f["agrees"] is False for f in figures_):
-        return "flagged"
-    return "verified" if verified else "self-reported"
+def failed_disclosures(checks: list[dict]) -> list[dict]:
+    """The failed disclosure checks: verifying the submission asks the editor to acknowledge each."""
+    return [c for c in checks if not c["passed"] and check_rule(c["name"]).kind == DISCLOSURE]
 
 
-def blocking(checks: list[dict], figures_: list[dict]) -> list[str]:
-    """Why an editor may not verify: each failed check and each differing figure."""
-    return [f"{c['name']}: {c['detail']}" for c in checks if not c["passed"]] + [
-        f"{f['name']}: claimed {f['claimed']}, recomputed {f['recomputed']}" for f in figures_ if f["agrees"] is False
-    ]
+def ran_instead(checks: list[dict]) -> list[dict[str, str]]:
+    """What the runs ran beside what was declared, for each thing a failed disclosure compares
+    ([{"what", "ran", "declared"}]): the pages show what ran, the declared value beside it."""
+    return [v for c in failed_disclosures(checks) for v in c.get("values") or []]
 
 
 def _model(info: dict | None, side: str) -> str | None:

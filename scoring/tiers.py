@@ -2,8 +2,10 @@
 trials: what `boards.compute_boards` adds to every overall row, and the boards' tier filter.
 
 Tiers: "team" (the benchmark team ran it), "self-reported" (a submission whose checks pass and whose claims
-agree), "verified" (an editor reproduced or audited one), "flagged" (a failed check, a differing claim, or an
-editor's reason). The default view shows team, verified and self-reported rows; flagged ones are a filter away.
+agree), "verified" (an editor reproduced or audited one, acknowledging any failed disclosure check), "flagged" (a
+failed protocol check, a differing claim, an unacknowledged disclosure, or an editor's reason). The default view
+shows team, verified and self-reported rows; flagged ones are a filter away. A submission's tier: `tier`; why an
+editor may not verify it: `blocking`.
 """
 
 from __future__ import annotations
@@ -15,10 +17,37 @@ from typing import Any
 from .common import assign_ranks
 from .passk import ScoreOf, family_figures, is_counted, threshold_success
 from .scored import run_score
-from .submission_checks import DEFAULT_VIEW, TIERS
+from .submission_checks import DEFAULT_VIEW, DISCLOSURE, TIERS, check_rule, failed_disclosures
 from .types import RoundInput, TaskInput
 
 FILTERS = (*TIERS, "default-view", "all")
+
+
+def tier(
+    checks: list[dict],
+    figures_: list[dict],
+    *,
+    flagged: bool = False,
+    verified: bool = False,
+    acknowledged: bool = False,
+) -> str:
+    """Flagged by an editor, a failed protocol check or a differing figure; else verified by an editor (who
+    acknowledged any failed disclosure); else flagged while a disclosure failed; else self-reported. A figure
+    that is not verifiable flags nothing."""
+    if flagged or blocking(checks, figures_):
+        return "flagged"
+    disclosed = bool(failed_disclosures(checks))
+    if verified and (acknowledged or not disclosed):
+        return "verified"
+    return "flagged" if disclosed else "self-reported"
+
+
+def blocking(checks: list[dict], figures_: list[dict]) -> list[str]:
+    """Why an editor may not verify: each failed protocol check and each differing figure."""
+    protocol = [c for c in checks if not c["passed"] and check_rule(c["name"]).kind != DISCLOSURE]
+    return [f"{c['name']}: {c['detail']}" for c in protocol] + [
+        f"{f['name']}: claimed {f['claimed']}, recomputed {f['recomputed']}" for f in figures_ if f["agrees"] is False
+    ]
 
 
 def board_score(tasks: Iterable[TaskInput]) -> ScoreOf:

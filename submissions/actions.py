@@ -9,7 +9,8 @@ from django.db import transaction
 
 from leaderboard.models import Entry, Tier
 from leaderboard.roles import user_is_editor
-from scoring.submission_checks import blocking
+from scoring.submission_checks import failed_disclosures
+from scoring.tiers import blocking
 from snapshots.stale import snapshots_mark_stale
 
 from .models import EventKind, Submission, SubmissionEvent, SubmissionStatus
@@ -27,17 +28,34 @@ def _required(**values: str) -> None:
         raise ValidationError(f"{' and '.join(missing)} required")
 
 
-def submission_verify(*, submission: Submission, by, note: str, link: str) -> Submission:
-    """An editor reproduced or audited it: refused while a check fails or a figure differs (the reasons
-    listed)."""
+def acknowledgment_asked(submission: Submission) -> str:
+    """What verifying `submission` asks the editor to acknowledge in a note (each failed disclosure check with
+    its reason), or "" when nothing."""
+    owed = failed_disclosures(submission.checks or [])
+    if not owed:
+        return ""
+    return "what differs from what was declared: " + "; ".join(f"{c['name']}: {c['detail']}" for c in owed)
+
+
+def submission_verify(*, submission: Submission, by, note: str, link: str, disclosure_note: str = "") -> Submission:
+    """An editor reproduced or audited it: refused while a protocol check fails or a figure differs (the reasons
+    listed); where a disclosure check failed, only with a note acknowledging it (`disclosure_note`), kept and
+    shown beside what ran."""
     _editor(by)
     _required(note=note, link=link)
     reasons = blocking(submission.checks, submission.figures)
     if reasons:
         raise ValidationError("cannot verify while these stand: " + "; ".join(reasons))
+    asked = acknowledgment_asked(submission)
+    if asked and not disclosure_note.strip():
+        raise ValidationError({"disclosure_note": f"verifying needs a note acknowledging {asked}"})
     with transaction.atomic():
         submission.verified_note, submission.verified_link = note.strip(), link.strip()
-        SubmissionEvent.objects.create(submission=submission, kind=EventKind.VERIFIED, by=by, note=note, link=link)
+        submission.disclosure_note = disclosure_note.strip() if asked else ""
+        event_note = f"{note.strip()} (acknowledged: {submission.disclosure_note})" if asked else note
+        SubmissionEvent.objects.create(
+            submission=submission, kind=EventKind.VERIFIED, by=by, note=event_note, link=link
+        )
         tier_set(submission)
     return submission
 
@@ -47,7 +65,7 @@ def submission_flag(*, submission: Submission, by, reason: str, link: str) -> Su
     _required(reason=reason, link=link)
     with transaction.atomic():
         submission.flag_reason, submission.flag_link = reason.strip(), link.strip()
-        submission.verified_note = submission.verified_link = ""
+        submission.verified_note = submission.verified_link = submission.disclosure_note = ""
         SubmissionEvent.objects.create(submission=submission, kind=EventKind.FLAGGED, by=by, note=reason, link=link)
         tier_set(submission)
     return submission

@@ -1,6 +1,7 @@
 """Submissions in the admin: editors open and edit a benchmark's track, read each submission as it was checked
 (never changing what it claimed or what the checks found) and act on it: verify (a note and a link), flag (a
-reason and a link), unflag, withdraw. Each action goes through `submissions.actions`, one event each."""
+reason and a link), unflag, withdraw. Verifying one whose disclosure check failed asks for a note acknowledging
+it. Each action goes through `submissions.actions`, one event each."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from django.utils.html import format_html
 from leaderboard.caching import content_version_bump
 
 from . import actions
+from .forms import VerifyForm
 from .models import Submission, SubmissionEvent, SubmissionTrack
 from .views import refusal
 
@@ -42,11 +44,6 @@ class SubmissionEventInline(admin.TabularInline):
 
     def has_add_permission(self, request, obj=None):
         return False
-
-
-class VerifyForm(forms.Form):
-    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), help_text="How it was reproduced or audited.")
-    link = forms.URLField(max_length=2000)
 
 
 class FlagForm(forms.Form):
@@ -83,6 +80,7 @@ class SubmissionAdmin(admin.ModelAdmin):
         "files_info",
         "verified_note",
         "verified_link",
+        "disclosure_note",
         "flag_reason",
         "flag_link",
         "archive",
@@ -128,12 +126,17 @@ class SubmissionAdmin(admin.ModelAdmin):
 
     @admin.action(description="Verify (reproduced or audited: a note and a link)", permissions=["change"])
     def verify(self, request, queryset):
+        # A submission whose disclosure check failed is verified only with a note acknowledging it: the form
+        # asks for it (and says what) when any selected one needs it.
+        asked = [f"{sub.pk}: {a}" for sub in queryset if (a := actions.acknowledgment_asked(sub))]
         return self._with_form(
             request,
             queryset,
-            VerifyForm,
+            lambda data: VerifyForm(data, asked=asked),
             "Verify",
-            lambda sub, user, d: actions.submission_verify(submission=sub, by=user, note=d["note"], link=d["link"]),
+            lambda sub, user, d: actions.submission_verify(
+                submission=sub, by=user, note=d["note"], link=d["link"], disclosure_note=d["disclosure_note"]
+            ),
         )
 
     @admin.action(description="Flag (a reason and a link)", permissions=["change"])

@@ -1,7 +1,11 @@
 """The forms of the submission pages: the upload form (a member of an organization, for its own agents) and an
-editor's actions (verify with a note and a link, flag with a reason and a link, unflag, withdraw)."""
+editor's actions (verify with a note and a link, and a note acknowledging a failed disclosure check; flag with a
+reason and a link; unflag; withdraw)."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
 
 from django import forms
 from django.utils.text import slugify
@@ -75,6 +79,23 @@ class VerifyForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 3}), max_length=5000, help_text="How it was reproduced or audited."
     )
     link = forms.URLField(max_length=2000, help_text="Where the reproduction or audit can be read.")
+    disclosure_note = forms.CharField(
+        label="Acknowledging",
+        widget=forms.Textarea(attrs={"rows": 3}),
+        max_length=5000,
+        required=False,
+        help_text="Where the declared model or user simulator is not the one run: what you acknowledge. The "
+        "boards show what ran, the declared one beside it.",
+    )
+
+    def __init__(self, *args: Any, asked: Sequence[str] = (), **kwargs: Any) -> None:
+        """`asked`: what each submission being verified asks to acknowledge (`actions.acknowledgment_asked`);
+        then the note is required."""
+        super().__init__(*args, **kwargs)
+        if asked:
+            field = self.fields["disclosure_note"]
+            field.required = True
+            field.help_text = "Required: a note acknowledging " + "; ".join(asked)
 
 
 class FlagForm(forms.Form):

@@ -149,6 +149,11 @@ class Submission(models.Model):
     tier = models.CharField(max_length=20, choices=Tier.choices, default=Tier.SELF_REPORTED)
     verified_note = models.TextField(blank=True)
     verified_link = models.URLField(max_length=2000, blank=True)
+    disclosure_note = models.TextField(
+        blank=True,
+        help_text="The verifying editor's note acknowledging a failed disclosure check (a declared model or user "
+        "simulator other than the ones run); required to verify such a submission, shown beside what ran.",
+    )
     flag_reason = models.TextField(blank=True)
     flag_link = models.URLField(max_length=2000, blank=True)
     archive = models.FileField(upload_to="submissions/%Y/%m/", blank=True, storage=submissions_storage)

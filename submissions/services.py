@@ -37,8 +37,8 @@ from runs.inputs import run_input
 from runs.models import Run
 from scoring.bundle import BundleError
 from scoring.passk import family_figures, threshold_success
-from scoring.submission_checks import check, figures, mixed_families, tier, version_ran
-from scoring.tiers import board_score
+from scoring.submission_checks import check, figures, mixed_families, ran_instead, version_ran
+from scoring.tiers import board_score, tier
 from scoring.types import TaskInput
 from snapshots.stale import snapshots_mark_stale
 
@@ -153,7 +153,7 @@ def submit(
         sub.save(update_fields=["status"])
         versions = run_versions(read, ran) if taken else {}
         runs = read.runs(prefix=f"s{sub.pk}", round_key=rnd.key, agent=slug, versions=versions, skip=held_back)
-        _write(sub, rnd, read, runs, organization, slug, name)
+        _write(sub, rnd, entry_as_ran(read.entry, checks), runs, organization, slug, name)
         _figures_and_tier(sub, read)
         if upload.archive:
             sub.archive.save(f"submission-{sub.pk}.zip", ContentFile(upload.archive), save=True)
@@ -259,7 +259,14 @@ def remove_runs(sub: Submission) -> int:
     return count
 
 
-def _write(sub: Submission, rnd: Round, read: Read, runs: list[dict], org: Organization, slug: str, name: str) -> None:
+def entry_as_ran(entry: dict, checks: list[dict]) -> dict:
+    """The entry's conditions as its runs ran them: where a disclosure check found the declared model is not the
+    one run, the model is the one run (the declared one stays on the submission, shown beside it)."""
+    ran = {v["what"]: v["ran"] for v in ran_instead(checks) if v["ran"]}
+    return {**entry, "model": ran["model"]} if "model" in ran else entry
+
+
+def _write(sub: Submission, rnd: Round, entry: dict, runs: list[dict], org: Organization, slug: str, name: str) -> None:
     bench = rnd.benchmark
     doc = {
         "format": "agent-leaderboard-bundle/1",
@@ -274,7 +281,7 @@ def _write(sub: Submission, rnd: Round, read: Read, runs: list[dict], org: Organ
                 "task_set_version": rnd.task_set_version,
                 "starts_on": rnd.starts_on.isoformat() if rnd.starts_on else None,
                 "published_at": rnd.published_at.isoformat() if rnd.published_at else None,
-                "entries": [{"agent": slug, **{k: str(v)[:200] for k, v in read.entry.items() if k in ENTRY_KEYS}}],
+                "entries": [{"agent": slug, **{k: str(v)[:200] for k, v in entry.items() if k in ENTRY_KEYS}}],
             }
         ],
         "runs": runs,
@@ -319,7 +326,13 @@ def tier_set(sub: Submission) -> None:
     if sub.status != SubmissionStatus.LIVE:
         sub.save()
         return
-    sub.tier = tier(sub.checks, sub.figures, flagged=bool(sub.flag_reason), verified=bool(sub.verified_note))
+    sub.tier = tier(
+        sub.checks,
+        sub.figures,
+        flagged=bool(sub.flag_reason),
+        verified=bool(sub.verified_note),
+        acknowledged=bool(sub.disclosure_note),
+    )
     sub.save()
     Entry.objects.filter(round=sub.round, agent=sub.agent).update(tier=sub.tier)
     snapshots_mark_stale(round_ids=[sub.round_id])

@@ -166,7 +166,9 @@ def detail(request: HttpRequest, bench: str, pk: int) -> HttpResponse:
 ACTIONS: dict[str, tuple[type[forms.Form], Callable[[Submission, Any, dict], Submission]]] = {
     "verify": (
         VerifyForm,
-        lambda sub, user, d: actions.submission_verify(submission=sub, by=user, note=d["note"], link=d["link"]),
+        lambda sub, user, d: actions.submission_verify(
+            submission=sub, by=user, note=d["note"], link=d["link"], disclosure_note=d["disclosure_note"]
+        ),
     ),
     "flag": (
         FlagForm,

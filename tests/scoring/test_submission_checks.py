@@ -7,8 +7,20 @@ import json
 import pytest
 
 from scoring.passk import family_figures
-from scoring.submission_checks import TaskSet, TrackInput, agrees, check, figures, from_tau2, names_same_model, tier
+from scoring.submission_checks import (
+    CHECKS,
+    DISCLOSURE,
+    TaskSet,
+    TrackInput,
+    agrees,
+    check,
+    failed_disclosures,
+    figures,
+    from_tau2,
+    names_same_model,
+)
 from scoring.tau2 import Tau2Error, read_submission, success, task_fingerprint
+from scoring.tiers import blocking, tier
 from scoring.types import RunInput, TaskInput
 from tests.builders import tau2 as t
 
@@ -228,3 +240,47 @@ def test_unreadable_or_domainless_files_are_refused():
 def test_contact_email_is_kept_apart_from_the_declared_fields():
     sub = read_submission(t.files())
     assert "email" not in json.dumps(sub.declared) and sub.contact["email"] == "team@example.org"
+
+
+def _other_simulator() -> dict:
+    declared = copy.deepcopy(t.DECLARED)
+    declared["methodology"]["user_simulator"] = "gpt-5"
+    return declared
+
+
+def test_a_declared_user_simulator_other_than_the_one_run_is_a_disclosure_that_never_blocks_verifying():
+    checks, figs = _judge(t.files(_other_simulator()))
+    listed = list(checks.values())
+    assert _failed(checks) == {"declared_models": "declared user_simulator 'gpt-5'; the files' user simulator ran u1"}
+    # Both sides, what ran beside what was declared, for the pages to show.
+    assert checks["declared_models"]["values"] == [
+        {"what": "model", "ran": "mini-agent", "declared": "Mini Agent"},
+        {"what": "user simulator", "ran": "u1", "declared": "gpt-5"},
+    ]
+    assert blocking(listed, figs) == []
+    assert [c["name"] for c in failed_disclosures(listed)] == ["declared_models"]
+    # Flagged until an editor verifies it and acknowledges what differs; an editor's flag wins over both.
+    assert tier(listed, figs) == "flagged"
+    assert tier(listed, figs, verified=True) == "flagged"
+    assert tier(listed, figs, verified=True, acknowledged=True) == "verified"
+    assert tier(listed, figs, verified=True, acknowledged=True, flagged=True) == "flagged"
+
+
+def test_a_failed_protocol_check_blocks_verifying_whatever_is_acknowledged():
+    declared = _other_simulator()
+    checks, figs = _judge(t.files(declared, mini=t.results(t.baseline_sims(), max_steps=500)))
+    listed = list(checks.values())
+    assert blocking(listed, figs) == ["limits_respected: mini: max_steps 500; the track allows at most 200"]
+    assert tier(listed, figs, verified=True, acknowledged=True) == "flagged"
+    # A passing check carries no values: its detail says it all.
+    assert "values" not in _judge(t.files())[0]["declared_models"]
+
+
+def test_every_check_is_in_the_registry_with_its_kind_and_an_unknown_one_blocks():
+    checks, _ = _judge(t.files())
+    assert list(checks) == list(CHECKS)
+    assert [name for name, rule in CHECKS.items() if rule.kind == DISCLOSURE] == ["declared_models"]
+    # A check stored under a name the registry no longer knows is read as the protocol's: it blocks.
+    stored = [{"name": "task_versions_current", "passed": False, "detail": "code: 2 of 3 tasks differ"}]
+    assert blocking(stored, []) == ["task_versions_current: code: 2 of 3 tasks differ"]
+    assert failed_disclosures(stored) == []

@@ -85,6 +85,7 @@ def test_a_declared_model_the_runs_name_passes():
         "name": "declared_models",
         "passed": True,
         "detail": "model mini-agent, user simulator u1-2025-01-01, as declared",
+        "kind": "disclosure",
     }
 
 

@@ -82,7 +82,7 @@ def test_button_against_the_task_set_it_ran_agrees_at_76_and_an_editor_verifies_
 
 
 @pytest.mark.django_db
-def test_toolorchestra_against_the_task_set_it_ran_agrees_but_declares_other_models(tau2_releases):
+def test_toolorchestra_against_the_task_set_it_ran_agrees_and_is_verified_acknowledging_what_ran(tau2_releases):
     sub = _import(TOOLORCHESTRA, "nvidia")
     fig = _figures(sub)
     assert fig["airline pass^1"]["recomputed"] == pytest.approx(56.0) and fig["airline pass^1"]["agrees"] is True
@@ -103,11 +103,21 @@ def test_toolorchestra_against_the_task_set_it_ran_agrees_but_declares_other_mod
         "passed": False,
         "detail": "declared model_name 'Nemotron-Orchestrator-8B'; the files' agent ran gpt-4.1-mini-2025-04-14; "
         "declared user_simulator 'gpt-5'; the files' user simulator ran gpt-4.1-2025-04-14",
+        "values": [
+            {"what": "model", "ran": "gpt-4.1-mini-2025-04-14", "declared": "Nemotron-Orchestrator-8B"},
+            {"what": "user simulator", "ran": "gpt-4.1-2025-04-14", "declared": "gpt-5"},
+        ],
     }
+    # A disclosure, not the protocol: flagged until an editor verifies it, acknowledging what ran.
     assert sub.tier == "flagged"
+    assert Entry.objects.get(round=sub.round, agent=sub.agent).model == "gpt-4.1-mini-2025-04-14"
     editor = get_user_model().objects.create_superuser("ed", password="x")
-    with pytest.raises(ValidationError, match="declared_models"):
+    with pytest.raises(ValidationError, match="acknowledging what differs from what was declared: declared_models"):
         submission_verify(submission=sub, by=editor, note="Audited", link="https://example.org/audit")
+    submission_verify(
+        submission=sub, by=editor, note="Audited", link="https://example.org/audit", disclosure_note="Ran gpt-4.1-mini"
+    )
+    assert sub.tier == "verified" and Entry.objects.get(round=sub.round, agent=sub.agent).tier == "verified"
 
 
 @pytest.mark.django_db

@@ -150,7 +150,12 @@ def test_api_lists_submissions_with_checks_and_figures_and_never_the_contact():
         "self-reported",
     )
     # The schema's 6 required fields and the track's 5 protocol fields.
-    assert item["checks"][0] == {"name": "declared_fields", "passed": True, "detail": "all 11 declared"}
+    assert item["checks"][0] == {
+        "name": "declared_fields",
+        "passed": True,
+        "detail": "all 11 declared",
+        "kind": "protocol",
+    }
     assert item["figures"][1] == {"name": "other pass^1", "claimed": 50.0, "recomputed": None, "agrees": None}
     assert "team@example.org" not in answer.content.decode()
     assert Client().get("/api/benchmarks/mini-tau/submissions?tier=flagged").json() == []
