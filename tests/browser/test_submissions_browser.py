@@ -1,7 +1,8 @@
 """The submissions in Chromium, as a reader and an editor meet them: the two real τ²-bench submissions on the
-community round, the board filtered by tier, a submission's page with its checks and claims, and an editor
-flagging it from the page. axe-core finds nothing on these pages. Screenshots for docs/submissions.md go to
-docs/ (submission-page.png, board-tier-filter.png)."""
+community round, the board filtered by tier, a submission's page with its checks and claims, an editor flagging
+it from the page, and an editor verifying ToolOrchestra (whose runs ran other models than it declares) with a
+note acknowledging that. axe-core finds nothing on these pages. Screenshots for docs/submissions.md go to
+docs/ (submission-page.png, board-tier-filter.png, submission-verified-as-ran.png)."""
 
 from __future__ import annotations
 
@@ -85,11 +86,7 @@ def test_an_editor_flags_from_the_page_and_the_history_says_so(browser, live_ser
     button, _ = _load()
     editor = make_user("edna", "Editors", password=PASSWORD)
     page = browser.new_page(viewport=DESKTOP)
-    page.goto(f"{live_server.url}/admin/login/")
-    page.fill("#id_username", editor.username)
-    page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
-    page.wait_for_url(f"{live_server.url}/admin/")
+    _sign_in(page, live_server, editor)
     page.goto(live_server.url + button.get_absolute_url())
     page.fill("#flag-reason", "The airline trajectories repeat another team's")
     page.fill("#flag-link", "https://example.org/evidence")
@@ -98,4 +95,43 @@ def test_an_editor_flags_from_the_page_and_the_history_says_so(browser, live_ser
     history = page.locator(".submission-history").inner_text()
     assert "flagged: The airline trajectories repeat another team's" in history
     assert "Flagged by an editor" in page.content()
+    assert_accessible(page)
+
+
+def _sign_in(page, live_server, user) -> None:
+    page.goto(f"{live_server.url}/admin/login/")
+    page.fill("#id_username", user.username)
+    page.fill("#id_password", PASSWORD)
+    page.click("input[type=submit]")
+    page.wait_for_url(f"{live_server.url}/admin/")
+
+
+def test_an_editor_verifies_toolorchestra_acknowledging_the_models_it_ran(browser, live_server):
+    from recompute.boards import snapshot_recompute
+
+    _, orchestra = _load()
+    page = browser.new_page(viewport=DESKTOP)
+    _sign_in(page, live_server, make_user("edna", "Editors", password=PASSWORD))
+    page.goto(live_server.url + orchestra.get_absolute_url())
+    # The browser itself holds the form back until the acknowledgment is written.
+    page.fill("#verify-note", "Re-ran ten airline tasks from the trajectories' seeds: same rewards.")
+    page.fill("#verify-link", "https://example.org/audit")
+    page.get_by_role("button", name="Verify").click()
+    assert page.locator("#verify-disclosure:invalid").count() == 1
+    assert Submission.objects.get(pk=orchestra.pk).tier == "flagged"
+    page.fill("#verify-disclosure", "Ran gpt-4.1-mini against a gpt-4.1 simulator, not the declared models.")
+    page.get_by_role("button", name="Verify").click()
+    page.wait_for_url("**/submissions/*/")
+    assert Submission.objects.get(pk=orchestra.pk).tier == "verified"
+    ran = page.locator("[data-as-ran]")
+    assert "gpt-4.1-mini-2025-04-14" in ran.locator("tr[data-ran='model']").inner_text()
+    assert "Acknowledged by the verifying editor" in ran.inner_text()
+    assert_accessible(page)
+    page.screenshot(path=str(DOCS / "submission-verified-as-ran.png"), full_page=False)
+    for snapshot_id in BoardSnapshot.objects.filter(stale=True).values_list("id", flat=True):
+        snapshot_recompute(snapshot_id=snapshot_id)
+    page.goto(live_server.url + "/b/tau2/r/community-2025-06-10/")
+    row = page.locator(f"#board-region tr[data-agent='{orchestra.agent.slug}']")
+    assert "verified" in row.locator("td[data-label='Tier']").inner_text()
+    assert "ran model gpt-4.1-mini-2025-04-14" in row.inner_text() and "not as declared" in row.inner_text()
     assert_accessible(page)
