@@ -368,8 +368,9 @@ def _tier_view(full: dict[str, Any], entries: dict[str, Entry], params: Mapping[
 def _with_tiers(
     table: Table | None, view: str, full: dict[str, Any], entries: dict[str, Entry], rnd: Round, tab: str
 ) -> Table | None:
-    """The table with its Tier column and each submitted agent's organization, on a board with tiers
-    (`_tier_view`); a view that hides every row says which tiers hold them."""
+    """The table with its Tier column and each submitted agent's organization (and, where its runs ran other
+    models than it declares, what ran beside what it declares), on a board with tiers (`_tier_view`); a view that
+    hides every row says which tiers hold them."""
     if table is not None and view:
         tiers.say_what_is_hidden(table, tiers.tiers_of(full, entries), view, tiers.tier_links(view, {"tab": tab}))
         live = live_submissions(rnd)
