@@ -150,5 +150,5 @@ def test_a_new_member_joins_nvidia_and_submits_toolorchestra(browser, live_serve
     page.wait_for_url("**tier=flagged")
     agent = page.locator("#board-region table.board tbody tr th.col-agent")
     agent.first.wait_for()
-    assert agent.inner_text().splitlines()[0].strip() == "ToolOrchestra"
-    assert "by NVIDIA" in agent.inner_text()
+    assert agent.inner_text().splitlines()[0].strip().removesuffix("not as declared").strip() == "ToolOrchestra"
+    assert "by NVIDIA" in agent.inner_text() and "ran model gpt-4.1-mini-2025-04-14" in agent.inner_text()
