@@ -423,6 +423,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             account = server_account() if wanted.postgres else None
             tidy = [SERVICES_DIR] + ([] if SERVICES_DIR.parent.exists() else [SERVICES_DIR.parent])
             servers = Throwaway(make_folder(account), account, tidy=tidy)
+            # Where this run's servers keep their files: var/test-services/<pid>/, or a temporary folder when the
+            # server account cannot reach the checkout (tools/tests read it from here, never guess it).
+            env["TEST_SERVICES_FOLDER"] = str(servers.folder)
             if pg_bin:
                 env["DATABASE_URL"] = servers.start_postgres(pg_bin, args.database)
                 say(f"no PostgreSQL on {_where(args.database)}: a throwaway one, {_where(env['DATABASE_URL'])}")

@@ -81,7 +81,7 @@ def test_ci_refuses_to_fall_back_to_sqlite_or_eager_celery():
     assert result.returncode != 0 and "CI=true requires REDIS_URL" in result.stderr
 
 
-def test_no_configuration_means_sqlite_eager_celery_and_a_memory_cache(tmp_path):
+def test_no_configuration_means_sqlite_eager_celery_and_a_file_cache_under_var(tmp_path):
     s = _settings(
         {"VAR_DIR": str(tmp_path)},
         ["DATABASES", "CELERY_TASK_ALWAYS_EAGER", "CACHES"],
@@ -89,7 +89,10 @@ def test_no_configuration_means_sqlite_eager_celery_and_a_memory_cache(tmp_path)
     )
     assert "sqlite3" in s["DATABASES"] and str(tmp_path) in s["DATABASES"]
     assert s["CELERY_TASK_ALWAYS_EAGER"] == "True"
-    assert "LocMemCache" in s["CACHES"]
+    # A file cache under VAR_DIR, which every process on the machine shares (a per-process memory cache kept
+    # a server's board pages stale after an import run beside it).
+    assert "FileBasedCache" in s["CACHES"] and str(tmp_path / "cache") in s["CACHES"]
+    assert "LocMemCache" not in s["CACHES"]
 
 
 def test_database_url_can_name_another_sqlite_file(tmp_path):

@@ -187,7 +187,8 @@ broker = redis.Redis.from_url(os.environ["CELERY_BROKER_URL"])
 print(json.dumps({
     "urls": [os.environ[k] for k in ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL")],
     "n": n, "key": r.get("probe").decode(), "broker": broker.ping(), "script": os.getppid(),
-    "files": sorted(os.listdir(os.path.join(sys.argv[1], str(os.getppid())))),
+    "folder": os.environ["TEST_SERVICES_FOLDER"],
+    "files": sorted(os.listdir(os.environ["TEST_SERVICES_FOLDER"])),
 }), flush=True)
 """
 
@@ -207,8 +208,10 @@ def _script(*command: str, closed_port: int) -> list[str]:
     ]
 
 
-def _nothing_left(script_pid: int, urls: list[str]) -> None:
-    folder = ts.SERVICES_DIR / str(script_pid)
+def _nothing_left(folder_name: str, urls: list[str]) -> None:
+    # The run's folder: var/test-services/<pid>/, or a temporary folder where the server account cannot reach the
+    # checkout (as on a checkout in a home folder closed to others).
+    folder = Path(folder_name)
     assert not folder.exists()
     assert _processes_in(folder) == []
     for url in urls:
@@ -241,7 +244,7 @@ def test_a_run_gets_its_own_postgresql_and_redis_and_nothing_is_left_afterwards(
     lines = done.stderr.strip().splitlines()
     assert lines[0].startswith("make test: no PostgreSQL on 127.0.0.1:") and "a throwaway one" in lines[0]
     assert lines[-1] == "make test: stopped and removed the throwaway PostgreSQL and Redis"
-    _nothing_left(seen["script"], seen["urls"])
+    _nothing_left(seen["folder"], seen["urls"])
 
 
 @pytest.mark.slow
@@ -277,4 +280,4 @@ def test_an_interrupted_run_stops_and_removes_its_servers(how):
         proc.stderr.read().strip().splitlines()[-1]
         == "make test: stopped and removed the throwaway PostgreSQL and Redis"
     )
-    _nothing_left(seen["script"], seen["urls"])
+    _nothing_left(seen["folder"], seen["urls"])
