@@ -14,6 +14,7 @@ from leaderboard.models import Agent, RoundParameter, fill_prompt, task_input
 from pages.selectors import run_label, runs_standings
 from pages.submissions import run_as_ran
 from runs.models import Run, Verdict
+from scoring import task_evidence
 from scoring.review import verdicts_public
 from scoring.standings import COUNTS
 from scoring.types import DISPUTE_FIELDS, KEY_PATTERN, PUBLIC_RUN_SCALARS, RunStanding
@@ -133,6 +134,9 @@ def run_detail(
         "parameters": values,
         "rerun": rerun,
         "evidence": [{"kind": e.kind, "url": e.href, "caption": e.caption} for e in run.evidence.all()],
+        "evidence_lacking": task_evidence.lacking(
+            (version.evidence if version else None) or [], run.status, [(e.kind, e.caption) for e in run.evidence.all()]
+        ),
         "checks": [
             {"position": c.position, "kind": c.kind, "name": c.name, "passed": c.passed, "detail": c.detail}
             for c in run.checks.all()

@@ -126,6 +126,10 @@ class TaskOut(Schema):
     prompt: str
     parameters: list[str]
     criteria: dict[str, Any]
+    evidence: list[str] = Field(
+        description="The evidence captured for every run of the task, as its current version lists it (000 §2: "
+        '"captured as listed in the task\'s evidence field"); empty when it lists none.'
+    )
 
 
 class TaskRoundOut(Schema):
@@ -238,6 +242,11 @@ class RunDetailOut(RunOut):
     )
     prompt: str
     parameters: dict[str, str]
+    evidence_lacking: list[str] = Field(
+        description="The items of its task version's evidence list the run has no evidence for (an item is held "
+        "by evidence captioned with it, or of the kind it names alone); empty when it lacks none, when the task "
+        "lists none, or when the run never ran the task (infra error, region blocked, unsupported, not started)"
+    )
     rerun: str | None
     evidence: list[EvidenceOut]
     checks: list[CheckOut]

@@ -40,6 +40,7 @@ def _task_fields(t: Task) -> dict[str, Any]:
         "prompt": current.prompt if current else "",
         "parameters": [str(p) for p in (current.parameters if current else []) or []],
         "criteria": (current.criteria if current else None) or {},
+        "evidence": [str(e) for e in (current.evidence if current else []) or []],
     }
 
 

@@ -39,7 +39,7 @@ from .charts import line_chart
 from .formatting import fmt_range, fmt_rating, fmt_score, limits_view
 from .intervals import compare_url
 from .links import round_agent_url, run_url, task_url
-from .run_evidence import judge_view, marks_view, player_view, score_parts_view
+from .run_evidence import evidence_list_view, judge_view, marks_view, player_view, score_parts_view
 from .selectors import (
     benchmark_get,
     checks_passed,
@@ -139,7 +139,7 @@ def run_page(
         "original_standing": run_standing(run.rerun_of, standings) if run.rerun_of else None,
         **_third_verdict(run, verdicts),
         **_review_marks(bench),
-        **_what_happened(run, query or {}),
+        **_what_happened(run, query or {}, version.evidence if version else None),
     }
 
 
@@ -173,14 +173,16 @@ def _third_verdict(run: Run, verdicts: list) -> dict[str, bool]:
     return {"third_decided": decided, "third_aside": given and not decided}
 
 
-def _what_happened(run: Run, query: Mapping[str, str]) -> dict[str, Any]:
+def _what_happened(run: Run, query: Mapping[str, str], listed: list | None) -> dict[str, Any]:
     """What the run page shows of what happened: the transcript (a page of it), the judge, the recording and its
-    marks, how the score is reached, and on a weekly table the week it happened in."""
+    marks, the evidence its task version lists (`listed`) held or lacking, how the score is reached, and on a
+    weekly table the week it happened in."""
     return {
         "week": _run_week(run, run.round) if run.round.benchmark.rules.same_week else None,
         "transcript": transcript_view(run, query),
         "judge": judge_view(run.judge),
         "marks": marks_view(run.marks, list(run.evidence.all())),
+        "evidence_list": evidence_list_view(listed, run.status, list(run.evidence.all())),
         "player": player_view(list(run.evidence.all())),
         "score_parts": score_parts_view(
             methodologies.get(run.round.benchmark.methodology).score_parts(run_input(run), task_input(run.task))

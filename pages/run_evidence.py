@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from scoring import task_evidence
 from scoring.common import fixed
 
 from .formatting import fmt_seconds
@@ -138,3 +139,13 @@ def marks_view(marks: list[dict[str, Any]], evidence: list[Any]) -> list[dict[st
         }
         for m in sorted(marks or [], key=lambda m: m["at_seconds"])
     ]
+
+
+def evidence_list_view(listed: list[Any] | None, status: str, evidence: list[Any]) -> dict[str, Any] | None:
+    """The evidence the run's task version lists (000 §2: "captured as listed in the task's evidence field"), each
+    item with whether the run holds it (`scoring.task_evidence.checklist`), and the items it lacks; None when the
+    task lists none or the run never ran the task."""
+    items = task_evidence.checklist(listed or [], status, [(e.kind, e.caption) for e in evidence])
+    if items is None:
+        return None
+    return {"items": items, "lacking": [i.item for i in items if not i.held]}
