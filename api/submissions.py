@@ -2,14 +2,16 @@
 key (Bearer; scoped to one benchmark as upload keys are, and to the organization's own agents), and the public
 list `GET /api/benchmarks/<slug>/submissions`, each with its tier, checks and claimed/recomputed figures.
 
-A submission is a τ²-bench folder as a zip (`archive`), or its `submission` file with its `trajectories`
-files, or a results bundle (`bundle`), or Inspect logs (`logs`). A refused one answers 422 with every problem
-and writes nothing; a team's upload key answers 403, as does a submission key on /bundle and /inspect."""
+A submission is in any format the site reads (`submissions.formats`), named by `format` or told by its files: a
+folder as a zip (`archive`), or files as they are (`files`; `bundle` and `logs` are the same field by older
+names, and `submission` with `trajectories` a folder's top file and its trajectories/ files). A refused one
+answers 422 with every problem and writes nothing; a team's upload key answers 403, as does a submission key on
+/bundle and /inspect."""
 
 from __future__ import annotations
 
+import io
 import math
-from io import BytesIO
 from typing import Any
 
 from django.http import HttpRequest, JsonResponse
@@ -21,7 +23,8 @@ from leaderboard.models import in_published_round
 from scoring.submission_checks import check_rule, ran_instead
 from scoring.tiers import FILTERS, tiers_shown
 from scoring.types import KEY_PATTERN
-from submissions.files import zip_files
+from submissions import formats
+from submissions.files import of_folder, sent_as, zip_files
 from submissions.models import Submission, SubmissionStatus
 from submissions.reading import SubmissionRefused
 from submissions.services import Upload, rate_wait, submit
@@ -81,25 +84,24 @@ def submissions(
     return [submission_out(sub) for sub in ordered]
 
 
-def _files(
-    archive: UploadedFile | None,
-    submission: UploadedFile | None,
-    trajectories: list[UploadedFile],
-    bundle: UploadedFile | None,
-    logs: list[UploadedFile],
-) -> Upload:
+def _files(fmt: str | None, archive: UploadedFile | None, sent: list[UploadedFile], folder: dict[str, bytes]) -> Upload:
+    """The upload and its format: the one named, else the one its files are (`formats.recognised`)."""
+    named = formats.get(fmt) if fmt else None
     if archive is not None:
         data = archive.read()
-        return Upload("tau2", zip_files(BytesIO(data)), data)
-    if submission is not None:
-        files = {"submission.json": submission.read()}
-        files.update({f"trajectories/{f.name or f'file-{i}.json'}": f.read() for i, f in enumerate(trajectories)})
-        return Upload("tau2", files, None)
-    if bundle is not None:
-        return Upload("bundle", {bundle.name or "bundle.json": bundle.read()}, None)
-    if logs:
-        return Upload("inspect", {f.name or f"log-{i}.eval": f.read() for i, f in enumerate(logs)}, None)
-    raise SubmissionRefused(["send archive (a τ² folder as a zip), submission + trajectories, bundle, or logs"])
+        if named is not None:
+            return Upload(named.key, sent_as(named, archive.name or "archive.zip", data), data)
+        found, files = of_folder(zip_files(io.BytesIO(data)))
+        return Upload(found.key, files, data)
+    if folder:
+        found = named or formats.recognised(folder, folder=True)
+        return Upload(found.key, {name: data for name, data in folder.items() if found.takes(name)}, None)
+    files = {f.name or f"file-{i}": f.read() for i, f in enumerate(sent)}
+    if not files:
+        kinds = "; ".join(f"{f.label}: {f.help}" for f in formats.REGISTRY.values())
+        raise SubmissionRefused([f"send archive (a folder as a zip) or files ({kinds})"])
+    found = named or formats.recognised(files, folder=False)
+    return Upload(found.key, files, None)
 
 
 @router.post(
@@ -118,11 +120,15 @@ def submission_create(
         None, max_length=200, description="a new agent's name on the boards (default: submission.json's model_name)"
     ),
     round: str | None = Form(None, pattern=KEY_PATTERN, max_length=100, description="the track's round"),
-    archive: UploadedFile | None = File(None, description="a τ²-bench submission folder as a zip"),
-    submission: UploadedFile | None = File(None, description="τ²'s submission.json"),
-    trajectories: list[UploadedFile] = File([], description="τ²'s trajectory files"),
-    bundle: UploadedFile | None = File(None, description="a results bundle"),
-    logs: list[UploadedFile] = File([], description="Inspect logs"),
+    format: str | None = Form(
+        None, pattern=KEY_PATTERN, max_length=20, description="the format (default: told by the files)"
+    ),
+    archive: UploadedFile | None = File(None, description="a submission folder as a zip"),
+    files: list[UploadedFile] = File([], description="files as they are (a results bundle, Inspect logs)"),
+    bundle: UploadedFile | None = File(None, description="a results bundle (the same as files)"),
+    logs: list[UploadedFile] = File([], description="Inspect logs (the same as files)"),
+    submission: UploadedFile | None = File(None, description="a folder's submission.json (τ²-bench)"),
+    trajectories: list[UploadedFile] = File([], description="the folder's trajectories/ files (τ²-bench)"),
 ):
     """Submit results for one of the key's organization's agents into the benchmark's open submission track.
     Answers 201 with the submission as checked (its tier, checks and figures)."""
@@ -134,7 +140,12 @@ def submission_create(
         busy["Retry-After"] = str(math.ceil(wait))
         return busy
     try:
-        upload = _files(archive, submission, trajectories, bundle, logs)
+        folder = {}
+        if submission is not None:
+            folder = {"submission.json": submission.read()} | {
+                f"trajectories/{f.name or f'file-{i}.json'}": f.read() for i, f in enumerate(trajectories)
+            }
+        upload = _files(format, archive, [*files, *([bundle] if bundle else []), *logs], folder)
         sub = submit(
             benchmark=key.benchmark,
             organization=key.organization,

@@ -30,7 +30,8 @@ from scoring.standings import COUNTS, IN_REVIEW, REPLACED, UPDATING, standing_of
 from scoring.submission_checks import ran_instead
 from scoring.types import CHECK_COUNT_PAIRS, RatingRow, RunStanding, Standings
 from snapshots.models import BoardSnapshot, SnapshotKind
-from submissions.models import Submission, SubmissionFormat, SubmissionStatus, SubmissionTrack
+from submissions import formats
+from submissions.models import Submission, SubmissionStatus, SubmissionTrack
 
 from . import tiers
 from .formatting import OUTCOME_BADGE, fmt_score
@@ -460,7 +461,7 @@ def submission_tracks(bench: Benchmark, tasks: list[Task], rounds: list[Round]) 
                 "required": track.families_required or [],
                 "limits": sorted((track.limits or {}).items()),
                 "protocol": track.protocol or [],
-                "formats": [dict(SubmissionFormat.choices).get(f, f) for f in track.formats or []],
+                "formats": [label for _, label in formats.choices(track.formats)],
             }
         )
     return out

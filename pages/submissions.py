@@ -17,6 +17,7 @@ from leaderboard.roles import user_is_editor
 from runs.models import Run
 from scoring.submission_checks import check_rule, failed_disclosures, ran_instead
 from scoring.tiers import blocking
+from submissions import formats
 from submissions.actions import acknowledgment_asked, may_withdraw
 from submissions.models import Submission, SubmissionStatus
 
@@ -133,6 +134,7 @@ def submission_page(*, bench_slug: str, pk: int, viewer) -> dict[str, Any]:
         "bench": bench,
         "round": rnd,
         "sub": sub,
+        "format_label": formats.label(sub.format),
         "tier": sub.tier,
         "tier_label": TIER_LABELS.get(sub.tier, sub.tier),
         "tier_pill": TIER_PILLS.get(sub.tier, "neutral"),

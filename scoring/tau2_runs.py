@@ -1,9 +1,10 @@
 """A τ² simulation as one of the site's runs (a bundle's `runs[]` document) with its transcript
 (docs/transcripts.md). Pure: plain values in and out.
 
-The run's id is `s{submission}-{domain}-{task id}-t{trial}`; its task `{domain}-{task id}` (the key
-`import_tau2_tasks` gives); its trial τ²'s `trial` + 1 (the site counts from 1); its status `infra_error` for
-τ²'s infrastructure error, `timeout` for its timeout, else `completed`; its score the reward (none: unscored).
+The run's id is `{domain}-{task id}-t{trial}` (the submission's `s{id}-` put before it when it is written); its
+task `{domain}-{task id}` (the key `import_tau2_tasks` gives); its trial τ²'s `trial` + 1 (the site counts from
+1); its status `infra_error` for τ²'s infrastructure error, `timeout` for its timeout, else `completed`; its score
+the reward (none: unscored).
 """
 
 from __future__ import annotations
@@ -73,17 +74,14 @@ def _number(value: Any) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0 else None
 
 
-def run_doc(sim: dict, *, prefix: str, domain: str, trial: int, round_key: str, agent: str, version: str) -> dict:
-    """`prefix`: "s{submission id}"; `trial`: 1-based; `version`: the stored task version whose fingerprint the
-    file's task has ("0" when none does: unknown wording, stale)."""
+def run_doc(sim: dict, *, domain: str, trial: int) -> dict:
+    """`trial`: 1-based. Its round, agent and task version (the stored version whose fingerprint the file's task
+    has) are given when it is written (`submissions.reading.Read.runs`)."""
     task_id = str(sim["task_id"])
     reward = (sim.get("reward_info") or {}).get("reward") if isinstance(sim.get("reward_info"), dict) else None
     doc: dict[str, Any] = {
-        "id": f"{prefix}-{domain}-{task_id}-t{trial}",
-        "round": round_key,
-        "agent": agent,
+        "id": f"{domain}-{task_id}-t{trial}",
         "task": f"{domain}-{task_id}",
-        "task_version": version,
         "trial": trial,
         "status": run_status(sim),
         "score": float(reward) if isinstance(reward, int | float) and not isinstance(reward, bool) else None,

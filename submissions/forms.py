@@ -12,15 +12,10 @@ from django.utils.text import slugify
 
 from leaderboard.models import Agent
 
-from .models import SubmissionFormat
+from . import formats
 from .names import agent_name_holder, name_taken_problem
 
 NEW = "__new__"
-FORMAT_HELP = (
-    ("τ²-bench submission", "a zip of the folder: submission.json and trajectories/*.json"),
-    ("results bundle", "one JSON file"),
-    ("Inspect log", ".eval or .json"),
-)
 
 
 class SubmitForm(forms.Form):
@@ -31,17 +26,20 @@ class SubmitForm(forms.Form):
         label="New agent's name",
         help_text="Only for a new agent: the name the boards show (your agent's name, not only its model's).",
     )
-    format = forms.ChoiceField(choices=SubmissionFormat.choices, widget=forms.RadioSelect)
-    file = forms.FileField(help_text="; ".join(f"{f}: {h}" for f, h in FORMAT_HELP) + ".")
+    format = forms.ChoiceField(widget=forms.RadioSelect)
+    file = forms.FileField()
 
-    def __init__(self, *args, benchmark, organization, formats: list[str] | None = None, **kwargs):
+    def __init__(self, *args, benchmark, organization, taken: list[str] | None = None, **kwargs):
+        """`taken`: the formats the track takes (every format when empty)."""
         super().__init__(*args, **kwargs)
         self.benchmark = benchmark
         self.organization = organization
         agents = Agent.objects.filter(organization=organization).order_by("name")
         self.fields["agent"].choices = [(a.slug, a.name) for a in agents] + [(NEW, "A new agent…")]
-        if formats:
-            self.fields["format"].choices = [(v, label) for v, label in SubmissionFormat.choices if v in formats]
+        self.fields["format"].choices = formats.choices(taken)
+        self.fields["file"].help_text = (
+            "; ".join(f"{formats.get(key).label}: {formats.get(key).help}" for key, _ in formats.choices(taken)) + "."
+        )
 
     def clean(self):
         data = super().clean()

@@ -23,7 +23,6 @@ DEFAULT_PROTOCOL = [
     {"field": "methodology.verification.omitted_questions", "label": "Omitted tasks"},
     {"field": "methodology.user_simulator", "label": "User simulator"},
 ]
-FORMATS = ("tau2", "bundle", "inspect")
 
 
 def default_limits() -> dict:
@@ -35,7 +34,8 @@ def default_protocol() -> list:
 
 
 def default_formats() -> list:
-    return list(FORMATS)
+    """A new track takes every format the site reads (`submissions.formats`): none named."""
+    return []
 
 
 class SubmissionTrack(models.Model):
@@ -56,7 +56,11 @@ class SubmissionTrack(models.Model):
     families_required = models.JSONField(
         default=list, blank=True, help_text="Task families a submission must cover. Empty: any, each one complete."
     )
-    formats = models.JSONField(default=default_formats, blank=True)
+    formats = models.JSONField(
+        default=default_formats,
+        blank=True,
+        help_text='The formats taken, by key (e.g. ["tau2"]); empty: every format the site reads.',
+    )
     accept_older_versions = models.BooleanField(
         default=False, help_text="Take runs of any version of the task set the benchmark holds."
     )
@@ -105,12 +109,6 @@ class TaskSetVersion(models.Model):
         return f"{self.benchmark} task set {self.version}"
 
 
-class SubmissionFormat(models.TextChoices):
-    TAU2 = "tau2", "τ²-bench submission"
-    BUNDLE = "bundle", "results bundle"
-    INSPECT = "inspect", "Inspect log"
-
-
 class SubmissionStatus(models.TextChoices):
     LIVE = "live"
     SUPERSEDED = "superseded"
@@ -133,7 +131,7 @@ class Submission(models.Model):
     round = models.ForeignKey("leaderboard.Round", on_delete=models.CASCADE, related_name="submissions")
     agent = models.ForeignKey("leaderboard.Agent", on_delete=models.PROTECT, related_name="submissions")
     organization = models.ForeignKey("leaderboard.Organization", on_delete=models.PROTECT, related_name="submissions")
-    format = models.CharField(max_length=20, choices=SubmissionFormat.choices)
+    format = models.CharField(max_length=20, help_text="A key of the format registry (submissions.formats).")
     status = models.CharField(max_length=20, choices=SubmissionStatus.choices, default=SubmissionStatus.LIVE)
     submitted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     via = models.CharField(max_length=20, choices=Via.choices)

@@ -1,11 +1,13 @@
 """A submission as sent, read into what the checks see (`scoring.submission_checks.SubmittedFile`s) and the
-runs the round gets (bundle `runs[]` documents), by format: a τ²-bench folder, a results bundle, or Inspect
-logs. Refusals (nothing is written) raise `SubmissionRefused` with every problem."""
+runs the round gets (bundle `runs[]` documents): the `Read` every format's reader gives (`submissions.formats`),
+and the readers of a τ²-bench folder, a results bundle and Inspect logs. Refusals (nothing is written) raise
+`SubmissionRefused` with every problem."""
 
 from __future__ import annotations
 
 import zipfile
 from dataclasses import dataclass, field
+from io import BytesIO
 from typing import Any
 
 from django.conf import settings
@@ -31,11 +33,13 @@ class SubmissionRefused(Exception):
 
 @dataclass
 class Read:
-    """A submission read: what it declares, claims and sent, as the checks see it, and its runs by family
-    (run documents still to be given the submission's id: `runs(prefix, agent)`)."""
+    """A submission read by its format's reader: what it declares, claims and sent, as the checks see it, and
+    the runs the round gets (`run_docs`: bundle `runs[]` documents still to be given the submission's id, round,
+    agent and the stored version of their task: `runs`). `native`: the format's own reading, for its checks and
+    figures."""
 
     format: str
-    declared: dict | None = None  # submission.json, contact included (None for bundles and Inspect logs)
+    declared: dict | None = None  # what the submission declares of itself, contact included (None: nothing)
     contact: dict = field(default_factory=dict)
     claims: list[Claim] = field(default_factory=list)
     files: list[SubmittedFile] = field(default_factory=list)
@@ -43,42 +47,36 @@ class Read:
     notes: list[str] = field(default_factory=list)
     model_name: str = ""
     entry: dict = field(default_factory=dict)  # the entry's conditions (model, ...)
-    _tau2: Any = None
-    _runs: list[dict] = field(default_factory=list)  # bundle and Inspect runs as sent (round and agent replaced)
+    run_docs: list[RunDoc] = field(default_factory=list)
+    native: Any = None
 
     def runs(self, *, prefix: str, round_key: str, agent: str, versions: dict[str, str], skip: set[str]) -> list[dict]:
-        """The runs the round gets: every simulation of a family not in `skip`, of a task the benchmark holds in
-        the version ran (`versions`: run task key -> the stored version of that task; a run of any other
-        task is not written)."""
-        if self._tau2 is None:
-            return [
-                {**r, "round": round_key, "agent": agent, "id": f"{prefix}-{r['id']}"}
-                for r in self._runs
-                if versions.get(r["task"]) == (r.get("task_version") or "1.0") and _family_of(r, self.files) not in skip
-            ]
+        """The runs the round gets: every run of a family not in `skip`, of a task the benchmark holds in the
+        version ran (`versions`: run task key -> the stored version of that task; a run of any other task, or
+        one naming another version of it, is not written)."""
         out = []
-        for f, checked in zip(self._tau2.files, self.files, strict=True):
-            if f.domain in skip:
+        for family, doc in self.run_docs:
+            held = versions.get(doc["task"])
+            if held is None or family in skip or doc.get("task_version", held) != held:
                 continue
-            for sim, seen in zip(f.simulations, checked.sims, strict=True):
-                key = f"{f.domain}-{sim['task_id']}"
-                if key in versions:
-                    out.append(
-                        run_doc(
-                            sim,
-                            prefix=prefix,
-                            domain=f.domain,
-                            trial=seen.trial or 1,
-                            round_key=round_key,
-                            agent=agent,
-                            version=versions[key],
-                        )
-                    )
+            out.append({**doc, "id": f"{prefix}-{doc['id']}", "round": round_key, "agent": agent, "task_version": held})
         return out
 
 
-def _family_of(run: dict, files: list[SubmittedFile]) -> str:
-    return next((f.family for f in files if any(s.task == run["task"] for s in f.sims)), "")
+# A run as its reader made it: its task family, and its bundle `runs[]` document (id, task, trial, ...).
+RunDoc = tuple[str, dict]
+
+
+@dataclass(frozen=True)
+class ReadContext:
+    """What a reader may know of where the submission goes: the benchmark's task families (a τ² file's domain
+    is told by them), each stored task's family by key, the benchmark and round, and the JSON budget."""
+
+    families: tuple[str, ...] = ()
+    task_families: dict[str, str] = field(default_factory=dict)
+    benchmark: str = ""
+    round_key: str = ""
+    budget: Budget | None = None
 
 
 def json_budget() -> Budget:
@@ -90,9 +88,9 @@ def json_budget() -> Budget:
     )
 
 
-def read_tau2(files: dict[str, bytes], families: tuple[str, ...]) -> Read:
+def read_tau2(files: dict[str, bytes], ctx: ReadContext) -> Read:
     try:
-        sub = read_submission(files, families, json_budget())
+        sub = read_submission(files, ctx.families, ctx.budget or json_budget())
     except Tau2Error as exc:
         raise SubmissionRefused([str(exc)]) from exc
     checked = [from_tau2(f) for f in sub.files]
@@ -116,30 +114,46 @@ def read_tau2(files: dict[str, bytes], families: tuple[str, ...]) -> Read:
     if any(s.get("trial") is None for f in sub.files for s in f.simulations):
         notes.append("some simulations carry no trial: numbered in file order per task")
     model = str(sub.declared.get("model_name") or "")
-    return Read("tau2", declared, sub.contact, sub.claims, checked, info, notes, model, {"model": model}, sub)
+    runs = [
+        (f.domain, run_doc(sim, domain=f.domain, trial=seen.trial or 1))
+        for f, checked_file in zip(sub.files, checked, strict=True)
+        for sim, seen in zip(f.simulations, checked_file.sims, strict=True)
+    ]
+    return Read("tau2", declared, sub.contact, sub.claims, checked, info, notes, model, {"model": model}, runs, sub)
 
 
-def read_bundle(raw: bytes, *, inspect_logs: list | None = None, benchmark: str = "", round_key: str = "") -> Read:
-    """A results bundle (or the bundle Inspect logs make): its runs, as the checks see them, by task family."""
-    if inspect_logs is not None:
-        try:
-            _count_logs(inspect_logs)
-            doc = logs_to_bundle(read_logs(inspect_logs), benchmark=benchmark, round_key=round_key).doc
-        except JsonRefused as exc:
-            raise SubmissionRefused([str(exc)]) from exc
-        except InspectLogError as exc:
-            raise SubmissionRefused(exc.problems) from exc
-    else:
-        try:
-            counted("bundle", (raw,), json_budget())
-            doc = parse_document(raw)
-            check_bundle(doc)
-        except JsonRefused as exc:
-            raise SubmissionRefused([str(exc)]) from exc
-        except DocumentError as exc:
-            raise SubmissionRefused([f"(bundle): {exc}"]) from exc
-        except BundleError as exc:
-            raise SubmissionRefused(exc.problems) from exc
+def read_bundle(files: dict[str, bytes], ctx: ReadContext) -> Read:
+    """A results bundle (one JSON file): its runs, as the checks see them, by task family."""
+    if len(files) != 1:
+        raise SubmissionRefused(["a bundle submission is one JSON file"])
+    raw = next(iter(files.values()))
+    try:
+        counted("bundle", (raw,), ctx.budget or json_budget())
+        doc = parse_document(raw)
+        check_bundle(doc)
+    except JsonRefused as exc:
+        raise SubmissionRefused([str(exc)]) from exc
+    except DocumentError as exc:
+        raise SubmissionRefused([f"(bundle): {exc}"]) from exc
+    except BundleError as exc:
+        raise SubmissionRefused(exc.problems) from exc
+    return _bundle_read("bundle", doc, ctx)
+
+
+def read_inspect(files: dict[str, bytes], ctx: ReadContext) -> Read:
+    """Inspect logs (.eval or .json), as the bundle the Inspect import makes of them."""
+    logs = [(name, BytesIO(data)) for name, data in files.items()]
+    try:
+        _count_logs(logs, ctx.budget or json_budget())
+        doc = logs_to_bundle(read_logs(logs), benchmark=ctx.benchmark, round_key=ctx.round_key).doc
+    except JsonRefused as exc:
+        raise SubmissionRefused([str(exc)]) from exc
+    except InspectLogError as exc:
+        raise SubmissionRefused(exc.problems) from exc
+    return _bundle_read("inspect", doc, ctx)
+
+
+def _bundle_read(fmt: str, doc: dict, ctx: ReadContext) -> Read:
     refused = review_record_problems(doc)
     if refused:
         raise SubmissionRefused(refused)
@@ -147,15 +161,23 @@ def read_bundle(raw: bytes, *, inspect_logs: list | None = None, benchmark: str 
     if len(agents) != 1:
         raise SubmissionRefused([f"agents: a submission holds the runs of one agent ({len(agents)} given)"])
     entries = [e for r in doc.get("rounds") or [] for e in r.get("entries") or []]
-    runs = [r for r in doc.get("runs") or []]
-    fmt = "inspect" if inspect_logs is not None else "bundle"
-    return Read(fmt, model_name=str(agents[0].get("name") or ""), entry=dict(entries[0]) if entries else {}, _runs=runs)
+    runs = [{**r, "task_version": r.get("task_version") or "1.0"} for r in doc.get("runs") or []]
+    families = [ctx.task_families.get(r["task"], NOT_IN_TASK_SET) for r in runs]
+    return Read(
+        fmt,
+        model_name=str(agents[0].get("name") or ""),
+        entry=dict(entries[0]) if entries else {},
+        files=bundle_files(fmt, runs, families),
+        run_docs=list(zip(families, runs, strict=True)),
+    )
 
 
-def _count_logs(logs: list) -> None:
+NOT_IN_TASK_SET = "(not in the task set)"
+
+
+def _count_logs(logs: list, budget: Budget) -> None:
     """Count every JSON document of the Inspect logs (a .json log, or each entry of an .eval zip, as it
     inflates) against one submission's budget before Inspect reads any of them."""
-    budget = json_budget()
     for name, stream in logs:
         data = stream.getvalue()
         if data[:2] != b"PK":
@@ -173,26 +195,25 @@ def _count_logs(logs: list) -> None:
         stream.seek(0)
 
 
-def bundle_files(read: Read, task_families: dict[str, str]) -> None:
+def bundle_files(fmt: str, runs: list[dict], families: list[str]) -> list[SubmittedFile]:
     """A bundle's or Inspect log's runs as the checks see them: one "file" per task family; a run's task
     version stands for its content (`v:{version}`)."""
     by_family: dict[str, SubmittedFile] = {}
-    for r in read._runs:
-        family = task_families.get(r["task"], "(not in the task set)")
-        f = by_family.setdefault(family, SubmittedFile(f"{read.format}: {family}", family, [], None, {}))
+    for r, family in zip(runs, families, strict=True):
+        f = by_family.setdefault(family, SubmittedFile(f"{fmt}: {family}", family, [], None, {}))
         counted = r.get("status", "completed") != "infra_error" and r.get("score") is not None
         transcript = bool(r.get("transcript")) or any(e.get("kind") == "transcript" for e in r.get("evidence") or [])
         f.sims.append(Sim(r["task"], r.get("trial") or 1, None, counted, r.get("status") == "infra_error", transcript))
         assert f.task_fingerprints is not None
-        f.task_fingerprints[r["task"]] = f"v:{r.get('task_version') or '1.0'}"
-    read.files = list(by_family.values())
+        f.task_fingerprints[r["task"]] = f"v:{r['task_version']}"
+    return list(by_family.values())
 
 
-def task_sets(bench: Benchmark, *, tau2: bool) -> list[TaskSet]:
+def task_sets(bench: Benchmark, *, by_definition: bool) -> list[TaskSet]:
     """The versions of `bench`'s task set, as the checks read them: its current one first (each task at its
     current version; the tasks of the current version's stored set, or every task when none is stored), then
-    the other stored ones, newest first. A task's token is the fingerprint of its definition for τ² (a task
-    version without one matches nothing), else `v:{version}`."""
+    the other stored ones, newest first. A task's token is the fingerprint of its definition for a format whose
+    runs carry their tasks' definitions (τ²: a task version without one matches nothing), else `v:{version}`."""
     tasks = {t.key: t for t in Task.objects.filter(benchmark=bench)}
     prints = dict(
         ((key, version), fp)
@@ -213,8 +234,8 @@ def task_sets(bench: Benchmark, *, tau2: bool) -> list[TaskSet]:
             if task is None:
                 continue
             family = task.family or key
-            ident = key.removeprefix(f"{family}-") if tau2 else key
-            token = prints.get((key, task_version), "") if tau2 else f"v:{task_version}"
+            ident = key.removeprefix(f"{family}-") if by_definition else key
+            token = prints.get((key, task_version), "") if by_definition else f"v:{task_version}"
             by_family.setdefault(family, {})[ident] = (token, task_version)
         out.append(TaskSet(version, by_family))
     return out
@@ -229,9 +250,9 @@ def accepted_versions(track: SubmissionTrack, sets: list[TaskSet]) -> list[str]:
     return list(dict.fromkeys(named))
 
 
-def track_input(track: SubmissionTrack, *, tau2: bool) -> tuple[TrackInput, dict[str, str]]:
-    """The track as the checks see it (task ids within each family for τ², task keys otherwise), with the
-    benchmark's task sets, and each task's family by key."""
+def track_input(track: SubmissionTrack, *, by_definition: bool) -> TrackInput:
+    """The track as the checks see it, with the benchmark's task sets: task ids within each family and the
+    track's limits for a format whose runs carry their tasks' definitions (τ²), task keys otherwise."""
     rnd: Round = track.round
     tasks = {t.key: t for t in Task.objects.filter(benchmark=rnd.benchmark)}
     required: dict[str, list[str]] = {}
@@ -240,28 +261,33 @@ def track_input(track: SubmissionTrack, *, tau2: bool) -> tuple[TrackInput, dict
         if task is None:
             continue
         family = task.family or key
-        required.setdefault(family, []).append(key.removeprefix(f"{family}-") if tau2 else key)
-    sets = task_sets(rnd.benchmark, tau2=tau2)
-    limits = dict(track.limits or {}) if tau2 else {}
-    families = {key: (t.family or key) for key, t in tasks.items()}
-    return (
-        TrackInput(
-            required,
-            sets,
-            accepted_versions(track, sets),
-            track.trials_min,
-            limits,
-            list(track.families_required or []),
-            list(track.protocol or []),
-        ),
-        families,
+        required.setdefault(family, []).append(key.removeprefix(f"{family}-") if by_definition else key)
+    sets = task_sets(rnd.benchmark, by_definition=by_definition)
+    limits = dict(track.limits or {}) if by_definition else {}
+    return TrackInput(
+        required,
+        sets,
+        accepted_versions(track, sets),
+        track.trials_min,
+        limits,
+        list(track.families_required or []),
+        list(track.protocol or []),
     )
 
 
-def run_versions(read: Read, ran: Ran) -> dict[str, str]:
+def read_context(track: SubmissionTrack) -> ReadContext:
+    """What the formats' readers may know of the track's benchmark (`ReadContext`)."""
+    rnd: Round = track.round
+    rows = list(Task.objects.filter(benchmark=rnd.benchmark).values_list("key", "family"))
+    return ReadContext(
+        families=tuple(sorted({family for _, family in rows} - {""})),
+        task_families={key: family or key for key, family in rows},
+        benchmark=rnd.benchmark.slug,
+        round_key=rnd.key,
+        budget=json_budget(),
+    )
+
+
+def run_versions(ran: Ran, *, by_definition: bool) -> dict[str, str]:
     """Per run task key, the stored version of the benchmark's task the runs of it ran (only tasks held)."""
-    return {(ident if read._tau2 is None else f"{family}-{ident}"): v for (family, ident), v in ran.held.items()}
-
-
-def parse_bundle_or_none(raw: bytes) -> Any:
-    return parse_document(raw)
+    return {(f"{family}-{ident}" if by_definition else ident): v for (family, ident), v in ran.held.items()}

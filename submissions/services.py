@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
-from io import BytesIO
 
 from django.conf import settings
 from django.core.files.base import ContentFile
@@ -36,21 +35,22 @@ from leaderboard.ratelimit import limit_hit
 from runs.inputs import run_input
 from runs.models import Run
 from scoring.bundle import BundleError
-from scoring.passk import family_figures, threshold_success
-from scoring.submission_checks import check, figures, mixed_families, ran_instead, version_ran
-from scoring.tiers import board_score, tier
+from scoring.submission_checks import mixed_families, ran_instead, version_ran
+from scoring.tiers import tier
 from scoring.types import TaskInput
 from snapshots.stale import snapshots_mark_stale
 
+from . import formats
+from .formats import Format
 from .models import EventKind, Submission, SubmissionEvent, SubmissionStatus, SubmissionTrack, TaskSetVersion
 from .names import agent_name_holder, name_taken_problem
-from .reading import Read, SubmissionRefused, bundle_files, read_bundle, read_tau2, run_versions, track_input
+from .reading import Read, SubmissionRefused, read_context, run_versions, track_input
 
 
 @dataclass
 class Upload:
-    format: str  # "tau2", "bundle" or "inspect"
-    files: dict[str, bytes]  # τ²: every file of the folder by its path; a bundle: one; Inspect: its logs
+    format: str  # a key of the format registry (`submissions.formats`)
+    files: dict[str, bytes]  # a folder's files by their path in it (those its format reads), or the files sent
     archive: bytes | None = None  # the upload as sent, kept privately
 
 
@@ -67,20 +67,12 @@ def open_track(benchmark: Benchmark, round_key: str | None) -> SubmissionTrack:
     return found[0]
 
 
-def _read(upload: Upload, track: SubmissionTrack) -> Read:
-    families = tuple(
-        sorted(set(Task.objects.filter(benchmark=track.round.benchmark).values_list("family", flat=True)) - {""})
-    )
-    if upload.format not in (track.formats or ["tau2", "bundle", "inspect"]):
-        raise SubmissionRefused([f"format {upload.format!r}: this track takes {', '.join(track.formats)}"])
-    if upload.format == "tau2":
-        return read_tau2(upload.files, families)
-    if upload.format == "bundle":
-        if len(upload.files) != 1:
-            raise SubmissionRefused(["a bundle submission is one JSON file"])
-        return read_bundle(next(iter(upload.files.values())))
-    logs = [(name, BytesIO(data)) for name, data in upload.files.items()]
-    return read_bundle(b"", inspect_logs=logs, benchmark=track.round.benchmark.slug, round_key=track.round.key)
+def _read(upload: Upload, track: SubmissionTrack) -> tuple[Format, Read]:
+    fmt = formats.get(upload.format)
+    if track.formats and fmt.key not in track.formats:
+        taken = ", ".join(formats.label(k) for k in track.formats)
+        raise SubmissionRefused([f"format {fmt.label!r}: this track takes {taken}"])
+    return fmt, fmt.read(upload.files, read_context(track))
 
 
 def _agent(
@@ -119,13 +111,10 @@ def submit(
     `SubmissionRefused` (nothing written) when it cannot be read at all or would write outside the submitter's
     scope."""
     track = open_track(benchmark, round_key)
-    read = _read(upload, track)
-    tau2 = read.format == "tau2"
-    track_in, task_families = track_input(track, tau2=tau2)
-    if not tau2:
-        bundle_files(read, task_families)
+    fmt, read = _read(upload, track)
+    track_in = track_input(track, by_definition=fmt.by_definition)
     slug, name = _agent(benchmark, organization, agent, agent_name, read)
-    checks = [c.as_dict() for c in check(track_in, read.files, read.declared)]
+    checks = [c.as_dict() for c in fmt.checks(track_in, read)]
     ran = version_ran(track_in, read.files)
     taken = ran.task_set is not None and ran.task_set.version in track_in.accepted
     held_back = set(mixed_families(read.files))
@@ -151,10 +140,10 @@ def submit(
         old = _supersede(sub)
         sub.status = SubmissionStatus.LIVE
         sub.save(update_fields=["status"])
-        versions = run_versions(read, ran) if taken else {}
+        versions = run_versions(ran, by_definition=fmt.by_definition) if taken else {}
         runs = read.runs(prefix=f"s{sub.pk}", round_key=rnd.key, agent=slug, versions=versions, skip=held_back)
         _write(sub, rnd, entry_as_ran(read.entry, checks), runs, organization, slug, name)
-        _figures_and_tier(sub, read)
+        _figures_and_tier(sub, fmt, read)
         if upload.archive:
             sub.archive.save(f"submission-{sub.pk}.zip", ContentFile(upload.archive), save=True)
         _log(sub, len(runs), old)
@@ -301,9 +290,9 @@ def _stored_tasks(bench: Benchmark, keys: set[str]) -> list[dict]:
     return [task_doc(t) for t in bench.tasks.filter(key__in=keys).prefetch_related("versions")]
 
 
-def recomputed(sub: Submission) -> dict:
-    """The figures of the submission's stored runs, per family over the round's own task set: the boards'
-    own function and success rule (`scoring.passk`)."""
+def _figures_and_tier(sub: Submission, fmt: Format, read: Read) -> None:
+    """Each figure the submission claims beside the one recomputed from its stored runs (over the round's own
+    task set, by the format's rule: `Format.figures`), then its tier."""
     rnd = sub.round
     tasks = [
         TaskInput(key=t.key, family=t.family or None, evaluation=t.evaluation or None)
@@ -312,11 +301,7 @@ def recomputed(sub: Submission) -> dict:
     runs = [run_input(r) for r in Run.objects.filter(round=rnd, entry__agent=sub.agent).select_related("task")]
     threshold = sub.benchmark.pass_mark
     params = {"pass_threshold": threshold} if threshold is not None else {}
-    return family_figures(tasks, runs, threshold_success(params), board_score(tasks))
-
-
-def _figures_and_tier(sub: Submission, read: Read) -> None:
-    sub.figures = [f.as_dict() for f in figures(read.claims, recomputed(sub))]
+    sub.figures = [f.as_dict() for f in fmt.figures(read, tasks, runs, params)]
     tier_set(sub)
 
 

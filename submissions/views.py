@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from io import BytesIO
 from typing import Any
 
 from django import forms
@@ -28,10 +27,10 @@ from pages.selectors import benchmark_get
 from pages.submissions import submission_for, submission_page
 from voting.services.addresses import address_confirmed
 
-from . import actions, joining, services
-from .files import zip_files
+from . import actions, formats, joining, services
+from .files import sent_as
 from .forms import NEW, FlagForm, JoinForm, NoteForm, SubmitForm, VerifyForm
-from .models import Submission, SubmissionFormat, SubmissionTrack, Via
+from .models import Submission, SubmissionTrack, Via
 from .reading import SubmissionRefused
 
 
@@ -115,7 +114,7 @@ def submit(request: HttpRequest, bench: str) -> HttpResponse:
     org = _organization(request.user)
     context = {"bench": benchmark, "org": org, "track": track, "problems": []}
     form = SubmitForm(
-        request.POST or None, request.FILES or None, benchmark=benchmark, organization=org, formats=track.formats
+        request.POST or None, request.FILES or None, benchmark=benchmark, organization=org, taken=track.formats
     )
     context["form"] = form
     context["max_mb"] = settings.API_UPLOAD_MAX_BYTES // (1 << 20)
@@ -131,14 +130,13 @@ def submit(request: HttpRequest, bench: str) -> HttpResponse:
             response["Retry-After"] = str(math.ceil(wait))
             return response
         agent = form.cleaned_data["agent"]
-        fmt = form.cleaned_data["format"]
+        fmt = formats.get(form.cleaned_data["format"])
         data = upload.read()
         try:
-            files = zip_files(BytesIO(data)) if fmt == SubmissionFormat.TAU2 else {upload.name or "upload": data}
             sub = services.submit(
                 benchmark=benchmark,
                 organization=org,
-                upload=services.Upload(format=fmt, files=files, archive=data),
+                upload=services.Upload(fmt.key, sent_as(fmt, upload.name or "upload", data), archive=data),
                 via=Via.SITE,
                 agent=slugify(form.cleaned_data["new_agent_name"])[:100] if agent == NEW else agent,
                 agent_name=form.cleaned_data["new_agent_name"] if agent == NEW else None,

@@ -1,6 +1,4 @@
 import io
-import json
-import zipfile
 from pathlib import Path
 
 from django.core.exceptions import ValidationError
@@ -8,7 +6,8 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from leaderboard.models import Benchmark
-from submissions.files import folder_files, zip_files
+from submissions import formats
+from submissions.files import folder_files, of_folder, zip_files, zipped
 from submissions.joining import organization_named
 from submissions.reading import SubmissionRefused
 from submissions.services import Upload, submit
@@ -16,13 +15,14 @@ from submissions.services import Upload, submit
 
 class Command(BaseCommand):
     help = (
-        "Take a submission from an outside team into a benchmark's open submission track: a τ²-bench folder "
-        "(submission.json + trajectories/) or its zip, a results bundle (.json) or Inspect logs (.eval). Its "
-        "checks, claimed and recomputed figures and tier are printed; a refused one writes nothing."
+        "Take a submission from an outside team into a benchmark's open submission track: a folder or its zip, or "
+        "files, in any format the site reads (told by its files: "
+        + "; ".join(f"{label}" for _, label in formats.choices())
+        + "). Its checks, claimed and recomputed figures and tier are printed; a refused one writes nothing."
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("path", nargs="+", help="a τ² folder or zip, a bundle, or Inspect logs")
+        parser.add_argument("path", nargs="+", help="a folder or its zip, or files (a bundle, Inspect logs)")
         parser.add_argument("--benchmark", required=True)
         parser.add_argument(
             "--organization",
@@ -64,29 +64,14 @@ class Command(BaseCommand):
 
 
 def _upload(paths: list[Path]) -> Upload:
+    """The files sent and their format, told by the files (`submissions.formats.recognised`)."""
     first = paths[0]
     if first.is_dir():
-        files = folder_files(first)
-        return Upload("tau2", files, _zipped(files))
+        fmt, files = of_folder(folder_files(first))
+        return Upload(fmt.key, files, zipped(files))
     if first.suffix == ".zip":
         data = first.read_bytes()
-        return Upload("tau2", zip_files(io.BytesIO(data)), data)
-    if first.suffix == ".json" and len(paths) == 1 and _is_bundle(first):
-        return Upload("bundle", {first.name: first.read_bytes()}, None)
-    return Upload("inspect", {p.name: p.read_bytes() for p in paths}, None)
-
-
-def _is_bundle(path: Path) -> bool:
-    try:
-        doc = json.loads(path.read_bytes())
-    except ValueError:
-        return True  # refused with the bundle's own reason
-    return isinstance(doc, dict) and "benchmark" in doc
-
-
-def _zipped(files: dict[str, bytes]) -> bytes:
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
-        for name, data in files.items():
-            z.writestr(name, data)
-    return out.getvalue()
+        fmt, files = of_folder(zip_files(io.BytesIO(data)))
+        return Upload(fmt.key, files, data)
+    files = {p.name: p.read_bytes() for p in paths}
+    return Upload(formats.recognised(files, folder=False).key, files, None)
