@@ -25,14 +25,14 @@ from voting.models import Vote
 from .formatting import OUTCOME_BADGE, OUTCOME_LABEL, fmt_pct, fmt_score
 from .intervals import ci_label, compare_url
 from .links import run_url, task_url
-from .selectors import benchmark_get, ratings_maps, round_pick, rounds_published, snapshot_state, snapshots_for
+from .selectors import benchmark_get, ratings_maps, round_and_rounds, snapshot_state, snapshots_for
 from .statistics import power
 
 
-def compare_page(*, bench_slug: str, params: Mapping[str, str]) -> dict[str, Any]:
+def compare_page(*, bench_slug: str, params: Mapping[str, str], viewer=None) -> dict[str, Any]:
+    """Two agents of a round (`?round=`, else the latest published); an unpublished round's for staff only."""
     bench = benchmark_get(bench_slug)
-    rounds = rounds_published(bench)
-    rnd = round_pick(rounds, params.get("round") or None)
+    rnd, rounds = round_and_rounds(bench, params.get("round") or None, viewer)
     snaps, ratings_snap = snapshots_for(bench, [rnd.id])
     snap = snaps.get(rnd.id)
     entries = sorted(

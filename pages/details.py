@@ -44,11 +44,11 @@ from .selectors import (
     benchmark_get,
     checks_passed,
     ratings_maps,
-    round_pick,
-    rounds_published,
+    round_and_rounds,
     run_standing,
     run_summary,
     runs_standings,
+    sees_unpublished,
     snapshot_data,
     snapshot_state,
     snapshots_for,
@@ -72,8 +72,11 @@ def _public_verdicts(run: Run, methodology: str) -> list:
 
 
 def _runs_seen_by(viewer) -> Q:
-    """The runs whose page `viewer` may read: published ones, and during a round's preview its vendor's own
-    (seed 000 §6: the vendor checks its results before publication; nobody else sees them)."""
+    """The runs whose page `viewer` may read: published ones; every run for staff, who see a round's boards
+    before it is published (`sees_unpublished`); and during a round's preview its vendor's own (seed 000 §6: the
+    vendor checks its results before publication; nobody else sees them)."""
+    if sees_unpublished(viewer):
+        return Q()
     org = vendor_organization(viewer)
     seen = in_published_round()
     if org is not None:
@@ -198,11 +201,14 @@ def _has_rerun(run: Run) -> bool:
     return True
 
 
-def run_document(*, bench_slug: str, round_key: str, run_key: str) -> dict[str, Any]:
+def run_document(*, bench_slug: str, round_key: str, run_key: str, viewer=None) -> dict[str, Any]:
     """One run in the bundle format (the same shape as in the download): no reviewer or owner identity; and,
-    beyond the bundle's fields, its `standing` as its round's stored boards decided it (`run_standing`)."""
+    beyond the bundle's fields, its `standing` as its round's stored boards decided it (`run_standing`). Seen
+    by whoever may read the run's page (`_runs_seen_by`)."""
+    if "\x00" in bench_slug + round_key + run_key:
+        raise Http404("No such run")
     run = (
-        Run.objects.published()
+        Run.objects.filter(_runs_seen_by(viewer))
         .filter(round__benchmark__slug=bench_slug, round__key=round_key, key=run_key)
         .select_related("round", "entry__agent", "task", "rerun_of")
         .prefetch_related("verdicts", "evidence", "checks", "disputes")
@@ -213,10 +219,11 @@ def run_document(*, bench_slug: str, round_key: str, run_key: str) -> dict[str, 
     return {**run_doc(run), "standing": runs_standings([run])[run.pk]}
 
 
-def round_agent_page(*, bench_slug: str, round_key: str, agent_slug: str) -> dict[str, Any]:
-    """An agent's runs in one round: the runs behind every number of its board row."""
+def round_agent_page(*, bench_slug: str, round_key: str, agent_slug: str, viewer=None) -> dict[str, Any]:
+    """An agent's runs in one round: the runs behind every number of its board row; an unpublished round's for
+    staff only (`round_for`)."""
     bench = benchmark_get(bench_slug)
-    rnd = round_pick(rounds_published(bench), round_key)
+    rnd, _ = round_and_rounds(bench, round_key, viewer)
     entry = Entry.objects.filter(round=rnd, agent__slug=agent_slug).select_related("agent").first()
     if entry is None:
         raise Http404("No such agent in this round")
@@ -273,9 +280,11 @@ def _agent_boards(bench: Benchmark, data: dict, agent_slug: str) -> list[dict[st
     return boards
 
 
-def task_page(*, bench_slug: str, task_key: str, agent: str | None) -> dict[str, Any]:
+def task_page(*, bench_slug: str, task_key: str, agent: str | None, viewer=None) -> dict[str, Any]:
     """A task: its current wording (parameters only from published rounds), version history, and every
-    agent's runs on it in each published round, the standing run marked, with the range."""
+    agent's runs on it in each published round, the standing run marked, with the range; and the runs of rounds
+    not yet published that `viewer` may read (`_runs_seen_by`: staff all, a vendor its own during the preview),
+    in a section marked not public."""
     task = (
         Task.objects.public()
         .filter(benchmark__slug=bench_slug, key=task_key)
@@ -287,7 +296,7 @@ def task_page(*, bench_slug: str, task_key: str, agent: str | None) -> dict[str,
         raise Http404("No such task")
     bench = task.benchmark
     runs = list(
-        Run.objects.published()
+        Run.objects.filter(_runs_seen_by(viewer))
         .filter(task=task)
         .select_related("task", "round", "entry__agent")
         .order_by("-round__starts_on", "-round__published_at", "entry__agent__name", "trial", "key")
@@ -301,6 +310,12 @@ def task_page(*, bench_slug: str, task_key: str, agent: str | None) -> dict[str,
     )
     _, task_ratings = ratings_maps(ratings_snap)
     sections = _task_sections(task, runs, rounds, snaps, params, task_ratings.get(task.key, {}), agent)
+    if not sees_unpublished(viewer):  # a vendor's own runs only: nothing of the round's other agents
+        for section in sections:
+            if not section["round"].is_published:
+                section["stats"] = None
+                for item in section["items"]:
+                    item["agent_href"] = reverse("preview_round", args=[bench.slug, section["round"].key])
     versions = sorted(
         task.versions.all(), key=lambda v: [int(x) for x in v.version.split(".") if x.isdigit()], reverse=True
     )
@@ -378,6 +393,7 @@ def _task_items(
             {
                 "agent": agent_runs[0].entry.agent,
                 "slug": slug,
+                "agent_href": round_agent_url(bench.slug, rnd.key, slug),
                 "runs": summaries,
                 "range": _runs_range(scores, len(counted)),
                 "median": fmt_score(crow.get("median"), m) if crow else None,

@@ -157,10 +157,12 @@ def _blank(value: Any) -> Any:
     return value
 
 
-def board_csv(*, bench_slug: str, round_key: str, params: Mapping[str, str]) -> tuple[str, list[list[Any]]]:
+def board_csv(
+    *, bench_slug: str, round_key: str, params: Mapping[str, str], viewer=None
+) -> tuple[str, list[list[Any]]]:
     """The board as shown (the tab in `params`), one row per agent, full-precision values; the agent's CLI and
     model beside it."""
-    page = board_page(bench_slug=bench_slug, round_key=round_key, params=params)
+    page = board_page(bench_slug=bench_slug, round_key=round_key, params=params, viewer=viewer)
     table: Table | None = page["table"]
     entries = {e.agent.slug: e for e in page["entries"]}
     name = f"{page['bench'].slug}-{page['round'].key}-{page['tab']}"
@@ -189,10 +191,10 @@ def board_csv(*, bench_slug: str, round_key: str, params: Mapping[str, str]) -> 
 TASKS_CSV_COLUMNS = ["task", "title", "agents", "mean", "pass_share", "spread", "discrimination", "flag"]
 
 
-def round_tasks_csv(*, bench_slug: str, round_key: str) -> tuple[str, list[list[Any]]]:
+def round_tasks_csv(*, bench_slug: str, round_key: str, viewer=None) -> tuple[str, list[list[Any]]]:
     """The round's task statistics (docs/statistics.md, `statistics.tasks`), one row per task at full
     precision, then the round's split-half reliability in a last row named in the task column."""
-    page = round_tasks_page(bench_slug=bench_slug, round_key=round_key, params={})
+    page = round_tasks_page(bench_slug=bench_slug, round_key=round_key, params={}, viewer=viewer)
     name = f"{page['bench'].slug}-{page['round'].key}-tasks"
     rows: list[list[Any]] = [TASKS_CSV_COLUMNS]
     for r in page["rows"]:

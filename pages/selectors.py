@@ -95,6 +95,14 @@ def round_for(bench: Benchmark, rounds: list[Round], key: str | None, viewer=Non
     return found
 
 
+def round_and_rounds(bench: Benchmark, key: str | None, viewer=None) -> tuple[Round, list[Round]]:
+    """The round a page of one round shows (`round_for`) and the rounds its picker offers: the published ones,
+    and for staff an unpublished round they opened, first."""
+    rounds = rounds_published(bench)
+    rnd = round_for(bench, rounds, key, viewer)
+    return rnd, rounds if rnd in rounds else [rnd, *rounds]
+
+
 def snapshots_for(bench: Benchmark, round_ids: list[int]) -> tuple[dict[int, BoardSnapshot], BoardSnapshot | None]:
     """The boards snapshots of these rounds and the benchmark's ratings snapshot, in one query."""
     found = list(
@@ -396,12 +404,12 @@ def _board_margins(ratings: BoardSnapshot | None, entries: dict[str, Entry], tas
     return vote_margins(board, {slug: e.agent.name for slug, e in entries.items()})
 
 
-def round_tasks_page(*, bench_slug: str, round_key: str, params: Mapping[str, str]) -> dict[str, Any]:
+def round_tasks_page(*, bench_slug: str, round_key: str, params: Mapping[str, str], viewer=None) -> dict[str, Any]:
     """The round's Tasks page: which tasks separate its agents, the split-half reliability of its ranking, its
-    noise floor and, where reviewers double-review, how often they agreed. Read from the round's snapshot."""
+    noise floor and, where reviewers double-review, how often they agreed. Read from the round's snapshot; an
+    unpublished round's for staff only (`round_for`)."""
     bench = benchmark_get(bench_slug)
-    rounds = rounds_published(bench)
-    rnd = round_pick(rounds, round_key)
+    rnd, rounds = round_and_rounds(bench, round_key, viewer)
     snaps, _ = snapshots_for(bench, [rnd.id])
     snap = snaps.get(rnd.id)
     data = snap.data if snap else None
@@ -415,16 +423,18 @@ def round_tasks_page(*, bench_slug: str, round_key: str, params: Mapping[str, st
         "round": rnd,
         "rounds": rounds,
         "state": snapshot_state(snap),
-        "statistics": round_statistics(bench, data) if data else None,
+        "statistics": round_statistics(bench, data, published=rnd.is_published) if data else None,
         "rows": rows,
         "sort": "discrimination" if order == "discrimination" else "task",
         "flagged": sum(1 for r in rows if r["flag"]),
     }
 
 
-def changelog_page(*, bench_slug: str, round_key: str) -> dict[str, Any]:
+def changelog_page(*, bench_slug: str, round_key: str, viewer=None) -> dict[str, Any]:
+    """The corrections made to a round since its publication and its re-runs; an unpublished round's for staff
+    only (`round_for`)."""
     bench = benchmark_get(bench_slug)
-    rnd = round_pick(rounds_published(bench), round_key)
+    rnd, _ = round_and_rounds(bench, round_key, viewer)
     entries = list(rnd.changelog.select_related("run").order_by("created_at", "id"))
     reruns = list(
         Run.objects.filter(round=rnd, rerun_of__isnull=False)

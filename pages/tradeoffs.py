@@ -16,7 +16,7 @@ from snapshots.models import BoardSnapshot, SnapshotKind
 from .charts import scatter_chart
 from .formatting import fmt_money, fmt_score, fmt_seconds
 from .links import round_agent_url
-from .selectors import benchmark_get, round_pick, rounds_published, snapshot_state
+from .selectors import benchmark_get, round_and_rounds, snapshot_state
 
 
 def tradeoff_rows(bench: Benchmark, rnd: Round, data: dict) -> list[TradeoffRow]:
@@ -86,10 +86,10 @@ def _axis_gaps(row: RerankedRow) -> list[str]:
     return gaps
 
 
-def tradeoffs_page(*, bench_slug: str, params: Mapping[str, str]) -> dict[str, Any]:
+def tradeoffs_page(*, bench_slug: str, params: Mapping[str, str], viewer=None) -> dict[str, Any]:
+    """A round's score x cost x time (`?round=`, else the latest published); an unpublished round's for staff only."""
     bench = benchmark_get(bench_slug)
-    rounds = rounds_published(bench)
-    rnd = round_pick(rounds, params.get("round") or None)
+    rnd, rounds = round_and_rounds(bench, params.get("round") or None, viewer)
     snap = BoardSnapshot.objects.filter(round=rnd, kind=SnapshotKind.BOARDS).first()
     data = snap.data if snap and snap.data else {}
     rows = tradeoff_rows(bench, rnd, data)

@@ -52,21 +52,21 @@ def run_detail(request: HttpRequest, bench: str, round: str, run: str) -> HttpRe
 
 @require_GET
 def run_json(request: HttpRequest, bench: str, round: str, run: str) -> JsonResponse:
-    doc = details.run_document(bench_slug=bench, round_key=round, run_key=run)
+    doc = details.run_document(bench_slug=bench, round_key=round, run_key=run, viewer=request.user)
     return JsonResponse(doc, json_dumps_params={"indent": 2, "ensure_ascii": False})
 
 
 @public_page
 @require_GET
 def round_agent(request: HttpRequest, bench: str, round: str, agent: str) -> HttpResponse:
-    context = details.round_agent_page(bench_slug=bench, round_key=round, agent_slug=agent)
+    context = details.round_agent_page(bench_slug=bench, round_key=round, agent_slug=agent, viewer=request.user)
     return render(request, "pages/round_agent.html", context)
 
 
 @public_page
 @require_GET
 def task_detail(request: HttpRequest, bench: str, task: str) -> HttpResponse:
-    context = details.task_page(bench_slug=bench, task_key=task, agent=request.GET.get("agent"))
+    context = details.task_page(bench_slug=bench, task_key=task, agent=request.GET.get("agent"), viewer=request.user)
     return render(request, "pages/task.html", context)
 
 
@@ -80,7 +80,7 @@ def agent_detail(request: HttpRequest, slug: str) -> HttpResponse:
 @require_GET
 @vary_on_headers("HX-Request")
 def tradeoffs(request: HttpRequest, bench: str) -> HttpResponse:
-    context = tradeoffs_page(bench_slug=bench, params=request.GET)
+    context = tradeoffs_page(bench_slug=bench, params=request.GET, viewer=request.user)
     return _page(request, "pages/tradeoffs.html", context, "weighted-region")
 
 
@@ -88,7 +88,7 @@ def tradeoffs(request: HttpRequest, bench: str) -> HttpResponse:
 @require_GET
 @vary_on_headers("HX-Request")
 def compare(request: HttpRequest, bench: str) -> HttpResponse:
-    context = compare_page(bench_slug=bench, params=request.GET)
+    context = compare_page(bench_slug=bench, params=request.GET, viewer=request.user)
     return _page(request, "pages/compare.html", context, "compare-region")
 
 
@@ -107,20 +107,20 @@ def methodology(request: HttpRequest, bench: str) -> HttpResponse:
 @public_page
 @require_GET
 def round_tasks(request: HttpRequest, bench: str, round: str) -> HttpResponse:
-    context = selectors.round_tasks_page(bench_slug=bench, round_key=round, params=request.GET)
+    context = selectors.round_tasks_page(bench_slug=bench, round_key=round, params=request.GET, viewer=request.user)
     return render(request, "pages/round_tasks.html", context)
 
 
 @require_GET
 def round_tasks_csv(request: HttpRequest, bench: str, round: str) -> HttpResponse:
-    name, rows = downloads.round_tasks_csv(bench_slug=bench, round_key=round)
+    name, rows = downloads.round_tasks_csv(bench_slug=bench, round_key=round, viewer=request.user)
     return downloads.csv_response(name, rows)
 
 
 @public_page
 @require_GET
 def changelog(request: HttpRequest, bench: str, round: str) -> HttpResponse:
-    context = selectors.changelog_page(bench_slug=bench, round_key=round)
+    context = selectors.changelog_page(bench_slug=bench, round_key=round, viewer=request.user)
     return render(request, "pages/changelog.html", context)
 
 
@@ -132,7 +132,7 @@ def runs_csv(request: HttpRequest, bench: str) -> HttpResponse:
 
 @require_GET
 def board_csv(request: HttpRequest, bench: str, round: str) -> HttpResponse:
-    name, rows = downloads.board_csv(bench_slug=bench, round_key=round, params=request.GET)
+    name, rows = downloads.board_csv(bench_slug=bench, round_key=round, params=request.GET, viewer=request.user)
     return downloads.csv_response(name, rows)
 
 

@@ -383,12 +383,19 @@ def test_the_vendors_preview_links_each_run_to_its_page_and_shows_the_figures_th
 
 
 @pytest.mark.parametrize("who", ["anonymous", "plain", "second", "other_vendor", "editor"])
-def test_a_preview_runs_page_is_not_found_for_anyone_but_its_vendor(client, w, who):
+def test_a_preview_runs_page_is_for_its_vendor_and_staff_only(client, w, who):
     _decide_all(w)
     round_enter_preview(round=w["round"], by=w["editor"])
     if who != "anonymous":
         client.force_login(w[who])
-    assert client.get(f"/b/{BENCH}/r/{ROUND}/runs/acme-trip/").status_code == 404
+    # Staff see the round's board before the public, and every page it links to (its runs' pages with them),
+    # marked not public; anyone else but the run's vendor gets "not found", its JSON too.
+    staff = who in ("second", "editor")
+    page = client.get(f"/b/{BENCH}/r/{ROUND}/runs/acme-trip/")
+    assert page.status_code == (200 if staff else 404)
+    assert client.get(f"/b/{BENCH}/r/{ROUND}/runs/acme-trip.json").status_code == (200 if staff else 404)
+    if staff:
+        assert "only staff see this page" in page.content.decode()
     # The preview itself: sign-in first for the anonymous visitor, "not found" for anyone not a vendor.
     assert client.get(f"/preview/{BENCH}/{ROUND}/").status_code == {"anonymous": 302, "other_vendor": 200}.get(who, 404)
     if who == "other_vendor":  # its own preview lists its own runs only, linked; Acme's stay out
