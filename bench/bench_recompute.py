@@ -168,9 +168,9 @@ def seed_round(doc: dict, bulk: bool = False) -> int:
     """Import the bundle unless the database already holds this round with every run; the snapshot id.
     `bulk`: the catalogue through bundle_import, the runs with one bulk insert (for the large scales)."""
     from bundles.importer import bundle_import
+    from leaderboard import stale
     from leaderboard.models import Round
     from runs.models import Run
-    from snapshots import stale
     from snapshots.models import BoardSnapshot
 
     slug = doc["benchmark"]["slug"]

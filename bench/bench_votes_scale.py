@@ -163,9 +163,9 @@ def step_refresh() -> None:
     from django.db import transaction
 
     from leaderboard.models import Benchmark
+    from leaderboard.stale import snapshots_mark_stale
     from recompute.boards import compute_ratings, snapshot_recompute
     from snapshots.models import BoardSnapshot
-    from snapshots.stale import snapshots_mark_stale
 
     bench = Benchmark.objects.get(slug="arena")
     started = time.perf_counter()

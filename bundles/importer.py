@@ -4,7 +4,7 @@
 bundle writes nothing. It is an upsert keyed on the bundle's own keys (benchmark slug, agent slug, task key,
 round key, run id, verdict role, vote id), so importing the same bundle twice leaves the database as it was.
 Nothing absent from a bundle is deleted: a bundle adds and corrects, it never loses data. The boards it
-touches turn stale in the same transaction (snapshots.stale).
+touches turn stale in the same transaction (leaderboard.stale).
 """
 
 from __future__ import annotations
@@ -27,11 +27,11 @@ from leaderboard.models import (
     Task,
     TaskVersion,
 )
+from leaderboard.stale import snapshots_mark_stale
 from runs.models import Run
 from runs.services.search import notes_index
 from runs.services.transcripts import transcript_files_delete
 from scoring.bundle import BundleError, check_bundle, vote_ids
-from snapshots.stale import snapshots_mark_stale
 from voting.cells import cells_apply, votes_add
 from voting.models import Vote
 

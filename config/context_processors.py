@@ -1,7 +1,7 @@
 from django.conf import settings
 from django.utils.functional import SimpleLazyObject
 
-from runs.selectors import vendor_organization
+from leaderboard.roles import user_organization
 
 
 def site(request):
@@ -9,5 +9,5 @@ def site(request):
     user = getattr(request, "user", None)
     return {
         "SITE_NAME": settings.SITE_NAME,
-        "IS_VENDOR": SimpleLazyObject(lambda: user is not None and vendor_organization(user) is not None),
+        "IS_VENDOR": SimpleLazyObject(lambda: user is not None and user_organization(user) is not None),
     }

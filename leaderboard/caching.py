@@ -126,7 +126,7 @@ def content_version_bump(*, benchmarks: Iterable[str] | None = None, outside: bo
 
 
 # The vote pool's shared version (voting.pool keeps the pool itself; a retirement needs only its key, so the
-# one "this changed" call, snapshots.stale.snapshots_mark_stale, reaches it without knowing the pool).
+# one "this changed" call, leaderboard.stale.snapshots_mark_stale, reaches it without knowing the pool).
 VOTE_POOL_VERSION_KEY = "vote-pool:version"
 _draws_generation = [0]  # bumped by every retirement in this process: the pool drops its local copy
 

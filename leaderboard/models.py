@@ -15,7 +15,7 @@ from django.db.models.functions import Cast, Coalesce, Concat, JSONArray
 from django.urls import reverse
 from django.utils import timezone
 
-from scoring import methodologies
+from scoring import methodologies, tiers
 from scoring.common import major
 from scoring.types import KEY_PATTERN, VERSION_PATTERN, TaskInput
 
@@ -390,10 +390,10 @@ class Tier(models.TextChoices):
     """Who stands behind an entry's results: the benchmark team, or a submission (self-reported, verified by
     an editor, or flagged). Written only by the submission service."""
 
-    TEAM = "team"
-    SELF_REPORTED = "self-reported"
-    VERIFIED = "verified"
-    FLAGGED = "flagged"
+    TEAM = tiers.TEAM
+    SELF_REPORTED = tiers.SELF_REPORTED
+    VERIFIED = tiers.VERIFIED
+    FLAGGED = tiers.FLAGGED
 
 
 class Entry(models.Model):

@@ -25,15 +25,16 @@ from leaderboard.models import (
     in_published_round,
     task_input,
 )
+from leaderboard.roles import user_organization
 from runs.inputs import run_input
 from runs.models import Run
-from runs.selectors import review_stage, vendor_organization
+from runs.selectors import review_stage
 from scoring import methodologies
 from scoring.bundle_run_checks import week_problem, week_shown
 from scoring.review import verdicts_public
 from scoring.types import ChecksTaskRow, RatingRow
 from snapshots.models import BoardSnapshot, SnapshotKind
-from submissions.models import Submission, SubmissionStatus
+from submissions.models import Submission
 
 from .charts import line_chart
 from .formatting import fmt_range, fmt_rating, fmt_score, limits_view
@@ -77,7 +78,7 @@ def _runs_seen_by(viewer) -> Q:
     vendor checks its results before publication; nobody else sees them)."""
     if sees_unpublished(viewer):
         return Q()
-    org = vendor_organization(viewer)
+    org = user_organization(viewer)
     seen = in_published_round()
     if org is not None:
         seen |= Q(round__status=RoundStatus.PREVIEW, entry__agent__organization=org)
@@ -439,7 +440,7 @@ def agent_page(*, slug: str) -> dict[str, Any]:
         raise Http404("No published results for this agent")
     submitted = {
         s.round_id: reverse("submission", args=[s.benchmark.slug, s.pk])
-        for s in Submission.objects.filter(agent=agent, status=SubmissionStatus.LIVE).select_related("benchmark")
+        for s in Submission.objects.live().filter(agent=agent).select_related("benchmark")
     }
     benches: dict[int, dict[str, Any]] = {}
     for e in entries:

@@ -31,7 +31,7 @@ from scoring.submission_checks import ran_instead
 from scoring.types import CHECK_COUNT_PAIRS, RatingRow, RunStanding, Standings
 from snapshots.models import BoardSnapshot, SnapshotKind
 from submissions import formats
-from submissions.models import Submission, SubmissionStatus, SubmissionTrack
+from submissions.models import Submission, SubmissionTrack
 
 from . import tiers
 from .formatting import OUTCOME_BADGE, fmt_score
@@ -46,7 +46,7 @@ from .tables import BoardContext, Table, board_table, table_sort
 def with_open_track(benchmarks: QuerySet[Benchmark]) -> QuerySet[Benchmark]:
     """Each benchmark with `takes_submissions`: whether a submission track of it is open (its "Submit
     results" link), read in the same query."""
-    open_tracks = SubmissionTrack.objects.filter(round__benchmark=OuterRef("pk"), is_open=True)
+    open_tracks = SubmissionTrack.objects.open().filter(round__benchmark=OuterRef("pk"))
     return benchmarks.annotate(takes_submissions=Exists(open_tracks))
 
 
@@ -392,7 +392,7 @@ def _with_tiers(
 
 def live_submissions(rnd: Round) -> dict[str, Submission]:
     """Each agent's live submission in the round, by agent (none for the team's entries)."""
-    live = Submission.objects.filter(round=rnd, status=SubmissionStatus.LIVE).select_related("agent", "organization")
+    live = Submission.objects.live().filter(round=rnd).select_related("agent", "organization")
     return {s.agent.slug: s for s in live}
 
 

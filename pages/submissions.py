@@ -13,7 +13,7 @@ from django.http import Http404
 from django.urls import reverse
 
 from leaderboard.models import Benchmark, Round
-from leaderboard.roles import user_is_editor
+from leaderboard.roles import user_is_editor, user_organization_id
 from runs.models import Run
 from scoring.submission_checks import check_rule, failed_disclosures, ran_instead
 from scoring.tiers import blocking
@@ -43,8 +43,7 @@ def submission_for(bench: Benchmark, pk: int, viewer) -> Submission:
 def may_see(viewer, sub: Submission) -> bool:
     if sub.round.is_published or sees_unpublished(viewer):
         return True
-    membership = getattr(viewer, "membership", None) if getattr(viewer, "is_authenticated", False) else None
-    return membership is not None and membership.organization_id == sub.organization_id
+    return user_organization_id(viewer) == sub.organization_id
 
 
 def _number(value: Any, decimals: int | None) -> str:
@@ -175,9 +174,7 @@ def run_as_ran(run: Run) -> dict[str, Any] | None:
     the submission's page. No query for the team's runs (their entry's tier is the team's)."""
     if run.entry.tier == "team":
         return None
-    sub = Submission.objects.filter(
-        round_id=run.round_id, agent_id=run.entry.agent_id, status=SubmissionStatus.LIVE
-    ).first()
+    sub = Submission.objects.live().filter(round_id=run.round_id, agent_id=run.entry.agent_id).first()
     shown = as_ran(sub) if sub is not None else None
     return {**shown, "url": sub.get_absolute_url()} if sub is not None and shown else None
 

@@ -14,20 +14,28 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode
 
-from scoring.submission_checks import TIERS
-from scoring.tiers import FILTERS, rows_in_view, tiers_shown
+from scoring.tiers import (
+    ALL,
+    DEFAULT_VIEW,
+    FILTERS,
+    FLAGGED,
+    SELF_REPORTED,
+    TEAM,
+    TIERS,
+    VERIFIED,
+    rows_in_view,
+    tiers_shown,
+)
 
 from .table_cells import Cell, Column, Table
 
-TEAM, SELF_REPORTED, VERIFIED, FLAGGED = TIERS
-DEFAULT_VIEW = "default-view"
 VIEW_LABELS = {
     DEFAULT_VIEW: "Team, verified and self-reported",
     TEAM: "Benchmark team",
     VERIFIED: "Verified",
     SELF_REPORTED: "Self-reported",
     FLAGGED: "Flagged",
-    "all": "All",
+    ALL: "All",
 }
 TIER_LABELS = {TEAM: "team", SELF_REPORTED: "self-reported", VERIFIED: "verified", FLAGGED: "flagged"}
 TIER_PILLS = {TEAM: "neutral", SELF_REPORTED: "neutral", VERIFIED: "good", FLAGGED: "bad"}
@@ -167,7 +175,7 @@ def say_what_is_hidden(table: Table, tiers: Mapping[str, str], view: str, links:
     why = " (a check failed, a claim differs from its runs, or an editor flagged it)" if FLAGGED in hidden else ""
     table.empty = f"No {VIEW_HOLDS.get(view, 'such')} results on this board yet: {counts}{why}. Show them:"
     table.empty_links = [
-        {"label": link["label"], "query": link["query"]} for link in links if link["key"] in (*hidden, "all")
+        {"label": link["label"], "query": link["query"]} for link in links if link["key"] in (*hidden, ALL)
     ]
 
 

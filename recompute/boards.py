@@ -21,13 +21,13 @@ from django.utils import timezone
 from bundles.export import bundle_export
 from leaderboard.caching import content_version_bump
 from leaderboard.models import Round
+from leaderboard.stale import RATINGS_DEBOUNCE_SECONDS, enqueue_recompute, snapshots_mark_stale
 from scoring.boards import compute_boards, compute_standings
 from scoring.bradley_terry import ratings_from_cells
 from scoring.bundle import round_inputs
 from scoring.types import Standings
 from scoring.vote_margins import with_vote_margins
 from snapshots.models import BoardSnapshot, SnapshotKind
-from snapshots.stale import RATINGS_DEBOUNCE_SECONDS, enqueue_recompute, snapshots_mark_stale
 from voting.models import Outcome, VoteCell
 
 # Bump when a scoring rule changes, so every snapshot is recomputed even though its inputs did not change.

@@ -364,14 +364,6 @@ def runs_in_review(round_id: int) -> list[Run]:
     return [r for r in runs if review_stage(r).awaiting]
 
 
-def vendor_organization(user):
-    """The vendor organization of a signed-in user, or None."""
-    if not getattr(user, "is_authenticated", False):
-        return None
-    membership = getattr(user, "membership", None) if hasattr(user, "membership") else None
-    return membership.organization if membership is not None else None
-
-
 @dataclass(frozen=True)
 class PreviewRow:
     run: Run

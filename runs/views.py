@@ -15,17 +15,18 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_safe
 
 from leaderboard.models import Round, RoundStatus
+from leaderboard.roles import user_organization
 from pages.details import preview_figures
 
 from .forms import DisputeForm
 from .models import Evidence, Run
-from .selectors import preview_runs, vendor_organization
+from .selectors import preview_runs
 from .services import dispute_file, preview_ends_at
 from .stored_files import stored_file_response
 
 
 def _vendor_org_or_404(request):
-    org = vendor_organization(request.user)
+    org = user_organization(request.user)
     if org is None:
         raise Http404
     return org
@@ -147,5 +148,5 @@ def _may_see_run(user, run: Run) -> bool:
         return True
     if getattr(user, "is_staff", False):
         return True
-    org = vendor_organization(user)
+    org = user_organization(user)
     return run.round.status == RoundStatus.PREVIEW and org is not None and run.entry.agent.organization_id == org.id

@@ -20,9 +20,6 @@ from typing import Any
 
 from .tau2 import TAU2_INFRA, Claim, Tau2File, declared_problems, task_fingerprint
 
-TIERS = ("team", "self-reported", "verified", "flagged")
-# The boards' default view: flagged rows are one click away (`?tier=flagged` or `?tier=all`).
-DEFAULT_VIEW = ("team", "verified", "self-reported")
 PROTOCOL, DISCLOSURE = "protocol", "disclosure"
 
 

@@ -17,10 +17,16 @@ from typing import Any
 from .common import assign_ranks
 from .passk import ScoreOf, family_figures, is_counted, threshold_success
 from .scored import run_score
-from .submission_checks import DEFAULT_VIEW, DISCLOSURE, TIERS, check_rule, failed_disclosures
+from .submission_checks import DISCLOSURE, check_rule, failed_disclosures
 from .types import RoundInput, TaskInput
 
-FILTERS = (*TIERS, "default-view", "all")
+# The one vocabulary of tiers (the entries' and submissions' `tier`, the boards' `?tier=` filter, the pages).
+TEAM, SELF_REPORTED, VERIFIED, FLAGGED = "team", "self-reported", "verified", "flagged"
+TIERS = (TEAM, SELF_REPORTED, VERIFIED, FLAGGED)
+# The boards' default view (the filter "default-view"): flagged rows are one click away (`?tier=flagged`, `all`).
+DEFAULT_VIEW, ALL = "default-view", "all"
+DEFAULT_TIERS = (TEAM, VERIFIED, SELF_REPORTED)
+FILTERS = (*TIERS, DEFAULT_VIEW, ALL)
 
 
 def tier(
@@ -35,11 +41,11 @@ def tier(
     acknowledged any failed disclosure); else flagged while a disclosure failed; else self-reported. A figure
     that is not verifiable flags nothing."""
     if flagged or blocking(checks, figures_):
-        return "flagged"
+        return FLAGGED
     disclosed = bool(failed_disclosures(checks))
     if verified and (acknowledged or not disclosed):
-        return "verified"
-    return "flagged" if disclosed else "self-reported"
+        return VERIFIED
+    return FLAGGED if disclosed else SELF_REPORTED
 
 
 def blocking(checks: list[dict], figures_: list[dict]) -> list[str]:
@@ -74,7 +80,7 @@ def with_tiers(boards: dict[str, Any], round_input: RoundInput) -> dict[str, Any
     success = threshold_success(round_input.params)
     score_of = board_score(round_input.tasks)
     for row in boards.get("overall") or []:
-        row["tier"] = tiers.get(row["agent"], "team")
+        row["tier"] = tiers.get(row["agent"], TEAM)
         if several:
             runs = [r for r in round_input.runs if r.agent == row["agent"]]
             figs = family_figures(round_input.tasks, runs, success, score_of)
@@ -90,15 +96,15 @@ def _by_k(fig: dict[str, Any], name: str) -> dict[str, float | None] | None:
 
 def tiers_shown(value: str | None) -> tuple[str, ...]:
     """The tiers a board's `?tier=` shows: one tier, "all", or the default view (also for anything unknown)."""
-    if value == "all":
+    if value == ALL:
         return TIERS
-    return (value,) if value in TIERS else DEFAULT_VIEW
+    return (value,) if value in TIERS else DEFAULT_TIERS
 
 
 def rows_in_view(rows: list[dict[str, Any]], value: str | None) -> list[dict[str, Any]]:
     """The rows of the tiers shown, ranked again among themselves (ties share a rank), in their board order."""
     shown = tiers_shown(value)
-    kept = [dict(r) for r in rows if r.get("tier", "team") in shown]
+    kept = [dict(r) for r in rows if r.get("tier", TEAM) in shown]
     order = {r["agent"]: i for i, r in enumerate(rows)}
     ranked = [r for r in kept if r.get("rank") is not None]
     assign_ranks(ranked, lambda r: r["rank"], lambda r: order[r["agent"]])

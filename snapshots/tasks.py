@@ -9,9 +9,8 @@ from celery import shared_task
 from django.conf import settings
 from django.db import OperationalError
 
+from leaderboard.stale import RECOMPUTE_TASK, SWEEP_TASK
 from recompute.boards import snapshot_recompute, snapshots_sweep
-
-from .stale import RECOMPUTE_TASK, SWEEP_TASK
 
 # The names these tasks were queued under before the label was "snapshots".
 OLD_NAMES = {RECOMPUTE_TASK: "scoring.tasks.recompute_snapshot", SWEEP_TASK: "scoring.tasks.sweep_stale"}

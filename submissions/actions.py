@@ -8,10 +8,10 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
 from leaderboard.models import Entry, Tier
-from leaderboard.roles import user_is_editor
+from leaderboard.roles import user_is_editor, user_organization_id
+from leaderboard.stale import snapshots_mark_stale
 from scoring.submission_checks import failed_disclosures
 from scoring.tiers import blocking
-from snapshots.stale import snapshots_mark_stale
 
 from .models import EventKind, Submission, SubmissionEvent, SubmissionStatus
 from .services import remove_runs, tier_set
@@ -83,8 +83,7 @@ def submission_unflag(*, submission: Submission, by, note: str = "") -> Submissi
 def may_withdraw(user, submission: Submission) -> bool:
     if user_is_editor(user):
         return True
-    membership = getattr(user, "membership", None) if getattr(user, "is_authenticated", False) else None
-    return membership is not None and membership.organization_id == submission.organization_id
+    return user_organization_id(user) == submission.organization_id
 
 
 def submission_withdraw(*, submission: Submission, by, note: str = "") -> Submission:

@@ -5,7 +5,6 @@ it. Each action goes through `submissions.actions`, one event each."""
 
 from __future__ import annotations
 
-from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
@@ -16,7 +15,7 @@ from django.utils.html import format_html
 from leaderboard.caching import content_version_bump
 
 from . import actions
-from .forms import VerifyForm
+from .forms import ACTIONS, VerifyForm
 from .models import Submission, SubmissionEvent, SubmissionTrack
 from .views import refusal
 
@@ -44,15 +43,6 @@ class SubmissionEventInline(admin.TabularInline):
 
     def has_add_permission(self, request, obj=None):
         return False
-
-
-class FlagForm(forms.Form):
-    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}))
-    link = forms.URLField(max_length=2000)
-
-
-class NoteForm(forms.Form):
-    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
 
 
 @admin.register(Submission)
@@ -88,7 +78,7 @@ class SubmissionAdmin(admin.ModelAdmin):
     ]
     exclude = ["contact"]
     inlines = [SubmissionEventInline]
-    actions = ["verify", "flag", "unflag", "withdraw"]
+    actions = list(ACTIONS)
 
     def has_add_permission(self, request):
         return False  # submitted through the site, the API or import_submission
@@ -124,47 +114,25 @@ class SubmissionAdmin(admin.ModelAdmin):
         }
         return TemplateResponse(request, "admin/submissions/submission/action.html", context)
 
-    @admin.action(description="Verify (reproduced or audited: a note and a link)", permissions=["change"])
+    def _act(self, request, queryset, name: str, form_class):
+        chosen = ACTIONS[name]
+        return self._with_form(request, queryset, form_class, chosen.title, chosen.do)
+
+    @admin.action(description=ACTIONS["verify"].description, permissions=["change"])
     def verify(self, request, queryset):
         # A submission whose disclosure check failed is verified only with a note acknowledging it: the form
         # asks for it (and says what) when any selected one needs it.
         asked = [f"{sub.pk}: {a}" for sub in queryset if (a := actions.acknowledgment_asked(sub))]
-        return self._with_form(
-            request,
-            queryset,
-            lambda data: VerifyForm(data, asked=asked),
-            "Verify",
-            lambda sub, user, d: actions.submission_verify(
-                submission=sub, by=user, note=d["note"], link=d["link"], disclosure_note=d["disclosure_note"]
-            ),
-        )
+        return self._act(request, queryset, "verify", lambda data: VerifyForm(data, asked=asked))
 
-    @admin.action(description="Flag (a reason and a link)", permissions=["change"])
+    @admin.action(description=ACTIONS["flag"].description, permissions=["change"])
     def flag(self, request, queryset):
-        return self._with_form(
-            request,
-            queryset,
-            FlagForm,
-            "Flag",
-            lambda sub, user, d: actions.submission_flag(submission=sub, by=user, reason=d["reason"], link=d["link"]),
-        )
+        return self._act(request, queryset, "flag", ACTIONS["flag"].form)
 
-    @admin.action(description="Lift an editor's flag", permissions=["change"])
+    @admin.action(description=ACTIONS["unflag"].description, permissions=["change"])
     def unflag(self, request, queryset):
-        return self._with_form(
-            request,
-            queryset,
-            NoteForm,
-            "Unflag",
-            lambda sub, user, d: actions.submission_unflag(submission=sub, by=user, note=d["note"]),
-        )
+        return self._act(request, queryset, "unflag", ACTIONS["unflag"].form)
 
-    @admin.action(description="Withdraw (its runs leave the board)", permissions=["change"])
+    @admin.action(description=ACTIONS["withdraw"].description, permissions=["change"])
     def withdraw(self, request, queryset):
-        return self._with_form(
-            request,
-            queryset,
-            NoteForm,
-            "Withdraw",
-            lambda sub, user, d: actions.submission_withdraw(submission=sub, by=user, note=d["note"]),
-        )
+        return self._act(request, queryset, "withdraw", ACTIONS["withdraw"].form)

@@ -20,8 +20,8 @@ from django.utils import timezone
 
 from leaderboard.models import Benchmark, Evaluation, Round, RoundStatus, Task, TaskVersion
 from leaderboard.services.versions import next_version
+from leaderboard.stale import snapshots_mark_stale
 from scoring.tau2 import task_fingerprint
-from snapshots.stale import snapshots_mark_stale
 
 from .models import SubmissionTrack, TaskSetVersion
 

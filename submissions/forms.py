@@ -1,10 +1,12 @@
-"""The forms of the submission pages: the upload form (a member of an organization, for its own agents) and an
-editor's actions (verify with a note and a link, and a note acknowledging a failed disclosure check; flag with a
-reason and a link; unflag; withdraw)."""
+"""The forms of the submission pages: the upload form (a member of an organization, for its own agents) and the
+actions on a submission (`ACTIONS`: an editor verifies with a note and a link, and a note acknowledging a failed
+disclosure check; flags with a reason and a link; unflags; an editor or the submitting organization withdraws),
+the one set the site's page and the admin's actions both use."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from django import forms
@@ -12,7 +14,7 @@ from django.utils.text import slugify
 
 from leaderboard.models import Agent
 
-from . import formats
+from . import actions, formats
 from .names import agent_name_holder, name_taken_problem
 
 NEW = "__new__"
@@ -103,3 +105,43 @@ class FlagForm(forms.Form):
 
 class NoteForm(forms.Form):
     note = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), max_length=5000, required=False)
+
+
+@dataclass(frozen=True)
+class Action:
+    """An action on a submission: its form, what it does with the form's data, and how the admin names it."""
+
+    form: type[forms.Form]
+    do: Callable[[Any, Any, dict], Any]  # (submission, user, cleaned data)
+    title: str
+    description: str
+
+
+ACTIONS: dict[str, Action] = {
+    "verify": Action(
+        VerifyForm,
+        lambda sub, user, d: actions.submission_verify(
+            submission=sub, by=user, note=d["note"], link=d["link"], disclosure_note=d["disclosure_note"]
+        ),
+        "Verify",
+        "Verify (reproduced or audited: a note and a link)",
+    ),
+    "flag": Action(
+        FlagForm,
+        lambda sub, user, d: actions.submission_flag(submission=sub, by=user, reason=d["reason"], link=d["link"]),
+        "Flag",
+        "Flag (a reason and a link)",
+    ),
+    "unflag": Action(
+        NoteForm,
+        lambda sub, user, d: actions.submission_unflag(submission=sub, by=user, note=d["note"]),
+        "Unflag",
+        "Lift an editor's flag",
+    ),
+    "withdraw": Action(
+        NoteForm,
+        lambda sub, user, d: actions.submission_withdraw(submission=sub, by=user, note=d["note"]),
+        "Withdraw",
+        "Withdraw (its runs leave the board)",
+    ),
+}

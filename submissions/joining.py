@@ -26,7 +26,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from leaderboard.models import JoinKind, JoinRequest, JoinStatus, Membership, Organization
-from leaderboard.roles import user_is_editor
+from leaderboard.roles import user_is_editor, user_organization
 from voting.mailbox import address_canonical
 from voting.services.addresses import address_confirmed
 
@@ -68,11 +68,6 @@ def _address(text: str) -> str:
         return text.strip().lower()
 
 
-def member_of(user) -> Organization | None:
-    membership = Membership.objects.filter(user_id=user.pk).select_related("organization").first()
-    return membership.organization if membership else None
-
-
 def pending_request(user) -> JoinRequest | None:
     return JoinRequest.objects.filter(user=user, kind=JoinKind.REQUEST, status=JoinStatus.PENDING).first()
 
@@ -97,7 +92,7 @@ def join_request_create(*, user, organization_name: str, message: str = "") -> J
     name = " ".join(organization_name.split())
     if not name:
         raise ValidationError("Name the organization you belong to.")
-    if (org := member_of(user)) is not None:
+    if (org := user_organization(user)) is not None:
         raise ValidationError(f"You are a member of {org.name} already.")
     try:
         with transaction.atomic():
@@ -131,7 +126,7 @@ def _pending_for_update(join_request: JoinRequest) -> JoinRequest:
 def _join(user, organization: Organization) -> Membership:
     if not address_confirmed(user):
         raise ValidationError(f"{user.email or user.username} has not confirmed the address yet (sign-up's link).")
-    current = member_of(user)
+    current = user_organization(user)
     if current is not None:
         raise ValidationError(f"{user.email or user.username} is a member of {current.name} already.")
     return Membership.objects.create(user=user, organization=organization)

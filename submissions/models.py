@@ -38,6 +38,12 @@ def default_formats() -> list:
     return []
 
 
+class TrackQuerySet(models.QuerySet):
+    def open(self) -> TrackQuerySet:
+        """The tracks taking submissions now, the newest opened first."""
+        return self.filter(is_open=True).order_by("-opened_at", "-id")
+
+
 class SubmissionTrack(models.Model):
     """A round open to submissions: its required tasks are the round's `task_keys`, with at least `trials_min`
     trials each. A submission is checked against the version of the benchmark's task set its runs ran; the
@@ -69,6 +75,8 @@ class SubmissionTrack(models.Model):
         blank=True,
         help_text='Versions of the task set taken besides the round\'s, e.g. ["2025-06-10"].',
     )
+
+    objects = TrackQuerySet.as_manager()
 
     def __str__(self) -> str:
         return f"Submission track of {self.round}"
@@ -121,6 +129,12 @@ class Via(models.TextChoices):
     COMMAND = "command"
 
 
+class SubmissionQuerySet(models.QuerySet):
+    def live(self) -> SubmissionQuerySet:
+        """The submissions whose runs are on their round's boards (not superseded, not withdrawn)."""
+        return self.filter(status=SubmissionStatus.LIVE)
+
+
 def submissions_storage():
     """The private "submissions" storage of settings.STORAGES: each upload as it was sent."""
     return storages["submissions"]
@@ -156,6 +170,8 @@ class Submission(models.Model):
     flag_link = models.URLField(max_length=2000, blank=True)
     archive = models.FileField(upload_to="submissions/%Y/%m/", blank=True, storage=submissions_storage)
     created_at = models.DateTimeField(default=timezone.now)
+
+    objects = SubmissionQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at", "-id"]

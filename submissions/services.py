@@ -32,13 +32,13 @@ from leaderboard.models import (
     Tier,
 )
 from leaderboard.ratelimit import limit_hit
+from leaderboard.stale import snapshots_mark_stale
 from runs.inputs import run_input
 from runs.models import Run
 from scoring.bundle import BundleError
 from scoring.submission_checks import mixed_families, ran_instead, version_ran
 from scoring.tiers import tier
 from scoring.types import TaskInput
-from snapshots.stale import snapshots_mark_stale
 
 from . import formats
 from .formats import Format
@@ -54,17 +54,27 @@ class Upload:
     archive: bytes | None = None  # the upload as sent, kept privately
 
 
-def open_track(benchmark: Benchmark, round_key: str | None) -> SubmissionTrack:
-    tracks = SubmissionTrack.objects.filter(round__benchmark=benchmark).select_related("round__benchmark")
-    if round_key:
-        tracks = tracks.filter(round__key=round_key)
-    found = [t for t in tracks if t.is_open]
-    if len(found) != 1:
+def open_track(benchmark: Benchmark, round_key: str | None = None) -> SubmissionTrack:
+    """The benchmark's open track: the one on round `round_key`, else the newest opened (the upload form names
+    its round; the API's answer and the command's output say which). SubmissionRefused when there is none."""
+    track = (
+        SubmissionTrack.objects.open()
+        .filter(round__benchmark=benchmark, **({"round__key": round_key} if round_key else {}))
+        .select_related("round__benchmark")
+        .first()
+    )
+    if track is None:
         where = f"round {round_key!r} of {benchmark.slug}" if round_key else benchmark.slug
-        raise SubmissionRefused(
-            [f"{where} has no open submission track" if not found else f"{where}: name the round (--round)"]
-        )
-    return found[0]
+        raise SubmissionRefused([f"{where} has no open submission track"])
+    return track
+
+
+def track_or_none(benchmark: Benchmark) -> SubmissionTrack | None:
+    """The track `open_track` takes, or None when the benchmark has no open track."""
+    try:
+        return open_track(benchmark)
+    except SubmissionRefused:
+        return None
 
 
 def _read(upload: Upload, track: SubmissionTrack) -> tuple[Format, Read]:
@@ -226,7 +236,8 @@ def rate_wait(*, organization: Organization, sender: str) -> tuple[float, str]:
 def _supersede(sub: Submission) -> Submission | None:
     old = (
         Submission.objects.select_for_update()
-        .filter(round=sub.round, agent=sub.agent, status=SubmissionStatus.LIVE)
+        .live()
+        .filter(round=sub.round, agent=sub.agent)
         .exclude(pk=sub.pk)
         .first()
     )

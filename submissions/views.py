@@ -7,10 +7,7 @@ POST with CSRF. Every refusal is a page of the site saying why and what to do ne
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from typing import Any
 
-from django import forms
 from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -21,7 +18,7 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_http_methods, require_POST
 
 from leaderboard.models import Benchmark, JoinKind, JoinRequest
-from leaderboard.roles import user_is_editor
+from leaderboard.roles import user_is_editor, user_organization
 from pages.refusals import Step, refusal_page, sign_in_step
 from pages.selectors import benchmark_get
 from pages.submissions import submission_for, submission_page
@@ -29,8 +26,8 @@ from voting.services.addresses import address_confirmed
 
 from . import actions, formats, joining, services
 from .files import sent_as
-from .forms import NEW, FlagForm, JoinForm, NoteForm, SubmitForm, VerifyForm
-from .models import Submission, SubmissionTrack, Via
+from .forms import ACTIONS, NEW, FlagForm, JoinForm, NoteForm, SubmitForm, VerifyForm
+from .models import SubmissionTrack, Via
 from .reading import SubmissionRefused
 
 
@@ -43,23 +40,6 @@ def too_many(whose: str, organization: str, wait: float) -> str:
     """What a submission over its rate limit is told (`services.rate_wait`)."""
     who = f"from {organization}" if whose == "org" else "from your account"
     return f"Too many submissions {who}: try again in {max(1, math.ceil(wait / 60))} minutes."
-
-
-def _organization(user):
-    if not user.is_authenticated:
-        return None
-    membership = getattr(user, "membership", None) if hasattr(user, "membership") else None
-    return membership.organization if membership is not None else None
-
-
-def open_track(bench: Benchmark) -> SubmissionTrack | None:
-    """The benchmark's open track (the newest, if several are open)."""
-    return (
-        SubmissionTrack.objects.filter(round__benchmark=bench, is_open=True)
-        .select_related("round")
-        .order_by("-opened_at", "-id")
-        .first()
-    )
 
 
 def _submit_refused(request: HttpRequest, bench: Benchmark, track: SubmissionTrack | None) -> HttpResponse | None:
@@ -87,7 +67,7 @@ def _submit_refused(request: HttpRequest, bench: Benchmark, track: SubmissionTra
             rules,
         ]
         return refusal_page(request, title=title, reason=reason, steps=steps, eyebrow="Sign in first")
-    if _organization(request.user) is not None:
+    if user_organization(request.user) is not None:
         return None
     waiting = joining.pending_request(request.user)
     if waiting is not None:
@@ -107,11 +87,11 @@ def _submit_refused(request: HttpRequest, bench: Benchmark, track: SubmissionTra
 
 def submit(request: HttpRequest, bench: str) -> HttpResponse:
     benchmark = benchmark_get(bench)
-    track = open_track(benchmark)
+    track = services.track_or_none(benchmark)
     if (refused := _submit_refused(request, benchmark, track)) is not None:
         return refused
     assert track is not None
-    org = _organization(request.user)
+    org = user_organization(request.user)
     context = {"bench": benchmark, "org": org, "track": track, "problems": []}
     form = SubmitForm(
         request.POST or None, request.FILES or None, benchmark=benchmark, organization=org, taken=track.formats
@@ -161,22 +141,6 @@ def detail(request: HttpRequest, bench: str, pk: int) -> HttpResponse:
     return render(request, "submissions/submission.html", context)
 
 
-ACTIONS: dict[str, tuple[type[forms.Form], Callable[[Submission, Any, dict], Submission]]] = {
-    "verify": (
-        VerifyForm,
-        lambda sub, user, d: actions.submission_verify(
-            submission=sub, by=user, note=d["note"], link=d["link"], disclosure_note=d["disclosure_note"]
-        ),
-    ),
-    "flag": (
-        FlagForm,
-        lambda sub, user, d: actions.submission_flag(submission=sub, by=user, reason=d["reason"], link=d["link"]),
-    ),
-    "unflag": (NoteForm, lambda sub, user, d: actions.submission_unflag(submission=sub, by=user, note=d["note"])),
-    "withdraw": (NoteForm, lambda sub, user, d: actions.submission_withdraw(submission=sub, by=user, note=d["note"])),
-}
-
-
 @require_POST
 def act(request: HttpRequest, bench: str, pk: int, action: str) -> HttpResponse:
     if action not in ACTIONS:
@@ -196,14 +160,14 @@ def act(request: HttpRequest, bench: str, pk: int, action: str) -> HttpResponse:
         return refusal_page(
             request, title="Not allowed", reason=reason, steps=[Step("Back to the submission", sub_url)]
         )
-    form_class, do = ACTIONS[action]
-    form = form_class(request.POST)
+    chosen = ACTIONS[action]
+    form = chosen.form(request.POST)
     if not form.is_valid():
         problems = [f"{field}: {' '.join(errs)}" for field, errs in form.errors.items()]
         messages.error(request, f"Not done ({action}): " + "; ".join(problems))
         return redirect(sub.get_absolute_url())
     try:
-        do(sub, request.user, form.cleaned_data)
+        chosen.do(sub, request.user, form.cleaned_data)
     except (ValidationError, PermissionDenied) as exc:
         messages.error(request, f"Not done ({action}): {refusal(exc)}")
         return redirect(sub.get_absolute_url())
@@ -245,12 +209,14 @@ def join(request: HttpRequest) -> HttpResponse:
         return redirect("join")
     context = {
         "form": form,
-        "org": _organization(request.user),
+        "org": user_organization(request.user),
         "waiting": joining.pending_request(request.user),
         "invitations": joining.invitations_for(request.user),
         "answered": joining.answered_requests(request.user),
         "confirmed": address_confirmed(request.user),
-        "open_benchmarks": Benchmark.objects.filter(rounds__track__is_open=True).distinct().order_by("name"),
+        "open_benchmarks": Benchmark.objects.filter(rounds__track__in=SubmissionTrack.objects.open())
+        .distinct()
+        .order_by("name"),
     }
     return render(request, "submissions/join.html", context, status=400 if request.method == "POST" else 200)
 

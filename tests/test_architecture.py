@@ -100,7 +100,7 @@ def _resolve(target: str) -> str | None:
 # The packages bottom to top (README, "Architecture"): a module may import only from its own layer or below.
 LAYERS = (
     "scoring",  # pure rules: no Django, no app
-    "catalogue",  # leaderboard (benchmarks, tasks, agents, rounds); snapshots (the stored boards, marking them stale)
+    "catalogue",  # leaderboard (benchmarks, tasks, agents, rounds; marking boards stale); snapshots (the stored boards)
     "runs",  # runs, verdicts, evidence, review
     "voting",  # votes, the vote pool, the draw
     "bundles",  # results bundles in and out, Inspect logs
@@ -192,17 +192,17 @@ def test_an_upward_import_written_into_a_module_tree_is_named(tmp_path):
     # a module of voting's own (not a Django edge module by its name) reaching into its forms, are named; a
     # Django views module reaching the pages, and the catalogue's services calling the marker, are not.
     tree = {
-        "snapshots/stale.py": "from recompute.boards import snapshot_recompute\n",
+        "leaderboard/stale.py": "from recompute.boards import snapshot_recompute\n",
         "voting/accounts.py": "def sign_in():\n    from voting.forms import SignInForm\n",
         "voting/views.py": "from pages.selectors import home_page\n",
-        "leaderboard/services/catalogue.py": "from snapshots.stale import snapshots_mark_stale\n",
+        "leaderboard/services/catalogue.py": "from leaderboard.stale import snapshots_mark_stale\n",
     }
     for relative, source in tree.items():
         (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / relative).write_text(source)
     found = upward_imports(_modules(tmp_path))
     assert found == [
-        f"{tmp_path}/snapshots/stale.py:1 snapshots.stale (catalogue) -> recompute.boards (recomputing)",
+        f"{tmp_path}/leaderboard/stale.py:1 leaderboard.stale (catalogue) -> recompute.boards (recomputing)",
         f"{tmp_path}/voting/accounts.py:2 voting.accounts (voting) -> voting.forms (edges)",
     ]
 
@@ -246,6 +246,51 @@ def test_no_first_party_import_cycle():
         if start not in seen:
             cycle = visit(start)
             assert cycle is None, " -> ".join(cycle)
+
+
+def package_cycles(modules: dict[str, Path]) -> list[str]:
+    """Pairs of first-party packages whose modules import each other (Django's edge modules, which the framework
+    calls from outside, left out), each with the imports that make it."""
+    found: dict[tuple[str, str], list[str]] = {}
+    for name, path in modules.items():
+        if layer_of(name) == "edges":
+            continue
+        for target in _imports(name, path, top_level_only=False):
+            resolved = _resolve(target)
+            if resolved and resolved.split(".")[0] != name.split(".")[0] and layer_of(resolved) != "edges":
+                found.setdefault((name.split(".")[0], resolved.split(".")[0]), []).append(f"{name} -> {resolved}")
+    return sorted(
+        f"{a} <-> {b}: {', '.join(found[(a, b)] + found[(b, a)])}" for a, b in found if a < b and (b, a) in found
+    )
+
+
+def test_no_two_packages_import_each_other():
+    # The catalogue's services mark boards stale (leaderboard.stale) with the snapshots' models; the snapshots'
+    # own modules import nothing of the catalogue's, so the two packages depend one way.
+    assert package_cycles(_MODULES) == []
+
+
+def test_the_package_check_names_two_packages_importing_each_other(tmp_path):
+    tree = {
+        "leaderboard/services/versions.py": "from snapshots.stale import snapshots_mark_stale\n",
+        "snapshots/stale.py": "from leaderboard.models import Round\n",
+        "leaderboard/models.py": "",
+        "snapshots/models.py": "",
+    }
+    for relative, source in tree.items():
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text(source)
+    modules = _modules(tmp_path)
+    global _MODULES
+    kept, _MODULES = _MODULES, modules
+    try:
+        found = package_cycles(modules)
+    finally:
+        _MODULES = kept
+    assert found == [
+        "leaderboard <-> snapshots: leaderboard.services.versions -> snapshots.stale, snapshots.stale -> "
+        "leaderboard.models"
+    ]
 
 
 def test_no_module_over_about_500_lines_and_no_function_over_60():

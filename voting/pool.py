@@ -8,7 +8,7 @@ a *pool version*:
 
 - every service that writes one of those (a bundle import, a correction, a review, a publication, an app
   build, an organization renamed) says so in the one "this changed" call,
-  `snapshots.stale.snapshots_mark_stale`, which marks the boards stale, retires the cached pages and retires
+  `leaderboard.stale.snapshots_mark_stale`, which marks the boards stale, retires the cached pages and retires
   this version, all once its transaction commits (`leaderboard.caching.draws_retire`);
 - the pool also expires after POOL_TTL_SECONDS, which bounds what a write outside the services (a queryset
   update in a shell) can leave behind: at worst a run that became drawable waits that long;

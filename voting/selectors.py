@@ -11,10 +11,11 @@ from django.db.models import F, Q
 from django.urls import reverse
 from django.utils import timezone
 
+from leaderboard.roles import user_organization_id
 from runs.models import Run
 
 from . import queries
-from .draw.rules import live_kind, preview_shots, voter_organization_id, with_previews
+from .draw.rules import live_kind, preview_shots, with_previews
 from .models import Matchup
 from .pool import VotePool, vote_pool
 
@@ -52,7 +53,7 @@ def pool_runs(*, voter, task_ids: list[int], pool: VotePool) -> list[tuple[int, 
     """The runs that may be shown to `voter`, read from the vote pool: (run id, task id, agent id) of the runs
     that pass the draw rules (`drawable` and `run_is_drawable`), never of the voter's own organization."""
     wanted = set(task_ids)
-    org_id = voter_organization_id(voter)
+    org_id = user_organization_id(voter)
     return [
         (run.id, run.task_id, run.agent_id)
         for run in pool.runs

@@ -10,6 +10,7 @@ from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.template.response import TemplateResponse
 
+from leaderboard.roles import user_organization
 from runs.admin import refused_as_denied
 from submissions import joining
 from voting.mailbox import address_canonical
@@ -55,8 +56,8 @@ class AccountAdmin(admin.ModelAdmin):
 
     @admin.display(description="organization")
     def organization(self, user: Account) -> str:
-        membership = getattr(user, "membership", None) if hasattr(user, "membership") else None
-        return membership.organization.name if membership else "–"
+        org = user_organization(user)
+        return org.name if org else "–"
 
     @admin.display(description="address confirmed", boolean=True)
     def confirmed(self, user: Account) -> bool:

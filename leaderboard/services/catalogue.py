@@ -1,7 +1,7 @@
 """The catalogue's own changes by editors: agents, organizations, benchmarks, tasks, rounds and their
 parameters, and the changelog's notes. Once a round such a change reaches is published, the change needs a
 reason and goes into that round's public changelog; every change says "this changed" for the boards, pages
-and vote screens it feeds (`snapshots.stale.snapshots_mark_stale`)."""
+and vote screens it feeds (`leaderboard.stale.snapshots_mark_stale`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from snapshots.stale import snapshots_mark_stale
+from leaderboard.stale import snapshots_mark_stale
 
 from ..models import Agent, Benchmark, ChangelogEntry, Organization, Round, RoundParameter, RoundStatus, Task
 from .changes import (

@@ -9,8 +9,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from leaderboard.stale import snapshots_mark_stale
 from scoring.common import major
-from snapshots.stale import snapshots_mark_stale
 
 from ..models import Benchmark, Round, RoundStatus, Task, TaskVersion, row_attributes
 from .changes import changelog_add, require_editor

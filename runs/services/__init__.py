@@ -4,7 +4,7 @@ Every rule of seed 000 §5-§9 that a person could break from the admin or the s
 admin forms and the vendor pages are thin: they call a service and show its `ValidationError`.
 
 Every write that changes a board's inputs marks the round's snapshots stale in the same transaction
-(`snapshots.stale.snapshots_mark_stale`), which enqueues the recompute after commit. After a round is
+(`leaderboard.stale.snapshots_mark_stale`), which enqueues the recompute after commit. After a round is
 published, a change to a verdict or a run also writes a `ChangelogEntry` (what, why, who, when): the
 round's public changelog.
 

@@ -31,7 +31,7 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import FileSystemStorage, Storage, storages
 from django.db import transaction
 
-from snapshots.stale import snapshots_mark_stale
+from leaderboard.stale import snapshots_mark_stale
 
 from ..models import AppBuild, Run
 

@@ -12,7 +12,7 @@ from django.db import transaction
 
 from leaderboard.models import Round
 from leaderboard.services.changes import changelog_add, changes_apply, require_editor
-from snapshots.stale import snapshots_mark_stale
+from leaderboard.stale import snapshots_mark_stale
 
 from ..models import Run, Verdict
 from ._common import (

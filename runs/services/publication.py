@@ -9,11 +9,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from leaderboard.models import Round, RoundStatus, TaskVersion
+from leaderboard.roles import user_organization
 from leaderboard.services.changes import changelog_add, require_editor
-from snapshots.stale import snapshots_mark_stale
+from leaderboard.stale import snapshots_mark_stale
 
 from ..models import Dispute, DisputeReason, DisputeStatus, Run
-from ..selectors import vendor_organization
 from ._common import locked_run, when
 from .preview import preview_ends_at, preview_restart, undecided
 
@@ -21,7 +21,7 @@ from .preview import preview_ends_at, preview_restart, undecided
 def dispute_file(*, run: Run, user, reason: str, note: str) -> Dispute:
     """A vendor's user disputes a fact about one of their own agents' runs, while the round is in preview
     (seed 000 §6: "wrong version, wrong plan, environment problem")."""
-    org = vendor_organization(user)
+    org = user_organization(user)
     if org is None or run.entry.agent.organization_id != org.id:
         raise PermissionDenied("Only the agent's vendor may dispute this run.")
     if run.round.status != RoundStatus.PREVIEW:

@@ -10,10 +10,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from leaderboard.models import task_input
+from leaderboard.stale import snapshots_mark_stale
 from scoring.common import verdict_outcome
 from scoring.review import verdicts_outcome
 from scoring.types import VerdictInput
-from snapshots.stale import snapshots_mark_stale
 
 from ..models import Run, Verdict, VerdictRole
 from ..selectors import is_reviewed, review_stage, user_verdict_roles

@@ -36,7 +36,7 @@ def test_a_different_etag_gets_the_full_body(demo, client):
 
 def test_the_etag_changes_when_the_board_changes(demo, client, django_capture_on_commit_callbacks):
     from leaderboard.models import Round
-    from snapshots.stale import snapshots_mark_stale
+    from leaderboard.stale import snapshots_mark_stale
 
     fresh = client.get(BOARD)
     with django_capture_on_commit_callbacks(execute=False):

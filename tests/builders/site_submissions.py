@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from bundles.importer import bundle_import
 from leaderboard.models import Agent, Entry, Organization
+from leaderboard.stale import snapshots_mark_stale
 from runs.models import Run
-from snapshots.stale import snapshots_mark_stale
 from submissions.models import Submission, SubmissionEvent
 from tests.builders.site import scored_bundle
 from tests.site.conftest import compute_all

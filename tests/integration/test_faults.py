@@ -36,10 +36,10 @@ from live_services import (
 
 from bundles.importer import bundle_import
 from leaderboard.models import Agent, Benchmark, Entry, Organization, Round, Task, TaskVersion
+from leaderboard.stale import snapshots_mark_stale
 from recompute.boards import compute_round_boards, round_document, snapshot_recompute, snapshots_sweep
 from runs.models import Run, Verdict
 from snapshots.models import BoardSnapshot
-from snapshots.stale import snapshots_mark_stale
 
 pytestmark = pytest.mark.services
 

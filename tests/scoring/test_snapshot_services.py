@@ -12,9 +12,9 @@ from django.utils import timezone
 
 from bundles.importer import bundle_import
 from leaderboard.models import Round
+from leaderboard.stale import snapshots_mark_stale
 from recompute.boards import snapshot_recompute, snapshots_sweep
 from snapshots.models import BoardSnapshot
-from snapshots.stale import snapshots_mark_stale
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
@@ -30,7 +30,7 @@ def test_a_burst_of_writes_enqueues_one_recompute(django_capture_on_commit_callb
     snap = BoardSnapshot.objects.get(round=rnd, kind="boards")
     snapshot_recompute(snapshot_id=snap.pk)
     sent = []
-    monkeypatch.setattr("snapshots.stale.enqueue_recompute", lambda ids, countdown=0: sent.extend(ids))
+    monkeypatch.setattr("leaderboard.stale.enqueue_recompute", lambda ids, countdown=0: sent.extend(ids))
     with django_capture_on_commit_callbacks(execute=True):
         for _ in range(5):
             snapshots_mark_stale(round_ids=[rnd.id])

@@ -105,7 +105,7 @@ def test_submit_results_is_linked_where_a_track_is_open(track, client, django_ca
 
 def test_a_default_view_that_hides_every_row_says_so_and_links_the_others(track, client):
     from leaderboard.models import Entry
-    from snapshots.stale import snapshots_mark_stale
+    from leaderboard.stale import snapshots_mark_stale
     from tests.site.conftest import compute_all
 
     # Every agent of the round flagged: the default view (team, verified, self-reported) holds no row.

@@ -13,7 +13,7 @@ from django.test.utils import CaptureQueriesContext
 
 from leaderboard.caching import VERSION_KEY, _render_claim, _scope_key, content_version_bump, local_clear
 from leaderboard.models import Benchmark
-from snapshots.stale import snapshots_mark_stale
+from leaderboard.stale import snapshots_mark_stale
 from tests.builders.site import checks_bundle
 
 pytestmark = pytest.mark.django_db

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from leaderboard.models import Entry
-from snapshots.stale import snapshots_mark_stale
+from leaderboard.stale import snapshots_mark_stale
 from tests.builders.site import scored_bundle
 from tests.site.conftest import compute_all
 

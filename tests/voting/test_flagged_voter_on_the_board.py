@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from snapshots import stale
+from leaderboard import stale
 from snapshots.models import BoardSnapshot
 from snapshots.tasks import recompute_snapshot
 from tests.builders.voting import build_world, cast, make_user

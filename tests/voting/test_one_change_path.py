@@ -10,8 +10,8 @@ from django.db.models.signals import post_delete, post_save
 from leaderboard.caching import draws_generation
 from leaderboard.models import Agent, Benchmark, Entry, Organization, Round, Task, TaskVersion
 from leaderboard.services import agent_update
+from leaderboard.stale import snapshots_mark_stale
 from runs.models import AppBuild, Evidence, Run
-from snapshots.stale import snapshots_mark_stale
 
 MODELS = (Benchmark, Task, TaskVersion, Round, Organization, Agent, Entry, Run, Evidence, AppBuild)
 

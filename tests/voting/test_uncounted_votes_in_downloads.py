@@ -12,9 +12,9 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
+from leaderboard.stale import snapshots_mark_stale
 from recompute.boards import snapshot_recompute
 from snapshots.models import BoardSnapshot
-from snapshots.stale import snapshots_mark_stale
 from tests.builders.voting import build_world, cast, make_user
 from voting.models import Vote
 from voting.services.flagging import voters_flag

@@ -13,6 +13,7 @@ from django.db.models import Prefetch, Q
 from django.utils.text import slugify
 
 from leaderboard.models import Benchmark, task_input
+from leaderboard.roles import user_organization_id
 from runs.inputs import run_input
 from runs.models import AppBuild, Evidence, EvidenceKind, Run
 from scoring import methodologies
@@ -24,11 +25,6 @@ def votable_benchmarks() -> list[Benchmark]:
     """Benchmarks open to votes (`Benchmark.takes_votes`): by their methodology's default (the `checks` one takes
     votes) unless their params say otherwise."""
     return [b for b in Benchmark.objects.all() if b.takes_votes]
-
-
-def voter_organization_id(voter) -> int | None:
-    membership = getattr(voter, "membership", None) if voter.is_authenticated else None
-    return membership.organization_id if membership else None
 
 
 def _statuses_drawn() -> Q:
@@ -71,7 +67,7 @@ def drawable_run_ids(*, voter, task_id: int, run_ids: list[int]) -> set[int]:
     if not run_ids:
         return set()
     runs = drawable(Run.objects.filter(task_id=task_id, id__in=run_ids))
-    org = voter_organization_id(voter)
+    org = user_organization_id(voter)
     if org is not None:
         runs = runs.exclude(entry__agent__organization_id=org)
     return set(runs.values_list("id", flat=True))

@@ -34,7 +34,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from snapshots.stale import snapshots_mark_stale
+from leaderboard.stale import snapshots_mark_stale
 
 from .. import queries
 from ..cells import cells_apply, votes_lock

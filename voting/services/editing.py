@@ -5,8 +5,8 @@ from __future__ import annotations
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 
+from leaderboard.stale import snapshots_mark_stale
 from runs.selectors import user_is_editor
-from snapshots.stale import snapshots_mark_stale
 
 from ..cells import VOTE_CELL_FIELDS, cells_apply
 from ..models import Vote

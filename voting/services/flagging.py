@@ -19,8 +19,8 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from leaderboard.models import Agent
+from leaderboard.stale import snapshots_mark_stale
 from scoring.bradley_terry import fit_cells
-from snapshots.stale import snapshots_mark_stale
 
 from ..cells import VOTE_CELL_FIELDS, cell_of, cells_apply, votes_lock
 from ..models import Held, Outcome, Vote, VoteCell, VoterFlag, Winner

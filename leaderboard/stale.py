@@ -5,8 +5,9 @@ A write that changes a board's inputs, or what a page or a vote screen shows, ca
 inside its transaction. Once it commits: the recompute is enqueued (only for a snapshot that turned from fresh
 to stale, so a burst of writes, a vote storm or a bundle import, is one recompute), the cached pages of the
 benchmarks it reached are retired (`leaderboard.caching.content_version_bump`), and the vote pool is retired
-(`leaderboard.caching.draws_retire`) unless only votes changed. No model signal does any of this. This module
-depends only on its own models and the catalogue's (and its caching): the recompute itself (recompute.boards,
+(`leaderboard.caching.draws_retire`) unless only votes changed. No model signal does any of this. It lives with
+the catalogue, the lowest layer every writer may import: it depends only on the catalogue's models and caching
+and on the snapshots' models (which import nothing of the site's); the recompute itself (recompute.boards,
 layers above) is reached through the Celery task registry, by name.
 """
 
@@ -20,10 +21,10 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from leaderboard.caching import content_version_bump, draws_retire
-from leaderboard.models import Benchmark, Round, Task
+from snapshots.models import BoardSnapshot, SnapshotKind
 
-from .models import BoardSnapshot, SnapshotKind
+from .caching import content_version_bump, draws_retire
+from .models import Benchmark, Round, Task
 
 log = logging.getLogger(__name__)
 
