@@ -59,7 +59,7 @@ def _tick_time(v: float) -> str:
 # width is estimated generously, so a label drawn in any of the site's fonts is no wider than its box.
 LABEL_SIZE = 11.0
 LABEL_CHAR = 0.62 * LABEL_SIZE
-LABEL_ASCENT, LABEL_DESCENT = 0.82 * LABEL_SIZE, 0.25 * LABEL_SIZE
+LABEL_ASCENT, LABEL_DESCENT = 0.9 * LABEL_SIZE, 0.3 * LABEL_SIZE  # Chromium's box of an 11 px label: 12.84 tall
 DOT_RADIUS = 6.0
 # Where a label may go around its dot, in the order tried: (dx, dy of the text's anchor point, text-anchor).
 LABEL_SPOTS = (
@@ -106,6 +106,13 @@ def place_labels(dots: list[dict[str, Any]], area: Box, taken: list[Box]) -> Non
                 break
 
 
+# A chart's (width, height, left, right, top, bottom) in its own units: as a desktop draws it, and narrow, as a
+# phone does (about 326 px wide at 390x844: drawn there pixel for pixel, its 11-12 px text keeps its size; the
+# wide drawing would be halved, its text about 5.6 px). The page holds both; site.css shows one (.chart-narrow).
+SCATTER_LAYOUT = {False: (640, 360, 64, 24, 16, 48), True: (320, 320, 46, 12, 34, 48)}
+LINE_LAYOUT = {False: (480, 160, 40, 16, 12, 36), True: (320, 160, 30, 30, 12, 36)}
+
+
 def scatter_chart(
     rows: list[dict],
     x: str,
@@ -115,13 +122,29 @@ def scatter_chart(
     names: tuple[str, str] = ("score", ""),
 ) -> dict[str, Any] | None:
     """SVG geometry of a score-against-x scatter with its Pareto frontier (drawn by the template), each dot's label
-    placed clear of the others (`place_labels`). `names` are the two axes' names, for each dot's title."""
+    placed clear of the others (`place_labels`). `names` are the two axes' names, for each dot's title. Its
+    `narrow` is the same chart drawn for a phone (`SCATTER_LAYOUT`)."""
+    wide = _scatter(rows, x, fmt_x, score_fmt, hrefs, names, narrow=False)
+    if wide is not None:
+        wide["drawings"] = [(dict(wide), ""), (_scatter(rows, x, fmt_x, score_fmt, hrefs, names, True), "-narrow")]
+    return wide
+
+
+def _scatter(
+    rows: list[dict],
+    x: str,
+    fmt_x: Callable[[float], str],
+    score_fmt: Callable[[float], str],
+    hrefs: dict[str, str],
+    names: tuple[str, str],
+    narrow: bool,
+) -> dict[str, Any] | None:
     pts = [r for r in rows if r.get("score") is not None and r.get(x) is not None]
     if not pts:
         return None
-    w, h, left, right, top, bottom = 640, 360, 64, 24, 16, 48
+    w, h, left, right, top, bottom = SCATTER_LAYOUT[narrow]
     is_time = x == "wall_seconds"
-    xticks = _ticks(0, max(p[x] for p in pts) * 1.02, steps=TIME_STEPS if is_time else None)
+    xticks = _ticks(0, max(p[x] for p in pts) * 1.02, 3 if narrow else 5, steps=TIME_STEPS if is_time else None)
     tick_x = _tick_time if is_time else _tick_money
     ys = [p["score"] for p in pts]
     yticks = _ticks(min(0.0, min(ys)), max(ys) if max(ys) > 0 else 1)
@@ -167,11 +190,19 @@ def scatter_chart(
 
 
 def line_chart(points: list[tuple[str, float | None, str, str]], scale: float) -> dict[str, Any] | None:
-    """A small SVG line of an agent's headline score over rounds (0 to the methodology's maximum)."""
+    """A small SVG line of an agent's headline score over rounds (0 to the methodology's maximum); its `narrow`
+    is the same line drawn for a phone (`LINE_LAYOUT`)."""
+    wide = _line(points, scale, narrow=False)
+    if wide is not None:
+        wide["drawings"] = [(dict(wide), ""), (_line(points, scale, narrow=True), "-narrow")]
+    return wide
+
+
+def _line(points: list[tuple[str, float | None, str, str]], scale: float, narrow: bool) -> dict[str, Any] | None:
     present = [(i, p) for i, p in enumerate(points) if p[1] is not None]
     if not present:
         return None
-    w, h, left, right, top, bottom = 480, 160, 40, 16, 12, 36
+    w, h, left, right, top, bottom = LINE_LAYOUT[narrow]
     n = max(len(points) - 1, 1)
 
     def px(i: int) -> float:
@@ -181,12 +212,17 @@ def line_chart(points: list[tuple[str, float | None, str, str]], scale: float) -
         return round(h - bottom - v / scale * (h - top - bottom), 1)
 
     dots = [{"x": px(i), "y": py(cast(float, p[1])), "label": p[2], "round": p[0], "href": p[3]} for i, p in present]
+    # The rounds' names under the line: the first starts at its dot and the last ends at its own, so neither runs
+    # off the drawing; each cut to the room between two dots.
+    anchors = ["middle"] * len(points) if len(points) == 1 else ["start", *["middle"] * (len(points) - 2), "end"]
+    room = (w - left - right) / n
     return {
+        "label_chars": max(6, min(18, int(room / LABEL_CHAR))),
         "w": w,
         "h": h,
         "dots": dots,
         "line": " ".join(f"{d['x']},{d['y']}" for d in dots),
-        "xlabels": [{"x": px(i), "text": p[0]} for i, p in enumerate(points)],
+        "xlabels": [{"x": px(i), "text": p[0], "anchor": anchors[i]} for i, p in enumerate(points)],
         "base": h - bottom,
         "top": top,
         "left": left,

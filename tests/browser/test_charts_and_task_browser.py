@@ -41,7 +41,7 @@ def test_charts_and_run_colours_say_what_the_data_says(demo, browser, live_serve
     page.goto(base + "/b/weekly-shootout/tradeoffs/")
     expect(page.locator("#main")).to_contain_text("Time of the week")
     expect(page.locator("#main")).not_to_contain_text("per run")
-    for chart in page.locator("svg.scatter").all():
+    for chart in page.locator("svg.scatter:visible").all():  # the wide drawings (a phone shows the narrow ones)
         boxes = chart.evaluate(
             """svg => [...svg.querySelectorAll('text.dot-label, circle.dot')].map(el => {
                 const b = el.getBBox(); return [el.tagName, el.textContent, b.x, b.y, b.x + b.width, b.y + b.height];

@@ -99,7 +99,7 @@ def test_a_tradeoffs_page_without_cost_or_time_says_so_and_does_not_rerank(demo,
 def test_a_tradeoffs_page_with_cost_keeps_its_charts_and_rerank(demo, client):
     html = client.get(reverse("tradeoffs", args=["weekly-shootout"])).content.decode()
     assert "Re-rank with your own weights" in html and "No agent in this round reports cost or time" not in html
-    assert 'class="chart scatter"' in html
+    assert 'class="chart scatter chart-wide"' in html and 'class="chart scatter chart-narrow"' in html
 
 
 def test_the_head_to_head_column_is_not_sortable(demo, client):
