@@ -6,6 +6,22 @@ document.addEventListener("htmx:responseError", (event) => {
   }
 });
 
+// A link that swaps the region it stands in (a board's sort headers and tabs: `data-keep-focus`) keeps the focus:
+// after the swap it goes to the same link in the new region, so a keyboard user who sorted by a column with Enter
+// is still on that column's header (Enter again sorts the other way), not sent back to the page's start.
+let keepFocus = null;
+document.addEventListener("htmx:beforeRequest", (event) => {
+  keepFocus = event.detail.elt?.dataset?.keepFocus || null;
+});
+document.addEventListener("htmx:afterSettle", () => {
+  if (!keepFocus) return;
+  const again = document.querySelector(`[data-keep-focus="${CSS.escape(keepFocus)}"]`);
+  keepFocus = null;
+  if (again && (document.activeElement === document.body || !document.activeElement)) {
+    again.focus({ preventScroll: true });
+  }
+});
+
 // The run page's moments in the recording (pages/run/_evidence.html): each link that opens the recording at its
 // second becomes a button that plays the page's player from that second, with a mouse or a keyboard.
 document.querySelectorAll("a[data-seek]").forEach((link) => {
