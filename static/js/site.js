@@ -43,3 +43,21 @@ document.querySelectorAll("a[data-seek]").forEach((link) => {
   });
   link.replaceWith(button);
 });
+
+// A run page opened at a moment of its recording (#mark-657, as the search and the marks link it, or #t=657, the
+// media fragment a mark's own link carries): the player is sought to that second (not started: the reader
+// presses play), and the page shows the mark; so too when the address's fragment changes on the page.
+const seekToAddress = () => {
+  const player = document.getElementById("run-player");
+  const found = /^#(?:mark-|t=)(\d+(?:\.\d+)?)$/.exec(window.location.hash);
+  if (!player || !found) return;
+  const seconds = Number(found[1]);
+  const seek = () => { player.currentTime = seconds; };
+  if (player.readyState >= 1) seek();
+  else player.addEventListener("loadedmetadata", seek, { once: true });
+  const mark = document.getElementById(`mark-${Math.floor(seconds)}`);
+  if (mark) mark.scrollIntoView({ block: "center" });
+  else player.scrollIntoView({ block: "nearest" });
+};
+seekToAddress();
+window.addEventListener("hashchange", seekToAddress);
