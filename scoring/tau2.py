@@ -22,6 +22,7 @@ from typing import Annotated, Any
 import msgspec
 
 from .bounded_json import Budget, JsonRefused, loads
+from .scored import passes
 
 TAU2_INFRA = frozenset({"infrastructure_error"})
 # τ²'s pydantic defaults: a task as published (a default left out) and as dumped (written out) are the same task.
@@ -42,8 +43,13 @@ class Tau2Error(ValueError):
     """A submission that cannot be read at all: refused, nothing written."""
 
 
+# τ²'s success (a reward of 1 within 1e-6) as the scored boards' pass threshold, rewards being at most 1: the one
+# rule, stored with a τ² benchmark (`submissions.catalogue`) and so read by its boards and a submission's figures.
+TAU2_PASS_THRESHOLD = 1 - 1e-6
+
+
 def success(score: float | None) -> bool:
-    return score is not None and (1 - 1e-6) <= score <= (1 + 1e-6)
+    return score is not None and passes(score, TAU2_PASS_THRESHOLD)
 
 
 def _canon(value: Any) -> Any:

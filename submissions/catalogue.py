@@ -21,12 +21,10 @@ from django.utils import timezone
 from leaderboard.models import Benchmark, Evaluation, Round, RoundStatus, Task, TaskVersion
 from leaderboard.services.versions import next_version
 from leaderboard.stale import snapshots_mark_stale
-from scoring.tau2 import task_fingerprint
+from scoring.tau2 import TAU2_PASS_THRESHOLD, task_fingerprint
 
 from .models import SubmissionTrack, TaskSetVersion
 
-# τ²'s success (reward 1 within 1e-6) as the scored boards' pass threshold: rewards are at most 1.
-TAU2_PASS_THRESHOLD = 0.999999
 COMMUNITY_ROUND = "community"
 VERSION_LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,19}$")
 
