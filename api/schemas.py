@@ -339,8 +339,14 @@ class AsRanOut(Schema):
 
 
 class SubmissionFigureOut(Schema):
-    name: str = Field(description='the family (domain) and the figure, e.g. "airline pass^1" or "airline cost"')
-    claimed: float = Field(description="as claimed, in the claim's own unit (percent for pass^k, USD for cost)")
+    name: str = Field(
+        description='the figure, e.g. "airline pass^1" or "airline cost" (τ²-bench: by family), "accuracy" or '
+        '"accuracy stderr" (Terminal-Bench)'
+    )
+    claimed: float | None = Field(
+        description="as claimed, in the claim's own unit (percent for τ²'s pass^k, USD for cost, a share for "
+        "accuracy); null: recomputed only, not claimed (it agrees with nothing)"
+    )
     recomputed: float | None = Field(description="from the submission's stored runs; null: no runs behind it")
     agrees: bool | None = Field(description="within the claim's rounding; null: not verifiable (never agreeing)")
 
@@ -351,7 +357,7 @@ class SubmissionOut(Schema):
     organization: str
     round: str
     status: str = Field(description="live, superseded or withdrawn")
-    format: str = Field(description="tau2, bundle or inspect")
+    format: str = Field(description="a key of the format registry: tau2, bundle, inspect, tbench, ...")
     submitted_at: datetime
     tier: str = Field(description="self-reported, verified or flagged")
     url: str

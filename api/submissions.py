@@ -11,6 +11,7 @@ answers 422 with every problem and writes nothing; a team's upload key answers 4
 from __future__ import annotations
 
 import io
+import json
 import math
 from typing import Any
 
@@ -104,6 +105,19 @@ def _files(fmt: str | None, archive: UploadedFile | None, sent: list[UploadedFil
     return Upload(found.key, files, None)
 
 
+def _claims(text: str | None) -> dict[str, str]:
+    """The claims field: {name: number}, each number kept as written (its decimals are its rounding)."""
+    if not text:
+        return {}
+    try:
+        doc = json.loads(text, parse_float=str, parse_int=str)
+    except ValueError:
+        raise SubmissionRefused(["claims: not a JSON object"]) from None
+    if not isinstance(doc, dict) or not all(isinstance(v, str) for v in doc.values()):
+        raise SubmissionRefused(['claims: a JSON object of numbers, e.g. {"accuracy": 0.505}'])
+    return {str(k): v for k, v in doc.items()}
+
+
 @router.post(
     "/benchmarks/{slug}/submissions",
     auth=BenchmarkKey(team=False),
@@ -122,6 +136,12 @@ def submission_create(
     round: str | None = Form(None, pattern=KEY_PATTERN, max_length=100, description="the track's round"),
     format: str | None = Form(
         None, pattern=KEY_PATTERN, max_length=20, description="the format (default: told by the files)"
+    ),
+    claims: str | None = Form(
+        None,
+        max_length=2000,
+        description='figures claimed, as a JSON object of numbers as published, e.g. {"accuracy": 0.505, '
+        '"accuracy stderr": 0.0135} (over those the files claim; checked at the decimals written)',
     ),
     archive: UploadedFile | None = File(None, description="a submission folder as a zip"),
     files: list[UploadedFile] = File([], description="files as they are (a results bundle, Inspect logs)"),
@@ -146,6 +166,7 @@ def submission_create(
                 f"trajectories/{f.name or f'file-{i}.json'}": f.read() for i, f in enumerate(trajectories)
             }
         upload = _files(format, archive, [*files, *([bundle] if bundle else []), *logs], folder)
+        upload.claims = _claims(claims)
         sub = submit(
             benchmark=key.benchmark,
             organization=key.organization,

@@ -265,6 +265,7 @@ class CheckKind(models.TextChoices):
     API = "api", "API call"
     PAGE = "page", "page"
     BROWSER = "browser", "browser step"
+    TEST = "test", "test"
 
 
 class CheckResult(models.Model):

@@ -12,13 +12,12 @@ it with a note acknowledging what differs, and the pages show what ran, with wha
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from .tau2 import TAU2_INFRA, Claim, Tau2File, declared_problems, task_fingerprint
+from .tau2 import Claim, declared_problems
 
 PROTOCOL, DISCLOSURE = "protocol", "disclosure"
 
@@ -45,6 +44,14 @@ CHECKS: dict[str, CheckRule] = {
 }
 
 
+def register_checks(rules: dict[str, CheckRule]) -> None:
+    """Add a format's own checks (their labels and kinds) to `CHECKS`, where the pages and the tiers read them."""
+    taken = set(rules) & set(CHECKS)
+    if taken:
+        raise ValueError(f"checks named already: {', '.join(sorted(taken))}")
+    CHECKS.update(rules)
+
+
 def check_rule(name: str) -> CheckRule:
     """The registry's entry for `name`; one it does not know (stored before a rename) is a protocol check."""
     return CHECKS.get(name) or CheckRule(name.replace("_", " "))
@@ -69,9 +76,9 @@ class Check:
 @dataclass(frozen=True)
 class Figure:
     name: str
-    claimed: float
+    claimed: float | None  # None: recomputed, not claimed (no claim: nothing agrees)
     recomputed: float | None
-    agrees: bool | None  # None: not verifiable, never agreeing
+    agrees: bool | None  # None: not verifiable, or not claimed; never agreeing
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -486,31 +493,3 @@ def ran_instead(checks: list[dict]) -> list[dict[str, str]]:
     """What the runs ran beside what was declared, for each thing a failed disclosure compares
     ([{"what", "ran", "declared"}]): the pages show what ran, the declared value beside it."""
     return [v for c in failed_disclosures(checks) for v in c.get("values") or []]
-
-
-def _model(info: dict | None, side: str) -> str | None:
-    part = (info or {}).get(side)
-    if not isinstance(part, dict) or not part.get("llm"):
-        return None
-    args = part.get("llm_args")
-    return str(part["llm"]) + (f" {json.dumps(args, sort_keys=True)}" if args else "")
-
-
-def from_tau2(f: Tau2File) -> SubmittedFile:
-    """A τ² trajectory file as the checks read it: trials 1-based (τ²'s count from 0; a simulation without
-    one is numbered in file order per task), infrastructure errors and unrewarded simulations not counted."""
-    numbered: Counter[str] = Counter()
-    sims = []
-    for s in f.simulations:
-        task = str(s["task_id"])
-        numbered[task] += 1
-        trial = s["trial"] + 1 if isinstance(s.get("trial"), int) else numbered[task]
-        infra = s.get("termination_reason") in TAU2_INFRA
-        reward = (s.get("reward_info") or {}).get("reward") if isinstance(s.get("reward_info"), dict) else None
-        sims.append(Sim(task, trial, s.get("seed"), not infra and reward is not None, infra, bool(s.get("messages"))))
-    prints = (
-        None if f.tasks is None else {str(t.get("id")): task_fingerprint(t) for t in f.tasks if isinstance(t, dict)}
-    )
-    return SubmittedFile(
-        f.name, f.domain, sims, f.info, prints, _model(f.info, "agent_info"), _model(f.info, "user_info")
-    )

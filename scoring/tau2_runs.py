@@ -10,10 +10,12 @@ the reward (none: unscored).
 from __future__ import annotations
 
 import json
+from collections import Counter
 from datetime import datetime
 from typing import Any
 
-from .tau2 import TAU2_INFRA
+from .submission_checks import Sim, SubmittedFile
+from .tau2 import TAU2_INFRA, Tau2File, task_fingerprint
 
 FORMAT = "agent-leaderboard-transcript/1"
 
@@ -96,3 +98,31 @@ def run_doc(sim: dict, *, domain: str, trial: int) -> dict:
         except ValueError:
             pass
     return doc
+
+
+def _model(info: dict | None, side: str) -> str | None:
+    part = (info or {}).get(side)
+    if not isinstance(part, dict) or not part.get("llm"):
+        return None
+    args = part.get("llm_args")
+    return str(part["llm"]) + (f" {json.dumps(args, sort_keys=True)}" if args else "")
+
+
+def from_tau2(f: Tau2File) -> SubmittedFile:
+    """A τ² trajectory file as the checks read it: trials 1-based (τ²'s count from 0; a simulation without
+    one is numbered in file order per task), infrastructure errors and unrewarded simulations not counted."""
+    numbered: Counter[str] = Counter()
+    sims = []
+    for s in f.simulations:
+        task = str(s["task_id"])
+        numbered[task] += 1
+        trial = s["trial"] + 1 if isinstance(s.get("trial"), int) else numbered[task]
+        infra = s.get("termination_reason") in TAU2_INFRA
+        reward = (s.get("reward_info") or {}).get("reward") if isinstance(s.get("reward_info"), dict) else None
+        sims.append(Sim(task, trial, s.get("seed"), not infra and reward is not None, infra, bool(s.get("messages"))))
+    prints = (
+        None if f.tasks is None else {str(t.get("id")): task_fingerprint(t) for t in f.tasks if isinstance(t, dict)}
+    )
+    return SubmittedFile(
+        f.name, f.domain, sims, f.info, prints, _model(f.info, "agent_info"), _model(f.info, "user_info")
+    )

@@ -27,6 +27,7 @@ from .models import SubmissionTrack, TaskSetVersion
 
 COMMUNITY_ROUND = "community"
 VERSION_LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,19}$")
+KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
 
 
 class TaskSetError(ValueError):
@@ -150,6 +151,77 @@ def _task_put(
         task.title = _title(t, domain)
         task.save(update_fields=["version", "title"])
     return key, version
+
+
+def tbench_dataset(data: bytes, dataset: str | None = None, version: str | None = None) -> tuple[str, str, list[str]]:
+    """(dataset, version, task ids) of a Terminal-Bench dataset: from a run's run_metadata.json (`dataset_name`,
+    `dataset_version`, `task_ids`), its tb.lock (`dataset`), a list ({"dataset", "version", "task_ids"}), or a
+    bare JSON list of task ids; `dataset` and `version` given override (and a bare list needs them)."""
+    try:
+        doc = json.loads(data)
+    except ValueError as exc:
+        raise TaskSetError(f"not readable JSON ({exc})") from exc
+    if isinstance(doc, dict) and isinstance(doc.get("dataset"), dict):  # tb.lock
+        doc = {"dataset": doc["dataset"].get("name"), **doc["dataset"]}
+    if isinstance(doc, list):
+        doc = {"task_ids": doc}
+    if not isinstance(doc, dict):
+        raise TaskSetError("expected run_metadata.json, a tb.lock, {dataset, version, task_ids} or a list of task ids")
+    name = dataset or doc.get("dataset_name") or doc.get("dataset")
+    label = version or doc.get("dataset_version") or doc.get("version")
+    ids = doc.get("task_ids")
+    if not isinstance(ids, list) or not ids or not all(isinstance(i, str) and KEY.match(i) for i in ids):
+        raise TaskSetError("task_ids: a list of task ids (letters, digits, dots, dashes and underscores)")
+    if not isinstance(name, str) or not KEY.match(name) or not isinstance(label, str) or not VERSION_LABEL.match(label):
+        raise TaskSetError("name the dataset and its version (--dataset, --version)")
+    return name, label, sorted(set(ids))
+
+
+def tbench_tasks_import(
+    *, data: bytes, benchmark: str, title: str | None = None, dataset: str | None = None, version: str | None = None
+) -> TaskSetReport:
+    """Load a Terminal-Bench dataset's task ids (`tbench_dataset`) as the task family named for the dataset, in
+    version `version` of the benchmark's task set: a task per id (keyed by it, evaluated by its tests: a trial
+    scores 1 when resolved), the same ids again changing nothing. The benchmark is created when missing (scored,
+    no vendor window, a trial passing when resolved), its current task set the dataset's version."""
+    name, label, ids = tbench_dataset(data, dataset, version)
+    report = TaskSetReport(version=label)
+    with transaction.atomic():
+        bench, created = Benchmark.objects.get_or_create(
+            slug=benchmark,
+            defaults={"name": title or benchmark, "methodology": "scored", "preview_hours": 0, "pass_threshold": 1.0},
+        )
+        bench = Benchmark.objects.select_for_update().get(pk=bench.pk)
+        if title and bench.name != title:
+            bench.name = title
+            bench.save(update_fields=["name"])
+        if label != bench.task_set_version and (created or not bench.tasks.exists()):
+            bench.task_set_version = label
+            bench.save(update_fields=["task_set_version"])
+        start = bench.tasks.count()
+        task_set, _ = TaskSetVersion.objects.get_or_create(benchmark=bench, version=label)
+        for i, task_id in enumerate(ids):
+            task, made = Task.objects.get_or_create(
+                benchmark=bench,
+                key=task_id,
+                defaults={
+                    "title": task_id,
+                    "family": name,
+                    "domain": name,
+                    "evaluation": Evaluation.AUTO,
+                    "position": start + i,
+                },
+            )
+            if made:
+                TaskVersion.objects.create(task=task, version=task.version, published_at=timezone.now())
+                report.created.append(task_id)
+            else:
+                report.unchanged += 1
+            task_set.tasks[task_id] = task.version
+        task_set.save(update_fields=["tasks"])
+        if report.created:
+            snapshots_mark_stale(round_ids=bench.rounds.values_list("id", flat=True))
+    return report
 
 
 def track_open(

@@ -15,11 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
+from scoring import tbench as tbench_files
 from scoring.passk import family_figures, threshold_success
-from scoring.submission_checks import Check, Figure, TrackInput, check, figures
+from scoring.submission_checks import Check, Figure, Ran, TrackInput, check, figures, version_ran
 from scoring.tiers import board_score
 from scoring.types import RunInput, TaskInput
 
+from . import tbench
 from .reading import Read, ReadContext, SubmissionRefused, read_bundle, read_inspect, read_tau2
 
 Checks = Callable[[TrackInput, Read], list[Check]]
@@ -29,6 +31,12 @@ Figures = Callable[[Read, list[TaskInput], list[RunInput], dict[str, Any]], list
 def common_checks(track: TrackInput, read: Read) -> list[Check]:
     """The checks every run-per-task format answers (`scoring.submission_checks.check`)."""
     return check(track, read.files, read.declared)
+
+
+def ran_by_content(track: TrackInput, read: Read) -> Ran:
+    """The version of the benchmark's task set the runs ran, found by their tasks' content
+    (`scoring.submission_checks.version_ran`)."""
+    return version_ran(track, read.files)
 
 
 def family_claims(read: Read, tasks: list[TaskInput], runs: list[RunInput], params: dict[str, Any]) -> list[Figure]:
@@ -51,6 +59,9 @@ class Format:
     by_definition: bool = False
     checks: Checks = common_checks
     figures: Figures = family_claims
+    ran: Callable[[TrackInput, Read], Ran] = ran_by_content
+    # Figures a sender may claim on the upload form or the API (name, label), over any its files claim.
+    claim_fields: tuple[tuple[str, str], ...] = ()
 
 
 REGISTRY: dict[str, Format] = {}
@@ -75,6 +86,16 @@ def choices(keys: Iterable[str] | None = None) -> list[tuple[str, str]]:
     """(key, label) of the formats `keys` names (every format when None or empty), in the registry's order."""
     wanted = set(keys or REGISTRY)
     return [(f.key, f.label) for f in REGISTRY.values() if f.key in wanted]
+
+
+def claim_fields(keys: Iterable[str] | None = None) -> list[tuple[str, str, list[str]]]:
+    """The figures a sender may claim on the form for the formats `keys` names: (name, label, the formats'
+    labels), each once."""
+    out: dict[str, tuple[str, list[str]]] = {}
+    for key, fmt_label in choices(keys):
+        for name, field_label in REGISTRY[key].claim_fields:
+            out.setdefault(name, (field_label, []))[1].append(fmt_label)
+    return [(name, field_label, owners) for name, (field_label, owners) in out.items()]
 
 
 def label(key: str) -> str:
@@ -132,5 +153,21 @@ register(
         ".eval or .json",
         read_inspect,
         recognises=lambda files: bool(files) and all(n.endswith((".eval", ".json")) for n in files),
+    )
+)
+register(
+    Format(
+        "tbench",
+        "Terminal-Bench runs",
+        "a zip of the folder of `tb run` runs (run_metadata.json, tb.lock, results.json and the trials' folders), "
+        "or the runs' summaries (<run>_results.json); claims.json at its top",
+        tbench.read,
+        recognises=lambda files: tbench_files.recognises(list(files)),
+        folder=True,
+        takes=tbench_files.takes,
+        checks=tbench.check,
+        figures=tbench.claimed,
+        ran=tbench.ran,
+        claim_fields=(("accuracy", "Claimed accuracy"), ("accuracy stderr", "Claimed accuracy standard error")),
     )
 )

@@ -20,6 +20,11 @@ from .names import agent_name_holder, name_taken_problem
 NEW = "__new__"
 
 
+def claim_field(name: str) -> str:
+    """The form field of a claimed figure: "accuracy stderr" -> "claim_accuracy_stderr"."""
+    return "claim_" + "_".join(name.split())
+
+
 class SubmitForm(forms.Form):
     agent = forms.ChoiceField(help_text="One of your organization's agents, or a new one.")
     new_agent_name = forms.CharField(
@@ -42,6 +47,20 @@ class SubmitForm(forms.Form):
         self.fields["file"].help_text = (
             "; ".join(f"{formats.get(key).label}: {formats.get(key).help}" for key, _ in formats.choices(taken)) + "."
         )
+        for name, label, owners in formats.claim_fields(taken):
+            self.fields[claim_field(name)] = forms.CharField(
+                label=label,
+                required=False,
+                max_length=30,
+                help_text=f"Optional ({', '.join(owners)}): as you publish it, e.g. 0.505; it is checked at the "
+                "decimals you write. Left empty: the claims.json at your folder's top, if any.",
+            )
+
+    def claims(self) -> dict[str, str]:
+        """The figures claimed on the form ({name: as written}), for the format chosen."""
+        fmt = formats.get(self.cleaned_data["format"])
+        given = {name: (self.cleaned_data.get(claim_field(name)) or "").strip() for name, _ in fmt.claim_fields}
+        return {name: value for name, value in given.items() if value}
 
     def clean(self):
         data = super().clean()

@@ -18,9 +18,9 @@ from bundles.zip_inflate import entry_chunks
 from leaderboard.models import Benchmark, Round, Task, TaskVersion
 from scoring.bounded_json import Budget, JsonRefused, counted
 from scoring.bundle import BundleError, DocumentError, check_bundle, parse_document
-from scoring.submission_checks import Ran, Sim, SubmittedFile, TaskSet, TrackInput, from_tau2
+from scoring.submission_checks import Ran, Sim, SubmittedFile, TaskSet, TrackInput
 from scoring.tau2 import Claim, Tau2Error, read_submission
-from scoring.tau2_runs import run_doc
+from scoring.tau2_runs import from_tau2, run_doc
 
 from .models import SubmissionTrack, TaskSetVersion
 
@@ -70,13 +70,17 @@ RunDoc = tuple[str, dict]
 @dataclass(frozen=True)
 class ReadContext:
     """What a reader may know of where the submission goes: the benchmark's task families (a τ² file's domain
-    is told by them), each stored task's family by key, the benchmark and round, and the JSON budget."""
+    is told by them), each stored task's family by key, the benchmark and round, the JSON budget, the largest
+    recording (or other evidence file) taken, and the figures the sender claimed on the form or the API
+    ({name: the number as written})."""
 
     families: tuple[str, ...] = ()
     task_families: dict[str, str] = field(default_factory=dict)
     benchmark: str = ""
     round_key: str = ""
     budget: Budget | None = None
+    evidence_max_bytes: int | None = None
+    claims: dict[str, str] = field(default_factory=dict)
 
 
 def json_budget() -> Budget:
@@ -275,7 +279,7 @@ def track_input(track: SubmissionTrack, *, by_definition: bool) -> TrackInput:
     )
 
 
-def read_context(track: SubmissionTrack) -> ReadContext:
+def read_context(track: SubmissionTrack, claims: dict[str, str] | None = None) -> ReadContext:
     """What the formats' readers may know of the track's benchmark (`ReadContext`)."""
     rnd: Round = track.round
     rows = list(Task.objects.filter(benchmark=rnd.benchmark).values_list("key", "family"))
@@ -285,6 +289,8 @@ def read_context(track: SubmissionTrack) -> ReadContext:
         benchmark=rnd.benchmark.slug,
         round_key=rnd.key,
         budget=json_budget(),
+        evidence_max_bytes=settings.EVIDENCE_FILE_MAX_BYTES,
+        claims=dict(claims or {}),
     )
 
 

@@ -8,7 +8,7 @@ events of the submission's history; each recomputes the tier."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 
 from django.conf import settings
@@ -34,9 +34,9 @@ from leaderboard.models import (
 from leaderboard.ratelimit import limit_hit
 from leaderboard.stale import snapshots_mark_stale
 from runs.inputs import run_input
-from runs.models import Run
+from runs.models import Evidence, EvidenceKind, Run
 from scoring.bundle import BundleError
-from scoring.submission_checks import mixed_families, ran_instead, version_ran
+from scoring.submission_checks import mixed_families, ran_instead
 from scoring.tiers import tier
 from scoring.types import TaskInput
 
@@ -52,6 +52,7 @@ class Upload:
     format: str  # a key of the format registry (`submissions.formats`)
     files: dict[str, bytes]  # a folder's files by their path in it (those its format reads), or the files sent
     archive: bytes | None = None  # the upload as sent, kept privately
+    claims: dict[str, str] = field(default_factory=dict)  # figures claimed on the form or the API, as written
 
 
 def open_track(benchmark: Benchmark, round_key: str | None = None) -> SubmissionTrack:
@@ -82,7 +83,7 @@ def _read(upload: Upload, track: SubmissionTrack) -> tuple[Format, Read]:
     if track.formats and fmt.key not in track.formats:
         taken = ", ".join(formats.label(k) for k in track.formats)
         raise SubmissionRefused([f"format {fmt.label!r}: this track takes {taken}"])
-    return fmt, fmt.read(upload.files, read_context(track))
+    return fmt, fmt.read(upload.files, read_context(track, upload.claims))
 
 
 def _agent(
@@ -125,7 +126,7 @@ def submit(
     track_in = track_input(track, by_definition=fmt.by_definition)
     slug, name = _agent(benchmark, organization, agent, agent_name, read)
     checks = [c.as_dict() for c in fmt.checks(track_in, read)]
-    ran = version_ran(track_in, read.files)
+    ran = fmt.ran(track_in, read)
     taken = ran.task_set is not None and ran.task_set.version in track_in.accepted
     held_back = set(mixed_families(read.files))
     with transaction.atomic():
@@ -152,7 +153,9 @@ def submit(
         sub.save(update_fields=["status"])
         versions = run_versions(ran, by_definition=fmt.by_definition) if taken else {}
         runs = read.runs(prefix=f"s{sub.pk}", round_key=rnd.key, agent=slug, versions=versions, skip=held_back)
+        recordings = {doc["id"]: rec["data"] for doc in runs if (rec := doc.pop("recording", None)) and rec["data"]}
         _write(sub, rnd, entry_as_ran(read.entry, checks), runs, organization, slug, name)
+        recordings_write(rnd, recordings)
         _figures_and_tier(sub, fmt, read)
         if upload.archive:
             sub.archive.save(f"submission-{sub.pk}.zip", ContentFile(upload.archive), save=True)
@@ -294,6 +297,17 @@ def _write(sub: Submission, rnd: Round, entry: dict, runs: list[dict], org: Orga
 
 
 ENTRY_KEYS = ("product_version", "plan", "region", "network", "model", "cli")
+RECORDING_CAPTION = "Terminal recording (asciinema)"
+
+
+def recordings_write(rnd: Round, recordings: dict[str, bytes]) -> None:
+    """Each run's terminal recording, as sent, stored as its evidence (served as every evidence file is:
+    `runs.views.evidence_file`) and played on its page by asciinema's player."""
+    runs = {r.key: r for r in Run.objects.filter(round=rnd, key__in=list(recordings))}
+    for key, data in recordings.items():
+        if key in runs:
+            evidence = Evidence(run=runs[key], kind=EvidenceKind.RECORDING, caption=RECORDING_CAPTION)
+            evidence.file.save("agent.cast", ContentFile(data), save=True)
 
 
 def _stored_tasks(bench: Benchmark, keys: set[str]) -> list[dict]:

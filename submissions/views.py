@@ -116,7 +116,9 @@ def submit(request: HttpRequest, bench: str) -> HttpResponse:
             sub = services.submit(
                 benchmark=benchmark,
                 organization=org,
-                upload=services.Upload(fmt.key, sent_as(fmt, upload.name or "upload", data), archive=data),
+                upload=services.Upload(
+                    fmt.key, sent_as(fmt, upload.name or "upload", data), archive=data, claims=form.claims()
+                ),
                 via=Via.SITE,
                 agent=slugify(form.cleaned_data["new_agent_name"])[:100] if agent == NEW else agent,
                 agent_name=form.cleaned_data["new_agent_name"] if agent == NEW else None,

@@ -32,7 +32,15 @@ class Command(BaseCommand):
         )
         parser.add_argument("--agent", help="the agent's slug (default: from --agent-name)")
         parser.add_argument("--agent-name", help="a new agent's name on the boards (default: model_name)")
-        parser.add_argument("--round", dest="round_key", help="the track's round (when the benchmark has several)")
+        parser.add_argument("--round", dest="round_key", help="the track's round (default: the newest open one)")
+        parser.add_argument(
+            "--claim",
+            action="append",
+            default=[],
+            metavar="NAME=NUMBER",
+            help='a figure claimed, as published (e.g. --claim accuracy=0.505 --claim "accuracy stderr=0.0135"), over '
+            "what the files claim",
+        )
 
     def handle(self, *args, **options):
         bench = Benchmark.objects.filter(slug=options["benchmark"]).first()
@@ -40,6 +48,7 @@ class Command(BaseCommand):
             raise CommandError("no such benchmark")
         try:
             upload = _upload([Path(p) for p in options["path"]])
+            upload.claims = _claims(options["claim"])
             with transaction.atomic():  # a refused submission leaves no organization made for it either
                 sub = submit(
                     benchmark=bench,
@@ -59,6 +68,9 @@ class Command(BaseCommand):
         for c in sub.checks:
             self.stdout.write(f"  {'pass' if c['passed'] else 'FAIL'} {c['name']}: {c['detail']}")
         for f in sub.figures:
+            if f["claimed"] is None:
+                self.stdout.write(f"  {f['name']}: recomputed {f['recomputed']:.6g} (not claimed)")
+                continue
             verdict = {True: "agrees", False: "DIFFERS", None: "not verifiable"}[f["agrees"]]
             self.stdout.write(f"  {f['name']}: claimed {f['claimed']}, recomputed {f['recomputed']}: {verdict}")
 
@@ -75,3 +87,11 @@ def _upload(paths: list[Path]) -> Upload:
         return Upload(fmt.key, files, data)
     files = {p.name: p.read_bytes() for p in paths}
     return Upload(formats.recognised(files, folder=False).key, files, None)
+
+
+def _claims(given: list[str]) -> dict[str, str]:
+    pairs = [item.partition("=") for item in given]
+    bad = [item for item, (_, eq, value) in zip(given, pairs, strict=True) if not eq or not value.strip()]
+    if bad:
+        raise SubmissionRefused([f"--claim {b!r}: NAME=NUMBER, e.g. accuracy=0.505" for b in bad])
+    return {name.strip(): value.strip() for name, _, value in pairs}
