@@ -14,8 +14,9 @@ from leaderboard.models import Agent, RoundParameter, fill_prompt, task_input
 from pages.selectors import run_label, runs_standings
 from pages.submissions import run_as_ran
 from runs.models import Run, Verdict
-from scoring import task_evidence
+from scoring import methodologies, task_evidence
 from scoring.review import verdicts_public
+from scoring.run_setup import RUN_SETUP_FIELDS
 from scoring.standings import COUNTS
 from scoring.types import DISPUTE_FIELDS, KEY_PATTERN, PUBLIC_RUN_SCALARS, RunStanding
 
@@ -52,12 +53,13 @@ def _run_fields(run: Run, methodology: str, standing: RunStanding) -> dict[str, 
         "round": run.round.key,
         "agent": run.entry.agent.slug,
         "task": run.task.key,
-        **{f: getattr(run, f) for f in RUN_FIELDS},
+        **{f: getattr(run, f) for f in RUN_FIELDS if f not in RUN_SETUP_FIELDS},
+        **_run_setup(run, methodology),
         "outcome": standing["outcome"] or "",
         "label": run_label(run, methodology, standing),
         "cost_usd": float(run.cost_usd) if run.cost_usd is not None else None,
         "rerun_of": run.rerun_of.key if run.rerun_of_id else None,
-        "standing": standing,
+        "standing": {"board": None, **standing},
         "counts": standing["standing"] == COUNTS,
         "why_not_counted": standing["why"],
         "verdicts": [
@@ -66,11 +68,19 @@ def _run_fields(run: Run, methodology: str, standing: RunStanding) -> dict[str, 
     }
 
 
+def _run_setup(run: Run, methodology: str) -> dict[str, Any]:
+    """How the run was run, where its methodology records it (002: the judge model and the execution mode,
+    `scoring.run_setup`), null where the run does not record it; elsewhere both fields are absent."""
+    if methodologies.get(methodology).run_setup is None:
+        return {}
+    return {f: getattr(run, f) or None for f in RUN_SETUP_FIELDS}
+
+
 def _runs():
     return Run.objects.published().with_verdicts().select_related("round", "entry__agent", "rerun_of")
 
 
-@router.get("/benchmarks/{slug}/runs", response={200: s.RunPageOut, **ERRORS}, tags=["runs"])
+@router.get("/benchmarks/{slug}/runs", response={200: s.RunPageOut, **ERRORS}, tags=["runs"], exclude_unset=True)
 def runs(
     request: HttpRequest,
     slug: str = Path(..., pattern=KEY_PATTERN, max_length=100),
@@ -103,7 +113,12 @@ def runs(
     return {"count": count, "page": page, "page_size": page_size, "pages": pages, "items": items}
 
 
-@router.get("/benchmarks/{slug}/runs/{round}/{path:run_key}", response={200: s.RunDetailOut, **ERRORS}, tags=["runs"])
+@router.get(
+    "/benchmarks/{slug}/runs/{round}/{path:run_key}",
+    response={200: s.RunDetailOut, **ERRORS},
+    tags=["runs"],
+    exclude_unset=True,
+)
 def run_detail(
     request: HttpRequest,
     slug: str = Path(..., pattern=KEY_PATTERN, max_length=100),

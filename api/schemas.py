@@ -207,6 +207,16 @@ class RunOut(Schema):
     steps: int | None
     interventions: int | None
     checks_version: str
+    judge_model: str | None = Field(
+        None,
+        description='Scored benchmarks only: the model that judged the run (002: "an LLM evaluator (Claude Sonnet '
+        'by default)"); null when the run does not record it. Absent on other methodologies.',
+    )
+    execution_mode: str | None = Field(
+        None,
+        description='Scored benchmarks only: "docker", or "local" (002: "Local mode (fallback) ... Results may vary '
+        'based on the host environment"); null when the run does not record it. Absent on other methodologies.',
+    )
     started_at: datetime | None
     due_at: datetime | None
     verdicts: list[VerdictOut]

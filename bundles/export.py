@@ -12,6 +12,7 @@ from typing import Any
 from leaderboard.models import Agent, Benchmark, Round, Task, TaskVersion, task_input
 from runs.models import CheckResult, Dispute, Evidence, Run, Verdict
 from scoring.review import review_decided
+from scoring.run_setup import RUN_SETUP_FIELDS
 from voting.models import Vote, VoteCell
 
 from .fields import (
@@ -71,7 +72,8 @@ def bundle_export(
     tasks_qs = benchmark.tasks.all() if include_unpublished else benchmark.tasks.public()
     tasks = list(tasks_qs.prefetch_related("versions").order_by("position", "key"))
     decided = None if include_unpublished else _review_decider(benchmark, tasks)
-    runs = _run_docs(round_ids, public=not include_unpublished, decided=decided)
+    setup = benchmark.rules.run_setup is not None
+    runs = _run_docs(round_ids, public=not include_unpublished, decided=decided, setup=setup)
     agent_ids = {e.agent_id for r in rounds for e in r.entries.all()}
     votes_qs = votes_file_rows(benchmark, include_unpublished=include_unpublished)
     votes_file = _votes_file(votes_qs, votes_inline_limit, votes_file_url) if include_votes else None
@@ -223,7 +225,7 @@ RUN_VALUES = (
 )
 
 
-def _run_docs(round_ids: list[int], *, public: bool, decided: Decided | None = None) -> list[dict]:
+def _run_docs(round_ids: list[int], *, public: bool, decided: Decided | None = None, setup: bool = True) -> list[dict]:
     """The runs of these rounds as bundle documents, read as plain rows: one query for the runs and one per
     kind of child (not model instances and per-run prefetch managers, which cost about 0.5 ms a run)."""
     rows = list(
@@ -257,6 +259,7 @@ def _run_docs(round_ids: list[int], *, public: bool, decided: Decided | None = N
             disputes.get(row["id"], ()),
             public=public,
             decided=decided,
+            setup=setup,
         )
         for row in rows
     ]
@@ -301,6 +304,7 @@ def run_doc(run: Run) -> dict:
         disputes,
         public=True,
         decided=lambda key, vs: review_decided(methodology, task, vs),
+        setup=run.round.benchmark.rules.run_setup is not None,
     )
 
 
@@ -318,8 +322,10 @@ def _review_decider(benchmark: Benchmark, tasks: list[Task]) -> Decided:
 
 
 def _run_doc_from(
-    row: dict, verdicts, evidence, checks, disputes, *, public: bool, decided: Decided | None = None
+    row: dict, verdicts, evidence, checks, disputes, *, public: bool, decided: Decided | None = None, setup: bool
 ) -> dict:
+    """One run's bundle document from its row and children. `setup`: the methodology records how a run was run
+    (`scoring.run_setup`: 002's judge model and execution mode); elsewhere neither field is written."""
     doc: dict[str, Any] = {
         "id": row["key"],
         "round": row["round__key"],
@@ -327,6 +333,8 @@ def _run_doc_from(
         "task": row["task__key"],
     }
     for f in PUBLIC_RUN_SCALARS if public else RUN_SCALARS:
+        if f in RUN_SETUP_FIELDS and not setup:
+            continue
         value = row[f]
         if f in DATETIME_FIELDS:
             value = iso(value)

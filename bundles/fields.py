@@ -13,7 +13,15 @@ from scoring.types import DISPUTE_FIELDS, ENTRY_FIELDS, PRIVATE_RUN_FIELDS, PUBL
 
 __all__ = ["DISPUTE_FIELDS", "ENTRY_FIELDS", "PRIVATE_RUN_FIELDS", "PUBLIC_RUN_SCALARS", "RUN_SCALARS"]
 
-BLANK_STRING_FIELDS = {"language", "outcome", "plan_label", "checks_version", "preview_url"}
+BLANK_STRING_FIELDS = {
+    "language",
+    "outcome",
+    "plan_label",
+    "checks_version",
+    "judge_model",
+    "execution_mode",
+    "preview_url",
+}
 DATETIME_FIELDS = {"due_at", "started_at"}
 RUN_DEFAULTS = {"task_version": "1.0", "trial": 1}
 

@@ -71,6 +71,8 @@ RUN_CSV_COLUMNS = [
     "median_run",
     "score",
     "heuristic",
+    "judge_model",
+    "execution_mode",
     "outcome",
     "label",
     "checks_passed",

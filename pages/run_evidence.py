@@ -9,6 +9,7 @@ from typing import Any
 
 from scoring import task_evidence
 from scoring.common import fixed
+from scoring.run_setup import RunSetupRule
 
 from .formatting import fmt_seconds
 
@@ -149,3 +150,25 @@ def evidence_list_view(listed: list[Any] | None, status: str, evidence: list[Any
     if items is None:
         return None
     return {"items": items, "lacking": [i.item for i in items if not i.held]}
+
+
+JUDGED_EVALUATIONS = ("llm-judge", "composite")
+
+
+def run_setup_view(run: Any, rule: RunSetupRule | None) -> dict[str, Any] | None:
+    """How the run was run, where its methodology records it (`scoring.run_setup`: 002's judge model and execution
+    mode): the judge model when the run was, or was to be, judged by an LLM (its task's evaluation, judge scores
+    or the heuristic standing in for them), what it recorded or that it recorded none beside the seed's default,
+    and its execution mode with the seed's words. None where the methodology records neither."""
+    if rule is None:
+        return None
+    judge_scored = bool(run.judge_scores)
+    fallback = not judge_scored and run.heuristic is not None
+    return {
+        "judged": bool(run.judge_model) or judge_scored or fallback or run.task.evaluation in JUDGED_EVALUATIONS,
+        "judge_model": run.judge_model,
+        "fallback": fallback,
+        "judge_default": rule.judge_default,
+        "judge_words": rule.judge_words,
+        "mode": rule.mode(run.execution_mode or None),
+    }

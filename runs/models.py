@@ -36,6 +36,12 @@ class Outcome(models.TextChoices):
     UNSUPPORTED = "unsupported"
 
 
+class ExecutionMode(models.TextChoices):
+    # 002, "Sandbox" (`scoring.run_setup.SCORED_SETUP`): the seed's two modes; blank is not recorded.
+    DOCKER = "docker", "Docker"
+    LOCAL = "local", "Local mode (fallback)"
+
+
 class RunQuerySet(models.QuerySet):
     def published(self) -> RunQuerySet:
         return self.filter(in_published_round())
@@ -113,6 +119,17 @@ class Run(models.Model):
     steps = models.IntegerField(null=True, blank=True)
     interventions = models.IntegerField(null=True, blank=True)
     checks_version = models.CharField(max_length=100, blank=True)
+    judge_model = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="Scored runs: the model that judged it (002: Claude Sonnet by default). Blank: not recorded.",
+    )
+    execution_mode = models.CharField(
+        max_length=20,
+        choices=ExecutionMode.choices,
+        blank=True,
+        help_text="Scored runs: Docker, or local mode (fallback; results may vary with the host). Blank: not recorded.",
+    )
     started_at = models.DateTimeField(null=True, blank=True)
     due_at = models.DateTimeField(
         null=True, blank=True, help_text="For tasks that observe later effects: judged once this is past."
@@ -134,6 +151,10 @@ class Run(models.Model):
             models.CheckConstraint(condition=Q(status__in=[s.value for s in RunStatus]), name="run_status_valid"),
             models.CheckConstraint(
                 condition=Q(outcome="") | Q(outcome__in=[o.value for o in Outcome]), name="run_outcome_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(execution_mode="") | Q(execution_mode__in=[m.value for m in ExecutionMode]),
+                name="run_execution_mode_valid",
             ),
             *[_nonneg(f) for f in (*RUN_COUNT_FIELDS, *RUN_MEASURE_FIELDS)],
             *[_le(passed, total) for passed, total in RUN_COUNT_PAIRS],

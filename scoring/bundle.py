@@ -16,7 +16,10 @@ Limits and settings belong to a methodology (`methodologies.Methodology`): a tas
 or null is its methodology's own default (scored: 300 seconds; outcomes: 30 minutes; weekly: the 30-minute cap,
 and a weekly task stating another is refused; checks: none, so a checks task states ``time_limit_min`` and
 ``token_budget`` or is refused); ``token_budget`` is read on checks tasks only, and ``params.pass_threshold`` on
-scored benchmarks only (elsewhere it is not stored).
+scored benchmarks only (elsewhere it is not stored). A run's ``judge_model`` and ``execution_mode`` (``docker`` or
+``local``) are 002's: taken on scored runs, refused on any other (`run_setup`). A task's ``evidence`` lists what
+is captured for every run (000 §2); a run's evidence captioned with an item holds it (`task_evidence`).
+docs/bundle-format.md describes the whole format.
 """
 
 from __future__ import annotations

@@ -26,6 +26,7 @@ from .bundle_checker import (
     is_num,
     is_str_list,
 )
+from .run_setup import setup_problems
 from .transcripts import transcript_problems
 from .types import (
     OUTCOMES,
@@ -51,6 +52,8 @@ def check_runs(c: Checker, runs: list, declared: Declared) -> None:
         _check_run_attachments(c, run, p)
         if rules is not None:
             _check_listed_checks_agree(c, run, p, rules)
+            for field, why in setup_problems(rules.run_setup, rules.key, run):
+                c.add(f"{p}.{field}", why)
         _check_judge_and_marks(c, run, p)
     _check_reruns(c, runs, declared)
 

@@ -14,6 +14,7 @@ from . import checks, limits, outcomes, scored, tradeoffs, weekly
 from .common import fixed
 from .intervals import IntervalRule
 from .limits import TaskLimits, TimeLimitRule
+from .run_setup import SCORED_SETUP, RunSetupRule
 from .standings import StandingsRule, by_run_rule
 from .types import (
     ChecksOverallRow,
@@ -259,6 +260,9 @@ class Methodology:
     # The pass threshold of a benchmark that states none (002: "An agent passes a task if its score >= 0.80");
     # None: the methodology has no pass threshold, and none is shown or answered.
     default_pass_threshold: float | None = None
+    # What a run records of how it was run (002: the judge model and the execution mode, `run_setup`); None: the
+    # methodology's runs record neither, and neither is taken, shown or answered.
+    run_setup: RunSetupRule | None = None
     # How one run's score is reached, part by part, for the run page (`scoring.scored.score_parts`); None where
     # the methodology's run has no weighed parts to show.
     score_parts: Callable[[RunInput, TaskInput], dict[str, Any] | None] = _no_parts
@@ -372,7 +376,16 @@ register(
         "the trial's score (0-1, tests and judge together), its tests "
         "passed of total and heuristic (yes where the score rests on the heuristic fallback); median_run is "
         "yes on the trial that stands for its agent on its task (its best trial), not a median",
-        run_fields=("score", "tests_passed", "tests_total", "judge_scores", "heuristic", "auto_pass_rate"),
+        run_fields=(
+            "score",
+            "tests_passed",
+            "tests_total",
+            "judge_scores",
+            "heuristic",
+            "auto_pass_rate",
+            "judge_model",
+            "execution_mode",
+        ),
         name="Scored (tests and judge, pass@k)",
         compute_boards=scored.compute_scored_boards,
         run_score=lambda run, task: scored.run_score(run, task).score,
@@ -395,6 +408,7 @@ register(
             words="A timeout (default 300 seconds)",
         ),
         default_pass_threshold=scored.DEFAULT_PASS_THRESHOLD,
+        run_setup=SCORED_SETUP,
     )
 )
 register(

@@ -12,8 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NotRequired, TypedDict
 
-# Keys of benchmarks, agents, tasks, rounds and runs, and task versions: the one pattern for the models, the API
-# and bundle validation.
+# Keys of benchmarks, agents, tasks, rounds, runs and task versions: one pattern for models, API and bundle checks.
 KEY_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
 KEY_MAX_LENGTH = 100
 VERSION_PATTERN = r"^\d+(\.\d+)*$"
@@ -43,8 +42,7 @@ EVALUATIONS = ("auto", "llm-judge", "composite", "checks", "checklist", "review"
 WINNERS = ("a", "b", "tie")
 
 
-# A run's fields in a bundle, by kind: the one list for bundle validation, import and export, the API and the
-# model's guards.
+# A run's fields in a bundle, by kind: one list for bundle validation, import and export, API and model guards.
 RUN_COUNT_FIELDS = (
     "tests_passed",
     "tests_total",
@@ -96,6 +94,8 @@ RUN_SCALARS = (
     "steps",
     "interventions",
     "checks_version",
+    "judge_model",
+    "execution_mode",
     "due_at",
     "started_at",
     "preview_url",

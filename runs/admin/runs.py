@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from leaderboard.models import Round
 from scoring.bundle_run_checks import week_problem
+from scoring.run_setup import setup_problems
 
 from .. import services
 from ..models import CheckResult, Dispute, Evidence, Run, Verdict, VerdictRole
@@ -165,6 +166,9 @@ class RunAdminForm(forms.ModelForm):
             problem = week_problem(rnd.starts_on, data.get("started_at"))
             if problem:
                 self.add_error("started_at", f"Run {data.get('key') or self.instance.key} {problem}.")
+        if rnd is not None:  # 002's judge model and execution mode, on a scored run only (as in a bundle)
+            for field, why in setup_problems(rnd.benchmark.rules.run_setup, rnd.benchmark.methodology, data):
+                self.add_error(field if field in self.fields else None, why)
         return data
 
 
