@@ -7,7 +7,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('leaderboard', '0016_join_requests'),
-        ('runs', '0009_search_marks'),
+        ('runs', '0010_check_kind_test'),
     ]
 
     operations = [
