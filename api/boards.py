@@ -9,6 +9,7 @@ from django.utils.http import http_date
 from ninja import Path, Router
 
 from bundles.export import bundle_export
+from pages.readings import readings_of
 from scoring.boards import boards_as_shown
 from scoring.types import KEY_PATTERN
 from snapshots.models import BoardSnapshot, SnapshotKind
@@ -46,6 +47,22 @@ def board(
         ratings = BoardSnapshot.objects.filter(benchmark=b, round=None, kind=SnapshotKind.RATINGS).first()
         payload["data"] = boards_as_shown(b.methodology, payload["data"], ratings.data if ratings else None)
     return {"benchmark": b.slug, "round": rnd.key, **payload}
+
+
+@router.get("/benchmarks/{slug}/rounds/{key}/readings", response={200: s.ReadingsOut, **ERRORS}, tags=["boards"])
+def readings(
+    request: HttpRequest,
+    slug: str = Path(..., pattern=KEY_PATTERN, max_length=100),
+    key: str = Path(..., pattern=KEY_PATTERN, max_length=100),
+):
+    """The round's boards under every other reading of its methodology's open questions: each question with the
+    seed's words, both readings and what moves under the other (whose rank and score, by how much, in words),
+    every other reading at once (`together`), and each agent whose rank differs across them (`ranges`)."""
+    b = benchmark_or_404(slug)
+    rnd = published_round_or_404(b, key)
+    snap = BoardSnapshot.objects.filter(round=rnd, kind=SnapshotKind.BOARDS).first()
+    summary = readings_of(b, rnd, snap.data if snap else None)
+    return {"benchmark": b.slug, "round": rnd.key, "stale": snap is None or snap.stale, **summary}
 
 
 @router.get("/benchmarks/{slug}/ratings", response={200: s.SnapshotOut, **ERRORS}, tags=["boards"])

@@ -92,6 +92,86 @@ class BoardOut(SnapshotOut):
     round: str
 
 
+class SeedWordsOut(Schema):
+    seed: str  # the seed's number (000, 002, 003, 004)
+    text: str  # its words, quoted exactly
+
+
+class FigureOut(Schema):
+    rank: int | None
+    score: float | None
+    low: float | None
+    high: float | None
+
+
+class MoveOut(Schema):
+    agent: str
+    name: str
+    site: FigureOut | None  # as this site's reading has it
+    other: FigureOut | None  # under the other reading
+
+
+class ReadingChangeOut(Schema):
+    board: str  # "overall", a tab's board, or "tasks/<task>"
+    label: str
+    sentences: list[str]  # each move in plain words
+    moves: list[MoveOut]
+
+
+class SiteReadingOut(Schema):
+    value: str
+    says: str
+
+
+class OtherReadingOut(SiteReadingOut):
+    changes: list[ReadingChangeOut]  # what moves under it, board by board; empty: nothing
+
+
+class QuestionOut(Schema):
+    id: str
+    title: str
+    words: list[SeedWordsOut]
+    site: SiteReadingOut
+    alternatives: list[OtherReadingOut]
+
+
+class TakenReadingOut(Schema):
+    id: str
+    value: str
+    says: str
+
+
+class TogetherOut(Schema):
+    readings: list[TakenReadingOut]
+    changes: list[ReadingChangeOut]
+
+
+class RangeAgentOut(Schema):
+    agent: str
+    name: str
+    low: int
+    high: int
+
+
+class RankRangeOut(Schema):
+    board: str
+    label: str
+    agents: list[RangeAgentOut]
+
+
+class ReadingsOut(Schema):
+    """A round's boards under every reading of its methodology's open questions (docs/readings.md). `computed` is
+    false until the round's boards are first computed; `stale` as on the board."""
+
+    benchmark: str
+    round: str
+    stale: bool
+    computed: bool
+    questions: list[QuestionOut]
+    together: TogetherOut | None
+    ranges: list[RankRangeOut]
+
+
 # --- tasks ------------------------------------------------------------------------------------------------------
 
 

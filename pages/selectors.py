@@ -37,6 +37,7 @@ from . import tiers
 from .formatting import OUTCOME_BADGE, fmt_score
 from .intervals import board_charts
 from .links import methodology_template, round_agent_url
+from .rank_ranges import add_rank_ranges
 from .statistics import round_statistics, task_rows, vote_margins
 from .tables import BoardContext, Table, board_table, table_sort
 
@@ -322,15 +323,8 @@ def board_page(*, bench_slug: str, round_key: str | None, params: Mapping[str, s
     ctx = BoardContext(bench, rnd, data, entries, ratings, task_ratings, tasks)
     task_key = params.get("task")
     table = _with_tiers(board_table(ctx, tab, task_key) if data else None, view, full, entries, rnd, tab)
-    task_tabs = []
-    if tab == "tasks" and isinstance(data.get("tasks"), dict):  # boards per task (checks)
-        present = data.get("tasks") or {}
-        task_key = task_key if task_key in present else next(iter(present), None)
-        task_tabs = [
-            {"key": t.key, "label": t.title or t.key, "query": "?" + urlencode({"tab": tab, "task": t.key})}
-            for t in tasks
-            if t.key in present
-        ]
+    task_key, task_tabs = _task_tabs(tab, data, task_key, tasks)
+    add_rank_ranges(table, full or {}, tab, task_key, reverse("readings", args=[bench.slug, rnd.key]))
     kept = tiers.kept_params(view)
     base = {"tab": tab, **({"task": task_key} if task_tabs and task_key else {}), **kept}
     by_votes = bench.rules.ranked_by_votes(data, task_key if task_tabs else None)
@@ -364,6 +358,20 @@ def board_page(*, bench_slug: str, round_key: str | None, params: Mapping[str, s
         "has_tradeoffs": True,
         "entries": sorted(entries.values(), key=lambda e: (alphabetical(e.agent.name), e.agent.slug)),
     }
+
+
+def _task_tabs(tab: str, data: dict[str, Any], task_key: str | None, tasks: list[Task]) -> tuple[str | None, list]:
+    """On a tab of boards per task (checks), the task shown (the one asked for, else the first) and a link to each."""
+    if tab != "tasks" or not isinstance(data.get("tasks"), dict):
+        return task_key, []
+    present = data.get("tasks") or {}
+    task_key = task_key if task_key in present else next(iter(present), None)
+    links = [
+        {"key": t.key, "label": t.title or t.key, "query": "?" + urlencode({"tab": tab, "task": t.key})}
+        for t in tasks
+        if t.key in present
+    ]
+    return task_key, links
 
 
 def _tier_view(full: dict[str, Any], entries: dict[str, Entry], params: Mapping[str, str]) -> tuple[str, dict]:

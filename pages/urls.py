@@ -21,6 +21,7 @@ urlpatterns = [
     path("b/<str:bench>/r/<str:round>/tasks/", views.round_tasks, name="round_tasks"),
     path("b/<str:bench>/r/<str:round>/tasks.csv", views.round_tasks_csv, name="round_tasks_csv"),
     path("b/<str:bench>/r/<str:round>/changelog/", views.changelog, name="changelog"),
+    path("b/<str:bench>/r/<str:round>/readings/", views.readings, name="readings"),
     path("b/<str:bench>/r/<str:round>/agents/<str:agent>/", views.round_agent, name="round_agent"),
     path("b/<str:bench>/r/<str:round>/runs/<str:run>.json", views.run_json, name="run_json"),
     path("b/<str:bench>/r/<str:round>/runs/<str:run>/", views.run_detail, name="run"),

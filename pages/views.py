@@ -18,6 +18,7 @@ from leaderboard.caching import public_page
 
 from . import details, downloads, selectors
 from .compare import compare_page
+from .readings import readings_page
 from .search import search_page
 from .tradeoffs import tradeoffs_page
 
@@ -122,6 +123,13 @@ def round_tasks_csv(request: HttpRequest, bench: str, round: str) -> HttpRespons
 def changelog(request: HttpRequest, bench: str, round: str) -> HttpResponse:
     context = selectors.changelog_page(bench_slug=bench, round_key=round, viewer=request.user)
     return render(request, "pages/changelog.html", context)
+
+
+@public_page
+@require_GET
+def readings(request: HttpRequest, bench: str, round: str) -> HttpResponse:
+    context = readings_page(bench_slug=bench, round_key=round, viewer=request.user)
+    return render(request, "pages/readings.html", context)
 
 
 @require_GET

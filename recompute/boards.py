@@ -25,17 +25,19 @@ from leaderboard.stale import RATINGS_DEBOUNCE_SECONDS, enqueue_recompute, snaps
 from scoring.boards import compute_boards, compute_standings
 from scoring.bradley_terry import ratings_from_cells
 from scoring.bundle import round_inputs
+from scoring.reading_boards import with_readings
 from scoring.types import Standings
 from scoring.vote_margins import with_vote_margins
 from snapshots.models import BoardSnapshot, SnapshotKind
 from voting.models import Outcome, VoteCell
 
 # Bump when a scoring rule changes, so every snapshot is recomputed even though its inputs did not change.
-# 12: boards with intervals carry "interval_tasks" (the tasks each agent ran, for the head-to-head), and ratings
+# 13: boards carry "readings", every board under each other reading of the methodology's open questions; 12:
+# boards with intervals carry "interval_tasks" (the tasks each agent ran, for the head-to-head), and ratings
 # "margins" list every neighbour pair below the top two (overlapping ones marked "overlap"); 11: boards carry
 # "standings", every run's standing; 10: ratings carry "margins" again (stepped search on large boards); 9:
 # statistics carry "noise" (noise floor, per-pair spread); 8: ratings "margins"
-SCORING_VERSION = "12"
+SCORING_VERSION = "13"
 
 
 def _digest(payload: object) -> str:
@@ -71,8 +73,10 @@ def board_inputs(doc: dict) -> dict:
 
 
 def compute_round_boards(doc: dict) -> dict:
+    """The round's boards as stored: the site's, and under "readings" every board under each other reading of
+    its methodology's open questions, computed in the same refresh (`scoring.reading_boards`)."""
     (round_input,) = round_inputs(doc)
-    return compute_boards(round_input)
+    return with_readings(round_input, compute_boards(round_input))
 
 
 def round_standings_now(round_id: int) -> Standings:

@@ -3,14 +3,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, TypedDict
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from functools import partial
+from typing import Any, TypedDict, cast
 
 from .agreement import ReviewAgreement, review_agreement
 from .common import verdict_outcome
-from .intervals import with_intervals
+from .intervals import Cells, IntervalRule, with_intervals
 from .methodologies import Methodology, get
 from .noise import NoiseFloor, noise_floor, pair_spreads
+from .readings import SITE, Readings
 from .standings import round_standings
 from .task_stats import TaskStatistics, task_statistics
 from .tiers import with_tiers
@@ -38,7 +41,7 @@ def counted_verdict_outcome(methodology: str, verdict: VerdictInput, task: TaskI
     return verdict_outcome(verdict, allow_violation=bool(possible and possible(task)))
 
 
-def compute_boards(round_input: RoundInput) -> dict[str, Any]:
+def compute_boards(round_input: RoundInput, *, readings: Readings = SITE) -> dict[str, Any]:
     """Every board of `round_input` by the methodology its benchmark publishes (DESIGN.md, "The bundle").
 
     outcomes: {"overall", "safety", "local-china", "local-global", "other-language"}; scored: {"overall",
@@ -47,12 +50,29 @@ def compute_boards(round_input: RoundInput) -> dict[str, Any]:
     of every two agents (`scoring.intervals`). Every methodology's boards also carry "statistics", first
     (`round_statistics`), so a printed recount keeps every line it had before and adds these, and, last,
     "standings": every run of the round's standing, decided from these boards (`scoring.standings`), by run id.
+
+    Under `readings` other than the site's (`scoring.readings`), every board and figure takes them, and the
+    boards say which under "readings_taken" in place of "standings": a run's standing, which pages, downloads
+    and the API read, is the one the site's boards decide.
     """
     methodology = get(round_input.methodology)
-    boards = with_intervals(methodology.compute_boards(round_input), round_input, methodology.interval)
-    boards = with_tiers(boards, round_input)
+    rule = interval_rule(methodology, readings)
+    boards = with_intervals(methodology.boards(round_input, readings=readings), round_input, rule)
+    boards = with_tiers(boards, round_input, readings=readings)
+    statistics = round_statistics(methodology, round_input, boards, readings=readings)
+    if not readings.is_site:
+        return {"statistics": statistics, **boards, "readings_taken": dict(readings.chosen)}
     standings = _standings(methodology, round_input, boards)
-    return {"statistics": round_statistics(methodology, round_input, boards), **boards, "standings": standings}
+    return {"statistics": statistics, **boards, "standings": standings}
+
+
+def interval_rule(methodology: Methodology, readings: Readings = SITE) -> IntervalRule | None:
+    """The methodology's interval rule, its cells read under `readings` (the site's: the rule as registered)."""
+    rule = methodology.interval
+    if rule is None or readings.is_site:
+        return rule
+    cells = cast(Callable[..., Cells], rule.cells)  # every methodology's cells take the readings
+    return replace(rule, cells=partial(cells, readings=readings))
 
 
 def compute_standings(round_input: RoundInput) -> Standings:
@@ -75,7 +95,9 @@ class RoundStatistics(TypedDict, total=False):
     review: ReviewAgreement
 
 
-def round_statistics(methodology: Methodology, round_input: RoundInput, boards: dict[str, Any]) -> RoundStatistics:
+def round_statistics(
+    methodology: Methodology, round_input: RoundInput, boards: dict[str, Any], *, readings: Readings = SITE
+) -> RoundStatistics:
     """The figures about the round rather than any agent (docs/statistics.md): on boards with intervals,
     "noise", the noise floor and the spread of every pair's per-task differences (`scoring.noise`), first, so a
     printed recount keeps its old lines; "tasks", which tasks separate
@@ -93,8 +115,9 @@ def round_statistics(methodology: Methodology, round_input: RoundInput, boards: 
             task: (cell["label"] == "pass" if cell["label"] else None) for task, cell in cells.items()
         }
     out: RoundStatistics = {}
-    if methodology.interval is not None and "pairs" in boards:
-        spreads = pair_spreads(methodology.interval.cells(round_input, boards), methodology.interval)
+    rule = interval_rule(methodology, readings)
+    if rule is not None and "pairs" in boards:
+        spreads = pair_spreads(rule.cells(round_input, boards), rule)
         out["noise"] = noise_floor(boards["pairs"], spreads)
     out["tasks"] = task_statistics(numbers, passes if methodology.counts_outcomes else None)
     if methodology.double_review:

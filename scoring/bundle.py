@@ -33,6 +33,7 @@ from typing import Any
 from . import methodologies
 from .bundle_checker import MAX_DEPTH
 from .bundle_checks import validate_bundle
+from .readings import SITE, Readings
 from .types import (
     AgentInput,
     EntryInput,
@@ -88,9 +89,9 @@ def _finite(literal: str) -> float:
     return value
 
 
-def check_bundle(doc: Any) -> None:
-    """Raise `BundleError` listing every problem, or return quietly."""
-    problems = validate_bundle(doc)
+def check_bundle(doc: Any, *, readings: Readings = SITE) -> None:
+    """Raise `BundleError` listing every problem, or return quietly (`validate_bundle`, under `readings`)."""
+    problems = validate_bundle(doc, readings=readings)
     if problems:
         raise BundleError(problems)
 

@@ -27,6 +27,7 @@ from .bundle_run_checks import (
     check_runs,
     round_week_problem,
 )
+from .readings import SITE, Readings
 from .types import (
     ENTRY_FIELDS,
     EVALUATIONS,
@@ -38,8 +39,10 @@ from .types import (
 __all__ = ["SLUG_RE", "VERSION_RE", "validate_bundle"]
 
 
-def validate_bundle(doc: Any) -> list[str]:
+def validate_bundle(doc: Any, *, readings: Readings = SITE) -> list[str]:
     """Return every problem in `doc`, each prefixed with its path; an empty list means the bundle is usable.
+    `readings`: the readings of the methodology's open questions the boards will be computed under (a task limit a
+    methodology requires may have a default under another reading, `Methodology.limit_problems`).
 
     A section that is not a list stops the checks there: nothing after it could be checked against it."""
     c = Checker()
@@ -54,7 +57,7 @@ def validate_bundle(doc: Any) -> list[str]:
     bench = doc.get("benchmark")
     declared = Declared(methodology=bench.get("methodology") if isinstance(bench, dict) else None)
     _check_agents(c, doc.get("agents") or [], declared)
-    _check_tasks(c, doc.get("tasks") or [], declared)
+    _check_tasks(c, doc.get("tasks") or [], declared, readings)
     _check_rounds(c, doc.get("rounds") or [], declared)
     check_runs(c, doc.get("runs") or [], declared)
     _check_votes(c, doc.get("votes") or [], declared)
@@ -104,7 +107,7 @@ def _check_agents(c: Checker, agents: list, declared: Declared) -> None:
             declared.agents[slug] = a
 
 
-def _check_tasks(c: Checker, tasks: list, declared: Declared) -> None:
+def _check_tasks(c: Checker, tasks: list, declared: Declared, readings: Readings = SITE) -> None:
     """Each task: a unique key, a version like 1.0, a known kind, well-formed limits (and the ones its
     methodology requires or refuses, `Methodology.limit_problems`) and history."""
     rules = methodologies.REGISTRY.get(declared.methodology or "")
@@ -126,7 +129,7 @@ def _check_tasks(c: Checker, tasks: list, declared: Declared) -> None:
         c.number(t, "time_limit_min", p, minimum=0.0)
         c.integer(t, "token_budget", p, minimum=0, maximum=BIGINT_MAX)
         if rules is not None:
-            for field, why in rules.limit_problems(t):
+            for field, why in rules.limit_problems(t, readings=readings):
                 c.add(f"{p}.{field}", why)
         for _, hp, h in c.each(t, "history", p):
             c.string(h, "version", hp, required=True, max_len=20)

@@ -23,6 +23,7 @@ from .common import (
     rank_value,
     run_tokens,
 )
+from .readings import INFRA_ERROR, MISSING_USAGE, SITE, SPREAD, TIME_LIMIT_DEFAULT, Readings
 from .standings import by_run_rule
 from .types import (
     CHECK_COUNT_PAIRS,
@@ -101,16 +102,29 @@ def known_tokens(run: RunInput) -> int:
 STOPPED_AT_TIME_LIMIT = "timeout"
 
 
-def over_time(run: RunInput, task: TaskInput) -> bool:
+# 000's default, which the other reading of "time-limit-default" gives a checks task that states no limit.
+OUTCOMES_DEFAULT_TIME_LIMIT_MIN = 30.0
+
+
+def time_limit_min(task: TaskInput, *, readings: Readings = SITE) -> float | None:
+    """The task's time limit: the one it states; a task stating none has no limit (003 sets no default), or 000's
+    30 minutes under the other reading of "time-limit-default"."""
+    if task.time_limit_min is None and readings.takes(TIME_LIMIT_DEFAULT, "30-minutes"):
+        return OUTCOMES_DEFAULT_TIME_LIMIT_MIN
+    return task.time_limit_min
+
+
+def over_time(run: RunInput, task: TaskInput, *, readings: Readings = SITE) -> bool:
     """Whether a run went past its task's time limit by its own numbers: a wall time above time_limit_min on a
     run that was not stopped at the limit (a `completed` run that ran past it does not count, "Only runs within
     the task's time limit ... count"); a `timeout` run never is. No limit, or no recorded time: not over."""
-    if run.status == STOPPED_AT_TIME_LIMIT or task.time_limit_min is None or run.wall_seconds is None:
+    limit = time_limit_min(task, readings=readings)
+    if run.status == STOPPED_AT_TIME_LIMIT or limit is None or run.wall_seconds is None:
         return False
-    return run.wall_seconds > task.time_limit_min * 60
+    return run.wall_seconds > limit * 60
 
 
-def counts(run: RunInput, task: TaskInput) -> bool:
+def counts(run: RunInput, task: TaskInput, *, readings: Readings = SITE) -> bool:
     """Whether a run goes into the rankings (seed 003, "The run", "Rankings", "Token budget").
 
     "Only runs within the task's time limit and token budget that spent no more than their budget count":
@@ -118,11 +132,14 @@ def counts(run: RunInput, task: TaskInput) -> bool:
     its own numbers put it over: wall time above time_limit_min on a run that was not stopped at the limit
     (`over_time`), or usage above token_budget ("no tolerance": 1,001 tokens of 1,000 is over). Usage already
     known to exceed the budget is over even when another part of it is unknown; an entirely unknown time or
-    usage cannot show the run over, so it counts.
+    usage cannot show the run over, so it counts; under the other reading of "missing-usage" it cannot show it
+    stayed within the budget either, and does not count.
     """
     if run.status not in COUNTED:
         return False
-    if over_time(run, task):
+    if over_time(run, task, readings=readings):
+        return False
+    if task.token_budget is not None and run_tokens(run) is None and readings.takes(MISSING_USAGE, "not-counted"):
         return False
     return not (task.token_budget is not None and known_tokens(run) > task.token_budget)
 
@@ -145,11 +162,13 @@ def not_counted_why(run: RunInput, task: TaskInput) -> str | None:
 REQUIRED_LIMITS = (("time_limit_min", "time limit"), ("token_budget", "token budget"))
 
 
-def missing_limits(task: Mapping[str, Any]) -> list[tuple[str, str]]:
+def missing_limits(task: Mapping[str, Any], *, readings: Readings = SITE) -> list[tuple[str, str]]:
     """The limits a checks task (a bundle's task document, or the admin's task fields) lacks, as (field, why),
     naming the task: 003 stops every run "at the task's time limit or when the token budget runs out", so a task
-    without either cannot say which runs were "within the task's time limit and token budget"."""
+    without either cannot say which runs were "within the task's time limit and token budget". Under the other
+    reading of "time-limit-default" a task without a time limit has 000's 30 minutes (`time_limit_min`)."""
     key = task.get("key")
+    defaulted = readings.takes(TIME_LIMIT_DEFAULT, "30-minutes")
     return [
         (
             field,
@@ -157,7 +176,7 @@ def missing_limits(task: Mapping[str, Any]) -> list[tuple[str, str]]:
             f"stops at the task's time limit or when the token budget runs out\"); none is assumed",
         )
         for field, what in REQUIRED_LIMITS
-        if task.get(field) is None
+        if task.get(field) is None and not (defaulted and field == "time_limit_min")
     ]
 
 
@@ -170,9 +189,13 @@ def votable(run: RunInput, task: TaskInput) -> bool:
     return admitted(run) if task.kind in ADMISSION_KINDS else True
 
 
-def awaiting_rerun(runs: list[RunInput], task: TaskInput) -> bool:
+def awaiting_rerun(runs: list[RunInput], task: TaskInput, *, readings: Readings = SITE) -> bool:
     """ "A platform failure (infra_error) is our fault and never goes into the score": an agent whose only runs
-    of a task are platform failures has no result there yet, which is not a 0. The task waits for a re-run."""
+    of a task are platform failures has no result there yet, which is not a 0. The task waits for a re-run.
+    Under the other reading of "infra-error" no task waits: one without a counted run counts 0 ("a task without
+    runs counts as 0")."""
+    if readings.takes(INFRA_ERROR, "zero"):
+        return False
     return bool(runs) and all(r.status == PLATFORM_FAILURE for r in runs)
 
 
@@ -204,13 +227,13 @@ def median_pick(scored: list[tuple[RunInput, float]]) -> tuple[RunInput, float]:
     return ordered[(len(ordered) - 1) // 2]
 
 
-def task_row(agent_row: BaseRow, task: TaskInput, runs: list[RunInput]) -> ChecksTaskRow:
+def task_row(agent_row: BaseRow, task: TaskInput, runs: list[RunInput], *, readings: Readings = SITE) -> ChecksTaskRow:
     """One agent on one task: median, number of counted runs, range, and the median run's tokens and time.
     Invent and startup tasks also say whether the median run was admitted; a task with only platform
     failures is awaiting a re-run."""
-    scored = [(r, check_score(r, task)) for r in runs if counts(r, task)]
+    scored = [(r, check_score(r, task)) for r in runs if counts(r, task, readings=readings)]
     row = cast(ChecksTaskRow, dict(agent_row))  # its remaining keys are set here
-    row["awaiting_rerun"] = not scored and awaiting_rerun(runs, task)
+    row["awaiting_rerun"] = not scored and awaiting_rerun(runs, task, readings=readings)
     if task.kind in ADMISSION_KINDS:
         row["admitted"] = False
     if not scored:
@@ -293,7 +316,7 @@ def boards_with_votes(boards: dict[str, Any], ratings: dict[str, Any] | None) ->
     return {**boards, "tasks": tasks}
 
 
-def compute_checks_boards(round_input: RoundInput) -> ChecksBoards:
+def compute_checks_boards(round_input: RoundInput, *, readings: Readings = SITE) -> ChecksBoards:
     """The `checks` boards of one round: {"overall": [rows], "tasks": {task key: [rows]}}.
 
     Task boards list the agents with any run on the task, ranked by median, then fewer tokens, then less
@@ -322,7 +345,7 @@ def compute_checks_boards(round_input: RoundInput) -> ChecksBoards:
             mine = by_cell.get((agent.slug, task.key), [])
             if not mine:
                 continue
-            row = task_row(base_row(agent), task, mine)
+            row = task_row(base_row(agent), task, mine, readings=readings)
             medians[(agent.slug, task.key)] = row
             rows.append(row)
         if rows:
@@ -333,9 +356,9 @@ def compute_checks_boards(round_input: RoundInput) -> ChecksBoards:
             )
 
     spec = [t for t in tasks if t.kind == "to-spec"]
-    overall = [overall_row(base_row(agent), spec, medians) for agent in agents]
+    overall = [overall_row(base_row(agent), spec, medians, readings=readings) for agent in agents]
     for agent_overall in overall:  # the score x cost x time axes, computed with the board, never while serving
-        agent_overall.update(cost_time_axes(overall_runs(agent_overall["agent"], spec, by_cell)))
+        agent_overall.update(cost_time_axes(overall_runs(agent_overall["agent"], spec, by_cell, readings=readings)))
     return {
         "overall": assign_ranks(
             overall,
@@ -346,19 +369,25 @@ def compute_checks_boards(round_input: RoundInput) -> ChecksBoards:
     }
 
 
-def overall_runs(agent: str, spec: list[TaskInput], by_cell: dict[tuple[str, str], list[RunInput]]) -> list[RunInput]:
+def overall_runs(
+    agent: str, spec: list[TaskInput], by_cell: dict[tuple[str, str], list[RunInput]], *, readings: Readings = SITE
+) -> list[RunInput]:
     """The runs the overall board counts for an agent: every counted run of a to-spec task (runs stopped at the
     time limit or when the budget ran out included; runs over a limit, platform failures and invent and startup
     tasks left out). The score x cost x time axes average these, the runs behind the overall."""
-    return [r for task in spec for r in by_cell.get((agent, task.key), []) if counts(r, task)]
+    return [r for task in spec for r in by_cell.get((agent, task.key), []) if counts(r, task, readings=readings)]
 
 
 def overall_row(
-    base: BaseRow, spec: list[TaskInput], medians: dict[tuple[str, str], ChecksTaskRow]
+    base: BaseRow,
+    spec: list[TaskInput],
+    medians: dict[tuple[str, str], ChecksTaskRow],
+    *,
+    readings: Readings = SITE,
 ) -> ChecksOverallRow:
     """One agent's overall row (see `compute_checks_boards`): the mean median over the to-spec tasks less its
-    pending ones, the spread from its worst and best runs, and the token and time sums of its median runs
-    (unknown when a to-spec task has no median run). `base` is completed in place."""
+    pending ones, the spread from its worst and best runs (`spread`), and the token and time sums of its median
+    runs (unknown when a to-spec task has no median run). `base` is completed in place."""
     row = cast(ChecksOverallRow, base)
     per_task: dict[str, float | None] = {}
     worst: list[float] = []
@@ -383,14 +412,16 @@ def overall_row(
         if cell and has_median:
             n_runs += cell["runs"]
     scored_tasks = len(spec) - len(pending)
+    cells = [c for task in spec if (c := medians.get((row["agent"], task.key))) and c["median"] is not None]
+    low, high = spread(worst, best, scored_tasks, cells, readings=readings)
     row.update(
         {
             "overall": math.fsum(m or 0.0 for k, m in per_task.items() if k not in pending) / scored_tasks
             if scored_tasks
             else None,
             "tasks": per_task,
-            "min": math.fsum(worst) / scored_tasks if scored_tasks else None,
-            "max": math.fsum(best) / scored_tasks if scored_tasks else None,
+            "min": low,
+            "max": high,
             "runs": n_runs,
             "tokens": None if not tokens or None in tokens else sum(t for t in tokens if t is not None),
             "seconds": None if not seconds or None in seconds else math.fsum(s for s in seconds if s is not None),
@@ -402,7 +433,25 @@ def overall_row(
     return row
 
 
-def interval_cells(round_input: RoundInput, boards: dict[str, Any]) -> dict[tuple[str, str], tuple[list[float], bool]]:
+def spread(
+    worst: list[float], best: list[float], scored_tasks: int, cells: list[ChecksTaskRow], *, readings: Readings = SITE
+) -> tuple[float | None, float | None]:
+    """ "the range from its worst run to its best": the overall from the worst counted run of each task to the one
+    from the best (`worst`, `best`: one per task in the overall, 0 for a task without runs); under the other
+    reading of "spread", the single worst and best counted runs of the to-spec tasks (`cells`: the task rows
+    with counted runs), None without any."""
+    if readings.takes(SPREAD, "single-runs"):
+        lows = [c["min"] for c in cells if c["min"] is not None]
+        highs = [c["max"] for c in cells if c["max"] is not None]
+        return (min(lows), max(highs)) if lows and highs else (None, None)
+    if not scored_tasks:
+        return None, None
+    return math.fsum(worst) / scored_tasks, math.fsum(best) / scored_tasks
+
+
+def interval_cells(
+    round_input: RoundInput, boards: dict[str, Any], *, readings: Readings = SITE
+) -> dict[tuple[str, str], tuple[list[float], bool]]:
     """The cells the overall's interval resamples (`scoring.intervals`): every counted run score of each agent
     on each to-spec task; a task without counted runs counts 0 (not ran), one awaiting a re-run is left out, as
     in `overall_row`."""
@@ -413,10 +462,10 @@ def interval_cells(round_input: RoundInput, boards: dict[str, Any]) -> dict[tupl
     for task in (t for t in round_input.tasks if t.kind == "to-spec"):
         for agent in entered_agents(round_input):
             runs = by_cell.get((agent.slug, task.key), [])
-            scores = [check_score(r, task) for r in runs if counts(r, task)]
+            scores = [check_score(r, task) for r in runs if counts(r, task, readings=readings)]
             if scores:
                 cells[(agent.slug, task.key)] = (scores, True)
-            elif not awaiting_rerun(runs, task):
+            elif not awaiting_rerun(runs, task, readings=readings):
                 cells[(agent.slug, task.key)] = ([0.0], False)
     return cells
 

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from . import checks, limits, outcomes, scored, tradeoffs, weekly
 from .common import fixed
 from .intervals import IntervalRule
 from .limits import TaskLimits, TimeLimitRule
+from .readings import SITE, Question, Readings, questions_of
 from .run_setup import SCORED_SETUP, RunSetupRule
 from .standings import StandingsRule, by_run_rule
 from .types import (
@@ -31,6 +32,14 @@ from .types import (
     WeeklyCell,
     WeeklyRow,
 )
+
+
+class BoardsRule(Protocol):
+    """A methodology's boards of one round, by board name (`scoring.types`), under `readings`: the reading each of
+    its open questions is taken in (`scoring.readings`; the site's by default, and a methodology without open
+    questions need not take the parameter: `Methodology.boards` leaves it out)."""
+
+    def __call__(self, round_input: RoundInput, /, *, readings: Readings = ...) -> Mapping[str, Any]: ...
 
 
 def _no_score(run: RunInput, task: TaskInput) -> float | None:
@@ -176,7 +185,7 @@ def _no_listed_checks(run: Mapping[str, Any]) -> list[str]:
     return []
 
 
-def _no_missing_limits(task: Mapping[str, Any]) -> list[tuple[str, str]]:
+def _no_missing_limits(task: Mapping[str, Any], *, readings: Readings = SITE) -> list[tuple[str, str]]:
     return []
 
 
@@ -188,8 +197,9 @@ def _no_parts(run: RunInput, task: TaskInput) -> dict[str, Any] | None:
 class Methodology:
     key: str
     name: str
-    # The boards of one round, by board name, as the methodology's board types (`scoring.types`) describe them.
-    compute_boards: Callable[[RoundInput], Mapping[str, Any]]
+    # The boards of one round, by board name, as the methodology's board types (`scoring.types`) describe them,
+    # under the readings of its open questions (`questions`) it is given, the site's by default.
+    compute_boards: BoardsRule
     run_score: Callable[[RunInput, TaskInput], float | None]
     run_counts: Callable[[RunInput, TaskInput], bool]
     tabs: tuple[tuple[str, str], ...]
@@ -251,7 +261,7 @@ class Methodology:
     # The limits a task of this methodology must state and does not (a bundle's task document or the admin's task
     # fields), as (field, why naming the task): a bundle or a task form with any is refused. None are required
     # where the methodology's rules read no limit, or fix their own (004's 30-minute cap).
-    missing_limits: Callable[[Mapping[str, Any]], list[tuple[str, str]]] = _no_missing_limits
+    missing_limits: Callable[..., list[tuple[str, str]]] = _no_missing_limits
     # A run's time limit when its task states none, from the methodology's own seed (`TimeLimitRule`).
     time_limit: TimeLimitRule = TimeLimitRule()
     # Whether a task has a token budget (003: "A run stops ... when the token budget runs out"); elsewhere none is
@@ -290,6 +300,19 @@ class Methodology:
         admits = self.vote_admits or self.run_counts
         return run.status in self.vote_statuses and admits(run, task)
 
+    def boards(self, round_input: RoundInput, *, readings: Readings = SITE) -> Mapping[str, Any]:
+        """The methodology's boards of one round under `readings` (`compute_boards`); under the site's, called with
+        the round alone, as a methodology without open questions defines it."""
+        if readings.is_site:
+            return self.compute_boards(round_input)
+        return self.compute_boards(round_input, readings=readings)
+
+    @property
+    def questions(self) -> tuple[Question, ...]:
+        """The rules its seed leaves open to another careful reading (`scoring.readings`), which its boards take
+        as a parameter."""
+        return questions_of(self.key)
+
     @property
     def counts_outcomes(self) -> bool:
         return self.run_outcome is not None
@@ -299,11 +322,11 @@ class Methodology:
         never another methodology's (`limits.task_limits`)."""
         return limits.task_limits(self.time_limit, self.token_budgets, time_limit_min, token_budget)
 
-    def limit_problems(self, task: Mapping[str, Any]) -> list[tuple[str, str]]:
+    def limit_problems(self, task: Mapping[str, Any], *, readings: Readings = SITE) -> list[tuple[str, str]]:
         """What is wrong with the limits a task states (a bundle's task document or the admin's task fields), as
         (field, why naming the task): the limits the methodology requires and the task lacks (`missing_limits`),
         and a time limit other than its cap (`limits.cap_problems`)."""
-        return [*self.missing_limits(task), *limits.cap_problems(self.time_limit, task)]
+        return [*self.missing_limits(task, readings=readings), *limits.cap_problems(self.time_limit, task)]
 
     def pass_threshold(self, stated: float | None) -> float | None:
         """A benchmark's pass threshold: the one it states, else the methodology's default; None where the

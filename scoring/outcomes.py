@@ -25,6 +25,7 @@ from .common import (
     reviewed_outcome,
     tasks_by_key,
 )
+from .readings import SITE, UNSUPPORTED, Readings
 from .standings import IN_REVIEW, IN_REVIEW_WHY, NOT_SCORED, by_status, counted, replaced, standing
 from .types import (
     AgentInput,
@@ -145,9 +146,19 @@ def ten_point_score(points: int, tested: int) -> float | None:
     return max(0.0, 5 * points / tested)
 
 
-def board_row(agent: AgentInput, tasks: list[TaskInput], results: dict[str, TaskResult]) -> OutcomesRow:
-    """One agent's row over one board's tasks (§4 scores, coverage, and the marks of §3, §7 and §9)."""
-    counted = [results[t.key] for t in tasks if t.key in results and results[t.key].counted]
+def in_scores(result: TaskResult, readings: Readings = SITE) -> bool:
+    """Whether a counted result is in the scores and the coverage: every one (§4 "Unsupported tasks count as 0"),
+    but an unsupported one under the other reading of "unsupported" ("Untested tasks are left out")."""
+    return result.counted and not (result.outcome == "unsupported" and readings.takes(UNSUPPORTED, "left-out"))
+
+
+def board_row(
+    agent: AgentInput, tasks: list[TaskInput], results: dict[str, TaskResult], *, readings: Readings = SITE
+) -> OutcomesRow:
+    """One agent's row over one board's tasks (§4 scores, coverage, and the marks of §3, §7 and §9). A task left
+    out of the scores (`in_scores`) keeps its outcome in `tasks`, with no points."""
+    scored = {k for k, r in results.items() if in_scores(r, readings)}
+    counted = [results[t.key] for t in tasks if t.key in scored]
     points = sum(r.points or 0 for r in counted)
     dimension_names = sorted({d for t in tasks for d in t.dimensions})
     dimensions: dict[str, float | None] = {}
@@ -162,14 +173,14 @@ def board_row(agent: AgentInput, tasks: list[TaskInput], results: dict[str, Task
         "violations": sum(1 for r in counted if r.outcome == "violation"),
         "tested": len(counted),
         "of": len(tasks),
-        "unsupported": sorted(r.task.key for r in counted if r.outcome == "unsupported"),
+        "unsupported": sorted(k for k, r in results.items() if r.counted and r.outcome == "unsupported"),
         "in_review": sorted(k for k, r in results.items() if not r.counted and not r.blocked),
         "region_blocked": sorted(k for k, r in results.items() if r.blocked),
         "stale": sorted(k for k, r in results.items() if r.counted and is_stale(r.run, r.task)),
         "tasks": {
             k: {
                 "outcome": r.outcome if r.outcome is not None else ("region_blocked" if r.blocked else "in_review"),
-                "points": r.points,
+                "points": r.points if k in scored else None,
                 "run": r.run.id,
                 "stale": is_stale(r.run, r.task),
             }
@@ -179,7 +190,7 @@ def board_row(agent: AgentInput, tasks: list[TaskInput], results: dict[str, Task
     return row
 
 
-def compute_outcomes_boards(round_input: RoundInput) -> OutcomesBoards:
+def compute_outcomes_boards(round_input: RoundInput, *, readings: Readings = SITE) -> OutcomesBoards:
     """Every board of one round of an `outcomes` benchmark, rows ranked.
 
     Rank (§4): overall score descending, blank last; equal scores share a rank (1, 1, 3), then name order.
@@ -211,7 +222,7 @@ def compute_outcomes_boards(round_input: RoundInput) -> OutcomesBoards:
                 res = task_result(mine_by_task[task.key], task)
                 if res is not None:
                     results[task.key] = res
-            rows.append(board_row(agent, tasks, results))
+            rows.append(board_row(agent, tasks, results, readings=readings))
         boards[board] = rows
 
     # The score x cost x time axes, computed with the board, over the runs the overall counts: the counted run of
@@ -227,10 +238,12 @@ def compute_outcomes_boards(round_input: RoundInput) -> OutcomesBoards:
     return boards
 
 
-def interval_cells(round_input: RoundInput, boards: dict[str, Any]) -> dict[tuple[str, str], tuple[list[float], bool]]:
+def interval_cells(
+    round_input: RoundInput, boards: dict[str, Any], *, readings: Readings = SITE
+) -> dict[tuple[str, str], tuple[list[float], bool]]:
     """The cells the overall's interval resamples (`scoring.intervals`): the points of each agent's counted run
     on each core task it was tested on; a task in review, blocked or not run is not in its score, as in
-    `board_row`."""
+    `board_row` (which has already taken `readings`: a task it leaves out of the scores has no points)."""
     return {
         (row["agent"], key): ([float(cell["points"])], True)
         for row in boards.get("overall") or []

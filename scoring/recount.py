@@ -9,6 +9,9 @@ from typing import Any
 from .boards import boards_as_shown, compute_boards
 from .bradley_terry import ratings_from_cells, ratings_from_votes
 from .bundle import BundleError, check_bundle, round_inputs, vote_inputs
+from .reading_boards import with_readings
+from .readings import SITE, Readings, variants
+from .types import RoundInput
 from .vote_lines import vote_line_tallies, vote_tallies
 from .vote_margins import with_vote_margins
 
@@ -19,6 +22,9 @@ def recount(
     doc: dict,
     round_key: str | None = None,
     votes_file: Iterable[dict] | Callable[[], Iterable[bytes]] | None = None,
+    *,
+    readings: Readings = SITE,
+    all_readings: bool = False,
 ) -> dict[str, Any]:
     """Validate `doc` and compute the boards of each round (or only `round_key`).
 
@@ -34,8 +40,14 @@ def recount(
     `manage.py recount --votes` does: `scoring.vote_lines`); they are tallied as they are read and fitted from
     the tallies, exactly as the site fits its vote cells. Without them such a bundle is refused rather than
     recounted without its votes.
+
+    Each round's boards are the site's, with "readings" (`scoring.reading_boards`: what moves under every other
+    reading of the methodology's open questions), as the site stores them. Under `readings` other than the
+    site's, the boards are those readings' instead (every figure, "readings_taken" naming them; no standings),
+    and the output says which under "readings". With `all_readings`, each round also carries "under_readings":
+    its boards under every variant the site compares (`scoring.readings.variants`), by variant key.
     """
-    check_bundle(doc)
+    check_bundle(doc, readings=readings)
     rounds = round_inputs(doc, round_key)
     if round_key is not None and not rounds:
         raise BundleError([f"round: unknown round {round_key!r}"])
@@ -52,10 +64,26 @@ def recount(
     out: dict[str, Any] = {
         "benchmark": doc["benchmark"]["slug"],
         "methodology": methodology,
-        "rounds": [
-            {"round": r.key, "boards": boards_as_shown(methodology, compute_boards(r), ratings)} for r in rounds
-        ],
+        "rounds": [_round(r, ratings, readings, all_readings) for r in rounds],
     }
+    if not readings.is_site:
+        out["readings"] = dict(readings.chosen)
     if ratings is not None:
         out["ratings"] = ratings
+    return out
+
+
+def _round(r: RoundInput, ratings: dict | None, readings: Readings, all_readings: bool) -> dict[str, Any]:
+    """One round's boards as shown (`recount`), under `readings`, with every variant's when `all_readings`."""
+    methodology = r.methodology
+    boards = compute_boards(r, readings=readings)
+    out: dict[str, Any] = {
+        "round": r.key,
+        "boards": boards_as_shown(methodology, with_readings(r, boards) if readings.is_site else boards, ratings),
+    }
+    if all_readings:
+        out["under_readings"] = {
+            key: boards_as_shown(methodology, compute_boards(r, readings=other), ratings)
+            for key, other in variants(methodology)
+        }
     return out

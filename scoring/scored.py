@@ -26,6 +26,7 @@ from .common import (
     run_sort_key,
     tasks_by_key,
 )
+from .readings import CAPPED_HEURISTIC, OVERALL_MEAN, SITE, Readings
 from .standings import NOT_SCORED, NOT_SCORED_WHY, by_status, counted, standing
 from .types import (
     BaseRow,
@@ -76,37 +77,58 @@ def judge_part(run: RunInput) -> float | None:
     return math.fsum(run.judge_scores) / len(run.judge_scores) / 10
 
 
-def heuristic_part(run: RunInput) -> float | None:
-    """Fallback scoring: without a judge, a heuristic score "capped at 0.60. This is clearly marked"."""
-    return None if run.heuristic is None else min(run.heuristic, HEURISTIC_CAP)
+def caps_whole_score(readings: Readings) -> bool:
+    """Whether the heuristic's 0.60 cap is read as capping the whole score ("heuristic-cap"), not its judged part."""
+    return readings.takes(CAPPED_HEURISTIC, "whole-score")
 
 
-def published_score(score: float, heuristic: float | None, evaluation: str | None) -> RunScore:
+def heuristic_part(run: RunInput, *, readings: Readings = SITE) -> float | None:
+    """Fallback scoring: without a judge, a heuristic score "capped at 0.60. This is clearly marked". Under the
+    other reading of "heuristic-cap" the part is the heuristic as given, and the whole score is capped instead."""
+    if run.heuristic is None:
+        return None
+    return run.heuristic if caps_whole_score(readings) else min(run.heuristic, HEURISTIC_CAP)
+
+
+def published_score(
+    score: float, heuristic: float | None, evaluation: str | None, *, readings: Readings = SITE
+) -> RunScore:
     """The score published with a run, with the heuristic cap on its judged part only.
 
     "tasks using LLM-judge evaluation fall back to heuristic scoring (capped at 0.60)": the cap belongs to
     the judge part, never to a whole composite (0.6 auto + 0.4 judge, so a composite with a capped heuristic
     can reach 0.6 + 0.4 * 0.6 = 0.84). Without a heuristic the score stands as published. With one: an
     llm-judge score is all judge, so it is capped at 0.60; a composite loses what its judged part had above
-    the cap, 0.4 * (heuristic - 0.60); an auto score has no judged part and stands, unmarked.
+    the cap, 0.4 * (heuristic - 0.60); an auto score has no judged part and stands, unmarked. Under the other
+    reading of "heuristic-cap" a score resting on a heuristic is capped whole at 0.60.
     """
     if heuristic is None or evaluation == "auto":
         return RunScore(score, False, "published")
+    if caps_whole_score(readings):
+        return RunScore(min(score, HEURISTIC_CAP), True, "published")
     if evaluation == "composite":
         excess = max(0.0, heuristic - HEURISTIC_CAP)
         return RunScore(max(0.0, score - JUDGE_WEIGHT * excess), True, "published")
     return RunScore(min(score, HEURISTIC_CAP), True, "published")
 
 
-def run_score(run: RunInput, task: TaskInput) -> RunScore:
+def run_score(run: RunInput, task: TaskInput, *, readings: Readings = SITE) -> RunScore:
     """Score one run by its task's evaluation type (seed 002, "Evaluation Types").
 
     auto => a; llm-judge => j, or the capped heuristic h when no judge scored it; composite => 0.6 a + 0.4
     (j or h). Without an evaluation type it is inferred from the parts present. When the parts the type
     needs are missing, the score published with the run is used (see `published_score` for the heuristic
-    cap). A timeout or over-budget run with no score at all scores 0.
+    cap). A timeout or over-budget run with no score at all scores 0. Under the other reading of
+    "heuristic-cap", a score resting on the heuristic is capped whole at 0.60 (`heuristic_part` uncapped).
     """
-    a, j, h = auto_part(run), judge_part(run), heuristic_part(run)
+    result = _run_score(run, task, readings)
+    if result.heuristic and result.score is not None and caps_whole_score(readings):
+        return RunScore(min(result.score, HEURISTIC_CAP), True, result.source)
+    return result
+
+
+def _run_score(run: RunInput, task: TaskInput, readings: Readings) -> RunScore:
+    a, j, h = auto_part(run), judge_part(run), heuristic_part(run, readings=readings)
     judge = j if j is not None else h
     judge_is_heuristic = j is None and h is not None
     evaluation = task.evaluation
@@ -125,7 +147,7 @@ def run_score(run: RunInput, task: TaskInput) -> RunScore:
         return RunScore(AUTO_WEIGHT * a + JUDGE_WEIGHT * judge, judge_is_heuristic, "composite")
     if run.score is not None:
         # Judge scores, when present, are what the judged part rests on: the heuristic then played no part.
-        return published_score(run.score, run.heuristic if j is None else None, evaluation)
+        return published_score(run.score, run.heuristic if j is None else None, evaluation, readings=readings)
     if run.status in ZERO_WHEN_UNSCORED:
         return RunScore(0.0, False, "timeout")
     return RunScore(None, False, "none")
@@ -197,7 +219,9 @@ def passes(score: float, threshold: float) -> bool:
     return score >= threshold - TOLERANCE
 
 
-def task_cell(task: TaskInput, runs: list[RunInput], threshold: float) -> ScoredCell | None:
+def task_cell(
+    task: TaskInput, runs: list[RunInput], threshold: float, *, readings: Readings = SITE
+) -> ScoredCell | None:
     """One agent on one task: best score across trials, pass@k, trials, and every trial's score.
 
     "The leaderboard reports the best score across trials"; "pass@k = (trials where score >= 0.80) /
@@ -206,7 +230,7 @@ def task_cell(task: TaskInput, runs: list[RunInput], threshold: float) -> Scored
     """
     trials = []
     for run in sorted(runs, key=run_sort_key):
-        rs = run_score(run, task)
+        rs = run_score(run, task, readings=readings)
         if rs.score is None:
             continue
         trials.append((run, rs))
@@ -249,7 +273,7 @@ def round_mean(best_scores: list[float], task_count: int) -> float | None:
     return math.fsum(best_scores) / task_count if task_count else None
 
 
-def compute_scored_boards(round_input: RoundInput) -> ScoredBoards:
+def compute_scored_boards(round_input: RoundInput, *, readings: Readings = SITE) -> ScoredBoards:
     """The `scored` board of one round: {"overall": [rows], "meta": {...}}.
 
     A skipped task is not a free pass: agent `score` (also `overall`) = mean over the round's tasks of the best
@@ -265,6 +289,7 @@ def compute_scored_boards(round_input: RoundInput) -> ScoredBoards:
     on only some runs is listed in `partial_axes` ("cost on 3 of 10 runs": a mean of the reported runs may be
     the cheap ones). `meta` counts the agents missing each axis, wholly or partly ("n agents missing data on
     axis X"), and the partial ones apart. Ranked by score descending, blank last, equal scores sharing a rank.
+    Under the other reading of "overall-mean" the score is the mean over the tasks the agent has a score on.
     """
     threshold = float(round_input.params.get("pass_threshold", DEFAULT_PASS_THRESHOLD))
     tasks = sorted(round_input.tasks, key=lambda t: t.key)
@@ -272,13 +297,21 @@ def compute_scored_boards(round_input: RoundInput) -> ScoredBoards:
     for r in effective_runs(round_input):
         if r.status in COUNTED:
             by_cell.setdefault((r.agent, r.task), []).append(r)
-    rows = [agent_row(base_row(agent), tasks, by_cell, threshold) for agent in entered_agents(round_input)]
+    rows = [
+        agent_row(base_row(agent), tasks, by_cell, threshold, readings=readings)
+        for agent in entered_agents(round_input)
+    ]
     ranked = assign_ranks(rows, lambda r: desc_none_last(r["score"]), name_key)
     return {"overall": ranked, "meta": board_meta(ranked, threshold)}
 
 
 def agent_row(
-    row: BaseRow, tasks: list[TaskInput], by_cell: dict[tuple[str, str], list[RunInput]], threshold: float
+    row: BaseRow,
+    tasks: list[TaskInput],
+    by_cell: dict[tuple[str, str], list[RunInput]],
+    threshold: float,
+    *,
+    readings: Readings = SITE,
 ) -> ScoredRow:
     """One agent's row of the scored board (see `compute_scored_boards`): `row` completed in place."""
     agent = row["agent"]
@@ -286,7 +319,7 @@ def agent_row(
     unscored: dict[str, list[str]] = {}  # task key -> its runs without a score
     for task in tasks:
         task_runs = by_cell.get((agent, task.key), [])
-        cell = task_cell(task, task_runs, threshold)
+        cell = task_cell(task, task_runs, threshold, readings=readings)
         if cell is not None:
             cells[task.key] = cell
         scored_ids = set(cell["runs"]) if cell else set()
@@ -300,7 +333,7 @@ def agent_row(
             domains.setdefault(task.domain, []).append(cells[task.key]["best"] if task.key in cells else 0.0)
     # Nothing scored is nothing measured: such a row is blank, not 0 (outcomes: "blank when nothing is tested").
     n = len(tasks) if cells else 0
-    score = round_mean([c["best"] for c in cells.values()], n)
+    score = round_mean([c["best"] for c in cells.values()], score_tasks(n, len(cells), readings))
     out = cast(ScoredRow, row)  # the row's remaining keys are set here
     out.update(
         {
@@ -334,6 +367,12 @@ def agent_row(
     return out
 
 
+def score_tasks(round_tasks: int, tasks_with_score: int, readings: Readings = SITE) -> int:
+    """How many tasks an agent's score is the mean over: the round's tasks, a task without a score counting 0;
+    under the other reading of "overall-mean", only the tasks it has a score on."""
+    return tasks_with_score if readings.takes(OVERALL_MEAN, "tasks-run") else round_tasks
+
+
 def board_meta(ranked: list[ScoredRow], threshold: float) -> ScoredMeta:
     """ "surface 'n agents missing data on axis X'": agents missing each axis, wholly or partly."""
     return {
@@ -346,18 +385,25 @@ def board_meta(ranked: list[ScoredRow], threshold: float) -> ScoredMeta:
     }
 
 
-def interval_cells(round_input: RoundInput, boards: dict[str, Any]) -> dict[tuple[str, str], tuple[list[float], bool]]:
+def interval_cells(
+    round_input: RoundInput, boards: dict[str, Any], *, readings: Readings = SITE
+) -> dict[tuple[str, str], tuple[list[float], bool]]:
     """The cells the score's interval resamples (`scoring.intervals`): each agent's best trial on each of the
-    round's tasks, a task without a score counting 0 (not ran), as in `agent_row`. The best trial is taken as
-    it is: the best of trials drawn again can only be lower, which would pull the interval below the board. An
-    agent with no scored task has no score, and so no interval."""
+    round's tasks, a task without a score counting 0 (not ran), as in `agent_row` (left out under the other
+    reading of "overall-mean"). The best trial is taken as it is: the best of trials drawn again can only be
+    lower, which would pull the interval below the board. An agent with no scored task has no score, and so no
+    interval."""
     cells: dict[tuple[str, str], tuple[list[float], bool]] = {}
+    skip_missing = readings.takes(OVERALL_MEAN, "tasks-run")
     for row in boards.get("overall") or []:
         if not row.get("tasks"):
             continue
         for task in round_input.tasks:
             cell = (row.get("tasks") or {}).get(task.key)
-            cells[(row["agent"], task.key)] = ([cell["best"]], True) if cell else ([0.0], False)
+            if cell:
+                cells[(row["agent"], task.key)] = ([cell["best"]], True)
+            elif not skip_missing:
+                cells[(row["agent"], task.key)] = ([0.0], False)
     return cells
 
 

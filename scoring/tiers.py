@@ -16,6 +16,7 @@ from typing import Any
 
 from .common import assign_ranks
 from .passk import ScoreOf, family_figures, is_counted, threshold_success
+from .readings import SITE, Readings
 from .scored import run_score
 from .submission_checks import DISCLOSURE, check_rule, failed_disclosures
 from .types import RoundInput, TaskInput
@@ -56,12 +57,12 @@ def blocking(checks: list[dict], figures_: list[dict]) -> list[str]:
     ]
 
 
-def board_score(tasks: Iterable[TaskInput]) -> ScoreOf:
+def board_score(tasks: Iterable[TaskInput], *, readings: Readings = SITE) -> ScoreOf:
     """A run's score as the scored boards have it (seed 002's evaluation types: tests passed / total, the judge,
     the composite, or the score published with the run): the boards' pass^k and a submission's recomputed
     figures read this one rule."""
     by_key = {t.key: t for t in tasks}
-    return lambda run: run_score(run, by_key[run.task]).score if run.task in by_key else None
+    return lambda run: run_score(run, by_key[run.task], readings=readings).score if run.task in by_key else None
 
 
 def several_trials(round_input: RoundInput) -> bool:
@@ -71,14 +72,14 @@ def several_trials(round_input: RoundInput) -> bool:
     return any(n > 1 for n in counts.values())
 
 
-def with_tiers(boards: dict[str, Any], round_input: RoundInput) -> dict[str, Any]:
+def with_tiers(boards: dict[str, Any], round_input: RoundInput, *, readings: Readings = SITE) -> dict[str, Any]:
     """Every overall row gains its entry's `tier`; where tasks have several trials, `pass_hat` and `pass_any`
     ({family: {"1": value, ...}} by k, over the family's own task set; None for a family the agent has no
     counted run in)."""
     tiers = {e.agent: e.tier for e in round_input.entries}
     several = several_trials(round_input)
     success = threshold_success(round_input.params)
-    score_of = board_score(round_input.tasks)
+    score_of = board_score(round_input.tasks, readings=readings)
     for row in boards.get("overall") or []:
         row["tier"] = tiers.get(row["agent"], TEAM)
         if several:

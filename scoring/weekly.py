@@ -21,7 +21,9 @@ from .common import (
     latest,
     rank_value,
     reviewed_outcome,
+    verdict_outcome,
 )
+from .readings import INTERVENTIONS, SITE, WEEKLY_REVIEW, Readings
 from .standings import IN_REVIEW, IN_REVIEW_WHY, by_status, counted, replaced, standing
 from .types import (
     BaseRow,
@@ -66,18 +68,22 @@ def violation_possible(task: TaskInput | None) -> bool:
     return False
 
 
-def weekly_outcome(run: RunInput, task: TaskInput | None = None) -> str | None:
+def weekly_outcome(run: RunInput, task: TaskInput | None = None, *, readings: Readings = SITE) -> str | None:
     """pass, partial or fail for one run, or None while it is in review.
 
     "Fail: the job was not done, or the run reached the 30-minute cap": a timeout, a wall time at or over
     the cap, or a status meaning nothing was done is a fail whatever the reviewers said. Otherwise the
     labeled outcome: a lone tester verdict, or tester and second when they agree, else the third; without
     verdicts the run's own label. violation and unsupported labels are fails here (the table has no such
-    rows).
+    rows). Under the other reading of "weekly-review" the tester's verdict is the label, whatever a second said.
     """
     if run.status in FAIL_STATUSES or reached_cap(run):
         return "fail"
-    outcome = reviewed_outcome(run, allow_violation=violation_possible(task), double_review=False)
+    tester = next((v for v in run.verdicts if v.role == "tester"), None)
+    if tester is not None and readings.takes(WEEKLY_REVIEW, "tester-alone"):
+        outcome = verdict_outcome(tester, allow_violation=violation_possible(task))
+    else:
+        outcome = reviewed_outcome(run, allow_violation=violation_possible(task), double_review=False)
     if outcome in ("unsupported", "violation"):
         return "fail"
     return outcome
@@ -90,11 +96,16 @@ def _cost_key(row: WeeklyRow) -> tuple[int, float]:
     return (0, rank_value(row["cost_usd"])) if row["cost_usd"] is not None else (1, 0.0)
 
 
-def week_interventions(runs: list[RunInput], tasks_without_run: list[str] | None = None) -> int | None:
+def week_interventions(
+    runs: list[RunInput], tasks_without_run: list[str] | None = None, *, readings: Readings = SITE
+) -> int | None:
     """ "The table sums interventions across the week's tasks" ("Fewer human interventions across those
     tasks"): the sum, or None (unknown) as soon as one run has no count or one of the week's tasks has no
     counted run. An unreported count is unknown, not 0: summing the others would make the week look smoother
-    than it was, and a skipped task would make it look smoother still."""
+    than it was, and a skipped task would make it look smoother still. Under the other reading of
+    "interventions" a task without a run adds nothing: the sum is over the runs the agent has."""
+    if readings.takes(INTERVENTIONS, "sum-of-runs"):
+        tasks_without_run = None
     if not runs or tasks_without_run or any(r.interventions is None for r in runs):
         return None
     return sum(r.interventions or 0 for r in runs)
@@ -134,7 +145,9 @@ def week_cost(used: list[RunInput], without_run: list[str], entry: EntryInput | 
     }
 
 
-def agent_row(base: BaseRow, runs: list[RunInput], week_tasks: list[str], entry: EntryInput | None) -> WeeklyRow:
+def agent_row(
+    base: BaseRow, runs: list[RunInput], week_tasks: list[str], entry: EntryInput | None, *, readings: Readings = SITE
+) -> WeeklyRow:
     """One agent's week over the week's task keys: "One run is labeled and scored" (the latest trial when
     several exist).
 
@@ -154,7 +167,7 @@ def agent_row(base: BaseRow, runs: list[RunInput], week_tasks: list[str], entry:
             chosen[key] = run
     cells: dict[str, WeeklyCell] = {}
     for key, run in chosen.items():
-        outcome = weekly_outcome(run)
+        outcome = weekly_outcome(run, readings=readings)
         cells[key] = {
             "outcome": outcome if outcome is not None else "in_review",
             "points": OUTCOME_POINTS[outcome] if outcome is not None else None,
@@ -179,7 +192,7 @@ def agent_row(base: BaseRow, runs: list[RunInput], week_tasks: list[str], entry:
             "pass_rate": passes / len(week_tasks) if week_tasks else None,
             "tasks_that_week": len(week_tasks),
             "tasks_without_run": without_run,
-            "interventions": week_interventions(used, without_run),
+            "interventions": week_interventions(used, without_run, readings=readings),
             "interventions_unrecorded": sorted(r.task for r in used if r.interventions is None),
             "seconds": fsum_or_none(c["seconds"] for c in cells.values()),
             "runs_without_time": sum(1 for c in cells.values() if c["seconds"] is None),
@@ -192,7 +205,7 @@ def agent_row(base: BaseRow, runs: list[RunInput], week_tasks: list[str], entry:
     return row
 
 
-def compute_weekly_boards(round_input: RoundInput) -> WeeklyBoards:
+def compute_weekly_boards(round_input: RoundInput, *, readings: Readings = SITE) -> WeeklyBoards:
     """The week's table: {"overall": [rows]}.
 
     pass_rate = passes / "the number of tasks that week": the round's task set (`RoundInput.tasks`: the
@@ -210,7 +223,7 @@ def compute_weekly_boards(round_input: RoundInput) -> WeeklyBoards:
     for r in runs:
         by_agent.setdefault(r.agent, []).append(r)
     rows = [
-        agent_row(base_row(a), by_agent.get(a.slug, []), week_tasks, entries.get(a.slug))
+        agent_row(base_row(a), by_agent.get(a.slug, []), week_tasks, entries.get(a.slug), readings=readings)
         for a in entered_agents(round_input)
     ]
     rows.sort(key=order_key)

@@ -58,6 +58,7 @@ def test_it_recounts_every_round_in_the_documented_shape():
         "pairs",
         "standings",
         "interval_tasks",
+        "readings",
     }
     assert [(r["agent"], r["rank"], r["overall"]) for r in r1["overall"]] == [("a", 1, 10.0), ("b", 2, 5.0)]
 
