@@ -5,6 +5,7 @@
     .venv/bin/python bench/bench_recompute.py --methodology outcomes
     .venv/bin/python bench/bench_recompute.py --profile        # cProfile of one 1x recompute
     .venv/bin/python bench/bench_recompute.py --scales 1 --statistics   # with and without the round statistics
+    .venv/bin/python bench/bench_recompute.py --scales 1 --readings     # with and without the boards under readings
 
 A generated round (100 agents x 30 tasks x 5 trials at 1x; more trials for the larger scales) is written with
 `bundle_import` (not timed; skipped when the database already holds it; the 4x and 16x rounds write their
@@ -228,6 +229,7 @@ def time_recompute(snapshot_id: int, repeats: int) -> list[dict[str, float]]:
             split.wrap(services, "_digest", "digest"),
             split.wrap(services, "compute_round_boards", "score"),
             split.wrap(boards, "with_intervals", "intervals"),
+            split.wrap(services, "with_readings", "readings"),
             split.wrap(BoardSnapshot, "save", "save"),
         ]
         started = time.perf_counter()
@@ -241,7 +243,8 @@ def time_recompute(snapshot_id: int, repeats: int) -> list[dict[str, float]]:
         snap = BoardSnapshot.objects.get(pk=snapshot_id)
         assert not snap.stale and snap.data
         split.t["total"] = total
-        split.t["score"] = split.t.get("score", 0.0) - split.t.get("intervals", 0.0)  # the bootstrap apart
+        # The bootstrap and the boards under the other readings apart.
+        split.t["score"] = split.t.get("score", 0.0) - split.t.get("intervals", 0.0) - split.t.get("readings", 0.0)
         split.t["other"] = total - sum(v for k, v in split.t.items() if k != "total")
         results.append(split.t)
     return results
@@ -266,6 +269,31 @@ def compare_statistics(scale: int, n: int, snapshot_id: int, repeats: int) -> No
     med = {k: statistics.median(v) for k, v in timings.items()}
     print(
         f"{scale}x, {n} runs, {repeats} recomputes each: without statistics best {best['without']:.3f} s "
+        f"(median {med['without']:.3f}), with best {best['with']:.3f} s (median {med['with']:.3f}); "
+        f"with / without: best {best['with'] / best['without']:.2f}, median {med['with'] / med['without']:.2f}"
+    )
+
+
+def compare_readings(scale: int, n: int, snapshot_id: int, repeats: int) -> None:
+    """The whole recompute with the boards under every other reading of the methodology's open questions
+    (`scoring.reading_boards.with_readings`) and without them (the site's boards alone), alternating so the
+    machine's noise falls on both alike; best and median of each, and their ratio (the issue's budget: 2x)."""
+    from recompute import boards as services
+
+    original = services.with_readings
+    timings: dict[str, list[float]] = {"with": [], "without": []}
+    for _ in range(repeats):
+        for label in ("without", "with"):
+            if label == "without":
+                services.with_readings = lambda round_input, boards: dict(boards)
+            try:
+                timings[label].append(time_recompute(snapshot_id, 1)[0]["total"])
+            finally:
+                services.with_readings = original
+    best = {k: min(v) for k, v in timings.items()}
+    med = {k: statistics.median(v) for k, v in timings.items()}
+    print(
+        f"{scale}x, {n} runs, {repeats} recomputes each: without readings best {best['without']:.3f} s "
         f"(median {med['without']:.3f}), with best {best['with']:.3f} s (median {med['with']:.3f}); "
         f"with / without: best {best['with'] / best['without']:.2f}, median {med['with'] / med['without']:.2f}"
     )
@@ -308,6 +336,11 @@ def main() -> None:
         "reliability, review agreement), alternating, in this one run",
     )
     parser.add_argument(
+        "--readings",
+        action="store_true",
+        help="time each recompute with and without the boards under every other reading, alternating, in this run",
+    )
+    parser.add_argument(
         "--import-all", action="store_true", help="write the larger scales with bundle_import too (slow: ~100 runs/s)"
     )
     args = parser.parse_args()
@@ -325,7 +358,8 @@ def main() -> None:
         f"best and median of {args.repeats} recomputes (seconds)"
     )
     header = (
-        f"{'scale':>5} {'runs':>7} {'read':>7} {'digest':>7} {'score':>7} {'interv':>7} {'save':>7} {'other':>7} "
+        f"{'scale':>5} {'runs':>7} {'read':>7} {'digest':>7} {'score':>7} {'interv':>7} {'reads':>7} {'save':>7} "
+        f"{'other':>7} "
         f"{'total':>7} {'median':>7} {'us/run':>7}"
     )
     rows = []
@@ -357,12 +391,16 @@ def main() -> None:
         if args.statistics:
             compare_statistics(scale, n, snapshot_id, max(repeats, 5))
             continue
+        if args.readings:
+            compare_readings(scale, n, snapshot_id, max(repeats, 5))
+            continue
         results = time_recompute(snapshot_id, repeats)
         best = min(results, key=lambda r: r["total"])
         med = statistics.median(r["total"] for r in results)
         rows.append(
             f"{scale:>4}x {n:>7} {best.get('read', 0):7.3f} {best.get('digest', 0):7.3f} "
-            f"{best.get('score', 0):7.3f} {best.get('intervals', 0):7.3f} {best.get('save', 0):7.3f} "
+            f"{best.get('score', 0):7.3f} {best.get('intervals', 0):7.3f} {best.get('readings', 0):7.3f} "
+            f"{best.get('save', 0):7.3f} "
             f"{best['other']:7.3f} "
             f"{best['total']:7.3f} {med:7.3f} {best['total'] / n * 1e6:7.1f}"
         )

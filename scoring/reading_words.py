@@ -3,13 +3,13 @@ round both read `readings_summary`, from what the boards store under "readings" 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .common import rank_value
 from .methodologies import Methodology
 from .reading_boards import Figure, Move, ReadingsSection, Variant
-from .readings import ALL_OTHER, BY_ID
+from .readings import ALL_OTHER
 
 # The headline figure in words, by the methodology's headline key; a task board's figure is its median.
 FIGURE_WORDS = {"overall": "overall", "score": "score", "pass_rate": "pass rate"}
@@ -68,11 +68,15 @@ def _place(rank: int | None) -> str:
     return "unranked" if rank is None else ordinal(rank)
 
 
+def board_order(boards: Iterable[str]) -> list[str]:
+    """Board ids in the order a reader meets them: the overall board, the other tabs' boards, then the tasks'."""
+    return sorted(boards, key=lambda b: (b != "overall", b.startswith("tasks/"), b))
+
+
 def changes(
     methodology: Methodology, moves: Mapping[str, list[Move]], titles: Mapping[str, str]
 ) -> list[dict[str, Any]]:
     """A variant's moves, board by board: {"board", "label", "sentences", "moves"}; the overall board first."""
-    order = sorted(moves, key=lambda b: (b != "overall", b.startswith("tasks/"), b))
     return [
         {
             "board": board,
@@ -80,7 +84,7 @@ def changes(
             "sentences": [move_sentence(m, methodology, board) for m in moves[board]],
             "moves": moves[board],
         }
-        for board in order
+        for board in board_order(moves)
     ]
 
 
@@ -90,7 +94,9 @@ def readings_summary(
     """Every open question of the methodology with the seed's words, both readings and what changes under each
     other one (`changes`); "together", what changes under all of them at once; "ranges", the agents whose rank
     differs across the readings, board by board ({"board", "label", "agents": [{"agent", "name", "low",
-    "high"}]}). `section` is the boards' "readings" (None: not computed yet, "computed" false)."""
+    "high"}]}, by their best rank, then their worst, then name). `section` is the boards' "readings" (None: not
+    computed yet, "computed" false). Questions, boards and agents are in a fixed order, whatever order the stored
+    JSON kept."""
     by_key: dict[str, Variant] = {v["key"]: v for v in section["variants"]} if section else {}
     ranges: dict[str, dict[str, list[int]]] = section["ranges"] if section else {}
     questions = []
@@ -119,7 +125,9 @@ def readings_summary(
         if together is None
         else {
             "readings": [
-                {"id": q, "value": v, "says": BY_ID[q].reading(v).says} for q, v in together["readings"].items()
+                {"id": q.id, "value": v, "says": q.reading(v).says}
+                for q in methodology.questions
+                if (v := together["readings"].get(q.id))
             ],
             "changes": changes(methodology, together["moves"], titles),
         },
@@ -128,10 +136,11 @@ def readings_summary(
                 "board": board,
                 "label": board_label(methodology, board, titles),
                 "agents": [
-                    {"agent": a, "name": names.get(a, a), "low": lo, "high": hi} for a, (lo, hi) in agents.items()
+                    {"agent": a, "name": names.get(a, a), "low": lo, "high": hi}
+                    for a, (lo, hi) in sorted(agents.items(), key=lambda i: (i[1], names.get(i[0], i[0]), i[0]))
                 ],
             }
-            for board, agents in ranges.items()
+            for board, agents in ((b, ranges[b]) for b in board_order(ranges))
         ],
     }
 

@@ -52,6 +52,7 @@ def test_the_openapi_schema_lists_every_endpoint(client):
         "/api/benchmarks/{slug}/rounds",
         "/api/benchmarks/{slug}/rounds/{key}",
         "/api/benchmarks/{slug}/rounds/{key}/board",
+        "/api/benchmarks/{slug}/rounds/{key}/readings",
         "/api/benchmarks/{slug}/ratings",
         "/api/benchmarks/{slug}/bundle",
         "/api/benchmarks/{slug}/inspect",

@@ -44,17 +44,17 @@ def test_it_gives_each_question_and_what_moves_under_the_other_reading(kbench, c
             "board": "overall",
             "label": "Overall",
             "agents": [
-                {"agent": "kbravo", "name": "KBravo", "low": 1, "high": 3},
                 {"agent": "kalpha", "name": "KAlpha", "low": 1, "high": 2},
+                {"agent": "kbravo", "name": "KBravo", "low": 1, "high": 3},
                 {"agent": "kcharlie", "name": "KCharlie", "low": 2, "high": 3},
             ],
         }
     ]
-    assert [r["id"] for r in body["together"]["readings"]] == [
-        "infra-error",
-        "missing-usage",
-        "spread",
-        "time-limit-default",
+    assert [(r["id"], r["value"]) for r in body["together"]["readings"]] == [
+        ("infra-error", "zero"),
+        ("spread", "single-runs"),
+        ("missing-usage", "not-counted"),
+        ("time-limit-default", "30-minutes"),
     ]
 
 
