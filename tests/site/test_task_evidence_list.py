@@ -5,11 +5,15 @@ lacks."""
 
 from __future__ import annotations
 
+import json
 import re
 from html import unescape
+from pathlib import Path
 
 import pytest
 
+from bundles.importer import bundle_import
+from runs.models import Run
 from scoring.task_evidence import checklist, lacking
 from tests.builders.site import outcomes_bundle
 
@@ -87,3 +91,21 @@ def test_a_kind_named_alone_is_held_by_evidence_of_that_kind_and_other_items_by_
     assert lacking(LISTED, "completed", held) == ["screenshot of the final answer", "tester's fare baseline"]
     assert lacking(["call audio"], "completed", [("audio", "")]) == ["call audio"]
     assert lacking(["call audio"], "completed", [("audio", "Call audio")]) == []
+
+
+def test_the_demo_runs_carry_what_their_tasks_list_but_one(client):
+    """The demo's ARTB bundle: every run's evidence is captioned with its task's items, except Atlas Ops's hotel
+    hold, which lacks "screenshot of the pre-payment page" of its three (recording, screenshot of the comparison,
+    screenshot of the pre-payment page): 3 - 2 held = 1 lacking."""
+    doc = json.loads((Path(__file__).resolve().parents[2] / "fixtures" / "artb.json").read_text())
+    bundle_import(doc=doc)
+    lacking_runs = {
+        run.key: lacking(version.evidence, run.status, [(e.kind, e.caption) for e in run.evidence.all()])
+        for run in Run.objects.filter(round__benchmark__slug="artb").select_related("task")
+        for version in [run.task.versions.get(version=run.task_version)]
+    }
+    assert {k: v for k, v in lacking_runs.items() if v} == {
+        "artb-r1-atlas-ops-hotel-hold": ["screenshot of the pre-payment page"]
+    }
+    page = _text(client.get("/b/artb/r/2026-r1/runs/artb-r1-atlas-ops-hotel-hold/").content)
+    assert "This run lacks 1 of the 3 items its task lists: screenshot of the pre-payment page." in page
