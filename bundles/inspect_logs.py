@@ -10,6 +10,9 @@ of our own. The mapping (docs/inspect.md):
   score, mapped by Inspect's own ``value_to_float`` (C 1, P 0.5, I and N 0, numbers as they are);
 - model usage becomes tokens: input, output and cache writes; cache reads never count;
 - working time becomes ``wall_seconds``; cost stays null unless every model usage of the sample carries one;
+- the sandbox (the sample's, else the eval's) becomes ``execution_mode`` when it is Docker or local (002's two
+  modes), and is not recorded otherwise; no ``judge_model`` is recorded, since a log does not say which model, if
+  any, scored a sample;
 - a sample that errored is ``infra_error``; one stopped by a limit is handed in as it stood, ``timeout`` for a
   time or working-time limit and ``budget_exhausted`` for any other (tokens, messages, turns, cost...);
 - the eval's model and solver become the entry (``model``, ``cli``) and the Inspect version its
@@ -263,6 +266,18 @@ def run_status(sample: EvalSample) -> str:
     return "completed"
 
 
+# Inspect's sandbox types that are 002's execution modes ("Docker mode", "Local mode (fallback)"); a run in any
+# other sandbox, or in none, records no mode.
+SANDBOX_MODES = {"docker": "docker", "local": "local"}
+
+
+def execution_mode(log: EvalLog, sample: EvalSample) -> str | None:
+    """The sample's execution mode (`scoring.run_setup`): its own sandbox, else its eval's, when Inspect's type is
+    Docker or local; None (not recorded) for any other sandbox or none."""
+    spec = getattr(sample, "sandbox", None) or log.eval.sandbox
+    return SANDBOX_MODES.get(spec.type) if spec is not None else None
+
+
 def usage_fields(sample: EvalSample) -> dict[str, Any]:
     """Tokens over every model the sample used: input (Inspect's `input_tokens` already leaves out cache reads
     and writes), output and cache writes; cache reads never count. Cost only when every usage carries one."""
@@ -394,6 +409,7 @@ def _run_doc(
         "score": sample_score(named, sample, scorer),
         **usage_fields(sample),
         "wall_seconds": sample.working_time,
+        "execution_mode": execution_mode(named.log, sample),
         # What happened, for the run page and the search (docs/transcripts.md): never a board's input.
         "transcript": sample_transcript(sample),
         "transcript_source": "inspect",

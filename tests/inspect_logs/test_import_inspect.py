@@ -222,3 +222,18 @@ def test_a_benchmark_the_import_makes_has_no_vendor_window_and_publishes_from_dr
     Benchmark.objects.filter(slug="quiz").update(preview_hours=24)
     _import(quiz_logs["flaky"])  # another import into the benchmark leaves its window as it is
     assert Benchmark.objects.get(slug="quiz").preview_hours == 24
+
+
+def test_a_sample_run_in_a_local_sandbox_is_recorded_in_local_mode(tmp_path, client, quiz_logs):
+    # 002, "Sandbox": "Local mode (fallback): ... Results may vary based on the host environment." A real eval of
+    # the quiz's first question in Inspect's local sandbox: its run records local mode, and its page marks it; the
+    # quiz run with no sandbox records none.
+    (log,) = scripted.run(["steady"], tmp_path, task=scripted.quiz(scripted.QUESTIONS[:1], epochs=1), sandbox="local")
+    assert log.eval.sandbox.type == "local"
+    _import(log.location, quiz_logs["flaky"])
+    run = Run.objects.get(key="scripted-steady.quiz.add.1")
+    assert (run.execution_mode, run.judge_model) == ("local", "")
+    assert set(Run.objects.filter(entry__agent__slug="scripted-flaky").values_list("execution_mode", flat=True)) == {""}
+    publish("quiz", "r1")
+    page = client.get("/b/quiz/r/r1/runs/scripted-steady.quiz.add.1/").content.decode()
+    assert "Local mode (fallback)" in page and "results may vary with the host" in page
