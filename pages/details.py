@@ -40,7 +40,7 @@ from .charts import line_chart
 from .formatting import fmt_range, fmt_rating, fmt_score, limits_view
 from .intervals import compare_url
 from .links import round_agent_url, run_url, task_url
-from .run_evidence import evidence_list_view, judge_view, marks_view, player_view, run_setup_view, score_parts_view
+from .run_evidence import evidence_list_view, judge_view, marks_view, recording_view, run_setup_view, score_parts_view
 from .selectors import (
     benchmark_get,
     checks_passed,
@@ -188,7 +188,7 @@ def _what_happened(run: Run, query: Mapping[str, str], listed: list | None) -> d
         "setup": run_setup_view(run, run.round.benchmark.rules.run_setup),
         "marks": marks_view(run.marks, list(run.evidence.all())),
         "evidence_list": evidence_list_view(listed, run.status, list(run.evidence.all())),
-        "player": player_view(list(run.evidence.all())),
+        **recording_view(run, list(run.evidence.all())),
         "score_parts": score_parts_view(
             methodologies.get(run.round.benchmark.methodology).score_parts(run_input(run), task_input(run.task))
         ),

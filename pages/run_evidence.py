@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from django.core.exceptions import ObjectDoesNotExist
+
 from scoring import task_evidence
 from scoring.common import fixed
 from scoring.run_setup import RunSetupRule
@@ -116,11 +118,38 @@ def player_view(evidence: list[Any]) -> dict[str, Any] | None:
     chosen = next((e for e in stored if e.kind == "recording"), stored[0] if stored else None)
     if chosen is None:
         return None
+    terminal = chosen.file.name.endswith(TERMINAL_RECORDING)
     return {
         "src": chosen.href,
-        "tag": "video" if chosen.kind == "recording" else "audio",
+        # A terminal recording (asciicast) plays in asciinema's player, any other in the browser's own.
+        "tag": "asciinema" if terminal else "video" if chosen.kind == "recording" else "audio",
         "caption": chosen.caption or chosen.get_kind_display(),
     }
+
+
+TERMINAL_RECORDING = ".cast"
+
+
+def recording_view(run: Any, evidence: list[Any]) -> dict[str, Any]:
+    """The run page's player (`player_view`) and the recording it references but was not sent
+    (`recording_missing`)."""
+    return {"player": player_view(evidence), "recording_missing": recording_missing(run, evidence)}
+
+
+def recording_missing(run: Any, evidence: list[Any]) -> str:
+    """The recording a run references but was not sent with it (a scorer's `metadata.recording_missing` in its
+    transcript, as a Terminal-Bench trial's), when the run has no recording: listed as missing, not an error."""
+    try:
+        transcript = run.transcript
+    except ObjectDoesNotExist:
+        return ""
+    if any(e.kind == "recording" for e in evidence):
+        return ""
+    for score in (transcript.meta or {}).get("scores") or []:
+        missing = (score.get("metadata") or {}).get("recording_missing") if isinstance(score, dict) else None
+        if isinstance(missing, str) and missing:
+            return missing
+    return ""
 
 
 def marks_view(marks: list[dict[str, Any]], evidence: list[Any]) -> list[dict[str, Any]]:

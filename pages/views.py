@@ -9,6 +9,8 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.csp import CSP
+from django.views.decorators.csp import csp_override
 from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
@@ -44,6 +46,12 @@ def board(request: HttpRequest, bench: str, round: str | None = None) -> HttpRes
     return _page(request, "pages/board.html", context, "board-region")
 
 
+# A run page may play a terminal recording with asciinema's player, whose terminal runs as WebAssembly: its
+# script-src allows compiling WebAssembly ('wasm-unsafe-eval'; JavaScript's eval stays refused), on this page only.
+RUN_PAGE_CSP = {**settings.SECURE_CSP, "script-src": [CSP.SELF, CSP.WASM_UNSAFE_EVAL]}
+
+
+@csp_override(RUN_PAGE_CSP)
 @public_page
 @require_GET
 def run_detail(request: HttpRequest, bench: str, round: str, run: str) -> HttpResponse:
