@@ -397,18 +397,10 @@ register(
         key="scored",
         runs_file=f"one row per trial: {_RUNS_CSV}; "
         "the trial's score (0-1, tests and judge together), its tests "
-        "passed of total and heuristic (yes where the score rests on the heuristic fallback); median_run is "
+        "passed of total and heuristic (yes where the score rests on the heuristic fallback), the judge model and the "
+        "execution mode (docker or local) where recorded; median_run is "
         "yes on the trial that stands for its agent on its task (its best trial), not a median",
-        run_fields=(
-            "score",
-            "tests_passed",
-            "tests_total",
-            "judge_scores",
-            "heuristic",
-            "auto_pass_rate",
-            "judge_model",
-            "execution_mode",
-        ),
+        run_fields=("score", "tests_passed", "tests_total", "judge_scores", "heuristic", "auto_pass_rate"),
         name="Scored (tests and judge, pass@k)",
         compute_boards=scored.compute_scored_boards,
         run_score=lambda run, task: scored.run_score(run, task).score,

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from leaderboard.models import Round
 from scoring.bundle_run_checks import week_problem
-from scoring.run_setup import setup_problems
+from scoring.run_setup import RUN_SETUP_FIELDS, setup_problems
 
 from .. import services
 from ..models import CheckResult, Dispute, Evidence, Run, Verdict, VerdictRole
@@ -213,7 +213,8 @@ class RunAdmin(DeletesThroughService, admin.ModelAdmin):
         fields = list(super().get_fields(request, obj))
         if obj is not None:
             # The fields of the run's methodology only (its registry entry), not every methodology's.
-            own = COMMON_RUN_FIELDS | set(obj.round.benchmark.rules.run_fields)
+            rules = obj.round.benchmark.rules
+            own = COMMON_RUN_FIELDS | set(rules.run_fields) | set(RUN_SETUP_FIELDS if rules.run_setup else ())
             fields = [f for f in fields if f in own]
         if obj is None or not sees_all_verdicts(request.user, obj):
             fields = [f for f in fields if f != "outcome"]
