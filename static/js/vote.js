@@ -145,38 +145,42 @@ document.addEventListener("click", (event) => {
   }));
 })();
 
-// The vote buttons sleep until the voter has seen both apps: each app counts as seen once at least half of it
-// (or half the window, for an app taller than that) has been on screen for SEEN_MS, or once the voter has gone
-// into it (the focus in its frame or on its buttons, a tap, full screen, its screenshots opened). Until then the
-// bar says so and the buttons are aria-disabled, so a tap on a phone's sticky bar cannot vote for apps never
-// looked at; the server checks each vote as before, whatever the page did.
+// The vote buttons sleep until the voter has used both apps (seed 003: people rank the apps "trying the same
+// scenarios in both"): a live app counts as used once the voter has gone into it, the focus in its frame (a click,
+// a tap or Tab into the app; not the app focusing itself while it loads) or its "Open full screen" pressed, or
+// its screenshots opened. An app on screen is not an app used: on a desktop both stand in the first screen from
+// the start. A side with screenshots only (no live app) counts once at least half of its pictures (or half the
+// window) has been on screen for SEEN_MS, or a tap on them. Until then the bar says so and the buttons are
+// aria-disabled, so a tap on a phone's sticky bar cannot vote for apps never tried; the server checks each vote
+// as before, whatever the page did.
 (() => {
   const SEEN_MS = 1000;
-  const timers = new WeakMap(); // side -> the pending "seen" timeout while it is on screen
+  const timers = new WeakMap(); // side -> the pending "seen" timeout while its screenshots are on screen
   const observed = new WeakSet();
 
   const barOf = (side) => side.closest("#vote-stage")?.querySelector("form.vote-bar");
+  const isLive = (side) => !!side?.querySelector("iframe.live");
 
   const tell = (bar) => {
     const sides = [...bar.closest("#vote-stage").querySelectorAll(".side[data-side]")];
-    const unseen = sides.filter((side) => !("seen" in side.dataset)).map((side) => side.dataset.side);
+    const unused = sides.filter((side) => !("used" in side.dataset)).map((side) => side.dataset.side);
     const wait = bar.querySelector("[data-vote-wait]");
-    if (unseen.length) {
+    if (unused.length) {
       if (wait) {
-        wait.textContent = unseen.length === sides.length
-          ? "The vote buttons wake once you have seen both apps: scroll to each of A and B, or open it."
-          : `The vote buttons wake once you have seen app ${unseen.join(" and ")} too: scroll to it, or open it.`;
+        wait.textContent = unused.length === sides.length
+          ? "The vote buttons wake once you have used both apps: click, tap or Tab into each of A and B."
+          : `The vote buttons wake once you have used app ${unused.join(" and ")} too: click, tap or Tab into it.`;
       }
       return;
     }
     delete bar.dataset.asleep;
     bar.querySelectorAll("button[aria-disabled]").forEach((button) => button.removeAttribute("aria-disabled"));
-    if (wait) wait.textContent = "You have seen both apps: vote when you are ready.";
+    if (wait) wait.textContent = "You have used both apps: vote when you are ready.";
   };
 
-  const see = (side) => {
-    if (!side || "seen" in side.dataset) return;
-    side.dataset.seen = "";
+  const use = (side) => {
+    if (!side || "used" in side.dataset) return;
+    side.dataset.used = "";
     const bar = barOf(side);
     if (bar && "asleep" in bar.dataset) tell(bar);
   };
@@ -187,14 +191,14 @@ document.addEventListener("click", (event) => {
       const needed = Math.min(entry.boundingClientRect.height, window.innerHeight) / 2;
       const shown = entry.isIntersecting && entry.intersectionRect.height >= needed - 1;
       clearTimeout(timers.get(side));
-      if (shown) timers.set(side, setTimeout(() => { if (side.isConnected) see(side); }, SEEN_MS));
+      if (shown) timers.set(side, setTimeout(() => { if (side.isConnected) use(side); }, SEEN_MS));
     });
   }, { threshold: [0, 0.1, 0.25, 0.5, 0.75, 1] });
 
   const watch = () => document.querySelectorAll("#vote-stage .side[data-side]").forEach((side) => {
     if (observed.has(side)) return;
     observed.add(side);
-    onScreen.observe(side.querySelector(".live-wrap, .shots") || side);
+    if (!isLive(side) && side.querySelector(".shots")) onScreen.observe(side.querySelector(".shots"));
     const bar = barOf(side);
     if (bar && "asleep" in bar.dataset) tell(bar);
   });
@@ -202,15 +206,26 @@ document.addEventListener("click", (event) => {
   document.addEventListener("htmx:load", watch);
   document.addEventListener("vote:stage", watch);
 
-  // Going into an app: the focus on anything in its side, a tap or click there, its screenshots opened.
-  document.addEventListener("focusin", (event) => see(event.target.closest?.(".side[data-side]")));
-  document.addEventListener("pointerdown", (event) => see(event.target.closest?.(".side[data-side]")));
-  document.addEventListener("toggle", (event) => see(event.target.closest?.(".side[data-side]")), true);
-  // The focus moving into a frame blurs the page; the frame is then the active element.
-  window.addEventListener("blur", () => setTimeout(() => {
-    const frame = document.activeElement;
-    if (frame && frame.matches("iframe.live") && "settled" in frame.dataset) see(frame.closest(".side[data-side]"));
-  }));
+  // Going into an app. Its frame, once settled (vote.js's focus guard above), taking the focus: the page's
+  // focusin at the frame, or the page losing the focus to it (a click from outside every frame).
+  const frameFocused = (frame) => {
+    if (frame?.matches?.("iframe.live") && "settled" in frame.dataset) use(frame.closest(".side[data-side]"));
+  };
+  document.addEventListener("focusin", (event) => frameFocused(event.target));
+  window.addEventListener("blur", () => setTimeout(() => frameFocused(document.activeElement)));
+  // From one frame straight into the other the page hears nothing: look at which frame holds the focus.
+  setInterval(() => { if (document.activeElement?.tagName === "IFRAME") frameFocused(document.activeElement); }, 250);
+  document.addEventListener("click", (event) => {
+    if (event.target.closest?.(".fullscreen-toggle")) use(event.target.closest(".side[data-side]"));
+  });
+  document.addEventListener("pointerdown", (event) => {
+    if (event.target.closest?.(".live-wrap, .shots")) use(event.target.closest(".side[data-side]"));
+  });
+  // Screenshots opened by the voter (a live app's, closed at first; a side of screenshots only counts as above).
+  document.addEventListener("toggle", (event) => {
+    const side = event.target.closest?.(".side[data-side]");
+    if (event.target.matches?.("details.shots") && event.target.open && isLive(side)) use(side);
+  }, true);
 
   // While asleep, a press on a vote button (click, Enter, Space) does nothing; this runs before htmx's own
   // listeners (capture on the document), so no vote is sent.

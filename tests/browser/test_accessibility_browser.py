@@ -25,6 +25,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.a11y import assert_accessible, violations
+from tests.browser.voting import use_both_apps
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -222,6 +223,7 @@ def test_the_vote_screen_in_every_state_is_accessible(transactional_db, browser,
     phone_context.close()
 
     stage = page.locator("#vote-stage")
+    use_both_apps(page)
     stage.get_by_role("button", name="Tie").click()
     page.get_by_role("link", name="Next pair").wait_for()
     assert_accessible(page)  # the reveal, in place
@@ -242,6 +244,7 @@ def test_the_vote_screen_in_every_state_is_accessible(transactional_db, browser,
     page.goto(f"{base}/vote/")  # the next pair, drawn with the vote
     _pair_on_screen(page)
     _expire_open_pairs(voter)
+    use_both_apps(page)
     stage.get_by_role("button", name="A is better").click()
     expect(stage.get_by_role("heading", name="Pair expired")).to_be_visible()  # 410, shown in place
     assert_accessible(page)
@@ -249,6 +252,7 @@ def test_the_vote_screen_in_every_state_is_accessible(transactional_db, browser,
     page.goto(f"{base}/vote/")
     _pair_on_screen(page)
     settings.VOTE_RATE_LIMIT = 0
+    use_both_apps(page)
     stage.get_by_role("button", name="B is better").click()
     expect(stage.get_by_role("heading", name="Too many votes for now")).to_be_visible()  # 429, in place
     assert_accessible(page)
@@ -275,6 +279,7 @@ def test_the_vote_screen_in_every_state_is_accessible(transactional_db, browser,
     page.locator("#vote-stage").get_by_role("button", name="A is better").wait_for()
     unused = Matchup.objects.get(voter=voter, used_at=None, expires_at__gt=timezone.now())
     _expire_open_pairs(voter)
+    use_both_apps(page)
     page.locator("#vote-stage").get_by_role("button", name="A is better").click()
     expect(page.get_by_role("heading", name="Pair expired")).to_be_visible()
     assert page.evaluate("() => typeof htmx") == "undefined" and page.url.endswith(f"/vote/m/{unused.key}/")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.browser.a11y import assert_accessible
-from tests.browser.voting import see_both_apps
+from tests.browser.voting import use_both_apps
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -144,7 +144,7 @@ def test_signed_out_vote_explains_then_the_reveal_is_in_the_bar_and_the_apps_sta
         """() => document.querySelectorAll('iframe.live').forEach((f, i) => { f.dataset.kept = 'yes-' + i; })"""
     )
     frames_before = page.locator("iframe.live").count()
-    see_both_apps(page)
+    use_both_apps(page)
     stage.get_by_role("button", name="B is better").click()
     bar = page.locator("#vote-reveal .vote-bar")
     bar.wait_for()

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.voting import see_both_apps
+from tests.browser.voting import use_both_apps
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -185,7 +185,7 @@ def test_on_a_phone_the_apps_loading_never_scroll_the_page_away_from_the_task(li
     _wait_for_both_apps(page)
     page.wait_for_timeout(300)
     assert page.evaluate("scrollY") == 0
-    see_both_apps(page)
+    use_both_apps(page)
     page.locator("#vote-stage").get_by_role("button", name="Tie").click()
     page.get_by_role("link", name="Next pair").wait_for()
     _wait_for_both_apps(page)  # the revealed pair's apps load again
@@ -231,7 +231,9 @@ def test_the_vote_screen_works_by_keyboard_alone(live_server, demo, browser):
     assert asked == []
     _wait_for_both_apps(page)
     expect(page.locator("#vote-stage")).to_be_focused()
-    # The new pair votes through htmx like the first one: its answer is the revealed pair again.
+    # The new pair votes through htmx like the first one (once both its apps are used): its answer is the revealed
+    # pair again.
+    use_both_apps(page)
     page.locator("#vote-stage").get_by_role("button", name="B is better").click()
     page.get_by_role("link", name="Next pair").wait_for()
     assert list(Vote.objects.order_by("id").values_list("winner", flat=True)) == ["a", "b"]
@@ -373,8 +375,10 @@ def _try_to_vote_while_asleep(page) -> None:
     assert _asleep(page)
 
 
-@pytest.mark.parametrize("size", [{"width": 390, "height": 844}, {"width": 1280, "height": 900}])
-def test_the_vote_buttons_sleep_until_the_voter_has_seen_both_apps(live_server, demo, browser, size):
+@pytest.mark.parametrize("size", [{"width": 390, "height": 844}, {"width": 1366, "height": 900}])
+def test_the_vote_buttons_sleep_until_the_voter_has_used_both_apps(live_server, demo, browser, size):
+    """Seed 003: people rank the apps "trying the same scenarios in both". Apps on screen are not apps tried: on a
+    desktop both stand in the first screen from the start, and the buttons used to wake a second later."""
     from voting.models import Vote
 
     page = browser.new_page(viewport=size, is_mobile=size["width"] < 500, has_touch=size["width"] < 500)
@@ -384,24 +388,57 @@ def test_the_vote_buttons_sleep_until_the_voter_has_seen_both_apps(live_server, 
     # From the first paint the bar says why its buttons do nothing yet, to the eye and to a screen reader.
     assert _asleep(page)
     wait = bar.locator("[data-vote-wait]")
-    assert "wake once you have seen both apps" in wait.inner_text()
     described = bar.get_by_role("button", name="A is better").get_attribute("aria-describedby")
     assert described == wait.get_attribute("id")
     assert bar.get_by_role("button", name="A is better").is_visible()  # the sticky bar, in view on a phone too
-    if size["width"] < 500:
-        # On a phone app B is below the fold: seeing only app A leaves the buttons asleep, however long.
-        _try_to_vote_while_asleep(page)
-        page.locator("#live-A").scroll_into_view_if_needed()
-        expect(wait).to_contain_text("seen app B too", timeout=5_000)
+    _wait_for_both_apps(page)
+    # Each app on screen for a while, untouched: the buttons sleep on.
+    for letter in "AB":
+        page.locator(f"#live-{letter}").scroll_into_view_if_needed()
         page.wait_for_timeout(1_500)
-        _try_to_vote_while_asleep(page)
-        page.locator("#live-B").scroll_into_view_if_needed()
-    # Both apps seen (on a desktop they stand side by side in the first screen): the buttons wake.
+    _try_to_vote_while_asleep(page)
+    assert "wake once you have used both apps" in wait.inner_text()
+    # Into app A (a click in it, as a voter starting to try it): B is still to be tried.
+    page.frame_locator('iframe[title="App A, live"]').get_by_label("Your name").click()
+    expect(wait).to_contain_text("used app B too", timeout=5_000)
+    _try_to_vote_while_asleep(page)
+    # Straight from app A into app B: both used, the buttons wake.
+    page.frame_locator('iframe[title="App B, live"]').get_by_label("Your name").click()
     expect(bar.locator("button[aria-disabled]")).to_have_count(0, timeout=5_000)
-    expect(wait).to_have_text("You have seen both apps: vote when you are ready.")
+    expect(wait).to_have_text("You have used both apps: vote when you are ready.")
     bar.get_by_role("button", name="B is better").click()
     page.get_by_role("link", name="Next pair").wait_for()
     assert Vote.objects.get().winner == "b"
+
+
+def test_on_a_desktop_the_two_apps_start_in_the_first_screen(live_server, demo, browser):
+    """At 1366x900, a new voter whose address is not confirmed yet (two notices) on a task with scenarios: the
+    notices, the scenarios and the keyboard help are one line each, opened on demand, and both apps start in the
+    first screen, with most of each in it (they started at about 680 px)."""
+    page = browser.new_page(viewport={"width": 1366, "height": 900})
+    page.goto(f"{live_server.url}/signup/?next=/vote/")
+    page.get_by_label("Email").fill("voter@example.com")
+    page.get_by_label("Password", exact=True).fill(PASSWORD)
+    page.get_by_label("Password again").fill(PASSWORD)
+    page.get_by_role("button", name="Sign up").click()
+    page.wait_for_url("**/vote/")
+    page.goto(f"{live_server.url}/vote/")  # the page as it opens again, without the one-time "we sent a link"
+    _wait_for_both_apps(page)
+    page.evaluate("window.scrollTo(0, 0)")
+    for letter in "AB":
+        frame = page.locator(f"#live-{letter} iframe.live").bounding_box()
+        assert frame is not None and frame["y"] + frame["height"] / 2 <= 900, (letter, frame)
+    status = page.locator("#vote-status")
+    expect(status).to_contain_text("Your votes count once you confirm your email address")
+    expect(status).to_contain_text("Your votes start counting on")
+    # Each folded part opens in place with all it said before.
+    status.locator("summary").click()
+    expect(status.get_by_role("button", name="Send the link again")).to_be_visible()
+    expect(status).to_contain_text("a day after you signed up")
+    page.locator("#scenarios summary").click()
+    expect(page.locator("#scenarios li").first).to_have_text("Sign up with a name of your choice")
+    page.locator("#vote-keys summary").click()
+    expect(page.locator("#vote-keys")).to_contain_text("Tab moves into app A")
 
 
 def test_by_keyboard_the_vote_buttons_wake_once_the_focus_has_been_in_both_apps(live_server, demo, browser):

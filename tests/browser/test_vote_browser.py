@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.voting import see_both_apps
+from tests.browser.voting import use_both_apps
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -33,7 +33,7 @@ def _names(doc) -> list[str]:
 def _vote_and_check_reveal(page, button: str, names: list[str]) -> None:
     stage = page.locator("#vote-stage")
     stage.get_by_role("button", name=button).wait_for()
-    see_both_apps(page)
+    use_both_apps(page)
     before = stage.inner_text()
     assert not [n for n in names if n in before], "a name was shown before the vote"
     assert page.locator("#vote-stage .side-letter").all_inner_texts() == ["A", "B"]
@@ -110,6 +110,7 @@ def test_a_vendors_user_is_never_shown_its_own_agent(live_server, demo, browser,
     stage = page.locator("#vote-stage")
     shown: set[str] = set()
     for _ in range(30):
+        use_both_apps(page)
         stage.get_by_role("button", name="Tie").click()
         page.get_by_role("link", name="Next pair").wait_for()
         text = stage.inner_text()
