@@ -71,7 +71,8 @@ def _fresh_cache():
 @pytest.fixture(autouse=True)
 def _vote_cells_in_step(request):
     """After every test that used the database, the vote cells equal a fresh count of the votes (what
-    `manage.py vote_cells --check` checks): no write path may leave them behind."""
+    `manage.py vote_cells --check` checks) and each voter's stored standing a fresh count of the voter's day, flag
+    and address (`manage.py voter_standings --check`): no write path may leave them behind."""
     uses_db = request.node.get_closest_marker("django_db") or {"db", "transactional_db", "live_server"} & set(
         request.fixturenames
     )
@@ -84,6 +85,10 @@ def _vote_cells_in_step(request):
 
     differences = cells_differences()
     assert not differences, "vote cells out of step with the votes: " + "; ".join(map(str, differences))
+    from voting.standing import standings_differences
+
+    behind = standings_differences()
+    assert not behind, "voter standings out of step: " + "; ".join(map(str, behind))
 
 
 def pytest_collection_modifyitems(config, items):

@@ -1,6 +1,7 @@
 from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
+from django.db import transaction
 
 from runs.admin import DeletesThroughService
 
@@ -9,6 +10,7 @@ from .models import Matchup, Vote, VoterFlag
 from .services.addresses import account_address_save
 from .services.editing import vote_change
 from .services.flagging import voter_flag_clear
+from .standing import standings_retire
 from .views.accounts import sign_in_limited
 
 # The admin's own password checks count against the site's sign-in limit (one limit per address for every way
@@ -80,6 +82,16 @@ class VoterFlagAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request) -> bool:
         return False
+
+    def delete_model(self, request, obj) -> None:
+        with transaction.atomic():
+            standings_retire([obj.voter_id])  # a deleted active flag no longer holds the voter's votes
+            super().delete_model(request, obj)
+
+    def delete_queryset(self, request, queryset) -> None:
+        with transaction.atomic():
+            standings_retire(queryset.values_list("voter_id", flat=True))
+            super().delete_queryset(request, queryset)
 
     @admin.action(description="Clear: the selected voters' votes count again")
     def clear(self, request, queryset) -> None:

@@ -23,6 +23,7 @@ from django.db import connection, transaction
 from django.db.models import Count, QuerySet
 
 from .models import Outcome, Vote, VoteCell
+from .standing import standings_retire
 
 # (task_id, agent_a_id, agent_b_id, winner): the part of a vote its cell depends on.
 VoteKey = tuple[int, int, int, str]
@@ -95,6 +96,7 @@ def votes_lock(votes: QuerySet[Vote]) -> list[tuple[int, VoteKey]]:
 def votes_add(votes: list[Vote], *, batch_size: int = 1000) -> list[Vote]:
     """Store new votes (a bundle import, a test's fixture) and count the counting ones into their cells."""
     with transaction.atomic():
+        standings_retire(v.voter_id for v in votes)  # a site voter's day may hold them
         created = Vote.objects.bulk_create(votes, batch_size=batch_size)
         cells_apply(added=[(v.task_id, v.agent_a_id, v.agent_b_id, v.winner) for v in votes if v.counts])
     return created

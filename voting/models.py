@@ -186,6 +186,30 @@ class AccountAddress(models.Model):
         return f"{self.user} ({'confirmed' if self.confirmed_at else 'unconfirmed'})"
 
 
+class VoterStanding(models.Model):
+    """Where a voter stands, stored so that a vote reads it instead of counting it (`voting.standing`): the
+    votes the voter cast on `day` (UTC) that count or will count (not held for the daily cap or the address),
+    whether an active flag holds the voter's votes, and whether the account's address is unconfirmed.
+
+    A vote adds itself in its own transaction; every other write that changes what the row sums (a flag raised
+    or cleared, an address confirmed, an editor's change to a vote, votes stored in bulk) deletes the row, and
+    the next read counts it afresh. `manage.py voter_standings --check` compares the rows with a fresh count."""
+
+    voter = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="vote_standing"
+    )
+    day = models.DateField(help_text="The UTC day `today` counts.")
+    today = models.PositiveIntegerField(default=0)
+    flagged = models.BooleanField(default=False)
+    unconfirmed = models.BooleanField(default=False)
+
+    class Meta:
+        db_table = "voting_voter_standing"
+
+    def __str__(self) -> str:
+        return f"{self.voter_id} on {self.day}: {self.today}"
+
+
 class VoterFlagQuerySet(models.QuerySet):
     def active(self) -> VoterFlagQuerySet:
         return self.filter(cleared_at__isnull=True)

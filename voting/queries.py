@@ -14,14 +14,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import NamedTuple
 
-from django.contrib.auth import get_user_model
-from django.db import connection
-from django.db.models import Count, Exists, F, OuterRef, QuerySet, Subquery, Sum, Value
+from django.db.models import F, QuerySet, Sum, Value
 from django.db.models.functions import Coalesce, Greatest, Least
 
 from leaderboard.models import RoundStatus
 
-from .models import AccountAddress, Held, Matchup, Vote, VoteCell, VoterFlag
+from .models import Matchup, Vote, VoteCell
 
 
 def matchup_open(*, voter_id: int, scope: str, now: datetime) -> Matchup | None:
@@ -120,37 +118,6 @@ def voter_pairs(*, voter_id: int, task_ids: list[int]) -> set[tuple[int, int, in
     return {(task, lo, hi) for task, lo, hi in rows}
 
 
-class VoterDay(NamedTuple):
-    today: int  # votes cast since `since` that count or will count (not held for the cap or the address)
-    flagged: bool  # an active flag
-    unconfirmed: bool  # the account's address is not confirmed yet (`services.addresses`)
-
-
-def voter_day(*, voter_id: int, since: datetime) -> VoterDay:
-    """Where the voter stands today (`VoterDay`), in one statement: the account's row with a count of its
-    votes today and whether it has an active flag or an unconfirmed address."""
-    today = (
-        Vote.objects.filter(voter_id=OuterRef("pk"), cast_at__gte=since)
-        .exclude(held__in=[Held.DAILY_CAP, Held.UNCONFIRMED])
-        .order_by()
-        .values("voter_id")
-        .annotate(n=Count("pk"))
-        .values("n")
-    )
-    row = (
-        get_user_model()
-        .objects.filter(pk=voter_id)
-        .values_list(
-            Coalesce(Subquery(today), 0),
-            Exists(VoterFlag.objects.filter(voter_id=OuterRef("pk"), cleared_at__isnull=True)),
-            Exists(AccountAddress.objects.filter(user_id=OuterRef("pk"), confirmed_at__isnull=True)),
-        )
-        .first()
-    )
-    today_n, flagged, unconfirmed = row or (0, False, False)
-    return VoterDay(today_n, flagged, unconfirmed)
-
-
 class ClaimTarget(NamedTuple):
     """What a vote reads of its matchup: whether it may be used (`draw.matchups.matchup_check`), what the vote
     stores, and what the screen then reveals."""
@@ -200,13 +167,6 @@ def claim_target(*, key: str) -> ClaimTarget | None:
         m.claim_status_a == RoundStatus.PUBLISHED and m.claim_status_b == RoundStatus.PUBLISHED,
         reveal_of(m),
     )
-
-
-def voter_lock(*, voter_id: int) -> None:
-    """Lock the voter's row until the transaction ends, where the database has row locks (SQLite's
-    transactions already run one writer at a time)."""
-    if connection.features.has_select_for_update:
-        list(get_user_model().objects.select_for_update().filter(pk=voter_id).values_list("pk", flat=True))
 
 
 def matchup_use(*, matchup_id: int, now: datetime) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db.models import F, Q
@@ -18,6 +18,7 @@ from . import queries
 from .draw.rules import live_kind, preview_shots, with_previews
 from .models import Matchup
 from .pool import VotePool, vote_pool
+from .standing import standing_read
 
 # Matchup tokens are secrets.token_urlsafe; scopes are benchmark slugs and task keys (leaderboard key_validator).
 TOKEN_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -214,11 +215,6 @@ def matchup_reveal(key: str) -> queries.Reveal | None:
 # --- the voter ----------------------------------------------------------------------------------------------
 
 
-def day_start(now: datetime) -> datetime:
-    """The start of the UTC day: the daily cap counts votes cast since then."""
-    return now.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
-
-
 def account_counts_from(user) -> datetime:
     """When a new account's votes start counting: sign-up + VOTE_NEW_ACCOUNT_DELAY_HOURS."""
     return user.date_joined + timedelta(hours=settings.VOTE_NEW_ACCOUNT_DELAY_HOURS)
@@ -240,7 +236,7 @@ class VoterStatus:
 def voter_status(*, voter, now: datetime | None = None) -> VoterStatus:
     now = now or timezone.now()
     counts_from = account_counts_from(voter)
-    today, flagged, unconfirmed = queries.voter_day(voter_id=voter.pk, since=day_start(now))
+    today, flagged, unconfirmed, *_ = standing_read(voter_id=voter.pk, now=now)
     return VoterStatus(
         counts_from=counts_from if counts_from > now else None,
         flagged=flagged,

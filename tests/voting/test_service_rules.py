@@ -17,6 +17,7 @@ from voting.models import Vote, VoterFlag
 from voting.services.counting import vote_cast, vote_record, votes_mature
 from voting.services.flagging import voter_agreement, voter_flag_clear, voters_flag
 from voting.services.limits import rate_limit_hit
+from voting.standing import standings_retire
 
 pytestmark = pytest.mark.django_db
 
@@ -76,6 +77,8 @@ def test_the_standing_after_a_vote_counts_it_and_keeps_the_flag(world, settings)
     assert [s.counted_today for s in statuses] == [1, 2, 3, 3]
     assert [s.over_cap for s in statuses] == [False, False, True, True]
     assert not any(s.flagged for s in statuses) and statuses[0].counts_from is None
+    # A flag written here rather than by `voters_flag`, which also retires the voter's stored standing.
+    standings_retire([voter.pk])
     VoterFlag.objects.create(voter=voter, decided_votes=30, agreed=0, p_value=1e-9)
     matchup = matchup_for(voter, _run(world, "zephyrbot"), _run(world, "marlinide"), now=now)
     after = vote_cast(key=matchup.key, voter=voter, winner="a", now=now + timedelta(minutes=9))

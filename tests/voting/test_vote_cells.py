@@ -26,6 +26,7 @@ from voting.models import Vote, VoteCell, VoterFlag
 from voting.services.counting import votes_mature
 from voting.services.editing import vote_change
 from voting.services.flagging import voter_flag_clear, voters_flag
+from voting.standing import standings_differences
 
 pytestmark = pytest.mark.django_db
 
@@ -218,6 +219,8 @@ def test_concurrent_recording_maturing_flagging_and_clearing_lose_no_count(setti
     assert sum(VoteCell.objects.values_list("n", flat=True)) == counted
     assert counted > 0
     assert VoterFlag.objects.exists()  # the flagging thread did flag (and clear) while votes came in
+    # Each voter's stored standing (today's votes, the flag) equals a fresh count, however the writes crossed.
+    assert standings_differences() == []
 
 
 @pytest.mark.postgres(reason="two connections: a vote committed while the refit holds the snapshot row")

@@ -28,6 +28,7 @@ from leaderboard.mail import mail_send
 
 from ..mailbox import mailbox_key, name_key
 from ..models import AccountAddress
+from ..standing import standings_retire
 
 
 class MailNotSent(Exception):
@@ -74,6 +75,12 @@ def account_address_save(*, user, confirmed: bool) -> None:
     `confirmed` (staff vouch for the address) marks it confirmed, and a new address needs a new link.
     IntegrityError when another account holds the key."""
     key = name_key(user.username)
+    with transaction.atomic():
+        standings_retire([user.pk])  # the address may become confirmed
+        _address_save(user, key, confirmed)
+
+
+def _address_save(user, key: str, confirmed: bool) -> None:
     row = AccountAddress.objects.filter(user=user).first()
     if row is None:
         AccountAddress.objects.create(user=user, skeleton=key, confirmed_at=timezone.now() if confirmed else None)
@@ -127,5 +134,7 @@ def address_confirm(token: str):
     )
     if row is None or row.link_address != row.user.email:
         return None
-    AccountAddress.objects.filter(pk=row.pk, confirmed_at__isnull=True).update(confirmed_at=timezone.now())
+    with transaction.atomic():
+        standings_retire([row.user_id])  # the account's votes from now on count
+        AccountAddress.objects.filter(pk=row.pk, confirmed_at__isnull=True).update(confirmed_at=timezone.now())
     return row.user

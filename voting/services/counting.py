@@ -40,7 +40,8 @@ from .. import queries
 from ..cells import cells_apply, votes_lock
 from ..draw.matchups import MatchupRefused, matchup_check, refuse_forged
 from ..models import Held, Vote, VoterFlag, Winner
-from ..selectors import VoterStatus, account_counts_from, day_start, is_token
+from ..selectors import VoterStatus, account_counts_from, is_token
+from ..standing import NOT_IN_THE_DAY, StandingRow, standing_count, standing_read
 
 
 @dataclass(frozen=True)
@@ -56,10 +57,11 @@ class Standing:
         return self.held == Held.NONE
 
 
-def vote_standing(*, voter, now: datetime) -> Standing:
-    """Whether a vote cast now by `voter` counts, and if not why (the rules in the module docstring)."""
+def vote_standing(*, voter, now: datetime, stored: StandingRow | None = None) -> Standing:
+    """Whether a vote cast now by `voter` counts, and if not why (the rules in the module docstring), from the
+    voter's stored standing (`voting.standing`; `stored` when the caller has read it already)."""
     counts_from = account_counts_from(voter)
-    today, flagged, unconfirmed = queries.voter_day(voter_id=voter.pk, since=day_start(now))
+    today, flagged, unconfirmed = (stored or standing_read(voter_id=voter.pk, now=now))[:3]
     if unconfirmed:
         return Standing(Held.UNCONFIRMED, None, today, flagged, unconfirmed=True)
     if flagged:
@@ -95,9 +97,9 @@ def vote_cast(*, key: str, voter, winner: str, now: datetime | None = None) -> C
         raise refuse_forged()
     now = now or timezone.now()
     with transaction.atomic():
-        # Locking the voter's row serialises one voter's concurrent votes, so two requests cannot both pass
-        # the daily cap at cap - 1.
-        queries.voter_lock(voter_id=voter.pk)
+        # The voter's standing, its row locked: one voter's concurrent votes wait for each other, so two
+        # requests cannot both pass the daily cap at cap - 1.
+        stored = standing_read(voter_id=voter.pk, now=now, lock=True)
         # Locking the matchup makes a replayed key wait for the first vote and then see used_at set.
         target = queries.claim_target(key=key)
         matchup_check(target, voter_id=voter.pk, now=now, for_vote=True)
@@ -107,7 +109,7 @@ def vote_cast(*, key: str, voter, winner: str, now: datetime | None = None) -> C
         # The conditional update is the claim: only one request can turn used_at from NULL.
         if not queries.matchup_use(matchup_id=target.pk, now=now):
             raise MatchupRefused("used", 410, "You already voted on this pair. Each pair takes one vote.")
-        standing = vote_standing(voter=voter, now=now)
+        standing = vote_standing(voter=voter, now=now, stored=stored)
         vote = Vote.objects.create(
             task_id=target.task_id,
             agent_a_id=target.agent_a_id,
@@ -122,6 +124,8 @@ def vote_cast(*, key: str, voter, winner: str, now: datetime | None = None) -> C
             counts_from=standing.counts_from,
             matchup_id=target.pk,
         )
+        if standing.held not in NOT_IN_THE_DAY:
+            standing_count(voter_id=voter.pk, standing=stored, now=now)
         if standing.counts:
             cells_apply(added=[(vote.task_id, vote.agent_a_id, vote.agent_b_id, vote.winner)])
             snapshots_mark_stale(benchmark_ids=[target.benchmark_id])  # its ratings
@@ -129,7 +133,7 @@ def vote_cast(*, key: str, voter, winner: str, now: datetime | None = None) -> C
     after = VoterStatus(
         counts_from=counts_from if counts_from > now else None,
         flagged=standing.flagged,
-        counted_today=standing.today + (standing.held not in (Held.DAILY_CAP, Held.UNCONFIRMED)),
+        counted_today=standing.today + (standing.held not in NOT_IN_THE_DAY),
         unconfirmed=standing.unconfirmed,
         daily_cap=settings.VOTE_DAILY_CAP,
     )

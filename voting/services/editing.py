@@ -10,6 +10,7 @@ from runs.selectors import user_is_editor
 
 from ..cells import VOTE_CELL_FIELDS, cells_apply
 from ..models import Vote
+from ..standing import standings_retire
 
 
 def vote_change(*, vote: Vote, by, changes: dict | None = None, delete: bool = False) -> None:
@@ -18,9 +19,16 @@ def vote_change(*, vote: Vote, by, changes: dict | None = None, delete: bool = F
         raise PermissionDenied("Only editors may change votes.")
     with transaction.atomic():
         # The stored row, locked: its cell is uncounted from what it was, not from what the form holds.
-        before = Vote.objects.select_for_update().filter(pk=vote.pk).values_list("counts", *VOTE_CELL_FIELDS).first()
+        before = (
+            Vote.objects.select_for_update()
+            .filter(pk=vote.pk)
+            .values_list("counts", *VOTE_CELL_FIELDS, "voter_id")
+            .first()
+        )
+        # The voter's day may change (a vote removed, moved to another voter, held differently).
+        standings_retire([vote.voter_id, before[-1] if before else None])
         if before is not None and before[0]:
-            cells_apply(removed=[before[1:]])
+            cells_apply(removed=[before[1:-1]])
         if delete:
             Vote.objects.filter(pk=vote.pk).delete()
         else:

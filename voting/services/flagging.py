@@ -24,6 +24,7 @@ from scoring.bradley_terry import fit_cells
 
 from ..cells import VOTE_CELL_FIELDS, cell_of, cells_apply, votes_lock
 from ..models import Held, Outcome, Vote, VoteCell, VoterFlag, Winner
+from ..standing import standings_retire
 from .counting import votes_update
 
 
@@ -113,9 +114,11 @@ def voters_flag(*, benchmark_id: int, now: datetime | None = None) -> list[Voter
         if cleared and not Vote.objects.filter(voter_id=row.voter_id, cast_at__gt=cleared.cleared_at).exists():
             continue  # an editor cleared this voter and nothing new has been cast since
         with transaction.atomic():
-            get_user_model().objects.select_for_update().filter(pk=row.voter_id).first()
+            # The account's key is left alone (as `standing`'s locks do): a vote's insert checks it.
+            get_user_model().objects.select_for_update(no_key=True).filter(pk=row.voter_id).first()
             if VoterFlag.objects.active().filter(voter_id=row.voter_id).exists():
                 continue
+            standings_retire([row.voter_id])  # before the flag: a vote from now on reads it
             flags.append(
                 VoterFlag.objects.create(
                     voter_id=row.voter_id,
@@ -143,6 +146,7 @@ def voter_flag_clear(*, flag: VoterFlag, by, now: datetime | None = None) -> int
     was new wait for their `counts_from`). Returns how many votes count again."""
     now = now or timezone.now()
     with transaction.atomic():
+        standings_retire([flag.voter_id])
         if VoterFlag.objects.filter(pk=flag.pk, cleared_at__isnull=True).update(cleared_at=now, cleared_by=by) != 1:
             return 0
         held = Vote.objects.filter(voter_id=flag.voter_id, held=Held.FLAGGED)
