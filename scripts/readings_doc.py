@@ -31,8 +31,8 @@ def choices_markdown() -> str:
         "",
         "Rules a careful benchmark team could read another way. Each has an id, the seed's words, the reading this",
         "site takes and the other one; every board is also computed under each other reading (alone, and all",
-        "together), its rank ranges shown on the board and what moves on its Readings page (docs/readings.md), and",
-        "`recount BUNDLE --reading ID=VALUE` recounts a download under any of them.",
+        "together), its rank ranges shown on the board and what moves on its Readings page, and `recount BUNDLE",
+        "--reading ID=VALUE` recounts a download under any of them: [docs/readings.md](readings.md).",
         "",
     ]
     for q in QUESTIONS:

@@ -18,6 +18,7 @@ import pytest
 
 from fixtures.make_demo import write_demo_apps
 from scoring.bundle_checks import validate_bundle
+from scoring.common import budget_tokens
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -181,13 +182,13 @@ def test_appbench_special_runs(appbench):
     assert statuses["timeout"] >= 1
     assert any(r.get("app_started") is False for r in appbench["runs"])
     budget = {t["key"]: t["token_budget"] for t in appbench["tasks"]}
-    over = [
-        r
-        for r in appbench["runs"]
-        if r.get("tokens_input") is not None
-        and r["tokens_input"] + r["tokens_output"] + r["tokens_cache_write"] > budget[r["task"]]
-    ]
+    tokens = {
+        r["id"]: budget_tokens(r["tokens_input"], r["tokens_output"], r["tokens_cache_write"]) for r in appbench["runs"]
+    }
+    over = [r for r in appbench["runs"] if tokens[r["id"]] is not None and tokens[r["id"]] > budget[r["task"]]]
     assert over
+    # A counted run whose usage was not reported (003: "missing usage never counts as zero"; docs/readings.md).
+    assert [r["id"] for r in appbench["runs"] if tokens[r["id"]] is None] == ["appbench-2026-10-mason-helpdesk-t3"]
 
 
 def test_appbench_trials_and_checks_agree_with_counts(appbench):
