@@ -60,4 +60,6 @@ def test_appbench_marks_mason_and_tern_and_reads_on_a_phone(browser, live_server
     assert "3–4 across readings" in phone.locator("#board-region tr[data-agent='mason']").inner_text()
     assert phone.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     assert_accessible(phone)
+    # Mason's card and Tern's, each with the range beside its rank.
+    phone.locator("#board-region tr[data-agent='mason']").scroll_into_view_if_needed()
     phone.screenshot(path=str(DOCS / "readings-board-phone.png"))

@@ -87,3 +87,16 @@ def test_an_unpublished_rounds_readings_are_not_found(load, client):
     doc["rounds"][0].update(status="draft", published_at=None)
     load(doc)
     assert client.get(reverse("readings", args=["unsup", "r1"])).status_code == 404
+
+
+@pytest.mark.parametrize("question", ["infra-error", "overall-mean", "unsupported", "interventions"])
+def test_each_methodology_page_lists_its_open_questions_and_links_the_readings(load, client, question):
+    make, other = built.BY_QUESTION[question]
+    doc = make()
+    load(doc)
+    slug = doc["benchmark"]["slug"]
+    response = client.get(reverse("methodology", args=[slug]))
+    text = markup.unescape(" ".join(re.sub(r"<[^>]+>", " ", response.content.decode()).split()))
+    assert "Rules that can be read another way" in text
+    assert f"( {question} )" in text and f"( {other} )" in text
+    assert reverse("readings", args=[slug, "r1"]) in response.content.decode()
