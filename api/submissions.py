@@ -91,9 +91,9 @@ def _files(fmt: str | None, archive: UploadedFile | None, sent: list[UploadedFil
     if archive is not None:
         data = archive.read()
         if named is not None:
-            return Upload(named.key, sent_as(named, archive.name or "archive.zip", data), data)
+            return Upload(named.key, sent_as(named, archive.name or "archive.zip", data), data, counted=named.folder)
         found, files = of_folder(zip_files(io.BytesIO(data)))
-        return Upload(found.key, files, data)
+        return Upload(found.key, files, data, counted=True)
     if folder:
         found = named or formats.recognised(folder, folder=True)
         return Upload(found.key, {name: data for name, data in folder.items() if found.takes(name)}, None)

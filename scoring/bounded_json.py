@@ -24,6 +24,8 @@ BRACKETS = bytes(range(256)).translate(None, b"[]{}")  # every byte but the brac
 TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{},:]', re.DOTALL)
 MAX_VALUES = 1_500_000
 MAX_DEPTH = 64
+SHORT = 512  # brackets counted in Python up to this many in a chunk, with numpy past it
+OPENING = frozenset(b"[{")
 
 
 class JsonRefused(ValueError):
@@ -67,10 +69,13 @@ class JsonScan:
             chunk, self.escape_pending = chunk[1:], False
         # Escapes go first (an escaped backslash, then an escaped quote: only these hold a backslash or a
         # quote), then every string, told apart by the quotes left: what lies between them alternates.
-        bare = chunk.replace(b"\\\\", b"")
-        if bare.endswith(b"\\"):  # an escape cut in two by the chunk's end
-            bare, self.escape_pending = bare[:-1], True
-        parts = bare.replace(b'\\"', b"").split(b'"')
+        bare = chunk
+        if b"\\" in chunk:  # (most chunks of a small document hold no escape at all)
+            bare = chunk.replace(b"\\\\", b"")
+            if bare.endswith(b"\\"):  # an escape cut in two by the chunk's end
+                bare, self.escape_pending = bare[:-1], True
+            bare = bare.replace(b'\\"', b"")
+        parts = bare.split(b'"')
         outside = parts[1::2] if self.in_string else parts[0::2]
         self.in_string = (len(parts) % 2 == 1) == self.in_string
         bare = b"".join(outside)
@@ -82,18 +87,34 @@ class JsonScan:
     def _nesting(self, brackets: bytes) -> None:
         if not brackets:
             return
+        opened = brackets.count(b"[") + brackets.count(b"{")
+        if self.depth + opened <= self.budget.max_depth:  # cannot go deeper than every bracket opened: no walk
+            self.depth += 2 * opened - len(brackets)
+            return
+        if len(brackets) <= SHORT:  # a small document's few brackets: counted here, not worth numpy's setup
+            depth, deepest = self.depth, self.depth
+            for b in brackets:
+                depth += 1 if b in OPENING else -1
+                deepest = max(deepest, depth)
+            if deepest > self.budget.max_depth:
+                self._refuse_depth()
+            self.depth = depth
+            return
         steps = np.frombuffer(brackets, dtype=np.uint8)
         running = self.depth + np.cumsum(np.where((steps == ord("[")) | (steps == ord("{")), 1, -1))
         if int(running.max()) > self.budget.max_depth:
-            text = b"".join(self.chunks).decode("utf-8", errors="replace")
-            raise JsonRefused(self.name, _path_where(text, deeper=self.budget.max_depth), self._too_deep())
+            self._refuse_depth()
         self.depth = int(running[-1])
+
+    def _refuse_depth(self) -> None:
+        text = b"".join(self.chunks).decode("utf-8", errors="replace")
+        raise JsonRefused(self.name, _path_where(text, deeper=self.budget.max_depth), self._too_deep())
 
     def _too_deep(self) -> str:
         return f"nested deeper than {self.budget.max_depth} levels"
 
     def data(self) -> bytes:
-        return b"".join(self.chunks)
+        return self.chunks[0] if len(self.chunks) == 1 else b"".join(self.chunks)
 
 
 def counted(name: str, chunks: Iterable[bytes], budget: Budget, *, keep: bool = True) -> bytes:

@@ -7,7 +7,7 @@ the agent's and the tests' start and end), with `sessions/agent.cast` (the termi
 when it was kept. A run sent as its summary alone is `<run>_results.json`. A `claims.json` at the top of the
 folder says what the submission claims (`{"claims": [{"agent", "model", ..., "accuracy", "stderr"}]}`).
 
-Each trial is one of the site's runs (`run_docs`): its task, its trial number (the run's place, then the attempt),
+Each trial is one of the site's runs (`scoring.tbench_runs`): its task, its trial number (the run's place, then the attempt),
 resolved or not as its score (1 or 0), its tests as checks, its tokens (0 is "not reported": unknown), the agent's
 time, and a transcript holding the recording's text, the tests, the failure mode and the times. Pure: bytes in,
 plain values out; every JSON file read within the upload's limits (`scoring.bounded_json`) and its fields checked
@@ -16,17 +16,19 @@ for their kind before anything reads them."""
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
+from functools import cached_property
 from typing import Annotated, Any
 
 import msgspec
 
 from .bounded_json import Budget, JsonRefused, loads
 from .tau2 import Claim, decimals_of
-from .tbench_casts import TRANSCRIPT_FORMAT, CastError, cast_transcript
+from .tbench_casts import CastError, cast_transcript
 
 RESULTS, METADATA, LOCK, CLAIMS, CAST = "results.json", "run_metadata.json", "tb.lock", "claims.json", "agent.cast"
 SUMMARY_SUFFIX = "_results.json"
@@ -61,6 +63,18 @@ class _Trial(msgspec.Struct):
 
 class _Summary(msgspec.Struct):
     results: list[_Trial] | None = None
+    n_resolved: Count | None = None
+    n_unresolved: Count | None = None
+    accuracy: float | None = None
+    resolved_ids: list[str] | None = None
+    unresolved_ids: list[str] | None = None
+
+
+class _SummaryHead(msgspec.Struct):
+    """A run's summary with its inline results left unread (`msgspec.Raw`): read as `_Summary` only when the run
+    sent no trial folders, so that its trials are these."""
+
+    results: list[msgspec.Raw] | None = None
     n_resolved: Count | None = None
     n_unresolved: Count | None = None
     accuracy: float | None = None
@@ -127,7 +141,8 @@ class TbRun:
     folder: str
     metadata: _Metadata | None = None
     lock: _Lock | None = None
-    summary: _Summary | None = None
+    summary: _Summary | _SummaryHead | None = None
+    summary_file: tuple[str, bytes] | None = None  # its path and bytes, read whole only when its trials are needed
     trials: list[Trial] = field(default_factory=list)
     trials_from: str = ""  # "trial folders", "its summary", "its summary's ids" or "" (none)
 
@@ -169,8 +184,9 @@ class TbSubmission:
     declared: dict[str, Any]
     notes: list[str] = field(default_factory=list)
 
-    @property
+    @cached_property
     def attempts(self) -> int:
+        """The most attempts of a task any run made (read once: the runs do not change)."""
         return max((r.attempts for r in self.runs), default=1)
 
     def trial_number(self, index: int, attempt: int) -> int:
@@ -207,13 +223,14 @@ def _seconds(start: str | None, end: str | None) -> float | None:
     try:
         if start and end:
             seconds = (datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds()
-            return round(seconds, 3) if seconds >= 0 else None
+            return seconds if seconds >= 0 else None
     except (ValueError, TypeError):
         return None
     return None
 
 
 ATTEMPT = re.compile(r"\.(\d+)-of-\d+\.")
+NOT_KEY = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
 def _time(value: str | None) -> str | None:
@@ -282,13 +299,26 @@ def _run_of(runs: dict[str, TbRun], folder: str) -> TbRun:
 def _read_file(path: str, data: bytes, budget: Budget | None, runs: dict, trial_files: dict) -> None:
     base = _base(path)
     if base == METADATA:
-        _run_of(runs, _parent(path)).metadata = _kinds(path, _load(path, data, budget), _Metadata)
+        _run_of(runs, _parent(path)).metadata = _typed(path, data, budget, _Metadata)
     elif base == LOCK:
-        _run_of(runs, _parent(path)).lock = _kinds(path, _load(path, data, budget), _Lock)
+        _run_of(runs, _parent(path)).lock = _typed(path, data, budget, _Lock)
     elif base.endswith(SUMMARY_SUFFIX):
         folder = f"{_parent(path)}/{base.removesuffix(SUMMARY_SUFFIX)}".lstrip("/")
-        _run_of(runs, folder).summary = _kinds(path, _load(path, data, budget), _Summary)
+        run = _run_of(runs, folder)
+        run.summary, run.summary_file = (
+            _typed(path, data, budget, _SummaryHead if budget is None else _Summary),
+            (path, data),
+        )
     elif base == RESULTS:
+        trial = _fast(data, _Trial) if budget is None else None
+        if trial is not None:
+            trial_files[path] = trial
+            return
+        summary = _fast(data, _SummaryHead) if budget is None else None
+        if summary is not None:
+            run = _run_of(runs, _parent(path))
+            run.summary, run.summary_file = summary, (path, data)
+            return
         doc = _load(path, data, budget)
         if isinstance(doc, dict) and "task_id" in doc:
             trial_files[path] = _kinds(path, doc, _Trial)
@@ -298,31 +328,73 @@ def _read_file(path: str, data: bytes, budget: Budget | None, runs: dict, trial_
             raise TbenchError(f"{path}: neither a trial's results nor a run's summary")
 
 
-def _cast_for(trial_dir: str, recording_path: str, casts: dict[str, bytes]) -> tuple[str, bytes] | None:
+def _typed(path: str, data: bytes, budget: Budget | None, kind: type) -> Any:
+    """A file read as `kind`: in one pass when it was counted already (`_fast`), else counted, parsed and its
+    fields' kinds checked, any refusal naming the field."""
+    found = _fast(data, kind) if budget is None else None
+    slow = _Summary if kind is _SummaryHead else kind  # (a summary's refusal names the field of its results too)
+    return found if found is not None else _kinds(path, _load(path, data, budget), slow)
+
+
+DECODERS: dict[type, msgspec.json.Decoder] = {
+    kind: msgspec.json.Decoder(kind, strict=True) for kind in (_Trial, _Summary, _SummaryHead, _Metadata, _Lock)
+}
+
+
+def _fast(data: bytes, kind: type) -> Any:
+    """A file counted already, read as `kind` in one pass (its kinds checked as it parses); None for anything
+    else (a NUL, a number JSON cannot hold, a field of the wrong kind, another kind of file): then read as the
+    others are, whose refusals name the field."""
+    if b"\\u0000" in data or b"Infinity" in data or b"NaN" in data:
+        return None
+    try:
+        found = DECODERS[kind].decode(data)
+    except msgspec.DecodeError:
+        return None
+    if not isinstance(found, _Summary | _SummaryHead):
+        return found
+    readable = found.accuracy is None or math.isfinite(found.accuracy)  # 1e999: refused by the slow path
+    return found if readable and (found.results or found.n_resolved is not None) else None
+
+
+def _suffixes(casts: dict[str, bytes]) -> dict[str, str]:
+    """Each recording's path by every tail of it ("run/task/trial/sessions/agent.cast" and shorter)."""
+    out: dict[str, str] = {}
+    for path in casts:
+        parts = path.split("/")
+        for i in range(len(parts)):
+            out.setdefault("/".join(parts[i:]), path)
+    return out
+
+
+def _cast_for(
+    trial_dir: str, recording_path: str, casts: dict[str, bytes], tails: dict[str, str]
+) -> tuple[str, bytes] | None:
     """The recording sent for a trial: in its folder's sessions/, else the file at the path it names."""
     direct = f"{trial_dir}/sessions/{CAST}".lstrip("/")
     if trial_dir and direct in casts:
         return direct, casts[direct]
-    if not recording_path:
-        return None
-    return next(((path, data) for path, data in casts.items() if path.endswith(recording_path)), None)
+    found = tails.get(recording_path.lstrip("/")) if recording_path else None
+    return (found, casts[found]) if found is not None else None
 
 
-def _trials_of(run: TbRun, files: dict[str, _Trial], casts: dict[str, bytes]) -> None:
+def _trials_of(run: TbRun, files: dict[str, _Trial], casts: dict[str, bytes], tails: dict[str, str]) -> None:
     """The run's trials: its trial folders' results, else its summary's results, else its summary's ids."""
     own = sorted(files.items())
     if own:
         attempts = _attempts([t for _, t in own])
         run.trials = [
-            _trial(run.id, t, a, _cast_for(_parent(p), t.recording_path or "", casts))
+            _trial(run.id, t, a, _cast_for(_parent(p), t.recording_path or "", casts, tails))
             for (p, t), a in zip(own, attempts, strict=True)
         ]
         run.trials_from = "trial folders"
     elif run.summary is not None and run.summary.results:
-        inline = run.summary.results
+        if isinstance(run.summary, _SummaryHead) and run.summary_file is not None:
+            run.summary = _typed(*run.summary_file, None, _Summary)  # its inline results now: its trials
+        inline: list[_Trial] = list(run.summary.results)  # type: ignore[arg-type]  # read as _Summary just above
         attempts = _attempts(inline)
         run.trials = [
-            _trial(run.id, t, a, _cast_for("", t.recording_path or "", casts))
+            _trial(run.id, t, a, _cast_for("", t.recording_path or "", casts, tails))
             for t, a in zip(inline, attempts, strict=True)
         ]
         run.trials_from = "its summary"
@@ -335,32 +407,37 @@ def _trials_of(run: TbRun, files: dict[str, _Trial], casts: dict[str, bytes]) ->
 
 
 def read_runs(
-    files: dict[str, bytes], budget: Budget | None = None, claims: dict[str, str] | None = None
+    files: dict[str, bytes],
+    budget: Budget | None = None,
+    claims: dict[str, str] | None = None,
+    *,
+    counted: bool = False,
 ) -> TbSubmission:
     """`files` by their path in the submitted folder (those `takes` keeps). `claims`: the figures claimed on the
-    upload form ({"accuracy": "0.505", "accuracy stderr": "0.0135"}), over those of claims.json."""
+    upload form ({"accuracy": "0.505", "accuracy stderr": "0.0135"}), over those of claims.json. `counted`: the
+    .json files were counted within `budget` as they arrived (then only the others, tb.lock, are counted here)."""
     budget = budget or Budget(max_bytes=sum(len(d) for d in files.values()))
     runs: dict[str, TbRun] = {}
     trial_files: dict[str, _Trial] = {}
     casts = {p: d for p, d in files.items() if _base(p) == CAST}
     for path, data in sorted(files.items()):
         if _base(path) not in (CAST, CLAIMS):
-            _read_file(path, data, budget, runs, trial_files)
-    for path in trial_files:
-        folder = "/".join(path.split("/")[:-3])
+            _read_file(path, data, None if counted and path.endswith(".json") else budget, runs, trial_files)
+    by_run: dict[str, dict[str, _Trial]] = {}
+    for path, trial in trial_files.items():  # a trial's folder is <run>/<task>/<trial>/
+        by_run.setdefault("/".join(path.split("/")[:-3]), {})[path] = trial
+    for folder in by_run:
         _run_of(runs, folder)
+    tails = _suffixes(casts)
     for run in runs.values():
-        if run.metadata and run.metadata.run_id:
-            run.id = _run_key(run.metadata.run_id)
-        else:
-            run.id = _run_key(run.id)
-        _trials_of(run, {p: t for p, t in trial_files.items() if "/".join(p.split("/")[:-3]) == run.folder}, casts)
+        run.id = _run_key(run.metadata.run_id if run.metadata and run.metadata.run_id else run.id)
+        _trials_of(run, by_run.get(run.folder, {}), casts, tails)
     if not runs:
         raise TbenchError("no run found: send the folders `tb run` writes (run_metadata.json, tb.lock, results.json)")
     ordered = sorted(runs.values(), key=lambda r: ((r.metadata.start_time or "") if r.metadata else "", _natural(r.id)))
     if len({r.id for r in ordered}) != len(ordered):
         raise TbenchError("two runs have one run id: " + ", ".join(sorted(r.id for r in ordered)))
-    sent, declared = _claims(files, {r.folder for r in ordered}, budget)
+    sent, declared = _claims(files, {r.folder for r in ordered}, None if counted else budget)
     given = [_claim(CLAIM_NAMES.get(k, k), v, "the upload form") for k, v in (claims or {}).items() if str(v).strip()]
     named = {c.name for c in given}
     return TbSubmission(ordered, given + [c for c in sent if c.name not in named], declared, _notes(ordered))
@@ -368,7 +445,7 @@ def read_runs(
 
 def _run_key(text: str) -> str:
     """A run id as a run's key may hold it: letters, digits, `_`, `.` and `-`."""
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-.") or "run"
+    return NOT_KEY.sub("-", text).strip("-.") or "run"
 
 
 def _natural(text: str) -> list[Any]:
@@ -385,7 +462,7 @@ def _claim(name: str, value: Any, where: str) -> Claim:
     return Claim(name, "", name, None, float(exact), decimals_of(exact), "")
 
 
-def _claims(files: dict[str, bytes], folders: set[str], budget: Budget) -> tuple[list[Claim], dict[str, Any]]:
+def _claims(files: dict[str, bytes], folders: set[str], budget: Budget | None) -> tuple[list[Claim], dict[str, Any]]:
     """The claims and declared fields of the claims.json at the folder's top (not one inside a run's folder)."""
     top = sorted(
         (p for p in files if _base(p) == CLAIMS and not any(f and p.startswith(f"{f}/") for f in folders)),
@@ -423,71 +500,4 @@ def _notes(runs: list[TbRun]) -> list[str]:
     return out
 
 
-def run_docs(sub: TbSubmission, family: str) -> list[tuple[str, dict[str, Any]]]:
-    """Each trial as a bundle run (`runs[]`), with the recording it was sent (popped before the import: the
-    services store it as the run's evidence), by `family` (the dataset's name)."""
-    out = []
-    for index, run in enumerate(sub.runs):
-        for t in run.trials:
-            doc: dict[str, Any] = {
-                "id": f"{run.id}-{t.task}-a{t.attempt}",
-                "task": t.task,
-                "trial": sub.trial_number(index, t.attempt),
-                "status": "timeout" if t.failure_mode == "agent_timeout" else "completed",
-                "score": 1.0 if t.resolved else 0.0,  # no result (a failure) is unresolved, as Terminal-Bench counts it
-                "tokens_input": t.tokens_input,
-                "tokens_output": t.tokens_output,
-                "wall_seconds": t.agent_seconds,
-                "checks": [
-                    {
-                        "kind": "test",
-                        "name": name[:300],
-                        "passed": result == "passed",
-                        "detail": "" if result in ("passed", "failed") else result,
-                    }
-                    for name, result in t.tests.items()
-                ],
-                "transcript": _transcript(t),
-                "recording": {"path": t.recording_path, "data": t.recording},
-            }
-            if t.started_at:
-                doc["started_at"] = t.started_at
-            out.append((family, doc))
-    return out
-
-
-def _transcript(t: Trial) -> dict[str, Any]:
-    """What the trial's page reads beside its recording: the recording's text (when sent), the tests with their
-    results, the failure mode, and the agent's and the tests' times."""
-    doc = dict(t.recording_text or {"format": TRANSCRIPT_FORMAT, "messages": []})
-    times = ", ".join(
-        f"{what} {seconds:.1f} s"
-        for what, seconds in (("agent", t.agent_seconds), ("tests", t.test_seconds))
-        if seconds is not None
-    )
-    mode = t.failure_mode if t.failure_mode not in ("", "unset", "none") else ""
-    doc["scores"] = [
-        {
-            "scorer": "Terminal-Bench tests",
-            "value": None if t.resolved is None else float(t.resolved),
-            "answer": {True: "resolved", False: "unresolved", None: "no result"}[t.resolved],
-            "explanation": "; ".join(p for p in (f"failure mode: {mode}" if mode else "", times) if p),
-            "metadata": {
-                "tests": t.tests,
-                "failure_mode": t.failure_mode,
-                "agent_seconds": t.agent_seconds,
-                "test_seconds": t.test_seconds,
-            },
-        }
-    ]
-    if t.recording_path and t.recording is None:
-        # Referenced by the trial, not sent (as in most published submissions): listed as missing on its page.
-        doc["scores"][0]["metadata"]["recording_missing"] = t.recording_path
-    if mode:
-        doc["error"] = mode
-    if t.tokens_input is not None or t.tokens_output is not None:
-        doc["usage"] = {"agent": {"input_tokens": t.tokens_input, "output_tokens": t.tokens_output}}
-    return doc
-
-
-__all__ = ["CastError", "TbenchError", "read_runs", "run_docs"]
+__all__ = ["CastError", "TbenchError", "read_runs"]

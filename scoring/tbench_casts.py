@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import msgspec
 import orjson
 
 TRANSCRIPT_FORMAT = "agent-leaderboard-transcript/1"
@@ -36,6 +37,35 @@ def _header(line: bytes) -> dict[str, Any]:
     return head
 
 
+def _line(number: int, line: bytes) -> object:
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        raise CastError(f"line {number}: not JSON") from None
+
+
+EVENTS = msgspec.json.Decoder(list[tuple[float, str, str]])
+
+
+def _typed(numbered: list[tuple[int, bytes]]) -> list[tuple[float, str, str]] | None:
+    """The events' lines parsed at once, as one JSON array of [seconds, code, text], their kinds checked as it
+    parses; None when any line is not such an event (then read line by line, to say which)."""
+    try:
+        parsed = EVENTS.decode(b"[" + b",".join(line for _, line in numbered) + b"]")
+    except msgspec.DecodeError:
+        return None
+    return parsed if len(parsed) == len(numbered) else None  # else a line held two events
+
+
+def _checked(number: int, line: bytes) -> tuple[float, str, str]:
+    event = _line(number, line)
+    if not (isinstance(event, list) and len(event) == 3 and isinstance(event[1], str) and isinstance(event[2], str)):
+        raise CastError(f"line {number}: an event is [seconds, code, text]")
+    if isinstance(event[0], bool) or not isinstance(event[0], int | float):
+        raise CastError(f"line {number}: its time {event[0]!r} is not a number")
+    return float(event[0]), event[1], event[2]
+
+
 def events(data: bytes) -> list[tuple[float, str, str]]:
     """The recording's events, checked: times that never go back, codes "o" and "i" (others, "r" resize or
     "m" marker, are left out)."""
@@ -43,26 +73,16 @@ def events(data: bytes) -> list[tuple[float, str, str]]:
     if not lines:
         raise CastError("empty")
     _header(lines[0])
-    out: list[tuple[float, str, str]] = []
+    numbered = [(number, line) for number, line in enumerate(lines[1:], start=2) if line.strip()]
+    typed = _typed(numbered)
+    if typed is None:
+        typed = [_checked(number, line) for number, line in numbered]
     last = 0.0
-    for number, line in enumerate(lines[1:], start=2):
-        if not line.strip():
-            continue
-        try:
-            event = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            raise CastError(f"line {number}: not JSON") from None
-        if not (
-            isinstance(event, list) and len(event) == 3 and isinstance(event[1], str) and isinstance(event[2], str)
-        ):
-            raise CastError(f"line {number}: an event is [seconds, code, text]")
-        at = event[0]
-        if isinstance(at, bool) or not isinstance(at, int | float) or at < last:
+    for (number, _), (at, _, _) in zip(numbered, typed, strict=True):
+        if at < last:
             raise CastError(f"line {number}: its time {at!r} is not a number at or after the one before")
-        last = float(at)
-        if event[1] in ("o", "i"):
-            out.append((last, event[1], event[2]))
-    return out
+        last = at
+    return [event for event in typed if event[1] in ("o", "i")]
 
 
 def screen_text(raw: str) -> str:

@@ -1,20 +1,22 @@
 """A submission's files as sent: a folder (the command), a zip of one (the form, the API), or files as they are,
 each read for the format it is (`submissions.formats`): a folder's or zip's files by their path inside it, only
-those a format reads. A zip is inflated only after `bundles.zip_inflate` has counted what it really inflates to
-(SUBMISSION_MAX_BYTES in all), and each JSON file of it is then counted as it inflates (its values and nesting,
-`scoring.bounded_json`), so no file is held in memory before it is known to be within the limits."""
+those a format reads. A zip's entries are inflated once, in chunks (`bundles.zip_inflate`), what comes out
+counted against SUBMISSION_MAX_BYTES (the entry's and the whole upload's) as it comes, and each JSON file also as
+it inflates (its values and nesting, `scoring.bounded_json`), so no file is held in memory before it is known to
+be within the limits; an entry no format reads is never inflated."""
 
 from __future__ import annotations
 
 import io
 import zipfile
-from collections.abc import Callable
+import zlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO
 
 from django.conf import settings
 
-from bundles.zip_inflate import OverLimit, check_inflated, entry_chunks
+from bundles.zip_inflate import OverLimit, entry_chunks
 from scoring.bounded_json import JsonRefused, counted
 
 from . import formats
@@ -25,8 +27,10 @@ Takes = Callable[[str], bool]
 
 
 def folder_files(folder: Path, takes: Takes = formats.taken_by_any) -> dict[str, bytes]:
-    """The files of `folder` a format reads, by their path in it (hidden ones left out)."""
+    """The files of `folder` a format reads, by their path in it (hidden ones left out), each JSON file counted
+    within the JSON budget as a zip's are."""
     limit = settings.SUBMISSION_MAX_BYTES
+    budget = json_budget()
     out, total = {}, 0
     for p in sorted(folder.rglob("*")):
         name = str(p.relative_to(folder))
@@ -36,32 +40,53 @@ def folder_files(folder: Path, takes: Takes = formats.taken_by_any) -> dict[str,
         if total > limit:
             raise SubmissionRefused([f"the folder holds more than {limit:,} bytes"])
         out[name] = p.read_bytes()
+        if name.endswith(".json"):
+            try:
+                counted(name, (out[name],), budget, keep=False)
+            except JsonRefused as exc:
+                raise SubmissionRefused([str(exc)]) from exc
     return out
 
 
 def zip_files(f: IO[bytes], takes: Takes = formats.taken_by_any) -> dict[str, bytes]:
-    """The files of a zip a format reads, by their path in it: each JSON file counted as it inflates."""
+    """The files of a zip a format reads, by their path in it, each inflated once: its bytes counted as they
+    come out against the entry's and the whole upload's limit (a zip's headers are not trusted), each JSON file
+    also counted within the JSON budget. An entry no format reads is never inflated."""
     limit = settings.SUBMISSION_MAX_BYTES
     budget = json_budget()
     try:
-        check_inflated(f, max_entry=limit, max_total=limit)
-        f.seek(0)
         with zipfile.ZipFile(f) as z:
-            return {
-                info.filename: (
-                    counted(info.filename, entry_chunks(f, info), budget)
-                    if info.filename.endswith(".json")
-                    else b"".join(entry_chunks(f, info))
-                )
-                for info in z.infolist()
-                if _wanted(info.filename, takes) and not info.is_dir()
-            }
+            wanted = [i for i in z.infolist() if _wanted(i.filename, takes) and not i.is_dir()]
+        if any(i.file_size > limit for i in wanted):
+            raise OverLimit(next(i.filename for i in wanted if i.file_size > limit), limit, declared=True)
+        if sum(i.file_size for i in wanted) > limit:
+            raise OverLimit(None, limit, declared=True)
+        out: dict[str, bytes] = {}
+        left = [limit]  # what the whole upload may still inflate to
+        for info in wanted:
+            chunks = _capped(entry_chunks(f, info), info.filename, limit, left)
+            json_file = info.filename.endswith(".json")
+            out[info.filename] = counted(info.filename, chunks, budget) if json_file else b"".join(chunks)
+        return out
     except JsonRefused as exc:
         raise SubmissionRefused([str(exc)]) from exc
     except OverLimit as exc:
         raise SubmissionRefused([f"the zip inflates past {exc.limit:,} bytes"]) from exc
-    except (zipfile.BadZipFile, NotImplementedError, ValueError, OSError) as exc:
+    except (zipfile.BadZipFile, NotImplementedError, ValueError, OSError, RuntimeError, zlib.error) as exc:
         raise SubmissionRefused([f"not a readable zip ({exc})"]) from exc
+
+
+def _capped(chunks: Iterator[bytes], name: str, limit: int, left: list[int]) -> Iterator[bytes]:
+    """The entry's chunks, refused (OverLimit) as soon as the entry or the whole upload passes its limit."""
+    inflated = 0
+    for chunk in chunks:
+        inflated += len(chunk)
+        left[0] -= len(chunk)
+        if inflated > limit:
+            raise OverLimit(name, limit)
+        if left[0] < 0:
+            raise OverLimit(None, limit)
+        yield chunk
 
 
 def _wanted(name: str, takes: Takes) -> bool:

@@ -114,7 +114,7 @@ def recognised(files: dict[str, bytes], *, folder: bool) -> Format:
 
 def taken_by_any(name: str) -> bool:
     """Whether any format sent as a folder reads the file `name` (what a folder or zip is read for)."""
-    return any(f.takes(name) for f in REGISTRY.values() if f.folder)
+    return any(f.takes(name) for f in REGISTRY.values() if f.folder)  # (a handful of formats: no index needed)
 
 
 def _base(name: str) -> str:

@@ -81,6 +81,9 @@ class ReadContext:
     budget: Budget | None = None
     evidence_max_bytes: int | None = None
     claims: dict[str, str] = field(default_factory=dict)
+    # Whether its .json files were counted within the JSON budget as they arrived (a folder or a zip, read by
+    # `submissions.files`): a reader need not count them again.
+    counted: bool = False
 
 
 def json_budget() -> Budget:
@@ -279,7 +282,7 @@ def track_input(track: SubmissionTrack, *, by_definition: bool) -> TrackInput:
     )
 
 
-def read_context(track: SubmissionTrack, claims: dict[str, str] | None = None) -> ReadContext:
+def read_context(track: SubmissionTrack, claims: dict[str, str] | None = None, *, counted: bool = False) -> ReadContext:
     """What the formats' readers may know of the track's benchmark (`ReadContext`)."""
     rnd: Round = track.round
     rows = list(Task.objects.filter(benchmark=rnd.benchmark).values_list("key", "family"))
@@ -291,6 +294,7 @@ def read_context(track: SubmissionTrack, claims: dict[str, str] | None = None) -
         budget=json_budget(),
         evidence_max_bytes=settings.EVIDENCE_FILE_MAX_BYTES,
         claims=dict(claims or {}),
+        counted=counted,
     )
 
 

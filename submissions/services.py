@@ -53,6 +53,7 @@ class Upload:
     files: dict[str, bytes]  # a folder's files by their path in it (those its format reads), or the files sent
     archive: bytes | None = None  # the upload as sent, kept privately
     claims: dict[str, str] = field(default_factory=dict)  # figures claimed on the form or the API, as written
+    counted: bool = False  # its .json files counted within the JSON budget as they arrived (`submissions.files`)
 
 
 def open_track(benchmark: Benchmark, round_key: str | None = None) -> SubmissionTrack:
@@ -83,7 +84,7 @@ def _read(upload: Upload, track: SubmissionTrack) -> tuple[Format, Read]:
     if track.formats and fmt.key not in track.formats:
         taken = ", ".join(formats.label(k) for k in track.formats)
         raise SubmissionRefused([f"format {fmt.label!r}: this track takes {taken}"])
-    return fmt, fmt.read(upload.files, read_context(track, upload.claims))
+    return fmt, fmt.read(upload.files, read_context(track, upload.claims, counted=upload.counted))
 
 
 def _agent(

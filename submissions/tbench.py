@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from scoring.submission_checks import Check, Figure, Ran, Sim, SubmittedFile, TrackInput
-from scoring.tbench import TbenchError, TbSubmission, read_runs, run_docs
+from scoring.tbench import TbenchError, TbSubmission, read_runs
 from scoring.tbench_checks import checks, figures, recomputed, version_ran
+from scoring.tbench_runs import run_docs
 from scoring.types import RunInput, TaskInput
 
 from .reading import Read, ReadContext, SubmissionRefused
@@ -15,7 +16,7 @@ from .reading import Read, ReadContext, SubmissionRefused
 
 def read(files: dict[str, bytes], ctx: ReadContext) -> Read:
     try:
-        sub = read_runs(files, ctx.budget, ctx.claims)
+        sub = read_runs(files, ctx.budget, ctx.claims, counted=ctx.counted)
     except TbenchError as exc:
         raise SubmissionRefused([str(exc)]) from exc
     _recordings_within(sub, ctx.evidence_max_bytes)

@@ -117,7 +117,11 @@ def submit(request: HttpRequest, bench: str) -> HttpResponse:
                 benchmark=benchmark,
                 organization=org,
                 upload=services.Upload(
-                    fmt.key, sent_as(fmt, upload.name or "upload", data), archive=data, claims=form.claims()
+                    fmt.key,
+                    sent_as(fmt, upload.name or "upload", data),
+                    archive=data,
+                    claims=form.claims(),
+                    counted=fmt.folder,  # a folder's zip: its JSON counted as it inflated (`files.zip_files`)
                 ),
                 via=Via.SITE,
                 agent=slugify(form.cleaned_data["new_agent_name"])[:100] if agent == NEW else agent,

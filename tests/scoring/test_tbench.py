@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from scoring.tbench import TbenchError, read_runs, run_docs
+from scoring.tbench import TbenchError, read_runs
 from scoring.tbench_casts import CastError, cast_transcript
 from scoring.tbench_checks import checks, figures, recomputed
+from scoring.tbench_runs import run_docs
 from scoring.types import RunInput
 from tests.builders import tbench as tb
 
@@ -172,15 +173,35 @@ def test_droids_accuracy_and_stderr_by_hand_from_its_files():
     assert found["accuracy stderr"] == pytest.approx(0.0134629, abs=1e-7)
 
 
-def test_unreadable_files_are_refused_naming_the_file_and_field():
+@pytest.mark.parametrize("counted", [False, True])
+def test_unreadable_files_are_refused_naming_the_file_and_field(counted):
+    # Read in one pass when counted on their way in (the site's zip and folder reading), else counted here: the
+    # same refusals either way.
     files = tb.folder()
-    files["run-1/alpha/alpha.1-of-1.run-1/results.json"] = json.dumps(
-        {"task_id": "alpha", "is_resolved": "yes"}
-    ).encode()
+    bad = json.dumps({"task_id": "alpha", "is_resolved": "yes"}).encode()
+    files["run-1/alpha/alpha.1-of-1.run-1/results.json"] = bad
     with pytest.raises(TbenchError, match=r"^run-1/alpha/alpha.1-of-1.run-1/results.json: is_resolved: expected `bool"):
-        read_runs(files)
+        read_runs(files, counted=counted)
+    summaries = tb.folder(trial_folders=False)
+    summaries["run-2_results.json"] = b'{"results": [{"task_id": "alpha", "is_resolved": 1}], "n_resolved": 1}'
+    with pytest.raises(TbenchError, match=r"^run-2_results.json: results\[0\].is_resolved: expected `bool"):
+        read_runs(summaries, counted=counted)
     with pytest.raises(TbenchError, match="no run found"):
         read_runs({"claims.json": b"{}"})
+
+
+@pytest.mark.parametrize("counted", [False, True])
+def test_runs_sent_as_summaries_alone_are_read_from_their_results(counted):
+    sub = read_runs(tb.folder(trial_folders=False), counted=counted)
+    assert [(r.id, r.trials_from, len(r.trials)) for r in sub.runs][:2] == [
+        ("run-1", "its summary", 2),
+        ("run-2", "its summary", 2),
+    ]
+    assert _checked(tb.folder(trial_folders=False, runs=2))["tb_timeouts"] == (
+        False,
+        "run run-1: cannot be checked: no tb.lock with its run_config; "
+        "run run-2: cannot be checked: no tb.lock with its run_config",
+    )
 
 
 def test_a_terminal_recording_reads_as_what_was_typed_and_what_was_printed():

@@ -80,11 +80,11 @@ def _upload(paths: list[Path]) -> Upload:
     first = paths[0]
     if first.is_dir():
         fmt, files = of_folder(folder_files(first))
-        return Upload(fmt.key, files, zipped(files))
+        return Upload(fmt.key, files, zipped(files), counted=True)
     if first.suffix == ".zip":
         data = first.read_bytes()
         fmt, files = of_folder(zip_files(io.BytesIO(data)))
-        return Upload(fmt.key, files, data)
+        return Upload(fmt.key, files, data, counted=True)
     files = {p.name: p.read_bytes() for p in paths}
     return Upload(formats.recognised(files, folder=False).key, files, None)
 
