@@ -7,11 +7,11 @@ the agent's and the tests' start and end), with `sessions/agent.cast` (the termi
 when it was kept. A run sent as its summary alone is `<run>_results.json`. A `claims.json` at the top of the
 folder says what the submission claims (`{"claims": [{"agent", "model", ..., "accuracy", "stderr"}]}`).
 
-Each trial is one of the site's runs (`scoring.tbench_runs`): its task, its trial number (the run's place, then the attempt),
-resolved or not as its score (1 or 0), its tests as checks, its tokens (0 is "not reported": unknown), the agent's
-time, and a transcript holding the recording's text, the tests, the failure mode and the times. Pure: bytes in,
-plain values out; every JSON file read within the upload's limits (`scoring.bounded_json`) and its fields checked
-for their kind before anything reads them."""
+Each trial is one of the site's runs (`scoring.tbench_runs`): its task, its trial number (the run's place, then
+the attempt), resolved or not as its score (1 or 0), its tests as checks, its tokens (0 is "not reported":
+unknown), the agent's time, and a transcript holding the recording's text, the tests, the failure mode and the
+times. Pure: bytes in, plain values out; every JSON file read within the upload's limits (`scoring.bounded_json`)
+and its fields checked for their kind before anything reads them."""
 
 from __future__ import annotations
 
