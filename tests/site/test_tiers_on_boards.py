@@ -16,17 +16,32 @@ from tests.site.conftest import compute_all
 pytestmark = pytest.mark.django_db
 
 
+def _found(html: str) -> list[tuple[str, str]]:
+    return re.findall(r'<tr data-agent="([^"]+)"[^>]*>(.*?)</tr>', html, re.S)
+
+
+def _rank_cell(body: str) -> list[str]:
+    """The words of a row's rank cell: its rank (a link to the Readings page where a reading moves it), then any
+    range across the readings."""
+    cell = re.search(r'data-label="Rank"[^>]*>(.*?)</td>', body, re.S).group(1)
+    return re.sub(r"<[^>]+>", " ", cell).split()
+
+
 def _rows(html: str) -> list[tuple[str, str, str]]:
     """(rank, agent slug, tier) of each board row, top to bottom."""
-    found = re.findall(r'<tr data-agent="([^"]+)"[^>]*>(.*?)</tr>', html, re.S)
     return [
         (
-            re.search(r'data-label="Rank"[^>]*>\s*([^<\s]+)', body).group(1),
+            _rank_cell(body)[0],
             agent,
             (re.search(r'data-label="Tier"[^>]*>\s*<(?:a|span)[^>]*>([^<]+)<', body) or [None, ""])[1],
         )
-        for agent, body in found
+        for agent, body in _found(html)
     ]
+
+
+def _ranges(html: str) -> dict[str, str]:
+    """Each row's range across the readings ("1–2"), where one is shown."""
+    return {agent: " ".join(words[1:]) for agent, body in _found(html) if len(words := _rank_cell(body)) > 1}
 
 
 def _tiers(load, **tiers: str) -> None:
@@ -43,6 +58,12 @@ def test_the_default_view_hides_flagged_rows_and_ranks_among_the_rows_shown(load
     rows = _rows(client.get("/b/sbench/").content.decode())
     # Full (flagged) is hidden by default: Under is first, Solo second (not third), each with its tier.
     assert rows == [("1", "under", "self-reported"), ("2", "solo", "team")]
+    # Under overall-mean=tasks-run Solo scores 1.0 / 1 = 1.0 over the one task it ran, ahead of Under's 0.9:
+    # among the rows shown Solo is then first and Under second, so each rank shows the range 1–2.
+    assert _ranges(client.get("/b/sbench/").content.decode()) == {
+        "under": "1–2 across readings",
+        "solo": "1–2 across readings",
+    }
 
 
 def test_flagged_rows_are_one_click_away_with_their_tier(load, client):
@@ -57,6 +78,14 @@ def test_flagged_rows_are_one_click_away_with_their_tier(load, client):
         ("3", "solo", "team"),
     ]
     assert _rows(client.get("/b/sbench/?tier=team").content.decode()) == [("1", "solo", "team")]
+    # Among every row, under overall-mean=tasks-run Solo (1.0) is first and Full and Under (0.9) tie second:
+    # Full 1–2, Under 1–2, Solo 1–3. A view of one row has one rank under every reading, so no range.
+    assert _ranges(client.get("/b/sbench/?tier=all").content.decode()) == {
+        "full": "1–2 across readings",
+        "under": "1–2 across readings",
+        "solo": "1–3 across readings",
+    }
+    assert _ranges(client.get("/b/sbench/?tier=team").content.decode()) == {}
 
 
 def test_a_board_of_team_results_only_shows_no_tier_column_or_filter(load, client):
