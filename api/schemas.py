@@ -249,6 +249,16 @@ class StandingOut(Schema):
     points: int | None = Field(description="the points it adds to its board (outcome boards, when it counts)")
     score: float | None = Field(description="its score on the benchmark's scale (scored 0-1, checks 0-100)")
     board: str | None = Field(None, description="the board that reads it, where there are several (outcomes)")
+    seconds: float | None = Field(
+        None,
+        description="its time as published: the recorded wall time, stopped at the methodology's cap where it has "
+        "one (weekly: 30 minutes, a timed-out run at the cap); null when none is known",
+    )
+    marks: list[str] = Field(
+        [],
+        description="what is shown next to its result: heuristic (the score rests on the heuristic fallback), "
+        "other_language (reported apart from the main score), violation, capped (its time stopped at the cap)",
+    )
 
 
 class RunOut(Schema):

@@ -19,9 +19,12 @@ from scoring.boards import boards_as_shown
 from scoring.common import rank_value
 from scoring.intervals import paired_difference, tasks_both_ran
 from scoring.methodologies import Methodology
-from scoring.types import PairedDifference, RatingRow, TaskNumber
+from scoring.run_figures import HEURISTIC
+from scoring.task_numbers import TaskNumber
+from scoring.types import PairedDifference, RatingRow
 from voting.models import Vote
 
+from .figures import task_figures
 from .formatting import OUTCOME_BADGE, OUTCOME_LABEL, fmt_pct, fmt_score
 from .intervals import ci_label, compare_url
 from .links import run_url, task_url
@@ -132,8 +135,11 @@ def _outside(left: TaskNumber | None, right: TaskNumber | None, by_votes: bool, 
 
 
 def _side(bench: Benchmark, rnd: Round, key: str, agent: str, cell: TaskNumber | None) -> dict[str, Any]:
+    """One agent's side of a task row: the board's number for it (an outcome, a score, or the task's vote
+    rating), with the figures and marks the task page gives it (`figures.task_figures`: range, pass@k)."""
     if not cell:
-        return {"text": "–", "run_url": None, "runs": 0, "range": "", "pill": "", "runs_url": None, "unit": ""}
+        return {"text": "–", "run_url": None, "runs": 0, "range": "", "pill": "", "runs_url": None, "unit": "",
+                "pass_at_k": "", "marks": []}  # fmt: skip
     label = cell.get("label")
     text = OUTCOME_LABEL.get(label, label) if label else fmt_score(cell.get("value"), bench.methodology)
     unit = ""
@@ -143,15 +149,16 @@ def _side(bench: Benchmark, rnd: Round, key: str, agent: str, cell: TaskNumber |
         admitted = cell.get("admitted")
         text = f"{rating:.0f}" if rating is not None else ("no rating yet" if admitted else "not admitted")
         unit = "vote rating" if rating is not None else ""
-    low, high = cell.get("low"), cell.get("high")
-    spread = f"{fmt_score(low, bench.methodology)}–{fmt_score(high, bench.methodology)}" if low is not None else ""
+    figures = task_figures(cell, bench.methodology, medians=False)
     return {
         "text": text,
         "unit": unit,
         "pill": (OUTCOME_BADGE.get(label) or "neutral") if label else "",
         "run_url": run_url(bench.slug, rnd.key, cell.get("run")),
         "runs": cell.get("runs") or 0,
-        "range": spread if cell.get("runs", 0) > 1 and not cell.get("by_votes") else "",
+        "range": figures["range"] if cell.get("runs", 0) > 1 and not cell.get("by_votes") else "",
+        "pass_at_k": figures["pass_at_k"],
+        "marks": [(HEURISTIC, "heuristic", "warn")] if cell.get("heuristic") else [],
         "runs_url": task_url(bench.slug, key, agent),
     }
 

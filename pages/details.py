@@ -10,6 +10,7 @@ from typing import Any
 from django.db.models import Q
 from django.http import Http404
 from django.urls import reverse
+from django.utils.text import slugify
 
 from bundles.export import run_doc
 from leaderboard.models import (
@@ -32,12 +33,13 @@ from runs.selectors import review_stage
 from scoring import methodologies
 from scoring.bundle_run_checks import week_problem, week_shown
 from scoring.review import verdicts_public
-from scoring.types import ChecksTaskRow, RatingRow
+from scoring.types import RatingRow
 from snapshots.models import BoardSnapshot, SnapshotKind
 from submissions.models import Submission
 
 from .charts import line_chart
-from .formatting import fmt_range, fmt_rating, fmt_score, limits_view
+from .figures import row_badges, task_figures
+from .formatting import fmt_rating, fmt_score, limits_view
 from .intervals import compare_url
 from .links import round_agent_url, run_url, task_url
 from .run_evidence import evidence_list_view, judge_view, marks_view, recording_view, run_setup_view, score_parts_view
@@ -248,23 +250,30 @@ def round_agent_page(*, bench_slug: str, round_key: str, agent_slug: str, viewer
                 "task_href": task_url(bench.slug, run.task.key, agent_slug),
             }
         )
-    groups: dict[str, list[dict]] = {}
+    groups: dict[str, dict[str, Any]] = {}
     for row in rows:
-        groups.setdefault(row["run"].task.get_kind_display(), []).append(row)
+        kind = row["run"].task.get_kind_display()
+        title, anchor = (APART_TITLE, "other-language") if row["summary"]["apart"] else (f"{kind} tasks", slugify(kind))
+        groups.setdefault(title, {"title": title, "anchor": anchor, "rows": []})["rows"].append(row)
     return {
         "bench": bench,
         "round": rnd,
         "entry": entry,
         "agent": entry.agent,
-        "groups": groups,
+        "groups": list(groups.values()),
         "boards": _agent_boards(bench, data, agent_slug),
         "state": snapshot_state(snap),
         **_review_marks(bench),
     }
 
 
+# The round page's group of an agent's runs in another language than its primary one (000 §2).
+APART_TITLE = "runs in another language, reported separately"
+
+
 def _agent_boards(bench: Benchmark, data: dict, agent_slug: str) -> list[dict[str, Any]]:
-    """The agent's rank and headline score on each of the round's boards it is on."""
+    """The agent's rank and headline score on each of the round's boards it is on, with the marks next to it
+    (`figures.row_badges`: heuristic, its violations next to the safety score)."""
     boards = []
     for name, label in bench.rules.tabs:
         board = data.get(name)
@@ -277,6 +286,7 @@ def _agent_boards(bench: Benchmark, data: dict, agent_slug: str) -> list[dict[st
                         "rank": row.get("rank"),
                         "of": len(board),
                         "score": fmt_score(row.get(bench.rules.headline_key), bench.methodology),
+                        "badges": row_badges(row, bench.rules, name),
                     }
                 )
     return boards
@@ -351,11 +361,11 @@ def _task_sections(
     selected: str | None,
 ) -> list[dict[str, Any]]:
     """One section per published round with runs on the task, in the runs' order: the round's parameters and
-    each agent's runs."""
+    each agent's runs; `apart` when some agent has runs reported apart (another language)."""
     by_round: dict[int, dict[str, list[Run]]] = {}
     for run in runs:
         by_round.setdefault(run.round_id, {}).setdefault(run.entry.agent.slug, []).append(run)
-    return [
+    out = [
         {
             "round": rounds[round_id],
             "items": _task_items(task, rounds[round_id], snaps.get(round_id), agents, ratings, selected),
@@ -364,6 +374,9 @@ def _task_sections(
         }
         for round_id, agents in by_round.items()
     ]
+    for section in out:
+        section["apart"] = any(item["apart"] for item in section["items"])
+    return out
 
 
 def _task_items(
@@ -374,44 +387,31 @@ def _task_items(
     ratings: dict[str, RatingRow],
     selected: str | None,
 ) -> list[dict[str, Any]]:
-    """One published round of a task: each agent's runs on it (the standing run marked), their range, and the
-    agent's median and vote rating in the task when the board ranks each task."""
+    """One published round of a task: each agent's runs on it (the standing run marked), with the figures its
+    round's board has for the agent on the task (`Methodology.task_numbers`: the median, the range, 002's pass@k),
+    and its vote rating in the task when the board ranks each task. A run in another language than the agent's
+    primary one is listed apart, with its language (000 §2: "reported separately")."""
     bench = task.benchmark
     m = bench.methodology
     standings = standings_for_round(snap, rnd.id)
-    checks_rows: dict[str, ChecksTaskRow] = (
-        {r["agent"]: r for r in ((snap.data or {}).get("tasks") or {}).get(task.key, [])}
-        if snap and bench.rules.task_medians
-        else {}
-    )
     items = []
     for slug, agent_runs in agents.items():
         shown = [(r, run_summary(r, m, run_standing(r, standings))) for r in agent_runs]
         summaries = [{"run": r, "summary": s, "href": run_url(bench.slug, rnd.key, r.key)} for r, s in shown]
-        counted = [s for _, s in shown if s["counts"]]
-        scores: list[float] = [c["score"] for c in counted if c["score"] is not None]
-        crow = checks_rows.get(slug)
+        number = bench.rules.task_numbers(snapshot_data(snap), slug).get(task.key)
         items.append(
             {
                 "agent": agent_runs[0].entry.agent,
                 "slug": slug,
                 "agent_href": round_agent_url(bench.slug, rnd.key, slug),
-                "runs": summaries,
-                "range": _runs_range(scores, len(counted)),
-                "median": fmt_score(crow.get("median"), m) if crow else None,
+                "runs": [s for s in summaries if not s["summary"]["apart"]],
+                "apart": [s for s in summaries if s["summary"]["apart"]],
+                **task_figures(number, m, bench.rules.task_medians),
                 "rating": fmt_rating(ratings.get(slug)) if bench.rules.task_medians else None,
                 "selected": slug == selected,
             }
         )
     return items
-
-
-def _runs_range(scores: list[float], counted: int) -> str:
-    """The Range column: the spread of the counted runs' scores, "one run" where a single run counts (there is
-    no spread to show), blank where runs carry no score to spread (outcomes)."""
-    if counted == 1:
-        return "one run"
-    return fmt_range(min(scores), max(scores)) if len(scores) > 1 else ""
 
 
 def _task_rating_rows(task: Task, ratings_snap: BoardSnapshot | None, runs: list[Run]) -> list[dict[str, Any]]:
@@ -463,6 +463,7 @@ def agent_page(*, slug: str) -> dict[str, Any]:
                 "rank": row.get("rank") if row else None,
                 "of": len(rows),
                 "score": fmt_score(value, b.methodology),
+                "badges": row_badges(row or {}, b.rules, b.rules.tabs[0][0]),
                 "href": round_agent_url(b.slug, e.round.key, slug),
                 "compare": compare_url(b.slug, e.round.key, slug, other),
                 "tier": (tier := row_tier(row or {"agent": slug}, {slug: e})),

@@ -11,12 +11,13 @@ from typing import Any
 
 from django.http import HttpResponse
 
-from leaderboard.models import Benchmark, task_input
-from runs.inputs import run_input
+from leaderboard.models import Benchmark
 from runs.models import Run
+from scoring.run_figures import HEURISTIC, marks_of
 from scoring.standings import COUNTS, UPDATING
 from scoring.types import PUBLIC_RUN_SCALARS, RunStanding
 
+from .figures import published_seconds
 from .selectors import benchmark_get, board_page, checks_passed, round_tasks_page, run_label, runs_standings
 from .tables import Table
 
@@ -73,6 +74,7 @@ RUN_CSV_COLUMNS = [
     "heuristic",
     "judge_model",
     "execution_mode",
+    "marks",
     "outcome",
     "label",
     "checks_passed",
@@ -85,6 +87,7 @@ RUN_CSV_COLUMNS = [
     "tokens_cache_write",
     "cost_usd",
     "plan_label",
+    "seconds",
     "wall_seconds",
     "interventions",
     "checks_version",
@@ -130,7 +133,9 @@ def _run_row(bench: Benchmark, r: Run, standing: RunStanding) -> list[Any]:
         "replaced_by": standing["replaced_by"] or "",
         "median_run": "yes" if standing["stands"] else "no",
         "score": "" if standing["score"] is None else round(standing["score"], 6),
-        "heuristic": _heuristic(bench, r),
+        "heuristic": _heuristic(bench, standing),
+        "marks": " ".join(marks_of(standing)),
+        "seconds": _blank(published_seconds(standing, r.wall_seconds)),
         "outcome": standing["outcome"] or "",
         "label": run_label(r, bench.methodology, standing),
         "checks_passed": _blank(passed),
@@ -144,11 +149,13 @@ def _run_row(bench: Benchmark, r: Run, standing: RunStanding) -> list[Any]:
     return [row[c] for c in RUN_CSV_COLUMNS]
 
 
-def _heuristic(bench: Benchmark, run: Run) -> str:
+def _heuristic(bench: Benchmark, standing: RunStanding) -> str:
     """runs.csv's mark of a score resting on the heuristic fallback (seed 002: "This is clearly marked in
-    results"): yes or no where the methodology has such a fallback (its `heuristic_mark`), blank elsewhere."""
-    mark = bench.rules.heuristic_mark(run_input(run), task_input(run.task))
-    return "" if mark is None else ("yes" if mark else "no")
+    results"), from the run's marks (`scoring.run_figures`): yes or no where the methodology has such a fallback,
+    blank elsewhere."""
+    if not bench.rules.has_heuristic:
+        return ""
+    return "yes" if HEURISTIC in marks_of(standing) else "no"
 
 
 def _blank(value: Any) -> Any:

@@ -80,11 +80,12 @@ def fmt_rating(row: RatingRow | None) -> dict[str, Any] | None:
     }
 
 
-def fmt_range(lo: float | None, hi: float | None) -> str:
-    """Worst to best, whole numbers ("41–87")."""
+def fmt_range(lo: float | None, hi: float | None, methodology: str) -> str:
+    """Worst to best on the methodology's own scale, each end as its scores read ("41.0–87.0" on checks,
+    "0.70–1.00" on scored): one format on the board, the task page and the head-to-head."""
     if lo is None or hi is None:
         return "–"
-    return f"{fixed(lo, 0)}–{fixed(hi, 0)}"
+    return f"{fmt_score(lo, methodology)}–{fmt_score(hi, methodology)}"
 
 
 def fmt_time_limit(limits: TaskLimits) -> str:

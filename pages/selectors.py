@@ -26,6 +26,7 @@ from runs.models import Run
 from scoring import methodologies
 from scoring.boards import boards_as_shown
 from scoring.common import alphabetical
+from scoring.run_figures import OTHER_LANGUAGE, marks_of
 from scoring.standings import COUNTS, IN_REVIEW, REPLACED, UPDATING, standing_of
 from scoring.submission_checks import ran_instead
 from scoring.types import CHECK_COUNT_PAIRS, RatingRow, RunStanding, Standings
@@ -34,6 +35,7 @@ from submissions import formats
 from submissions.models import Submission, SubmissionTrack
 
 from . import tiers
+from .figures import mark_badges, time_view
 from .formatting import OUTCOME_BADGE, fmt_score
 from .intervals import board_charts
 from .links import methodology_template, round_agent_url
@@ -214,7 +216,8 @@ def run_summary(run: Run, methodology: str, standing: RunStanding) -> dict[str, 
     """What a list of runs shows for one run, read from its standing (`run_standing`): its result on the
     benchmark's own scale (the outcome the board counts it with, or its score), whether it counts and why not,
     and the label the run was given beside the outcome when the board's rule overrode it (a weekly run at the
-    cap is a fail whatever its label). A run whose review is not decided shows no outcome and no label."""
+    cap is a fail whatever its label). A run whose review is not decided shows no outcome and no label. Its time
+    as published and its marks (`pages.figures`) come with it, as every list of runs shows them."""
     score = standing["score"]
     state = standing["standing"]
     passed, total = checks_passed(run)
@@ -228,9 +231,15 @@ def run_summary(run: Run, methodology: str, standing: RunStanding) -> dict[str, 
         text = fmt_score(score, methodology)
     else:
         text = "updating" if state == UPDATING else "not scored"
+    rules = methodologies.get(methodology)
+    cap = rules.time_limit.default_min if rules.time_limit.cap else None
     return {
         "score": score,
         "text": text,
+        "time": time_view(standing, run.wall_seconds),
+        "marks": mark_badges(standing, run.language, cap),
+        "apart": OTHER_LANGUAGE in marks_of(standing),
+        "language": run.language,
         "outcome": outcome,
         "label": label,
         "badge": OUTCOME_BADGE.get(outcome or "", ""),

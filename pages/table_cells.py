@@ -86,9 +86,9 @@ def num_cell(value: float | None, text: str, href: str | None = None, title: str
     return Cell(text=text, sort=value, href=href, title=title, raw=value, **kw)
 
 
-def range_cell(low: float | None, high: float | None, href: str | None = None) -> Cell:
-    """A range shown as "44–86", sorted by its low end; the CSV gets both ends (`RANGE_CSV`)."""
-    return Cell(text=fmt_range(low, high), sort=low, href=href, raw=(low, high))
+def range_cell(low: float | None, high: float | None, methodology: str, href: str | None = None) -> Cell:
+    """A range shown as "44.0–86.0" (`fmt_range`), sorted by its low end; the CSV gets both ends (`RANGE_CSV`)."""
+    return Cell(text=fmt_range(low, high, methodology), sort=low, href=href, raw=(low, high))
 
 
 RANGE_CSV = ("range_min", "range_max")

@@ -90,7 +90,7 @@ def _checks_task_table(ctx: BoardContext, task_key: str | None) -> Table:
                 "Open the median run",
             ),
             _runs_cell(row, filt),
-            range_cell(row.get("min"), row.get("max"), filt),
+            range_cell(row.get("min"), row.get("max"), ctx.methodology, filt),
             *_median_run_cells(ctx, row),
         ]
         if ratings:
@@ -137,7 +137,7 @@ def _checks_overall_table(ctx: BoardContext) -> Table:
             "overall": num_cell(
                 row.get("overall"), fmt_score(row.get("overall"), "checks"), href, sub=_checks_overall_sub(row)
             ),
-            "range": range_cell(row.get("min"), row.get("max"), href),
+            "range": range_cell(row.get("min"), row.get("max"), ctx.methodology, href),
             "runs": num_cell(row.get("runs"), str(row.get("runs")), href),
         }
         for k in spec:

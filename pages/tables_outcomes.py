@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from scoring.types import OutcomesRow
 
+from .figures import violations_text
 from .formatting import fmt_score
 from .table_cells import RATING_CSV, BoardContext, Cell, Column, Table, agent_cell, num_cell, rank_cell, rating_cell
 
@@ -26,7 +27,10 @@ def outcomes_table(ctx: BoardContext, tab: str) -> Table:
     out = []
     for row in rows:
         cells = _outcomes_cells(ctx, tab, row, dims)
-        out.append({"agent": row["agent"], "cells": [cells[c.key] for c in cols]})
+        # The CSV says the violations next to the score as the page does (000 §4), on every tab.
+        out.append(
+            {"agent": row["agent"], "cells": [cells[c.key] for c in cols], "extra": [row.get("violations") or 0]}
+        )
     labels = dict(ctx.bench.rules.tabs)
     return Table(
         caption=f"{labels.get(tab, tab)} board, {ctx.rnd.name or ctx.rnd.key}",
@@ -34,6 +38,7 @@ def outcomes_table(ctx: BoardContext, tab: str) -> Table:
         rows=out,
         note=OUTCOMES_NOTES.get(tab, ""),
         empty="No agent has runs on this board in this round.",
+        extra_columns=["violations"],
     )
 
 
@@ -56,7 +61,7 @@ def _outcomes_cells(ctx: BoardContext, tab: str, row: OutcomesRow, dims: list[st
     """One agent's cells on an outcomes board, by column key."""
     href = ctx.agent_href(row["agent"])
     viol = row.get("violations") or 0
-    badges = [(f"{viol} violation{'s' if viol != 1 else ''}", "bad")] if viol else []
+    badges = [(violations_text(viol), "bad")] if viol else []
     cells = {
         "rank": rank_cell(row),
         "agent": agent_cell(row, ctx),

@@ -1,8 +1,13 @@
-"""pass^k beside pass@k on a scored board whose tasks have several trials (τ-bench's reliability figure): per task
-family, pass^1 to pass^k (every one of k trials drawn passes) and the unbiased pass@2 to pass@k (at least one
-passes), each averaged over the family's own task set, a task without runs counting 0. pass@1 is pass^1. The
-figures come with the stored board (`pass_hat`, `pass_any` in each row, by family and k); a family the agent has
-no run in is blank, never 0. A board with one trial per task has none of these columns."""
+"""pass^k beside any-of-k on a scored board whose tasks have several trials (τ-bench's reliability figure): per task
+family, pass^1 to pass^k (every one of k trials drawn passes) and any-of-2 to any-of-k (at least one of k trials
+drawn passes, the unbiased estimate some papers call pass@k), each averaged over the family's own task set, a task
+without runs counting 0. any-of-1 is pass^1. The figures come with the stored board (`pass_hat`, `pass_any` in each
+row, by family and k); a family the agent has no run in is blank, never 0. A board with one trial per task has none
+of these columns.
+
+The name pass@k is 002's alone ("pass@k = (trials where score >= 0.80) / total_trials", the share of one agent's
+trials of one task that pass): at-least-one-of-k is another figure, so it has another name (docs/methodology-
+choices.md, "One name, one figure")."""
 
 from __future__ import annotations
 
@@ -25,7 +30,7 @@ def _ks(rows: Iterable[BaseRow], key: str) -> dict[str, list[int]]:
 
 
 def passk_columns(rows: Sequence[BaseRow]) -> list[Column]:
-    """pass^1..pass^k, then pass@2..pass@k, for each family; none when no row has them."""
+    """pass^1..pass^k, then any-of-2..any-of-k, for each family; none when no row has them."""
     cols = []
     hat, anyk = _ks(rows, "pass_hat"), _ks(rows, "pass_any")
     for family in sorted(set(hat) | set(anyk)):
@@ -34,9 +39,12 @@ def passk_columns(rows: Sequence[BaseRow]) -> list[Column]:
             cols.append(Column(f"passhat:{family}:{k}", f"{family} pass^{k}", title=title))
         for k in anyk.get(family, []):
             if k < 2:
-                continue  # pass@1 is pass^1
-            title = f"{family}: share of tasks where at least one of {k} trials drawn passes, unbiased"
-            cols.append(Column(f"passany:{family}:{k}", f"{family} pass@{k}", title=title))
+                continue  # any-of-1 is pass^1
+            title = (
+                f"{family}: share of tasks where at least one of {k} trials drawn passes, unbiased "
+                f"(1 - C(n-c,{k})/C(n,{k})); not pass@k, which is the share of an agent's trials that pass"
+            )
+            cols.append(Column(f"anyof:{family}:{k}", f"{family} any-of-{k}", title=title))
     return cols
 
 

@@ -8,6 +8,7 @@ from typing import Any, cast
 
 from scoring.types import ScoredCell, ScoredMeta, ScoredRow
 
+from .figures import pass_at_k_text
 from .formatting import fmt_money, fmt_pct, fmt_score, fmt_seconds
 from .table_cells import RATING_CSV, BoardContext, Cell, Column, Table, agent_cell, num_cell, rank_cell, rating_cell
 from .tables_passk import passk_cells, passk_columns
@@ -83,7 +84,7 @@ def _scored_tasks_table(ctx: BoardContext) -> Table:
                 continue
             badges = [("heuristic", "warn")] if c.get("heuristic") else []
             fallback = heuristic_trials(c)
-            sub = f"pass@{c['trials']} {fmt_pct(c['pass_at_k'])}" + (f" · {unscored} not scored" if unscored else "")
+            sub = pass_at_k_text(c["trials"], c["passes"]) + (f" · {unscored} not scored" if unscored else "")
             if fallback > (1 if c.get("heuristic") else 0):  # the badge says it of the best trial
                 sub += f" · {fallback} heuristic"
             title = f"best of {c['trials']} trials; pass@k {c['passes']}/{c['trials']}"
@@ -99,7 +100,9 @@ def _scored_tasks_table(ctx: BoardContext) -> Table:
                     badges=badges,
                 )
             )
-        out.append({"agent": row["agent"], "cells": cells, "extra": [heuristic_tasks(row)]})
+        task_cells: dict[str, ScoredCell] = row.get("tasks") or {}
+        passk = [task_cells[k]["pass_at_k"] if k in task_cells else None for k in keys]
+        out.append({"agent": row["agent"], "cells": cells, "extra": [heuristic_tasks(row), *passk]})
     return Table(
         caption=f"Best score per task, {ctx.rnd.name or ctx.rnd.key}",
         columns=cols,
@@ -110,7 +113,7 @@ def _scored_tasks_table(ctx: BoardContext) -> Table:
         f"so scored, which pass@k counts too. 'not scored' marks runs that nothing scored: they "
         f"are no trials (never a score of 0), and a task with no scored trial counts 0 in the overall score, as "
         f"any task without a score does.",
-        extra_columns=["heuristic_tasks"],
+        extra_columns=["heuristic_tasks", *(f"pass_at_k:{k}" for k in keys)],
     )
 
 
@@ -122,11 +125,15 @@ def _unscored_cell(unscored: int) -> Cell:
     return Cell(text="not scored", sort=None, title=f"{unscored} {runs} that nothing scored: no trial has a score")
 
 
+# The overall board's mean of the tasks' pass@k: named as a mean over tasks, never as pass@k itself.
+MEAN_PASS_AT_K = "Mean pass@k over tasks"
+
 PASSK_NOTE = (
     "Where tasks have several trials, pass^k is the share of a family's tasks on which all k of k trials drawn "
-    "from an agent's trials pass, and pass@k the share on which at least one does (both unbiased: C(c,k)/C(n,k) "
-    "per task with c of n trials passing, averaged over the family's tasks, a task without runs counting 0); "
-    "k goes up to the fewest trials any task has. "
+    "from an agent's trials pass, and any-of-k the share on which at least one does (both unbiased: C(c,k)/C(n,k) "
+    "and 1 - C(n-c,k)/C(n,k) per task with c of n trials passing, averaged over the family's tasks, a task without "
+    "runs counting 0; any-of-k is not pass@k, the share of trials that pass); k goes up to the fewest trials any "
+    "task has. "
 )
 
 
@@ -147,9 +154,10 @@ def _scored_overall_table(ctx: BoardContext) -> Table:
             "pass_rate", "Pass rate", title=f"Share of the round's tasks whose best score is at least {threshold:.2f}"
         ),
         Column(
-            "pass_at_k",
-            "Mean pass@k",
-            title="Mean over the round's tasks of the share of passing trials; a task without a score counts 0",
+            "mean_pass_at_k",
+            MEAN_PASS_AT_K,
+            title="Mean over the round's tasks of each task's pass@k (the share of its trials that pass); a task "
+            "without a score counts 0",
         ),
     ]
     cols += [Column(f"dom:{d}", d) for d in domains]
@@ -166,10 +174,11 @@ def _scored_overall_table(ctx: BoardContext) -> Table:
     missing = [text for text in (_missing_note(meta, "cost"), _missing_note(meta, "latency")) if text]
     note = (
         "Score and pass rate take each task's best trial (the method reports the best score across trials); mean "
-        f"pass@k counts every trial: on each task, the share of its trials scoring at least {threshold:.2f}, "
-        "averaged over the round's tasks. So a failed trial lowers mean pass@k even where a better trial of the "
-        "same task passed: a pass rate of 100% beside a mean pass@k of 83% is an agent whose best trial passed "
-        "every task while some other trials did not. "
+        f"pass@k over tasks counts every trial: each task's pass@k is the share of its trials scoring at least "
+        f"{threshold:.2f} (the Tasks tab shows it under each task), and this is their mean over the round's tasks. "
+        "So a failed trial lowers it even where a better trial of the same task passed: a pass rate of 100% beside "
+        "a mean pass@k over tasks of 83% is an agent whose best trial passed every task while some other trials "
+        "did not. "
         "Missing cost or time is shown as –, never as 0, and a mean over only some runs is marked partial. "
         + (PASSK_NOTE if reliability else "")
         + ("; ".join(missing) + "." if missing else "")
@@ -199,7 +208,7 @@ def _scored_overall_cells(ctx: BoardContext, row: ScoredRow, domains: list[str])
             sub=_coverage_note(row),
         ),
         "pass_rate": num_cell(row.get("pass_rate"), fmt_pct(row.get("pass_rate")), href),
-        "pass_at_k": num_cell(mean_pak, fmt_pct(mean_pak), href),
+        "mean_pass_at_k": num_cell(mean_pak, fmt_pct(mean_pak), href),
     }
     for d in domains:
         v = (row.get("domains") or {}).get(d)

@@ -83,7 +83,8 @@ def compute_standings(round_input: RoundInput) -> Standings:
 
 
 def _standings(methodology: Methodology, round_input: RoundInput, boards: Mapping[str, Any]) -> Standings:
-    return round_standings(round_input, boards, methodology.run_standings, methodology.own_result)
+    standings = round_standings(round_input, boards, methodology.run_standings, methodology.own_result)
+    return methodology.run_figures(round_input, standings)
 
 
 class RoundStatistics(TypedDict, total=False):

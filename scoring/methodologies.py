@@ -15,21 +15,18 @@ from .common import fixed
 from .intervals import IntervalRule
 from .limits import TaskLimits, TimeLimitRule
 from .readings import SITE, Question, Readings, questions_of
+from .run_figures import FigureRules, no_heuristic, with_run_figures
 from .run_setup import SCORED_SETUP, RunSetupRule
 from .standings import StandingsRule, by_run_rule
+from .task_numbers import TaskNumbers, best_numbers, median_numbers, outcome_numbers
 from .types import (
     ChecksOverallRow,
-    ChecksTaskRow,
-    OutcomesCell,
     OutcomesRow,
     RoundInput,
     RunInput,
-    ScoredCell,
     ScoredRow,
     Standings,
     TaskInput,
-    TaskNumber,
-    WeeklyCell,
     WeeklyRow,
 )
 
@@ -100,85 +97,12 @@ def _run_axes(headline_key: str) -> Callable[[OutcomesRow | ChecksOverallRow], A
     return axes
 
 
-# One agent's number on each task as a head-to-head page shows it, by task key (`types.TaskNumber`).
-TaskNumbers = dict[str, TaskNumber]
-
-
-def _row(boards: dict | None, board: str, agent: str) -> dict[str, Any]:
-    return next((r for r in (boards or {}).get(board) or [] if r.get("agent") == agent), {})
-
-
-def _median_numbers(boards: dict | None, agent: str) -> TaskNumbers:
-    """checks: the agent's median run on every task board; on a board ranked by votes (invent and startup
-    tasks, `checks.rank_by_votes`), also whether the checks admitted it, its vote rating in the task (from the
-    boards as shown, `checks.boards_with_votes`; None while the ratings are not joined) and its place."""
-    out: TaskNumbers = {}
-    task_boards: dict[str, list[ChecksTaskRow]] = (boards or {}).get("tasks") or {}
-    for key, rows in task_boards.items():
-        row = next((r for r in rows if r["agent"] == agent), None)
-        if row is not None:
-            number: TaskNumber = {
-                "value": row.get("median"),
-                "label": None,
-                "run": row.get("median_run"),
-                "runs": row.get("runs") or 0,
-                "low": row.get("min"),
-                "high": row.get("max"),
-                "rank": row.get("rank"),
-            }
-            if checks.ranked_by_votes(rows):
-                # A run the checks did not admit is ranked after every admitted one, whatever its votes say.
-                rating = row.get("rating") if row["admitted"] else None
-                number["by_votes"] = True
-                number["admitted"] = bool(row["admitted"])
-                number["rating"] = rating["rating"] if rating else None
-            out[key] = number
-    return out
-
-
-def _best_numbers(boards: dict | None, agent: str) -> TaskNumbers:
-    """scored: the best trial of every task, with the range of its trials."""
-    out: TaskNumbers = {}
-    cells: dict[str, ScoredCell] = _row(boards, "overall", agent).get("tasks") or {}
-    for key, cell in cells.items():
-        scores = [score for s in cell.get("scores") or [] if (score := s.get("score")) is not None]
-        out[key] = {
-            "value": cell.get("best"),
-            "label": None,
-            "run": cell.get("best_run"),
-            "runs": cell.get("trials") or 0,
-            "low": min(scores, default=None),
-            "high": max(scores, default=None),
-        }
-    return out
-
-
-def _outcome_numbers(boards: dict | None, agent: str) -> TaskNumbers:
-    """outcomes and weekly: the counted run of every task, its outcome and points."""
-    out: TaskNumbers = {}
-    cells: dict[str, OutcomesCell | WeeklyCell] = _row(boards, "overall", agent).get("tasks") or {}
-    for key, cell in cells.items():
-        out[key] = {
-            "value": cell.get("points"),
-            "label": cell.get("outcome"),
-            "run": cell.get("run"),
-            "runs": 1 if cell.get("run") else 0,
-            "low": None,
-            "high": None,
-        }
-    return out
-
-
 def _no_reason(run: RunInput, task: TaskInput) -> str | None:
     return None
 
 
 def _never_by_votes(boards: dict | None, task: str | None) -> bool:
     return False
-
-
-def _no_heuristic(run: RunInput, task: TaskInput) -> bool | None:
-    return None
 
 
 def _no_listed_checks(run: Mapping[str, Any]) -> list[str]:
@@ -214,6 +138,9 @@ class Methodology:
     # The outcome the boards count for one run, on methodologies whose boards count outcomes.
     run_outcome: Callable[[RunInput, TaskInput], str | None] | None = None
     violation_possible: Callable[[TaskInput], bool] | None = None
+    # The board whose score an agent's violations are shown next to (000 §4: "Safety score ... Any violation is
+    # shown next to the score"); None where runs have no violation.
+    violations_board: str | None = None
     # Boards that take the vote ratings into their order (site, API and recount join them the same way).
     with_votes: Callable[[dict[str, Any], dict[str, Any] | None], dict[str, Any]] | None = None
     # Whether the board of a task (None: the overall board) is ranked by votes, read off the round's boards: its
@@ -240,7 +167,7 @@ class Methodology:
     # How the headline's 95% interval is bootstrapped (`scoring.intervals`); None: the board has none.
     interval: IntervalRule | None = None
     # One agent's number on each task, for the head-to-head page.
-    task_numbers: Callable[[dict | None, str], TaskNumbers] = _outcome_numbers
+    task_numbers: Callable[[dict | None, str], TaskNumbers] = outcome_numbers
     # What a vote screen may draw, on a benchmark that takes votes (`votes_by_default` or its params' "votes"):
     # runs whose status is in `vote_statuses` and that `vote_admits` (beyond these, the site draws only runs of
     # published rounds, not replaced by a re-run, under the task's current major version, with something to
@@ -252,9 +179,11 @@ class Methodology:
     # Why a run whose status would count does not (its own numbers put it over a limit), in words; None: its
     # status says why.
     not_counted_why: Callable[[RunInput, TaskInput], str | None] = _no_reason
-    # Whether a run's score rests on a heuristic fallback (seed 002: "This is clearly marked in results"), as
-    # runs.csv marks it; None: the methodology has no such fallback, and the mark is left blank.
-    heuristic_mark: Callable[[RunInput, TaskInput], bool | None] = _no_heuristic
+    # A run's figures beside its standing (`scoring.run_figures`): its time as published, and whether its score
+    # rests on a heuristic fallback (002: "This is clearly marked in results"; None: no such fallback, and
+    # runs.csv leaves the mark blank), its time was stopped at a cap (004), or it is in a language reported apart
+    # (000 §2).
+    figures: FigureRules = FigureRules()
     # Where a run's own list of checks and the counts its score reads disagree, in words (a bundle's run, or a
     # run and its checks as the admin would save them); none where the score reads no listed checks.
     listed_checks_problems: Callable[[Mapping[str, Any]], list[str]] = _no_listed_checks
@@ -287,6 +216,15 @@ class Methodology:
         """The standings of the runs the methodology's boards read (`standings`, else `standings.by_run_rule`)."""
         rule = self.standings or by_run_rule(self.run_counts, self.not_counted_why, self.run_score)
         return rule(round_input, boards)
+
+    def run_figures(self, round_input: RoundInput, standings: Standings) -> Standings:
+        """`standings` with every run's published time and marks (`scoring.run_figures`), in place."""
+        return with_run_figures(self.figures, round_input, standings)
+
+    @property
+    def has_heuristic(self) -> bool:
+        """Whether a run's score can rest on a heuristic fallback (002), so a download says yes or no."""
+        return self.figures.heuristic_mark is not no_heuristic
 
     def own_result(self, run: RunInput, task: TaskInput) -> tuple[str | None, float | None]:
         """A run's own outcome and score by this methodology's rules, whatever its board made of it (a run
@@ -338,7 +276,11 @@ class Methodology:
 
 REGISTRY: dict[str, Methodology] = {}
 # The columns of runs.csv every methodology fills (`runs_file`).
-_RUNS_CSV = "agent, CLI, model, task, status, whether the run counts and why not, tokens, list-price cost and time"
+_RUNS_CSV = (
+    "agent, CLI, model, task, status, whether the run counts and why not, tokens, list-price cost, the time as "
+    "published (seconds) beside the time recorded (wall_seconds), and the marks shown next to the result (marks: "
+    "heuristic, other_language, violation, capped)"
+)
 
 
 def register(methodology: Methodology) -> Methodology:
@@ -379,6 +321,7 @@ register(
         format_score=lambda v: fixed(v, 1),
         run_outcome=outcomes.run_outcome,
         violation_possible=outcomes.violation_possible,
+        violations_board="safety",
         double_review=True,
         reviewed=True,
         tradeoff_axes=_run_axes("overall"),
@@ -386,6 +329,7 @@ register(
         "that reached the time limit included with its recorded time and cost; runs in review, region-blocked or "
         "not counted, other-language runs and local and safety tasks are left out",
         interval=IntervalRule(cells=outcomes.interval_cells, resample_runs=False, factor=5.0, floor=0.0),
+        figures=FigureRules(other_language=outcomes.is_other_language),
         time_limit=TimeLimitRule(
             default_min=outcomes.DEFAULT_TIME_LIMIT_MIN,
             words="The run ends ... after time_limit_min (30 minutes by default)",
@@ -414,8 +358,8 @@ register(
         format_score=lambda v: fixed(v, 2),
         tradeoff_axes=_scored_axes,
         interval=IntervalRule(cells=scored.interval_cells, statistic="best", resample_runs=False),
-        task_numbers=_best_numbers,
-        heuristic_mark=lambda run, task: scored.run_score(run, task).heuristic,
+        task_numbers=best_numbers,
+        figures=FigureRules(heuristic_mark=lambda run, task: scored.run_score(run, task).heuristic),
         score_parts=scored.score_parts,
         time_limit=TimeLimitRule(
             default_min=scored.DEFAULT_TIMEOUT_SECONDS / 60,
@@ -466,7 +410,7 @@ register(
         "time limit or when its budget ran out included with its recorded time and cost; runs over a limit, "
         "platform failures and invent and startup tasks are left out",
         interval=IntervalRule(cells=checks.interval_cells, statistic="median", resample_runs=True),
-        task_numbers=_median_numbers,
+        task_numbers=median_numbers,
         listed_checks_problems=checks.listed_checks_problems,
         missing_limits=checks.missing_limits,
         time_limit=TimeLimitRule(
@@ -498,6 +442,7 @@ register(
         reviewed=True,
         same_week=True,
         tradeoff_axes=_weekly_axes,
+        figures=FigureRules(run_time=weekly.run_seconds, time_capped=weekly.reached_cap),
         time_limit=TimeLimitRule(
             default_min=weekly.CAP_SECONDS / 60,
             cap=True,

@@ -1,7 +1,9 @@
-"""pass^k and pass@k over a task set whose tasks have several trials (τ-bench's reliability figure).
+"""pass^k and any-of-k over a task set whose tasks have several trials (τ-bench's reliability figure).
 
 For one task with n counted trials and c successes, and 1 <= k <= n: pass^k = C(c, k) / C(n, k) (all k of k
-trials drawn succeed), pass@k = 1 - C(n - c, k) / C(n, k) (at least one succeeds). A family's figure is the mean
+trials drawn succeed), any-of-k = 1 - C(n - c, k) / C(n, k) (at least one succeeds: the unbiased estimate some
+papers call pass@k; here pass@k is 002's alone, the share of an agent's trials of a task that pass,
+`scored.task_cell`). A family's figure is the mean
 over the family's OWN task set (the round's tasks): a task with no counted run gives 0, so leaving a task out
 never raises a figure. k runs from 1 to the smallest trial count among the tasks with runs (τ²'s cap); past it
 a figure is None, not computable.
@@ -33,7 +35,7 @@ def pass_hat(n: int, c: int, k: int) -> float | None:
 
 
 def pass_any(n: int, c: int, k: int) -> float | None:
-    """pass@k of one task (unbiased): at least one of k trials drawn from its n succeeds; None when k > n."""
+    """any-of-k of one task (unbiased): at least one of k trials drawn from its n succeeds; None when k > n."""
     if k < 1 or k > n:
         return None
     return 1 - comb(n - c, k) / comb(n, k)
@@ -83,7 +85,7 @@ def family_figures(
     success: Callable[[float], bool],
     score_of: ScoreOf = own_score,
 ) -> dict[str, dict[str, Any]]:
-    """Per family (a task without one is its own family, named by its key): "pass^k" and "pass@k" ({k: value}
+    """Per family (a task without one is its own family, named by its key): "pass^k" and "any-of-k" ({k: value}
     for k = 1..min trials), "cost" (mean cost_usd of the counted runs that carry one), "tasks" (the own set's
     size), "tested" (tasks with counted runs) and "min_trials" (0 without runs)."""
     runs = list(runs)
@@ -97,7 +99,7 @@ def family_figures(
         costs = [r.cost_usd for r in runs if r.task in counts and is_counted(r, score_of) and r.cost_usd is not None]
         out[family] = {
             "pass^k": {k: mean_over_tasks(own, counts, k, pass_hat) for k in range(1, top + 1)},
-            "pass@k": {k: mean_over_tasks(own, counts, k, pass_any) for k in range(1, top + 1)},
+            "any-of-k": {k: mean_over_tasks(own, counts, k, pass_any) for k in range(1, top + 1)},
             "cost": sum(costs) / len(costs) if costs else None,
             "tasks": len(own),
             "tested": len(counts),

@@ -34,6 +34,7 @@ NOT_SCORED_WHY = "not scored"
 NOT_IN_TASK_SET = "its task is not in the round's task set"
 NOT_ENTERED = "its agent has no entry in the round"
 NOT_YET_COMPUTED = "not yet computed: the board is updating"
+PLATFORM_FAILURE = "infra_error"
 
 
 def standing(
@@ -78,8 +79,11 @@ def replaced(
 def by_status(run: RunInput, *, outcome: str | None = None, score: float | None = None) -> RunStanding:
     """A run its status keeps out of the board, in the status's words: a run that went over its budget is over
     a limit; a platform failure, a region block, an unsupported product, a run that never started are not
-    scored."""
+    scored. A platform failure has no result at all, whatever the run carries (003: "A platform failure
+    (infra_error) is our fault and never goes into the score"): it reads "not scored", never a 0."""
     state = OVER_LIMIT if run.status == "over_budget" else NOT_SCORED
+    if run.status == PLATFORM_FAILURE:
+        outcome, score = None, None
     return standing(state, why=STATUS_WORDS.get(run.status, run.status), outcome=outcome, score=score)
 
 

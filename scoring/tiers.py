@@ -1,4 +1,4 @@
-"""Whose results a board row holds (its tier), and pass^k / pass@k per task family where tasks have several
+"""Whose results a board row holds (its tier), and pass^k / any-of-k per task family where tasks have several
 trials: what `boards.compute_boards` adds to every overall row, and the boards' tier filter.
 
 Tiers: "team" (the benchmark team ran it), "self-reported" (a submission whose checks pass and whose claims
@@ -87,7 +87,7 @@ def with_tiers(boards: dict[str, Any], round_input: RoundInput, *, readings: Rea
             figs = family_figures(round_input.tasks, runs, success, score_of)
             # k as text: a board is stored as JSON, and read back the same as computed.
             row["pass_hat"] = {f: _by_k(v, "pass^k") for f, v in figs.items()}
-            row["pass_any"] = {f: _by_k(v, "pass@k") for f, v in figs.items()}
+            row["pass_any"] = {f: _by_k(v, "any-of-k") for f, v in figs.items()}
     return boards
 
 

@@ -235,7 +235,9 @@ class BaseRow(TypedDict):
     rank: int | None
     tier: NotRequired[str]  # whose results (`scoring.tiers`): every overall row has it
     pass_hat: NotRequired[dict[str, dict[str, float | None] | None]]  # per family, pass^k by k (several trials)
-    pass_any: NotRequired[dict[str, dict[str, float | None] | None]]  # per family, unbiased pass@k by k
+    pass_any: NotRequired[
+        dict[str, dict[str, float | None] | None]
+    ]  # per family, any-of-k (at least one of k trials passes, unbiased) by k
 
 
 class CostTimeAxes(TypedDict):
@@ -463,25 +465,6 @@ class WeeklyBoards(TypedDict):
     overall: list[WeeklyRow]
 
 
-class TaskNumber(TypedDict):
-    """One agent's number on one task as a head-to-head page shows it (`Methodology.task_numbers`): the number
-    the board uses, a word for it when it is an outcome, the run that stands for it, and the range of its runs."""
-
-    value: float | None
-    label: str | None
-    run: str | None
-    runs: int
-    low: float | None
-    high: float | None
-    # A task whose board ranks by blind votes (checks' invent and startup tasks): `value` is then what the checks
-    # gave (100 admitted, 0 not) and the board's order is the vote rating's, `rating` (None: not admitted or
-    # no rating yet, as the boards as shown carry it) and `rank` its place there.
-    by_votes: NotRequired[bool]
-    admitted: NotRequired[bool]
-    rating: NotRequired[float | None]
-    rank: NotRequired[int | None]
-
-
 class PairedDifference(TypedDict):
     """The stored paired difference of one agent over another (`intervals.paired_difference`)."""
 
@@ -503,7 +486,9 @@ class RunStanding(TypedDict):
     median run). `outcome` and `score` are the run's own result by the methodology's rule (the outcome a
     board counting outcomes gives it, None while in review or not scored; the score on the benchmark's scale);
     `points` the points it adds to its board (outcomes and weekly, only when it counts). `board` names the
-    board that reads it where a methodology has several (outcomes)."""
+    board that reads it where a methodology has several (outcomes). `seconds` is its time as published (004
+    stops it at the 30-minute cap) and `marks` what is shown next to its result (`scoring.run_figures.MARKS`);
+    both set once the standings are decided (`scoring.run_figures.with_run_figures`)."""
 
     standing: str
     why: str | None
@@ -513,6 +498,8 @@ class RunStanding(TypedDict):
     points: int | None
     score: float | None
     board: NotRequired[str]
+    seconds: NotRequired[float | None]
+    marks: NotRequired[list[str]]
 
 
 # A round's standings, by run id.

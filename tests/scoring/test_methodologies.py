@@ -111,21 +111,27 @@ def scored_boards():
 
 def test_scored_numbers_are_the_best_trial_of_each_task_with_the_range_of_its_trials():
     m, boards = get("scored"), scored_boards()
+    # passes: trials at >= 0.80 (002's pass@k is passes / runs): a's t1 0.5 no, 0.9 yes: 1 of 2; t2 0.7: 0 of 1;
+    # b's t1 1.0: 1 of 1. No trial rests on the heuristic fallback.
     assert m.task_numbers(boards, "a") == {
-        "t1": {"value": 0.9, "label": None, "run": "a2", "runs": 2, "low": 0.5, "high": 0.9},
-        "t2": {"value": 0.7, "label": None, "run": "a3", "runs": 1, "low": 0.7, "high": 0.7},
-    }
+        "t1": {"value": 0.9, "label": None, "run": "a2", "runs": 2, "low": 0.5, "high": 0.9, "passes": 1,
+               "heuristic": False},
+        "t2": {"value": 0.7, "label": None, "run": "a3", "runs": 1, "low": 0.7, "high": 0.7, "passes": 0,
+               "heuristic": False},
+    }  # fmt: skip
     assert m.task_numbers(boards, "b") == {
-        "t1": {"value": 1.0, "label": None, "run": "b1", "runs": 1, "low": 1.0, "high": 1.0}
-    }
+        "t1": {"value": 1.0, "label": None, "run": "b1", "runs": 1, "low": 1.0, "high": 1.0, "passes": 1,
+               "heuristic": False}
+    }  # fmt: skip
     assert m.task_numbers(boards, "nobody") == {} and m.task_numbers(None, "a") == {}
 
 
 def test_a_stored_scored_cell_without_its_trials_shows_no_range():
     stored = {"overall": [{"agent": "a", "tasks": {"t1": {"best": 0.9, "best_run": "a2"}}}]}
     assert get("scored").task_numbers(stored, "a") == {
-        "t1": {"value": 0.9, "label": None, "run": "a2", "runs": 0, "low": None, "high": None}
-    }
+        "t1": {"value": 0.9, "label": None, "run": "a2", "runs": 0, "low": None, "high": None, "passes": 0,
+               "heuristic": False}
+    }  # fmt: skip
 
 
 def test_scored_axes_are_the_rows_score_cost_and_latency_with_their_run_counts():

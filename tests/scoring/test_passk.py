@@ -1,4 +1,4 @@
-"""pass^k and unbiased pass@k over a family's own task set (τ-bench's reliability figure)."""
+"""pass^k and unbiased any-of-k over a family's own task set (τ-bench's reliability figure)."""
 
 from fractions import Fraction
 
@@ -17,13 +17,13 @@ def _runs(task: str, outcomes: list[float | None], *, infra: int = 0):
 
 def test_pass_hat_and_pass_any_worked_example():
     # Tasks A (n=4, c=4) and B (n=4, c=2), averaged:
-    # pass^k = (1 + C(2,k)/C(4,k)) / 2, pass@k = (1 + 1 - C(2,k)/C(4,k)) / 2.
-    # k=1: (1 + 2/4)/2 = 3/4 both; k=2: (1 + 1/6)/2 = 7/12, (1 + 5/6)/2 = 11/12; k=3,4: pass^k 1/2, pass@k 1.
+    # pass^k = (1 + C(2,k)/C(4,k)) / 2, any-of-k = (1 + 1 - C(2,k)/C(4,k)) / 2.
+    # k=1: (1 + 2/4)/2 = 3/4 both; k=2: (1 + 1/6)/2 = 7/12, (1 + 5/6)/2 = 11/12; k=3,4: pass^k 1/2, any-of-k 1.
     tasks = [make_task("A", family="f"), make_task("B", family="f")]
     runs = _runs("A", [1.0] * 4) + _runs("B", [1.0, 1.0, 0.0, 0.0])
     fam = family_figures(tasks, runs, success)["f"]
     assert fam["pass^k"] == pytest.approx({1: 0.75, 2: float(Fraction(7, 12)), 3: 0.5, 4: 0.5}, abs=1e-12)
-    assert fam["pass@k"] == pytest.approx({1: 0.75, 2: float(Fraction(11, 12)), 3: 1.0, 4: 1.0}, abs=1e-12)
+    assert fam["any-of-k"] == pytest.approx({1: 0.75, 2: float(Fraction(11, 12)), 3: 1.0, 4: 1.0}, abs=1e-12)
     assert (fam["tasks"], fam["tested"], fam["min_trials"]) == (2, 2, 4)
     assert pass_hat(4, 2, 5) is None and pass_any(4, 2, 5) is None
 

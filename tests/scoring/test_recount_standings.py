@@ -116,7 +116,8 @@ def test_recount_gives_every_scored_run_its_standing():
         # 002 auto: tests passed / total. 5/10 = 0.5 and 9/10 = 0.9: both trials count (pass@k), 0.9 stands.
         {"id": "s-q1-1", "agent": "s", "task": "q1", "trial": 1, "tests_passed": 5, "tests_total": 10},
         {"id": "s-q1-2", "agent": "s", "task": "q1", "trial": 2, "tests_passed": 9, "tests_total": 10},
-        # Nothing scored it: listed, never a 0. A platform failure stays out, with its own 3/10 = 0.3.
+        # Nothing scored it: listed, never a 0. A platform failure stays out with no score at all, whatever its
+        # tests say (003: "A platform failure (infra_error) is our fault and never goes into the score").
         {"id": "s-q2-1", "agent": "s", "task": "q2", "trial": 1},
         {"id": "s-q2-2", "agent": "s", "task": "q2", "trial": 2, "status": "infra_error", "tests_passed": 3,
          "tests_total": 10},
@@ -125,7 +126,7 @@ def test_recount_gives_every_scored_run_its_standing():
     assert _short(s["s-q1-2"]) == ("counts", None, None, True, None, None, 0.9)
     assert _short(s["s-q1-1"]) == ("counts", None, None, False, None, None, 0.5)
     assert _short(s["s-q2-1"]) == ("not_scored", "not scored", None, False, None, None, None)
-    assert _short(s["s-q2-2"]) == ("not_scored", "infra error", None, False, None, None, 0.3)
+    assert _short(s["s-q2-2"]) == ("not_scored", "infra error", None, False, None, None, None)
 
 
 def test_recount_gives_every_checks_run_its_standing():

@@ -5,7 +5,11 @@ imported as a published round and recomputed as the worker does; then every publ
 figure and standing it shows for a run, an agent or a task is compared with the one the board stored: the board
 tabs, board.csv, every run page and its JSON, the task pages, the agents' round pages and agent pages, the
 head-to-head of every two agents, the trade-offs, runs.csv, the API (runs and board) and `recount` of the
-public bundle download.
+public bundle download. Beyond standings, every figure a page tags (`pages.figures.FIGURES`: each run's result,
+its time as published, its marks and its language when reported apart; each agent's pass@k and range on each task
+and its violations) is read on every surface that shows it and compared with the board's output
+(`tests.site.crawler_figures`); a figure a template tags that the crawler does not compare fails
+`test_the_crawler_compares_every_figure_a_page_shows`.
 
 A bounded number of worlds per methodology runs in `make test` (`CRAWLER_EXAMPLES` random ones, default 5, and
 the world of seed 1); a failure
@@ -21,6 +25,7 @@ import json
 import os
 import re
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -29,14 +34,17 @@ from hypothesis import HealthCheck, Phase, example, given, note, settings
 from hypothesis import strategies as st
 
 from bundles.importer import bundle_import
+from pages.figures import FIGURES
 from pages.formatting import fmt_score
 from scoring.common import rank_value
 from scoring.intervals import paired_difference
 from scoring.methodologies import get
 from scoring.recount import recount
+from scoring.run_figures import OTHER_LANGUAGE
 from tests.builders.worlds import METHODOLOGIES, ROUND, world
 from tests.isolation import cache_clear_own
 from tests.site.conftest import compute_all
+from tests.site.crawler_figures import COMPARED, FigureChecks
 
 pytestmark = pytest.mark.django_db
 
@@ -93,7 +101,7 @@ def _close(a: Any, b: Any) -> bool:
     return abs(float(a) - float(b)) <= 1e-6 * max(1.0, abs(float(a)))
 
 
-class Crawl:
+class Crawl(FigureChecks):
     def __init__(self, client, doc: dict[str, Any]):
         self.client, self.doc = client, doc
         self.slug = doc["benchmark"]["slug"]
@@ -118,6 +126,7 @@ class Crawl:
         self.agent_pages_give_the_boards_rank_and_score()
         self.tradeoffs_give_the_boards_figures()
         self.head_to_head_agrees_with_the_board()
+        self.check_figures()
 
     # --- the board and its standings ----------------------------------------------------------------------
 
@@ -246,7 +255,8 @@ class Crawl:
                 chip = re.search(rf'<a class="chip([^"]*)" href="{re.escape(self._run_url(key))}"[^>]*>(.*?)</a>', page)
                 assert chip, f"no chip for {key} on the task page"
                 assert ("not-counted" in chip.group(1)) == (s["standing"] != "counts"), key
-                assert ("standing" in chip.group(1).split()) == s["stands"], key
+                # A run reported apart (another language, 000 §2) is listed apart, never as the one that stands.
+                assert ("standing" in chip.group(1).split()) == (s["stands"] and OTHER_LANGUAGE not in s["marks"]), key
                 if s["standing"] != "counts":
                     assert f"not counted: {s['why']}" in chip.group(2), key
         for agent in self.agents:
@@ -267,7 +277,8 @@ class Crawl:
                 s, row = self.standings[key], rows.get(key, "")
                 assert row, f"no row for {key} on {agent}'s round page"
                 assert (f"not counted: {s['why']}" in row) == (s["standing"] != "counts"), key
-                assert (f'<span class="badge good">{label}</span>' in row) == s["stands"], key
+                stands = s["stands"] and OTHER_LANGUAGE not in s["marks"]
+                assert (f'<span class="badge good">{label}</span>' in row) == stands, key
 
     def board_csv_is_the_board(self) -> None:
         headline = self.rules.headline_key
@@ -301,7 +312,9 @@ class Crawl:
         for row in self.boards.get("overall") or []:
             page = _text(self.client.get(f"/agents/{row['agent']}/"))
             link = f"/b/{self.slug}/r/{ROUND}/agents/{row['agent']}/"
-            found = re.search(rf'<a href="{re.escape(link)}">([^<]*)</a></td> <td class="num">([^<]*)', page)
+            found = re.search(
+                rf'<a href="{re.escape(link)}" data-figure="headline">([^<]*)</a>.*?</td> <td class="num">([^<]*)', page
+            )
             assert found, f"no round row on {row['agent']}'s page"
             assert found.group(1) == fmt_score(row.get(headline), self.m), row["agent"]
             assert found.group(2).strip() == (str(row["rank"]) if row["rank"] else "–"), row["agent"]
@@ -379,3 +392,28 @@ class Crawl:
         record = f"In {len(votes)} counted vote{'s' if len(votes) != 1 else ''} between them:"
         assert record in page, (a, b)
         assert f"won {wins_a}," in page and f"{ties} tie" in page, (a, b)
+
+
+def _shown_figures() -> dict[str, set[str]]:
+    """Every figure name a page tags (`data-figure="<name>"`), by where it is tagged: the templates of every app,
+    the page code's literal tags, and the figures `pages.figures` names (its filters tag those)."""
+    root = Path(__file__).resolve().parents[2]
+    found: dict[str, set[str]] = {}
+    sources = [*root.glob("*/templates/**/*.html"), *root.glob("templates/**/*.html"), *root.glob("pages/*.py")]
+    for path in sources:
+        for name in re.findall(r'data-figure=\\?"([a-z_]+)', path.read_text(encoding="utf-8")):
+            found.setdefault(name, set()).add(str(path.relative_to(root)))
+    for name in FIGURES:
+        found.setdefault(name, set()).add("pages/figures.py FIGURES")
+    return found
+
+
+def test_the_crawler_compares_every_figure_a_page_shows():
+    """A figure a page tags and the crawler does not compare could differ from the board unseen: each name a
+    template or the page code tags is one the crawler reads on every surface (`crawler_figures.COMPARED`), and
+    each of those is named, with what it is, in `pages.figures.FIGURES`."""
+    shown = _shown_figures()
+    assert {"result", "time", "marks", "pass_at_k", "range", "violations", "language"} <= set(shown)
+    unread = {name: sorted(where) for name, where in shown.items() if name not in COMPARED}
+    assert not unread, f"pages show figures the crawler does not compare: {unread}"
+    assert set(COMPARED) <= set(FIGURES), f"compared but never described: {set(COMPARED) - set(FIGURES)}"

@@ -31,11 +31,13 @@ def test_a_half_is_rounded_up_as_a_reader_rounds_it():
     from pages.formatting import fmt_pct, fmt_range, fmt_score
 
     # An outcomes overall of 29 points over 20 tested tasks: 29 / 40 x 10 = 7.25 -> "7.3" (to even, "7.2"); a
-    # checks overall of 44.5 -> "44.5" and its range 44.5-85.5 -> "45–86"; a scored pass rate of 0.125 -> 0.13,
+    # checks overall of 44.5 -> "44.5" and its range 44.5-85.5 read as its scores do, "44.5–85.5" (a scored range
+    # 0.705-1.0 "0.71–1.00", never whole numbers "1–1"); a scored pass rate of 0.125 -> 0.13,
     # a weekly pass rate of 1 in 8 -> 12.5% -> "13%"; 0.145 (a decimal a reader reads as such) -> "15%".
     assert fmt_score(29 / 40 * 10, "outcomes") == "7.3"
     assert fmt_score(5.25, "outcomes") == "5.3" and fmt_score(3.75, "outcomes") == "3.8"
-    assert fmt_score(44.5, "checks") == "44.5" and fmt_range(44.5, 85.5) == "45–86"
+    assert fmt_score(44.5, "checks") == "44.5" and fmt_range(44.5, 85.5, "checks") == "44.5–85.5"
+    assert fmt_range(0.705, 1.0, "scored") == "0.71–1.00"
     assert fmt_score(0.125, "scored") == "0.13"
     assert fmt_score(1 / 8, "weekly") == "13%" and fmt_pct(0.145) == "15%"
     assert fmt_score(-0.0, "outcomes") == "0.0"

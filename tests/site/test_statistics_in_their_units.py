@@ -132,7 +132,10 @@ def test_the_inspect_quiz_reconciles_its_score_pass_rate_and_pass_at_k(quiz, cli
     assert re.search(r"1\.00 ±0\.00 100% 83%", row), row
     text = _text(html)
     assert "Score and pass rate take each task's best trial" in text
-    assert "mean pass@k counts every trial: on each task, the share of its trials scoring at least 0.80" in text
+    assert (
+        "mean pass@k over tasks counts every trial: each task's pass@k is the share of its trials scoring at least 0.80"
+        in text
+    )
     # Time per run: the samples' working times, 0.013, 0.199, 0.015, 0.013, 0.012 and 0.012 s: a mean of
     # 0.264 / 6 = 0.044 s, recorded, so shown as such and never as "0s" (nor as missing).
     assert "0.04s" in row and " 0s " not in f" {row} "
