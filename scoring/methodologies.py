@@ -17,7 +17,7 @@ from .limits import TaskLimits, TimeLimitRule
 from .readings import SITE, Question, Readings, questions_of
 from .run_figures import FigureRules, no_heuristic, with_run_figures
 from .run_setup import SCORED_SETUP, RunSetupRule
-from .standings import StandingsRule, by_run_rule
+from .standings import PLATFORM_FAILURE, StandingsRule, by_run_rule
 from .task_numbers import TaskNumbers, best_numbers, median_numbers, outcome_numbers
 from .types import (
     ChecksOverallRow,
@@ -228,7 +228,10 @@ class Methodology:
 
     def own_result(self, run: RunInput, task: TaskInput) -> tuple[str | None, float | None]:
         """A run's own outcome and score by this methodology's rules, whatever its board made of it (a run
-        replaced by its re-run keeps them): the outcome only where the run could count (`run_counts`)."""
+        replaced by its re-run keeps them): the outcome only where the run could count (`run_counts`); none at all
+        for a platform failure (003: "never goes into the score", `standings.by_status`)."""
+        if run.status == PLATFORM_FAILURE:
+            return None, None
         outcome = self.run_outcome(run, task) if self.run_outcome is not None and self.run_counts(run, task) else None
         return outcome, self.run_score(run, task)
 
