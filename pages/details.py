@@ -31,7 +31,6 @@ from runs.inputs import run_input
 from runs.models import Run
 from runs.selectors import review_stage
 from scoring import methodologies
-from scoring.bundle_run_checks import week_problem, week_shown
 from scoring.review import verdicts_public
 from scoring.types import RatingRow
 from snapshots.models import BoardSnapshot, SnapshotKind
@@ -42,7 +41,17 @@ from .figures import row_badges, task_figures
 from .formatting import fmt_rating, fmt_score, limits_view
 from .intervals import compare_url
 from .links import round_agent_url, run_url, task_url
-from .run_evidence import evidence_list_view, judge_view, marks_view, recording_view, run_setup_view, score_parts_view
+from .run_evidence import (
+    evidence_list_view,
+    judge_view,
+    marks_view,
+    recording_view,
+    run_setup_view,
+    run_week_view,
+    score_parts_view,
+    task_version_view,
+    tau2_reward_view,
+)
 from .selectors import (
     benchmark_get,
     checks_passed,
@@ -156,21 +165,6 @@ def _review_marks(bench: Benchmark) -> dict[str, Any]:
     return {"standing_label": rules.standing_label, "double_review": rules.double_review}
 
 
-def _run_week(run: Run, rnd: Round) -> dict[str, Any]:
-    """The run's week as its page says it (004: "The agents in one table are run in the same week"): the round's
-    week (`week_shown`: its first and last second), and whether the run started in it (`week_problem`, the rule the
-    bundle check and the admin ask); `known` is false without a start time or a round's start date."""
-    if run.started_at is None or rnd.starts_on is None:
-        return {"known": False, "start": None, "last": None, "in_week": None}
-    start, last = week_shown(rnd.starts_on)
-    return {
-        "known": True,
-        "start": start,
-        "last": last,
-        "in_week": week_problem(rnd.starts_on, run.started_at) is None,
-    }
-
-
 def _third_verdict(run: Run, verdicts: list) -> dict[str, bool]:
     """Whether a published third verdict decided the run: only while the tester and the second disagree (000
     §5, `review_stage`); one given while they disagreed is set aside once a correction makes them agree."""
@@ -184,14 +178,16 @@ def _what_happened(run: Run, query: Mapping[str, str], listed: list | None) -> d
     marks, the evidence its task version lists (`listed`) held or lacking, how the score is reached, and on a
     weekly table the week it happened in."""
     return {
-        "week": _run_week(run, run.round) if run.round.benchmark.rules.same_week else None,
+        "week": run_week_view(run, run.round) if run.round.benchmark.rules.same_week else None,
         "transcript": transcript_view(run, query),
         "judge": judge_view(run.judge),
         "setup": run_setup_view(run, run.round.benchmark.rules.run_setup),
         "marks": marks_view(run.marks, list(run.evidence.all())),
         "evidence_list": evidence_list_view(listed, run.status, list(run.evidence.all())),
         **recording_view(run, list(run.evidence.all())),
-        "score_parts": score_parts_view(
+        "task_version": task_version_view(run),
+        "score_parts": tau2_reward_view(run)
+        or score_parts_view(
             methodologies.get(run.round.benchmark.methodology).score_parts(run_input(run), task_input(run.task))
         ),
     }

@@ -10,6 +10,7 @@ from typing import Any
 from django.core.exceptions import ObjectDoesNotExist
 
 from scoring import task_evidence
+from scoring.bundle_run_checks import week_problem, week_shown
 from scoring.common import fixed
 from scoring.run_setup import RunSetupRule
 
@@ -200,4 +201,66 @@ def run_setup_view(run: Any, rule: RunSetupRule | None) -> dict[str, Any] | None
         "judge_default": rule.judge_default,
         "judge_words": rule.judge_words,
         "mode": rule.mode(run.execution_mode or None),
+    }
+
+
+# τ²-bench's reward basis: the checks a task names, each passed (1) or failed (0); the reward is their product
+# (τ²-bench's evaluator, `src/tau2/evaluator`). Named as a reader of the run page reads them.
+TAU2_BASIS = {
+    "DB": "the database ends as the task's expected actions leave it",
+    "ENV_ASSERTION": "the environment's assertions hold",
+    "NL_ASSERTION": "the task's statements about the conversation hold, as a model judges them",
+    "ACTION": "the agent took the task's expected actions",
+    "COMMUNICATE": "the agent told the user what the task says it must",
+}
+
+
+def tau2_reward_view(run: Any) -> dict[str, Any] | None:
+    """A τ²-bench run's score as τ²-bench gives it (its transcript's "tau2 reward", `scoring.tau2_runs`): the reward
+    and the checks it rests on (its reward basis) and how the simulation ended; None for any other run."""
+    try:
+        meta = run.transcript.meta or {}
+    except ObjectDoesNotExist:
+        return None
+    scores = meta.get("scores") or []
+    found = next((s for s in scores if isinstance(s, dict) and s.get("scorer") == "tau2 reward"), None)
+    if found is None or run.score is None:
+        return None
+    facts = found.get("metadata") or {}
+    return {
+        "evaluation": "tau2",
+        "score": _part_number(run.score),
+        "basis": [
+            {"key": b, "text": TAU2_BASIS.get(b, "")} for b in facts.get("reward_basis") or [] if isinstance(b, str)
+        ],
+        "ended": facts.get("termination_reason") or "",
+    }
+
+
+def task_version_view(run: Any) -> dict[str, str]:
+    """Which version of its task the run ran and, where the benchmark holds several task sets (τ²-bench's releases)
+    and the run's round is of another than the current one, of which; and the task's current version when it is
+    not the run's (the two differ: a task's version changes only with its content)."""
+    rnd, bench, task = run.round, run.round.benchmark, run.task
+    other_set = bool(rnd.task_set_version) and rnd.task_set_version != bench.task_set_version
+    return {
+        "version": run.task_version,
+        "task_set": rnd.task_set_version if other_set else "",
+        "current": task.version if task.version != run.task_version else "",
+        "current_set": bench.task_set_version if other_set else "",
+    }
+
+
+def run_week_view(run: Any, rnd: Any) -> dict[str, Any]:
+    """The run's week as its page says it (004: "The agents in one table are run in the same week"): the round's
+    week (`week_shown`: its first and last second), and whether the run started in it (`week_problem`, the rule the
+    bundle check and the admin ask); `known` is false without a start time or a round's start date."""
+    if run.started_at is None or rnd.starts_on is None:
+        return {"known": False, "start": None, "last": None, "in_week": None}
+    start, last = week_shown(rnd.starts_on)
+    return {
+        "known": True,
+        "start": start,
+        "last": last,
+        "in_week": week_problem(rnd.starts_on, run.started_at) is None,
     }

@@ -7,6 +7,7 @@ organization's members see it, and anyone else gets the 404 of a page that does 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.http import Http404
@@ -97,15 +98,22 @@ def _declared(declared: dict[str, Any]) -> list[tuple[str, str]]:
     return out
 
 
+def natural(text: str) -> tuple:
+    """`text` as a reader orders it, its numbers by their value: airline-2 before airline-10 (as text, "airline-10"
+    comes before "airline-2")."""
+    return tuple(int(part) if part.isdigit() else part.casefold() for part in re.split(r"(\d+)", text))
+
+
 def run_rows(sub: Submission) -> list[dict[str, Any]]:
-    """The runs the submission put on its round (none once it is withdrawn or superseded)."""
+    """The runs the submission put on its round (none once it is withdrawn or superseded), by task family, then
+    task (`natural`: airline-0, airline-1, airline-2 ... airline-10), then trial."""
     if sub.status != SubmissionStatus.LIVE:
         return []
     runs = Run.objects.filter(
         round_id=sub.round_id, entry__agent_id=sub.agent_id, key__startswith=f"s{sub.pk}-"
     ).select_related("task")
     rows = []
-    for run in runs.order_by("task__family", "task__key", "trial"):
+    for run in sorted(runs, key=lambda r: (natural(r.task.family), natural(r.task.key), r.trial, natural(r.key))):
         rows.append(
             {
                 "key": run.key,

@@ -9,16 +9,19 @@ from dataclasses import replace
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin import helpers
 from django.contrib.admin.options import ActionLocation
 from django.core.exceptions import ValidationError
+from django.template.response import TemplateResponse
 
 from leaderboard.services.changes import require_reason
 from runs import services as run_services
 from runs.admin import ask_reason, change_reason, reason_field, refused_as_denied, related_changed
+from runs.models import Evidence, Verdict
 from scoring.bundle_run_checks import week_problem
 
 from .. import services
-from ..models import Benchmark, ChangelogEntry, Entry, Round, RoundParameter
+from ..models import Benchmark, ChangelogEntry, Entry, Round, RoundParameter, RoundStatus
 from ..roles import user_is_editor
 from ._common import ReasonForm, SavesThroughServices
 
@@ -119,6 +122,39 @@ def _publication_for(request):
     return request._round_publication
 
 
+def _becomes_public(rnd: Round) -> dict:
+    """What publishing `rnd` shows the public that it did not see: counted, as the confirmation names it."""
+    return {
+        "round": rnd,
+        "agents": rnd.entries.count(),
+        "runs": rnd.runs.count(),
+        "verdicts": Verdict.objects.filter(run__round=rnd).count(),
+        "evidence": Evidence.objects.filter(run__round=rnd).count(),
+        "parameters": rnd.parameters.count(),
+        "preview": rnd.status == RoundStatus.PREVIEW,
+    }
+
+
+def publish_confirmation(model_admin, request, queryset):
+    """The page asking an editor to confirm publishing the selected rounds, naming for each what becomes public
+    and, for any that cannot be published, why; None when none of them can (they are refused as before)."""
+    rounds = list(queryset.select_related("benchmark"))
+    refused = {r: run_services.round_publish_problems(r, viewer=request.user) for r in rounds}
+    ready = [r for r in rounds if not refused[r]]
+    if not ready:
+        return None
+    context = {
+        **model_admin.admin_site.each_context(request),
+        "title": "Publish: are you sure?",
+        "opts": model_admin.model._meta,
+        "queryset": rounds,
+        "ready": [_becomes_public(r) for r in ready],
+        "refused": [(r, problems) for r, problems in refused.items() if problems],
+        "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+    }
+    return TemplateResponse(request, "admin/leaderboard/round/publish_confirmation.html", context)
+
+
 @admin.register(Round)
 class RoundAdmin(SavesThroughServices, admin.ModelAdmin):
     form = RoundForm
@@ -145,7 +181,14 @@ class RoundAdmin(SavesThroughServices, admin.ModelAdmin):
 
     @admin.action(description="Publish (after the preview, with every run reviewed)", permissions=["change"])
     def publish(self, request, queryset):
+        """Asks first, naming what becomes public (`publish_confirmation`); publishes once confirmed. Rounds none
+        of which may be published are refused at once, with the reasons."""
+        if request.POST.get("post") != "yes":
+            asked = publish_confirmation(self, request, queryset)
+            if asked is not None:
+                return asked
         self._each(request, queryset, run_services.round_publish, "is published", "was not published")
+        return None
 
     def get_actions(self, request, action_location=ActionLocation.CHANGE_LIST):
         """The actions say what publishing means for the rounds listed: a benchmark without a vendor window

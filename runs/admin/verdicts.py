@@ -148,6 +148,7 @@ class VerdictChangeForm(forms.ModelForm):
     effect_seen = forms.CharField(required=False, widget=forms.HiddenInput)
     request = None
     effect = None
+    previewing = False  # this answer shows the correction's effect, asked for before it is saved
 
     class Meta:
         model = Verdict
@@ -173,16 +174,19 @@ class VerdictChangeForm(forms.ModelForm):
             return True
         token = f"{final}|{','.join(matched)}"
         self.effect = correction_effect(verdict=verdict, outcome=data.get("outcome") or None, matched=matched)
-        seen = data.get("effect_seen") == token
+        if data.get("effect_seen") != token:
+            # The first save shows the effect and asks for the reason: a step of the correction, not an error
+            # (`VerdictAdmin.render_change_form` shows it without the admin's red "Please correct the errors").
+            self.data = self.data.copy()
+            self.data[self.add_prefix("effect_seen")] = token
+            self.previewing = True
+            self.add_error(None, "Check the effect of this correction on the board (below), then save again.")
+            return False
         if not (data.get("reason") or "").strip():
             self.add_error(
                 "reason", "Say why: the reason goes into the round's public changelog and on the run's page."
             )
-        if not seen:
-            self.data = self.data.copy()
-            self.data[self.add_prefix("effect_seen")] = token
-            self.add_error(None, "Check the effect of this correction on the board (below), then save again.")
-        return seen and not self.errors
+        return not self.errors
 
     def clean(self):
         data = super().clean()
@@ -293,6 +297,14 @@ class VerdictAdmin(DeletesThroughService, admin.ModelAdmin):
             extra["evidence"] = list(run.evidence.all())
             extra["not_due"] = run.due_at is not None and run.due_at > timezone.now()
         return super().add_view(request, form_url, extra)
+
+    def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
+        """A correction's first save shows its effect and asks for the reason (`VerdictChangeForm._effect_shown`):
+        that page is the correction's next step, so it carries no error banner (the form is held back all the
+        same, and the reason is asked for in the effect's own words)."""
+        if getattr(getattr(context.get("adminform"), "form", None), "previewing", False):
+            context["errors"] = []
+        return super().render_change_form(request, context, add, change, form_url, obj)
 
     def response_add(self, request, obj, post_url_continue=None):
         if "_addanother" not in request.POST and "_continue" not in request.POST:

@@ -71,6 +71,12 @@ def test_three_reviewers_then_publication_then_the_public_run_page(live_server, 
     editor.check(f'input[name="_selected_action"][value="{world["round"].pk}"]')
     editor.select_option('select[name="action"]', "publish")
     editor.click('button[name="index"]')
+    # The action asks first, naming what becomes public; nothing is published until the editor confirms.
+    asked = editor.locator("#publish-confirmation")
+    asked.wait_for()
+    assert "round parameter value" in asked.inner_text() and "reviewer verdict" in asked.inner_text()
+    assert Round.objects.get(pk=world["round"].pk).status == "preview"
+    editor.get_by_role("button", name="Yes, publish 1 round").click()
     editor.wait_for_load_state()
     assert "is published" in editor.content()
     assert Round.objects.get(pk=world["round"].pk).status == "published"

@@ -232,7 +232,13 @@ def test_a_vote_through_one_server_and_a_publication_through_the_other_are_seen_
     assert token, form.text[:2000]
     published = as_editor.post(
         second.url + "/admin/leaderboard/round/",
-        data={"action": "publish", "_selected_action": november.pk, "index": 0, "csrfmiddlewaretoken": token.group(1)},
+        data={
+            "action": "publish",
+            "_selected_action": november.pk,
+            "index": 0,
+            "post": "yes",  # confirmed (the action asks first, naming what becomes public)
+            "csrfmiddlewaretoken": token.group(1),
+        },
         headers={"Referer": second.url + "/admin/leaderboard/round/"},
         allow_redirects=False,
         timeout=30,

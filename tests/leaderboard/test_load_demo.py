@@ -24,8 +24,10 @@ def test_the_demo_accounts_sign_in_on_the_site_and_in_the_admin(client):
     assert Benchmark.objects.get(slug="inspect-quiz").preview_hours == 0
     draft = Round.objects.get(benchmark__slug="inspect-quiz", key="2026-r2")
     assert draft.status == "draft"
+    asked = client.post("/admin/leaderboard/round/", {"action": "publish", "_selected_action": [draft.pk]})
+    assert "Publish: are you sure?" in asked.content.decode() and Round.objects.get(pk=draft.pk).status == "draft"
     response = client.post(
-        "/admin/leaderboard/round/", {"action": "publish", "_selected_action": [draft.pk]}, follow=True
+        "/admin/leaderboard/round/", {"action": "publish", "_selected_action": [draft.pk], "post": "yes"}, follow=True
     )
     assert "Inspect quiz 2026 round 2 is published." in response.content.decode()
     assert Round.objects.get(pk=draft.pk).status == "published"

@@ -214,9 +214,14 @@ def test_a_published_verdicts_correction_shows_its_effect_then_asks_for_the_reas
     assert "<strong>6 points over 3 tested tasks → 4 points over 2 tested tasks</strong>" in effect
     assert "Score (0-10) <strong>" not in effect and "Other Agent" not in effect and "axis_runs" not in effect
     assert "goes back to review until a third reviewer decides" in effect
-    assert "Say why" in html
+    # The effect is the correction's next step, asking for the reason: no error banner over it.
+    assert "Give the reason below" in html and 'class="errornote"' not in html and "Say why" not in html
     assert Verdict.objects.get(pk=verdict.pk).outcome == "pass" and not ChangelogEntry.objects.exists()
     token = "fail|"
+    # Saved again without a reason: now that is an error, and nothing is saved.
+    html = client.post(url, {"outcome": "fail", "note": "as seen", "reason": "", "effect_seen": token}).content.decode()
+    assert "Say why" in html and 'class="errornote"' in html and 'id="correction-effect"' in html
+    assert Verdict.objects.get(pk=verdict.pk).outcome == "pass" and not ChangelogEntry.objects.exists()
     response = client.post(
         url, {"outcome": "fail", "note": "as seen", "reason": "The recording shows no itinerary.", "effect_seen": token}
     )
