@@ -716,7 +716,11 @@ def test_a_runs_evidence_checks_and_disputes_name_what_they_are_and_an_unknown_r
             **base,
             "steps": 0,
             "evidence": [{"kind": "log", "url": "https://" + "u" * 1992}],
-            "checks": [{"kind": "api", "name": "GET /", "passed": True}],
+            # A Terminal-Bench trial's tests are checks of kind "test".
+            "checks": [
+                {"kind": "api", "name": "GET /", "passed": True},
+                {"kind": "test", "name": "test_outputs.py::test_fixed", "passed": False},
+            ],
             "disputes": [{"reason": "other", "status": "open", "note": "n" * MAX_TEXT}],
         },
         {
@@ -741,7 +745,7 @@ def test_a_runs_evidence_checks_and_disputes_name_what_they_are_and_an_unknown_r
         "runs[1].evidence[1].url: is longer than 2000 characters",
         "runs[1].checks[0].kind: is required",
         "runs[1].checks[0].name: is required",
-        "runs[1].checks[1].kind: 'vibes' is not one of start, api, page, browser",
+        "runs[1].checks[1].kind: 'vibes' is not one of start, api, page, browser, test",
         "runs[1].disputes[0].reason: is required",
         "runs[1].disputes[1].status: 'sulking' is not one of open, accepted, rejected",
         "runs[1].disputes[1].note: is longer than 100000 characters",
