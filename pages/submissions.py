@@ -27,6 +27,7 @@ from .selectors import benchmark_get, sees_unpublished
 from .tiers import TIER_LABELS, TIER_PILLS, TIER_TITLES
 
 VERDICTS = {True: ("agrees", "good"), False: ("differs", "bad"), None: ("not verifiable", "neutral")}
+NOT_CLAIMED = ("not claimed", "neutral")
 
 
 def submission_for(bench: Benchmark, pk: int, viewer) -> Submission:
@@ -59,7 +60,8 @@ def figure_rows(sub: Submission) -> list[dict[str, Any]]:
     decimals = {c.get("name"): c.get("decimals") for c in sub.claims or []}
     rows = []
     for f in sub.figures or []:
-        verdict, pill = VERDICTS[f.get("agrees")]
+        # A figure recomputed but not claimed agrees with nothing: "not claimed", not "not verifiable".
+        verdict, pill = VERDICTS[f.get("agrees")] if f.get("claimed") is not None else NOT_CLAIMED
         d = f.get("decimals", decimals.get(f["name"]))
         claimed = f.get("claimed")
         rows.append(

@@ -80,6 +80,8 @@ def test_droid_by_the_command_every_check_passes_and_both_claims_agree(tmp_path)
     assert figures["accuracy stderr"][1] == pytest.approx(0.0134629, abs=1e-7)
     assert figures["pass@1"] == (None, pytest.approx(0.505), None)  # recomputed, not claimed: agrees with nothing
     assert "accuracy: claimed 0.505, recomputed 0.505" in out.getvalue()
+    page = Client().get(sub.get_absolute_url()).content.decode()
+    assert 'data-figure="pass@1"' in page and "not claimed" in page
     # Each trial a run: 400, its tests its checks, the agent's time its wall time; no recording was sent.
     runs = Run.objects.filter(round=sub.round)
     assert runs.count() == 400 and runs.filter(score=1.0).count() == 202
@@ -162,3 +164,26 @@ def test_a_claim_on_the_form_is_taken_over_claims_json(tmp_path):
         stdout=StringIO(),
     )
     assert _figures(Submission.objects.get())["accuracy"][::2] == (0.505, True)
+
+
+def test_claims_given_on_the_upload_form_are_checked_at_their_decimals(tmp_path, client):
+    # Five hand-made runs of toy-bench's two tasks, alpha resolved in each, beta in none: accuracy 5/10 = 0.5 in
+    # every run, so its standard error is 0. Claimed on the form as 0.50 (agrees) and 0.01 (0 is 0.01 away,
+    # past half of 0.01: differs).
+    ids = tmp_path / "ids.json"
+    ids.write_text(json.dumps(list(tb.TASKS)))
+    call_command(
+        "import_tbench_tasks", str(ids), benchmark="toy", dataset=tb.DATASET, version=tb.VERSION, stdout=StringIO()
+    )
+    call_command("open_submission_track", benchmark="toy", stdout=StringIO())
+    Organization.objects.create(slug="acme", name="Acme")
+    client.force_login(make_user("ann", org="Acme"))
+    page = client.get("/b/toy/submit/").content.decode()
+    assert 'name="claim_accuracy"' in page and 'name="claim_accuracy_stderr"' in page
+    upload = SimpleUploadedFile("runs.zip", tb.zipped(tb.folder()), content_type="application/zip")
+    data = {"agent": "__new__", "new_agent_name": "Toy", "format": "tbench", "file": upload}
+    answer = client.post("/b/toy/submit/", {**data, "claim_accuracy": "0.50", "claim_accuracy_stderr": "0.01"})
+    assert answer.status_code == 302, answer.content.decode()[:2000]
+    figures = _figures(Submission.objects.get())
+    assert figures["accuracy"] == (0.5, 0.5, True) and figures["accuracy stderr"] == (0.01, 0.0, False)
+    assert Submission.objects.get().tier == "flagged"
