@@ -27,7 +27,13 @@ def load_tau2():
                 "import_tau2_tasks", path, benchmark="tau2", domain=domain, version=version, title="τ²-bench",
                 stdout=StringIO(),
             )  # fmt: skip
-    call_command("open_submission_track", benchmark="tau2", task_set_versions="2025-06-10", stdout=StringIO())
+    call_command(
+        "open_submission_track",
+        benchmark="tau2",
+        task_set_versions="2025-06-10",
+        formats="tau2,bundle,inspect",
+        stdout=StringIO(),
+    )
     Organization.objects.get_or_create(slug="distyl-ai", defaults={"name": "Distyl AI"})
     Organization.objects.get_or_create(slug="nvidia", defaults={"name": "NVIDIA"})
     call_command("import_submission", str(BUTTON), benchmark="tau2", organization="distyl-ai", stdout=StringIO())

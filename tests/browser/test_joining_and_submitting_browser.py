@@ -40,7 +40,13 @@ def _tau2() -> None:
             call_command(
                 "import_tau2_tasks", str(path), benchmark="tau2", domain=domain, version=version, title="τ²-bench"
             )
-    call_command("open_submission_track", benchmark="tau2", task_set_versions="2025-06-10", stdout=StringIO())
+    call_command(
+        "open_submission_track",
+        benchmark="tau2",
+        task_set_versions="2025-06-10",
+        formats="tau2,bundle,inspect",
+        stdout=StringIO(),
+    )
 
 
 def _zipped(folder: Path, to: Path) -> Path:

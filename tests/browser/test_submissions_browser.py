@@ -41,7 +41,13 @@ def _load() -> tuple[Submission, Submission]:
                 title="τ²-bench",
                 stdout=StringIO(),
             )
-    call_command("open_submission_track", benchmark="tau2", task_set_versions="2025-06-10", stdout=StringIO())
+    call_command(
+        "open_submission_track",
+        benchmark="tau2",
+        task_set_versions="2025-06-10",
+        formats="tau2,bundle,inspect",
+        stdout=StringIO(),
+    )
     Organization.objects.create(slug="distyl-ai", name="Distyl AI")
     Organization.objects.create(slug="nvidia", name="NVIDIA")
     call_command("import_submission", str(BUTTON), benchmark="tau2", organization="distyl-ai", stdout=StringIO())

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from io import StringIO
 from pathlib import Path
 
 from django.core.management import call_command
@@ -24,7 +25,7 @@ def tbench_benchmark():
     from leaderboard.models import Benchmark
 
     call_command("import_tbench_tasks", str(TBENCH / "tasks.json"), benchmark="terminal-bench", title="Terminal-Bench")
-    call_command("open_submission_track", benchmark="terminal-bench")
+    call_command("open_submission_track", benchmark="terminal-bench", formats="tbench", stdout=StringIO())
     return Benchmark.objects.get(slug="terminal-bench")
 
 

@@ -14,7 +14,7 @@ from io import StringIO
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.test import Client
 
 from leaderboard.api_keys import api_key_create
@@ -187,3 +187,21 @@ def test_claims_given_on_the_upload_form_are_checked_at_their_decimals(tmp_path,
     figures = _figures(Submission.objects.get())
     assert figures["accuracy"] == (0.5, 0.5, True) and figures["accuracy stderr"] == (0.01, 0.0, False)
     assert Submission.objects.get().tier == "flagged"
+
+
+def test_a_track_takes_the_formats_it_names(tmp_path, client):
+    # Opened for Terminal-Bench runs only: the form offers that format alone, and a τ² folder is refused.
+    tbench_benchmark()
+    with pytest.raises(CommandError, match="no format tb-runs"):
+        call_command("open_submission_track", benchmark="terminal-bench", formats="tb-runs", stdout=StringIO())
+    Organization.objects.create(slug="acme", name="Acme")
+    client.force_login(make_user("ann", org="Acme"))
+    page = client.get("/b/terminal-bench/submit/").content.decode()
+    assert 'value="tbench"' in page and 'value="tau2"' not in page
+    from tests.builders import tau2 as t
+
+    upload = SimpleUploadedFile("s.zip", t.zipped(t.files()), content_type="application/zip")
+    refused = client.post(
+        "/b/terminal-bench/submit/", {"agent": "__new__", "new_agent_name": "X", "format": "tau2", "file": upload}
+    )
+    assert refused.status_code == 400 and not Submission.objects.exists()

@@ -1,6 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from leaderboard.models import Benchmark
+from submissions import formats
 from submissions.catalogue import COMMUNITY_ROUND, track_open
 
 
@@ -19,6 +20,12 @@ class Command(BaseCommand):
             "--accept-older-versions", action="store_true", help="take runs of any version of the task set it holds"
         )
         parser.add_argument(
+            "--formats",
+            default="",
+            help="comma-separated formats the track takes, e.g. tau2,bundle,inspect (default: every format the site "
+            "reads)",
+        )
+        parser.add_argument(
             "--task-set-versions",
             default="",
             help="comma-separated versions of the task set taken besides the round's own, e.g. 2025-06-10",
@@ -34,6 +41,10 @@ class Command(BaseCommand):
         unknown = [v for v in versions if v not in held]
         if unknown:
             raise CommandError(f"{bench.slug} holds no task set {', '.join(unknown)} (import_tau2_tasks --version)")
+        taken = [f.strip() for f in options["formats"].split(",") if f.strip()]
+        unknown = [f for f in taken if f not in formats.REGISTRY]
+        if unknown:
+            raise CommandError(f"no format {', '.join(unknown)} (the site reads {', '.join(formats.REGISTRY)})")
         track = track_open(
             benchmark=bench,
             round_key=options["round_key"],
@@ -41,6 +52,7 @@ class Command(BaseCommand):
             trials_min=options["trials_min"],
             accept_older_versions=options["accept_older_versions"],
             task_set_versions=versions,
+            formats=taken,
         )
         self.stdout.write(
             f"{bench.slug}: track open on round {track.round.key} ({len(track.round.task_keys)} tasks of task set "
