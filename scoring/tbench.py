@@ -412,14 +412,23 @@ def read_runs(
     claims: dict[str, str] | None = None,
     *,
     counted: bool = False,
+    recording_limit: int | None = None,
 ) -> TbSubmission:
     """`files` by their path in the submitted folder (those `takes` keeps). `claims`: the figures claimed on the
     upload form ({"accuracy": "0.505", "accuracy stderr": "0.0135"}), over those of claims.json. `counted`: the
-    .json files were counted within `budget` as they arrived (then only the others, tb.lock, are counted here)."""
+    .json files were counted within `budget` as they arrived (then only the others, tb.lock, are counted here).
+    `recording_limit`: the bytes a recording may hold (a larger one is refused before it is read)."""
     budget = budget or Budget(max_bytes=sum(len(d) for d in files.values()))
     runs: dict[str, TbRun] = {}
     trial_files: dict[str, _Trial] = {}
     casts = {p: d for p, d in files.items() if _base(p) == CAST}
+    over = [
+        f"{p}: the recording is {len(d):,} bytes, over {recording_limit:,}"
+        for p, d in casts.items()
+        if recording_limit is not None and len(d) > recording_limit
+    ]
+    if over:
+        raise TbenchError("; ".join(over))
     for path, data in sorted(files.items()):
         if _base(path) not in (CAST, CLAIMS):
             _read_file(path, data, None if counted and path.endswith(".json") else budget, runs, trial_files)

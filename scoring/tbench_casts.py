@@ -14,6 +14,8 @@ import msgspec
 import orjson
 
 TRANSCRIPT_FORMAT = "agent-leaderboard-transcript/1"
+# The events a recording may hold (a real trial's: hundreds to tens of thousands): more is refused before parsing.
+MAX_EVENTS = 500_000
 # A message's text is cut here (the whole recording stays playable): a search entry stays small.
 MESSAGE_CHARS = 20_000
 ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[PX^_][^\x1b]*\x1b\\|\x1b[@-Z\\-_]")
@@ -73,6 +75,8 @@ def events(data: bytes) -> list[tuple[float, str, str]]:
     if not lines:
         raise CastError("empty")
     _header(lines[0])
+    if len(lines) > MAX_EVENTS + 1:
+        raise CastError(f"{len(lines) - 1:,} events, more than the {MAX_EVENTS:,} a recording may hold")
     numbered = [(number, line) for number, line in enumerate(lines[1:], start=2) if line.strip()]
     typed = _typed(numbered)
     if typed is None:

@@ -16,10 +16,9 @@ from .reading import Read, ReadContext, SubmissionRefused
 
 def read(files: dict[str, bytes], ctx: ReadContext) -> Read:
     try:
-        sub = read_runs(files, ctx.budget, ctx.claims, counted=ctx.counted)
+        sub = read_runs(files, ctx.budget, ctx.claims, counted=ctx.counted, recording_limit=ctx.evidence_max_bytes)
     except TbenchError as exc:
         raise SubmissionRefused([str(exc)]) from exc
-    _recordings_within(sub, ctx.evidence_max_bytes)
     family = _family(sub, ctx)
     docs = run_docs(sub, family)
     sims = [Sim(d["task"], d["trial"], None, d["score"] is not None) for _, d in docs]
@@ -46,18 +45,6 @@ def _family(sub: TbSubmission, ctx: ReadContext) -> str:
     if len(named) == 1:
         return next(iter(named))
     return ctx.families[0] if len(ctx.families) == 1 else "(dataset not named)"
-
-
-def _recordings_within(sub: TbSubmission, limit: int | None) -> None:
-    over = [t for r in sub.runs for t in r.trials if t.recording is not None and limit and len(t.recording) > limit]
-    if over:
-        raise SubmissionRefused(
-            [f"{_where(t)}: the recording is {len(t.recording or b''):,} bytes, over {limit:,}" for t in over]
-        )
-
-
-def _where(t: Any) -> str:
-    return t.recording_path or f"{t.run}/{t.task}"
 
 
 def _files_info(sub: TbSubmission) -> list[dict[str, Any]]:

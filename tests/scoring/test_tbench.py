@@ -229,3 +229,11 @@ def test_a_terminal_recording_reads_as_what_was_typed_and_what_was_printed():
 def test_a_recording_that_is_no_asciicast_is_refused_saying_where(cast, why):
     with pytest.raises(CastError, match=f"^{re.escape(why)}"):
         cast_transcript(cast)
+
+
+def test_a_recording_of_more_events_than_a_recording_may_hold_is_refused_before_it_is_read(monkeypatch):
+    from scoring import tbench_casts
+
+    monkeypatch.setattr(tbench_casts, "MAX_EVENTS", 3)  # tb.CAST has 4
+    with pytest.raises(CastError, match="^4 events, more than the 3 a recording may hold"):
+        cast_transcript(tb.CAST)
