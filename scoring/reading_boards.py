@@ -3,7 +3,9 @@ with the board and stored beside it: the site and `recount` both add it with `wi
 download gives the same.
 
 For each variant (every other reading alone, then all of them together: `readings.variants`) the methodology's
-boards are computed again with that reading as their parameter, and compared with the site's board by board:
+boards are computed again with that reading as their parameter, from the round's inputs as its public download
+holds them (`scoring.review.as_public`: a run still in review carries no verdict, so no reading shows a tester's
+label the review keeps blind, and the download recounts to the same), and compared with the site's board by board:
 what is stored is what moves (an agent's rank, headline figure or range), and, for each agent whose rank differs
 across the readings, the range of its ranks ("1 · 1–3 across readings"). Boards ranked by votes are left out:
 their order is the vote ratings', which no reading changes.
@@ -17,6 +19,7 @@ from typing import Any, TypedDict
 from .common import assign_ranks, rank_value
 from .methodologies import Methodology, get
 from .readings import variants
+from .review import as_public
 from .types import RoundInput
 
 
@@ -64,9 +67,10 @@ def under_readings(round_input: RoundInput, boards: Mapping[str, Any]) -> Readin
     methodology = get(round_input.methodology)
     site = board_figures(methodology, boards)
     names = {str(r["agent"]): str(r["name"]) for rows in _boards(methodology, boards).values() for r in rows}
+    public = as_public(round_input)  # a run in review: no verdict of it shown under any reading
     out: list[Variant] = []
     for key, readings in variants(methodology.key):
-        other = board_figures(methodology, methodology.boards(round_input, readings=readings))
+        other = board_figures(methodology, methodology.boards(public, readings=readings))
         out.append({"key": key, "readings": dict(readings.chosen), "moves": moves(site, other, names)})
     ranges = {
         board: found for board, figures in site.items() if (found := rank_ranges(_site_ranks(figures), board, out))

@@ -4,12 +4,13 @@ site's models or a bundle's dicts alike: the site, the API, the export and the b
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from . import methodologies
 from .common import reviewed_outcome
-from .types import RunInput, TaskInput, VerdictInput
+from .types import RoundInput, RunInput, TaskInput, VerdictInput
 
 
 def _verdict_input(v: Any) -> VerdictInput:
@@ -40,3 +41,21 @@ def verdicts_public[V](methodology: str, task: TaskInput, verdicts: Iterable[V])
     first outcome", and a published round must not show it to them either."""
     listed = list(verdicts)
     return listed if listed and review_decided(methodology, task, listed) else []
+
+
+def as_public(round_input: RoundInput) -> RoundInput:
+    """The round's inputs as its public download carries them (`bundles.export`): a run still in review has no
+    verdicts and no label (`verdicts_public`). What a board shows beside the site's ranks (every board under
+    each other reading, `scoring.reading_boards`) is computed from these, so it tells no one a verdict the
+    review keeps blind, and a recount of the download gives it again."""
+    tasks = {t.key: t for t in round_input.tasks}
+    runs = tuple(
+        dataclasses.replace(run, verdicts=(), outcome=None) if _in_review(round_input.methodology, tasks, run) else run
+        for run in round_input.runs
+    )
+    return dataclasses.replace(round_input, runs=runs)
+
+
+def _in_review(methodology: str, tasks: dict[str, TaskInput], run: RunInput) -> bool:
+    task = tasks.get(run.task)
+    return bool(run.verdicts) and (task is None or not review_decided(methodology, task, run.verdicts))

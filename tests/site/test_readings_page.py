@@ -4,11 +4,13 @@ both readings and says what moves under the other, in plain words. The numbers a
 tests/scoring/test_readings.py."""
 
 import html as markup
+import json
 import re
 
 import pytest
 from django.urls import reverse
 
+from scoring.recount import recount
 from tests.builders import readings as built
 
 pytestmark = pytest.mark.django_db
@@ -80,6 +82,28 @@ def test_the_readings_page_quotes_the_seed_and_names_both_readings(load, client)
     limits = text.split("time-limit-default ", 1)[1].split("Recount it", 1)[0]
     assert "Nothing moves: every rank and score of this round is the same under both readings." in limits
     assert "KBravo : ranked 1 to 3 across the readings" in text
+
+
+def test_a_run_still_in_review_moves_nothing_under_the_testers_reading(load, client):
+    # Rook's trip run: the tester labeled it pass and the second reviewer fail; no third reviewer has decided, so
+    # the run is in review and its verdicts are not public (000 §5: the second judges "without seeing the first
+    # outcome"). Read "tester-alone" it would be a pass and put Rook first (50%, 0 interventions against Sage's 1):
+    # shown on the board, that would publish the tester's label. The readings are those of what the public
+    # download holds, where the run has no verdicts: it stays in review under both readings, and Rook, with no
+    # pass (0%), stays 2nd behind Sage's 1 of 2 = 50%.
+    doc = built.weekly_review_bundle()
+    doc["runs"][0]["verdicts"] = doc["runs"][0]["verdicts"][:2]
+    load(doc)
+    html = client.get("/b/review/").content.decode()
+    assert rank_text(html, "sage") == "1" and rank_text(html, "rook") == "2"
+    assert "across readings" not in html
+    section = readings_page(client, "review").split("weekly-review ", 1)[1].split(" Recount it: ", 1)[0]
+    assert "Nothing moves: every rank and score of this round is the same under both readings." in section
+    # The board's readings are what a recount of the public download gives.
+    download = json.loads(client.get("/b/review/download/bundle.json").content)
+    (counted,) = recount(download)["rounds"]
+    stored = client.get("/api/benchmarks/review/rounds/r1/board").json()["data"]
+    assert counted["boards"]["readings"] == stored["readings"]
 
 
 def test_an_unpublished_rounds_readings_are_not_found(load, client):
