@@ -27,11 +27,14 @@ from leaderboard.models import (
     Task,
     TaskVersion,
 )
+from leaderboard.services.versions import task_set_grown
 from leaderboard.stale import snapshots_mark_stale
 from runs.models import Run
+from runs.services.round_rules import RoundRulesBroken, require_rules, rerun_once_breaches, rounds_facts
 from runs.services.search import notes_index
 from runs.services.transcripts import transcript_files_delete
 from scoring.bundle import BundleError, check_bundle, vote_ids
+from scoring.round_rules import refusal_lines
 from voting.cells import cells_apply, votes_add
 from voting.models import Vote
 
@@ -173,7 +176,9 @@ def _import(
         refused = shared_problems(shared, by_key=by_key, update_shared=update_shared)
         if refused:
             raise BundleError(refused)
-        report = _write(doc, by_key=by_key, submission=sub is not None)
+        before = rounds_facts(_rounds_named(doc))
+        report = _write(doc, by_key=by_key, submission=sub is not None, by=by)
+        _round_rules_kept(before, doc)
         app_builds_write(builds, report, doc["benchmark"]["slug"])
         evidence_files_write(files, report, doc["benchmark"]["slug"])
         transcripts_write(transcripts, report, doc["benchmark"]["slug"], written)
@@ -189,6 +194,20 @@ def _import(
         if shown:
             snapshots_mark_stale(round_ids=shown, boards=False)
     return report
+
+
+def _rounds_named(doc: dict):
+    keys = [r["key"] for r in doc.get("rounds") or []]
+    return Round.objects.filter(benchmark__slug=doc["benchmark"]["slug"], key__in=keys).select_related("benchmark")
+
+
+def _round_rules_kept(before: dict, doc: dict) -> None:
+    """The round rules (`scoring.round_rules`) asked of the rounds the bundle names as they now stand, inside the
+    import's transaction: a change that breaks one is refused whole, naming the rule, the round and each run."""
+    try:
+        require_rules(before, rounds_facts(_rounds_named(doc)))
+    except RoundRulesBroken as broken:
+        raise BundleError(broken.lines) from None
 
 
 def _rounds_of_files(benchmark: str, *attached: dict) -> set[int]:
@@ -259,8 +278,8 @@ def _shared_logged(shared: SharedReport, benchmark_slug: str, by) -> list[Round]
     return list(rounds.values())
 
 
-def _write(doc: dict, *, by_key: bool = False, submission: bool = False) -> ImportReport:
-    writer = _Writer(doc, by_key=by_key, submission=submission)
+def _write(doc: dict, *, by_key: bool = False, submission: bool = False, by=None) -> ImportReport:
+    writer = _Writer(doc, by_key=by_key, submission=submission, by=by)
     writer.benchmark_and_agents()
     writer.tasks()
     writer.rounds()
@@ -280,6 +299,7 @@ class _Writer:
     # editor's steps; `bundles.uploads` refuses a bundle that would change them).
     by_key: bool = False
     submission: bool = False  # a submission's runs: its service logs one changelog line for them all
+    by: Any = None  # the editor importing (None: a command or a key)
     report: ImportReport = field(init=False)
     benchmark: Benchmark = field(init=False)
     agent_rows: dict[str, Agent] = field(default_factory=dict)
@@ -330,6 +350,7 @@ class _Writer:
             if self.by_key
             else set()
         )
+        stored = set(Task.objects.filter(benchmark=self.benchmark).values_list("key", flat=True))
         for pos, t in enumerate(tasks):
             values = task_values(t, pos)
             if (t["key"],) in kept:
@@ -345,6 +366,11 @@ class _Writer:
                     self.report,
                     "task versions",
                 )
+        added = [t["key"] for t in tasks if t["key"] not in stored]
+        if added and stored:
+            # 000 §9 "Adding tasks is a minor version change (v1.1)": the admin's rule (`task_set_grown`).
+            why = f"Added by an import of {self.benchmark.slug}."
+            task_set_grown(self.benchmark, added, by=self.by, why=why)
 
     def rounds(self) -> None:
         self.was_published = set(
@@ -354,14 +380,17 @@ class _Writer:
             values = {
                 "name": r.get("name") or "",
                 "status": r["status"],
-                "task_set_version": r.get("task_set_version") or "1.0",
                 "starts_on": parse_day(r.get("starts_on")),
                 "preview_started_at": parse_time(r.get("preview_started_at")),
                 "published_at": parse_time(r.get("published_at")),
             }
             if r.get("tasks") is not None:
                 values["task_keys"] = list(r["tasks"])
-            if self.by_key and Round.objects.filter(benchmark=self.benchmark, key=r["key"]).exists():
+            stored = Round.objects.filter(benchmark=self.benchmark, key=r["key"]).exists()
+            if r.get("task_set_version") or not stored:
+                # A new round left without one is run on the benchmark's current task set (`task_set_grown`).
+                values["task_set_version"] = r.get("task_set_version") or self.benchmark.task_set_version or "1.0"
+            if self.by_key and stored:
                 for editors_own in ("status", "preview_started_at", "published_at"):
                     del values[editors_own]
             rnd, changed = upsert(Round, {"benchmark": self.benchmark, "key": r["key"]}, values, self.report, "rounds")
@@ -400,6 +429,8 @@ class _Writer:
         docs_by_id = {(run["round"], str(run["id"])): run for run in self.doc.get("runs") or []}
         # Originals first and saved, so a re-run can point at a saved run.
         for reruns in (False, True):
+            if reruns:
+                self.reruns_once(docs_by_id)
             for key, run_doc in docs_by_id.items():
                 if (run_doc.get("rerun_of") is not None) != reruns:
                     continue
@@ -418,6 +449,17 @@ class _Writer:
         notes_index(self.run_rows[key].pk for key in docs_by_id if key in self.run_rows)
         for rnd in self.round_rows.values():
             rnd.task_set_freeze()
+
+    def reruns_once(self, docs: dict[tuple[str, str], dict]) -> None:
+        """Before the re-runs are written: a run is re-run once (the rule's own check), so a second re-run of a
+        stored run is refused in words, not by the database's unique key."""
+        incoming: dict[str, dict[str, str]] = {}
+        for (round_key, run_key), run_doc in docs.items():
+            if run_doc.get("rerun_of") is not None:
+                incoming.setdefault(round_key, {})[run_key] = str(run_doc["rerun_of"])
+        refused = [b for key, pairs in incoming.items() for b in rerun_once_breaches(self.round_rows[key], pairs)]
+        if refused:
+            raise BundleError(refusal_lines(refused))
 
     def mark_changed(self, round_id: int, run_key: str) -> None:
         self.report.round_ids.add(round_id)

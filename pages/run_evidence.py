@@ -10,8 +10,8 @@ from typing import Any
 from django.core.exceptions import ObjectDoesNotExist
 
 from scoring import task_evidence
-from scoring.bundle_run_checks import week_problem, week_shown
 from scoring.common import fixed
+from scoring.round_rules import week_problem, week_shown
 from scoring.run_setup import RunSetupRule
 
 from .formatting import fmt_seconds

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime
 from typing import Any
 
 from . import methodologies
@@ -58,27 +58,6 @@ def check_runs(c: Checker, runs: list, declared: Declared) -> None:
     _check_reruns(c, runs, declared)
 
 
-# 004 "Same conditions": "The agents in one table are run in the same week." A round's week is the seven days
-# from 00:00 UTC on its `starts_on`: a run that started at 23:59:59 UTC on the seventh day is in it, one that
-# started at 00:00:00 UTC on the eighth day (or before the first) is not.
-WEEK = timedelta(days=7)
-
-
-def round_week(starts_on: date) -> tuple[datetime, datetime]:
-    """A round's week as (first instant, first instant after it): 00:00 UTC on `starts_on`, and seven days on (a
-    week running past the last day a date can hold ends with that day)."""
-    start = datetime.combine(starts_on, time(), UTC)
-    end = start + WEEK if starts_on <= date.max - WEEK else datetime.max.replace(tzinfo=UTC)
-    return start, end
-
-
-def week_shown(starts_on: date) -> tuple[datetime, datetime]:
-    """A round's week as a reader is told it: its first and its last instant (UTC), 23:59:59.999999 on the
-    seventh day, shown to the second."""
-    start, end = round_week(starts_on)
-    return start, end - timedelta(microseconds=1)
-
-
 def bundle_time(value: Any) -> datetime | None:
     """A bundle's time (ISO 8601, as `datetime.fromisoformat` reads it: a date alone is 00:00, a time without an
     offset is UTC) as an aware datetime; None when `value` is not one."""
@@ -102,30 +81,6 @@ def bundle_day(value: Any) -> date | None:
         return None
 
 
-def _utc(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-
-
-def week_problem(starts_on: date | None, started_at: datetime | None) -> str | None:
-    """Why a run that started at `started_at` (aware) is not in the week of its round, which starts on
-    `starts_on` (`round_week`), in words; None when it is. A run without a start time is accepted: its week is
-    unknown, and its page says so. A round without `starts_on` has no week to check a start time against: a run
-    with one is refused until the round gives its week. The bundle check and the admin's run and round forms
-    all ask this."""
-    if started_at is None:
-        return None
-    if starts_on is None:
-        return f"started {_utc(started_at)}, but the round has no start date (starts_on), so its week is unknown"
-    start, end = round_week(starts_on)
-    if start <= started_at < end:
-        return None
-    first, last = week_shown(starts_on)
-    return (
-        f"started {_utc(started_at)}, outside the round's week ({_utc(first).removesuffix(' UTC')} to "
-        f"{_utc(last)}): the agents in one table are run in the same week"
-    )
-
-
 def round_week_problem(r: dict) -> str | None:
     """Why a round's `starts_on` cannot give its week (it is not a date), or None."""
     given = r.get("starts_on")
@@ -135,21 +90,10 @@ def round_week_problem(r: dict) -> str | None:
 
 
 def _check_run_week(c: Checker, run: dict, p: str, declared: Declared) -> None:
-    """A run's start time is readable and falls in its round's week (`week_problem`)."""
+    """A weekly run's start time is readable (its week is a round rule: `scoring.round_rules`)."""
     raw = run.get("started_at")
-    rnd = declared.rounds.get(run["round"]) if isinstance(run.get("round"), str) else None
-    if raw is None or not isinstance(raw, str) or rnd is None:
-        return  # no start time (its week is unknown), or a problem reported by the field's own check
-    started = bundle_time(raw)
-    if started is None:
+    if isinstance(raw, str) and bundle_time(raw) is None:
         c.add(f"{p}.started_at", f"{raw[:40]!r} is not an ISO 8601 time, so the run's week cannot be checked")
-        return
-    starts_on = bundle_day(rnd.get("starts_on"))
-    if starts_on is None and rnd.get("starts_on") is not None:
-        return  # an unreadable starts_on is reported with its round (`round_week_problem`)
-    problem = week_problem(starts_on, started)
-    if problem:
-        c.add(f"{p}.started_at", f"run {bundle_id(run.get('id'))!r} {problem}")
 
 
 # At most this many marks a run, each at most this far into a recording (ten days, in seconds).
@@ -382,8 +326,8 @@ def _check_relative_path(c: Checker, e: dict, ep: str, what: str) -> None:
 
 def _check_reruns(c: Checker, runs: list, declared: Declared) -> None:
     """A re-run names a known run of the same round (by its id there), agent and task, which is not itself a
-    re-run, is not the re-run itself, and has no other re-run."""
-    reruns_of: dict[tuple[str | None, str], int] = {}
+    re-run and is not the re-run itself. That a run is re-run once, after a dispute an editor accepted, is a round
+    rule (`scoring.round_rules`), asked of the round as stored."""
     for i, run in enumerate(runs):
         if not isinstance(run, dict) or run.get("rerun_of") is None:
             continue
@@ -403,6 +347,3 @@ def _check_reruns(c: Checker, runs: list, declared: Declared) -> None:
             c.add(p, "a run cannot be its own re-run")
         if any(o.get(k) != run.get(k) for k in ("round", "agent", "task")):
             c.add(p, f"run {orig!r} is for another round, agent or task")
-        if key in reruns_of:
-            c.add(p, f"run {orig!r} already has a re-run (runs[{reruns_of[key]}])")
-        reruns_of[key] = i

@@ -11,6 +11,7 @@ from .bradley_terry import ratings_from_cells, ratings_from_votes
 from .bundle import BundleError, check_bundle, round_inputs, vote_inputs
 from .reading_boards import with_readings
 from .readings import SITE, Readings, variants
+from .round_rules import document_problems
 from .types import RoundInput
 from .vote_lines import vote_line_tallies, vote_tallies
 from .vote_margins import with_vote_margins
@@ -48,6 +49,11 @@ def recount(
     its boards under every variant the site compares (`scoring.readings.variants`), by variant key.
     """
     check_bundle(doc, readings=readings)
+    # A download whose rounds break a rule about what a board counts (a run outside its week, a re-run no
+    # accepted dispute allows, a verdict before its effects were due, two versions of one weekly task) is refused.
+    broken = document_problems(doc)
+    if broken:
+        raise BundleError(broken)
     rounds = round_inputs(doc, round_key)
     if round_key is not None and not rounds:
         raise BundleError([f"round: unknown round {round_key!r}"])

@@ -59,7 +59,8 @@ class Read:
             held = versions.get(doc["task"])
             if held is None or family in skip or doc.get("task_version", held) != held:
                 continue
-            out.append({**doc, "id": f"{prefix}-{doc['id']}", "round": round_key, "agent": agent, "task_version": held})
+            named = {"id": f"{prefix}-{doc['id']}", "round": round_key, "agent": agent, "task_version": held}
+            out.append({**doc, **named, **_rerun_of(doc, prefix)})
         return out
 
 
@@ -84,6 +85,11 @@ class ReadContext:
     # Whether its .json files were counted within the JSON budget as they arrived (a folder or a zip, read by
     # `submissions.files`): a reader need not count them again.
     counted: bool = False
+
+
+def _rerun_of(run: dict, prefix: str) -> dict:
+    """A re-run names the run it re-runs by that run's id as stored (the round rules then ask for its dispute)."""
+    return {"rerun_of": f"{prefix}-{run['rerun_of']}"} if run.get("rerun_of") is not None else {}
 
 
 def json_budget() -> Budget:

@@ -12,13 +12,14 @@ from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.contrib.admin.options import ActionLocation
 from django.core.exceptions import ValidationError
+from django.db import transaction
 from django.template.response import TemplateResponse
 
 from leaderboard.services.changes import require_reason
 from runs import services as run_services
 from runs.admin import ask_reason, change_reason, reason_field, refused_as_denied, related_changed
 from runs.models import Evidence, Verdict
-from scoring.bundle_run_checks import week_problem
+from runs.services.round_rules import form_refusal, round_rules_kept
 
 from .. import services
 from ..models import Benchmark, ChangelogEntry, Entry, Round, RoundParameter, RoundStatus
@@ -84,23 +85,13 @@ class RoundForm(ReasonForm):
     def published_rounds(self):
         return Round.objects.published().filter(pk=self.instance.pk)
 
-    def clean(self):
-        data = super().clean()
-        bench = data.get("benchmark") or (self.instance.benchmark if self.instance.pk else None)
-        if self.instance.pk and bench is not None and bench.rules.same_week and "starts_on" in self.changed_data:
-            # A new week for the round: each run's start is asked again by the bundle's rule (004: "The agents
-            # in one table are run in the same week").
-            starts_on = data.get("starts_on")
-            problems = [
-                f"Run {key} {problem}."
-                for key, started_at in self.instance.runs.exclude(started_at=None)
-                .order_by("started_at", "key")
-                .values_list("key", "started_at")
-                if (problem := week_problem(starts_on, started_at))
-            ]
-            if problems:
-                self.add_error("starts_on", problems)
-        return data
+    def _post_clean(self):
+        """The round rules (`scoring.round_rules`) asked of the round as given here with its stored runs, before
+        anything is written: a weekly round's week that would leave runs outside it, or no week at all."""
+        super()._post_clean()
+        if not self.errors and self.instance.benchmark_id is not None:
+            for line in form_refusal(self.instance):
+                self.add_error(None, line)
 
 
 def _publication_for(request):
@@ -165,7 +156,8 @@ class RoundAdmin(SavesThroughServices, admin.ModelAdmin):
     actions = ["enter_preview", "publish"]
 
     def update(self, obj, **kwargs) -> None:
-        services.round_update(round=obj, **kwargs)
+        with transaction.atomic(), round_rules_kept([obj.pk]):  # the form asked first; this keeps the write to it
+            services.round_update(round=obj, **kwargs)
 
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)

@@ -12,7 +12,7 @@ from django.utils import timezone
 from leaderboard.stale import snapshots_mark_stale
 from scoring.common import major
 
-from ..models import Benchmark, Round, RoundStatus, Task, TaskVersion, row_attributes
+from ..models import Benchmark, ChangelogEntry, Round, RoundStatus, Task, TaskVersion, row_attributes
 from .changes import changelog_add, require_editor
 
 FROZEN_VERSION_FIELDS = TaskVersion.WORDING
@@ -172,20 +172,29 @@ def task_create(*, benchmark: Benchmark, by, key: str, reason: str = "", **field
         raise ValueError(f"not task fields: {sorted(unknown)}")
     with transaction.atomic():
         bench = Benchmark.objects.select_for_update().get(pk=benchmark.pk)
-        old = bench.task_set_version or "1.0"
-        out = Round.objects.filter(benchmark=bench, task_set_version=old).exclude(status=RoundStatus.DRAFT)
-        new = next_version(old, is_major=False) if out.exists() else old
-        if new != old:
-            bench.task_set_version = new
-            bench.save(update_fields=["task_set_version"])
         task = Task.objects.create(benchmark=bench, key=key, **fields)
-        for rnd in Round.objects.published().filter(benchmark=bench):
-            changelog_add(
-                round=rnd,
-                run=None,
-                who=by,
-                why=reason.strip() or "A task was added to the task set.",
-                what=f"Task {key} added; the task set is v{new}" + (f" (was v{old})" if new != old else ""),
-            )
+        task_set_grown(bench, [key], by=by, why=reason.strip() or "A task was added to the task set.")
         snapshots_mark_stale(round_ids=Round.objects.filter(benchmark=bench).values_list("id", flat=True))
     return task
+
+
+def task_set_grown(bench: Benchmark, keys: list[str], *, by, why: str) -> str:
+    """Tasks `keys` were added to `bench` (by the admin's task form or an import: the one rule for both). Seed 000
+    §9: "Adding tasks is a minor version change (v1.1)": the task set moves to the next minor version when its
+    current version is already out (a round that left draft was run on it); tasks added before the next round
+    is out join that same new version. Each published round gets a changelog line, written by the site (by
+    `by`, an editor, or an import when None). Returns the task set's version."""
+    old = bench.task_set_version or "1.0"
+    out = Round.objects.filter(benchmark=bench, task_set_version=old).exclude(status=RoundStatus.DRAFT)
+    new = next_version(old, is_major=False) if out.exists() else old
+    if new != old:
+        bench.task_set_version = new
+        bench.save(update_fields=["task_set_version"])
+    named = f"Task{'s' if len(keys) != 1 else ''} {', '.join(keys)} added"
+    what = f"{named}; the task set is v{new}" + (f" (was v{old})" if new != old else "")
+    for rnd in Round.objects.published().filter(benchmark=bench):
+        if getattr(by, "pk", None):
+            changelog_add(round=rnd, run=None, who=by, why=why, what=what)
+        else:
+            ChangelogEntry.objects.create(round=rnd, what=what, why=why, who_role="import", created_at=timezone.now())
+    return new

@@ -14,7 +14,6 @@ from django.urls import path, reverse
 from django.utils import timezone
 
 from leaderboard.models import Round
-from scoring.bundle_run_checks import week_problem
 from scoring.run_setup import RUN_SETUP_FIELDS, setup_problems
 
 from .. import services
@@ -31,6 +30,7 @@ from ..selectors import (
     user_verdict_roles,
     visible_verdict_roles,
 )
+from ..services.round_rules import form_refusal
 from ._common import (
     DeletesThroughService,
     ask_reason,
@@ -160,16 +160,19 @@ class RunAdminForm(forms.ModelForm):
         changed = [f for f in self.changed_data if f != "change_reason"]
         if rnd is not None and (changed or not self.instance.pk):
             ask_reason(self, published=rnd.is_published)
-        if rnd is not None and rnd.benchmark.rules.same_week and ("started_at" in changed or not self.instance.pk):
-            # The bundle's rule (004: "The agents in one table are run in the same week"), asked of the start
-            # time given here.
-            problem = week_problem(rnd.starts_on, data.get("started_at"))
-            if problem:
-                self.add_error("started_at", f"Run {data.get('key') or self.instance.key} {problem}.")
         if rnd is not None:  # 002's judge model and execution mode, on a scored run only (as in a bundle)
             for field, why in setup_problems(rnd.benchmark.rules.run_setup, rnd.benchmark.methodology, data):
                 self.add_error(field if field in self.fields else None, why)
         return data
+
+    def _post_clean(self):
+        """The round rules (`scoring.round_rules`) asked of the round as it would hold the run as given here, before
+        anything is written: a start outside a weekly round's week, two versions of one weekly task, a due time
+        after the verdicts given, each refused naming the rule, the round and the run."""
+        super()._post_clean()
+        if not self.errors and self.instance.round_id is not None:
+            for line in form_refusal(self.instance.round, runs=[self.instance]):
+                self.add_error(None, line)
 
 
 @admin.register(Run)

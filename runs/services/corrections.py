@@ -23,6 +23,7 @@ from ._common import (
 )
 from .preview import preview_restart
 from .review import lowest_outcome, run_final_outcome, store_outcome
+from .round_rules import round_rules_kept
 from .search import notes_index
 
 
@@ -63,7 +64,8 @@ def verdict_change(
             return verdict
         counted = run_final_outcome(run=run)  # what the board counted before (not a label it never read)
         verdict.outcome, verdict.matched = final, matched
-        verdict.save()
+        with round_rules_kept([run.round_id]):
+            verdict.save()
         _, after = store_outcome(run)
         notes_index([run.pk])  # after the outcome: a run back in review has its notes withdrawn
         what = f"Run {run.key}: {'; '.join(changes)}"
@@ -100,7 +102,8 @@ def run_update(*, run: Run, by, changes: dict[str, Any], reason: str = "") -> Ru
         described = changes_apply(locked, changes)
         if not described:
             return locked
-        locked.save()
+        with round_rules_kept([locked.round_id]):
+            locked.save()
         before, after = store_outcome(locked)
         if before == after:
             preview_restart(locked.round)  # the run's other fields are its result too (time, checks, score)
@@ -123,7 +126,8 @@ def run_create(*, by, reason: str = "", **fields: Any) -> Run:
         run = Run(**fields)
         rnd = Round.objects.select_for_update().get(pk=run.round_id)
         require_reason(rnd, reason)
-        run.save()
+        with round_rules_kept([rnd.id]):
+            run.save()
         if rnd.is_published:
             changelog_add(round=rnd, run=run, who=by, why=reason.strip(), what=f"Run {run.key} added")
         preview_restart(rnd)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from datetime import datetime
 
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -16,6 +17,7 @@ from leaderboard.stale import snapshots_mark_stale
 from ..models import Dispute, DisputeReason, DisputeStatus, Run
 from ._common import locked_run, when
 from .preview import preview_ends_at, preview_restart, undecided
+from .round_rules import RoundRulesBroken, form_refusal, rerun_once_breaches, round_rules_kept
 
 
 def dispute_file(*, run: Run, user, reason: str, note: str) -> Dispute:
@@ -49,7 +51,8 @@ def dispute_decide(*, dispute: Dispute, accept: bool, by, note: str = "", now: d
         dispute.decided_at = now or timezone.now()
         if note:
             dispute.decision_note = note.strip()
-        dispute.save()
+        with round_rules_kept([dispute.run.round_id]):
+            dispute.save()
     return dispute
 
 
@@ -62,24 +65,23 @@ def rerun_create(*, run: Run, by, key: str | None = None) -> Run:
         run = locked_run(run)
         if run.rerun_of_id is not None:
             raise ValidationError(f"Run {run.key} is itself a re-run; a re-run is never re-run.", code="rerun_of_rerun")
-        if Run.objects.filter(rerun_of=run).exists():
-            raise ValidationError(f"Run {run.key} already has its re-run; a run is re-run once.", code="rerun_exists")
-        if not Dispute.objects.filter(run=run, status=DisputeStatus.ACCEPTED).exists():
-            raise ValidationError(
-                f"Run {run.key} has no accepted dispute; only an accepted dispute allows a re-run.",
-                code="no_accepted_dispute",
-            )
         key = key or f"{run.key}-rerun"
-        rerun = Run.objects.create(
-            key=key,
-            round=run.round,
-            entry=run.entry,
-            task=run.task,
-            task_version=run.task_version,
-            trial=run.trial,
-            language=run.language,
-            rerun_of=run,
-        )
+        # The round rules: once per run (asked first: the database would refuse a second with an error), and only
+        # after a dispute an editor accepted (asked of the round with the re-run in it).
+        once = rerun_once_breaches(run.round, {key: run.key}, new=True)
+        if once:
+            raise RoundRulesBroken(once)
+        with round_rules_kept([run.round_id]):
+            rerun = Run.objects.create(
+                key=key,
+                round=run.round,
+                entry=run.entry,
+                task=run.task,
+                task_version=run.task_version,
+                trial=run.trial,
+                language=run.language,
+                rerun_of=run,
+            )
         if run.round.is_published:
             changelog_add(
                 round=run.round,
@@ -105,7 +107,8 @@ def round_enter_preview(*, round: Round, by, now: datetime | None = None) -> Rou
         rnd.status = RoundStatus.PREVIEW
         # The window starts now only if every run is decided; otherwise when the last one is (store_outcome).
         rnd.preview_started_at = None if undecided(rnd) else (now or timezone.now())
-        rnd.save(update_fields=["status", "preview_started_at"])
+        with round_rules_kept([rnd.id]):
+            rnd.save(update_fields=["status", "preview_started_at"])
         snapshots_mark_stale(round_ids=[rnd.id])
     return rnd
 
@@ -125,8 +128,11 @@ def round_publish_problems(round: Round, now: datetime | None = None, viewer=Non
         problems.append(
             f"The vendor preview of {round} has not started: its {hours} hours start once every run is decided."
         )
-    elif ends is not None and now < ends:
-        problems.append(f"The vendor preview of {round} runs until {when(ends)}; it cannot be published before.")
+    else:
+        # The round rules asked of the round as it would be published now (the vendor window among them).
+        problems += _publish_refusal(round, now)
+        if ends is not None and now < ends:
+            problems.append(f"The vendor preview of {round} runs until {when(ends)}; it cannot be published before.")
     problems += undecided(round, viewer)
     open_disputes = list(
         Dispute.objects.filter(run__round=round, status=DisputeStatus.OPEN).select_related("run").order_by("filed_at")
@@ -138,6 +144,13 @@ def round_publish_problems(round: Round, now: datetime | None = None, viewer=Non
             + "."
         )
     return problems
+
+
+def _publish_refusal(rnd: Round, now: datetime) -> list[str]:
+    """What the round rules would refuse of `rnd` published at `now` (`runs.services.round_rules`)."""
+    published = copy.copy(rnd)
+    published.status, published.published_at = RoundStatus.PUBLISHED, now
+    return form_refusal(published)
 
 
 def round_publish(*, round: Round, by, now: datetime | None = None) -> Round:
@@ -154,7 +167,8 @@ def round_publish(*, round: Round, by, now: datetime | None = None) -> Round:
             raise ValidationError(problems, code="cannot_publish")
         rnd.status = RoundStatus.PUBLISHED
         rnd.published_at = now
-        rnd.save(update_fields=["status", "published_at"])
+        with round_rules_kept([rnd.id]):
+            rnd.save(update_fields=["status", "published_at"])
         used = set(Run.objects.filter(round=rnd).values_list("task_id", "task_version"))
         for task_id, version in used:
             TaskVersion.objects.filter(task_id=task_id, version=version, published_at__isnull=True).update(

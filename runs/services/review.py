@@ -17,8 +17,9 @@ from scoring.types import VerdictInput
 
 from ..models import Run, Verdict, VerdictRole
 from ..selectors import is_reviewed, review_stage, user_verdict_roles
-from ._common import clean_matched, locked_run, require_reason, verdict_logged, when
+from ._common import clean_matched, locked_run, require_reason, verdict_logged
 from .preview import preview_restart
+from .round_rules import round_rules_kept
 from .search import notes_index
 
 
@@ -46,8 +47,9 @@ def store_outcome(run: Run) -> tuple[str, str]:
     return before, after
 
 
-def _require_verdict_allowed(*, run: Run, role: str, reviewer, note: str, now: datetime) -> None:
-    """Refuse, with the reason, a verdict `reviewer` may not enter on the (locked) run in `role` now."""
+def _require_verdict_allowed(*, run: Run, role: str, reviewer) -> None:
+    """Refuse, with the reason, a verdict `reviewer` may not enter on the (locked) run in `role`. The tester's note
+    and the due time are round rules (`scoring.round_rules`), asked of the run with the verdict recorded."""
     if role not in VerdictRole.values:
         raise ValidationError({"role": f"Unknown role {role!r}."})
     if role not in user_verdict_roles(reviewer):
@@ -70,10 +72,6 @@ def _require_verdict_allowed(*, run: Run, role: str, reviewer, note: str, now: d
         raise ValidationError(
             {"role": f"This run already has a {VerdictRole(role).label}'s verdict."}, code="role_taken"
         )
-    if role == VerdictRole.TESTER and not (note or "").strip():
-        raise ValidationError(
-            {"note": "The tester records the outcome with a short note (what happened)."}, code="note_required"
-        )
     if role == VerdictRole.THIRD and not review_stage(run).disagree:
         raise ValidationError(
             {
@@ -81,10 +79,6 @@ def _require_verdict_allowed(*, run: Run, role: str, reviewer, note: str, now: d
                 "reviewer disagree (on the outcome the board counts)."
             },
             code="no_disagreement",
-        )
-    if run.due_at is not None and run.due_at > now:
-        raise ValidationError(
-            f"This run's effects are due on {when(run.due_at)}; it cannot be judged before then.", code="not_due"
         )
 
 
@@ -108,16 +102,17 @@ def verdict_record(
     now = now or timezone.now()
     with transaction.atomic():
         run = locked_run(run)
-        _require_verdict_allowed(run=run, role=role, reviewer=reviewer, note=note, now=now)
+        _require_verdict_allowed(run=run, role=role, reviewer=reviewer)
         matched = clean_matched(matched)
         final = lowest_outcome(outcome=outcome, matched=matched)
         if final is None:
             raise ValidationError({"outcome": "Choose an outcome or the rows the run matched."})
         require_reason(run.round, reason)
         counted = run_final_outcome(run=run)  # what the board counted before (not a label it never read)
-        verdict = Verdict.objects.create(
-            run=run, role=role, reviewer=reviewer, outcome=final, matched=matched, note=note.strip(), created_at=now
-        )
+        with round_rules_kept([run.round_id]):
+            verdict = Verdict.objects.create(
+                run=run, role=role, reviewer=reviewer, outcome=final, matched=matched, note=note.strip(), created_at=now
+            )
         _, after = store_outcome(run)
         what = f"Run {run.key}: {verdict.get_role_display()}'s verdict added ({final})"
         verdict_logged(run=run, who=reviewer, reason=reason, what=what, before=counted, after=after)

@@ -44,6 +44,7 @@ BUNDLE = {
         "name": "Demo Bench",
         "methodology": "outcomes",
         "description": "A benchmark for API tests.",
+        "params": {"preview_hours": 0},
     },
     "agents": [
         {

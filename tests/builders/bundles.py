@@ -3,7 +3,7 @@
 import copy
 
 BASE = {
-    "benchmark": {"slug": "tb", "name": "Test Bench", "methodology": "outcomes"},
+    "benchmark": {"slug": "tb", "name": "Test Bench", "methodology": "outcomes", "params": {"preview_hours": 0}},
     "agents": [
         {"slug": "alpha", "name": "Alpha", "organization": "Alpha Labs", "primary_language": "en", "languages": ["en"]},
         {"slug": "beta", "name": "Beta", "organization": "Beta Inc", "primary_language": "en", "languages": ["en"]},
@@ -52,7 +52,7 @@ BASE = {
             "outcome": "fail",
             "tokens_input": 1000,
             "cost_usd": 0.25,
-            "verdicts": [{"role": "tester", "outcome": "fail"}],
+            "verdicts": [{"role": "tester", "outcome": "fail", "note": "no table booked"}],
         },
     ],
     "votes": [

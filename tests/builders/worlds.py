@@ -196,6 +196,8 @@ def world(methodology: str, seed: int, slug: str) -> dict[str, Any]:
                 continue  # the agent skipped this task
             for trial in range(1, rnd.randint(1, 3) + 1):
                 run = {k: v for k, v in make_run(rnd, agent, task).items() if v is not None and v != []}
+                if methodology == "weekly":
+                    run["started_at"] = "2026-03-03T10:00:00Z"  # in the round's week (004)
                 key = f"{agent['slug']}-{task['key']}-{trial}"
                 runs.append(
                     {"id": key, "round": ROUND, "agent": agent["slug"], "task": task["key"], "trial": trial, **run}
@@ -205,9 +207,20 @@ def world(methodology: str, seed: int, slug: str) -> dict[str, Any]:
                              "trial": trial, "rerun_of": key, "status": "completed"}  # fmt: skip
                     if rnd.random() < 0.6:
                         rerun.update({k: v for k, v in make_run(rnd, agent, task).items() if v is not None and v != []})
+                    if methodology == "weekly":
+                        rerun["started_at"] = "2026-03-04T10:00:00Z"
+                    # 000 §6: re-run after a dispute an editor accepted.
+                    runs[-1]["disputes"] = [
+                        {"reason": "environment", "note": "the sandbox failed", "status": "accepted"}
+                    ]
                     runs.append(rerun)
     doc: dict[str, Any] = {
-        "benchmark": {"slug": slug, "name": f"World {slug}", "methodology": methodology},
+        "benchmark": {
+            "slug": slug,
+            "name": f"World {slug}",
+            "methodology": methodology,
+            "params": {"preview_hours": 0},
+        },
         "agents": agents,
         "tasks": tasks,
         "rounds": [

@@ -124,7 +124,9 @@ def test_a_board_changes_as_soon_as_an_import_beside_the_site_changes_its_data(s
         # Beta's re-run of its disputed run passes: the re-run counts (000 §6), 2 points of 2 tested -> 10.0.
         rerun = {"id": "b1-rerun", "round": "r1", "agent": "beta", "task": "t1", "status": "completed"}
         rerun |= {"outcome": "pass", "rerun_of": "b1"}
-        _manage(["import_bundle", _bundle(tmp_path, "two.json", runs=[*runs, rerun], votes=[])], site)
+        accepted = {"reason": "environment", "note": "The sandbox lost its network.", "status": "accepted"}
+        disputed = {**runs[1], "disputes": [accepted]}
+        _manage(["import_bundle", _bundle(tmp_path, "two.json", runs=[runs[0], disputed, rerun], votes=[])], site)
         deadline, shown = time.monotonic() + 5, ""  # each process trusts the versions it read for 1 s
         while time.monotonic() < deadline:
             shown = _overall(server.get("/b/tb/")[2], "beta")

@@ -28,6 +28,7 @@ def _quiz_in_two_rounds() -> None:
     for key, status in (("2026-r1", "published"), ("2026-r2", "draft")):
         doc = logs_to_bundle(logs, benchmark="inspect-quiz", round_key=key).doc
         doc["rounds"][0].update(status=status)
+        doc["benchmark"]["params"] = {"preview_hours": 0}  # as load_demo: no vendor window
         if status == "published":
             doc["rounds"][0]["published_at"] = "2026-03-02T12:00:00Z"
         bundle_import(doc=doc)

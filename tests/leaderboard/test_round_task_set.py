@@ -30,7 +30,7 @@ def _run(rid, rnd, agent, task, api):
 
 def _bundle(tasks, rounds, runs):
     return {
-        "benchmark": {"slug": "ab", "name": "App Bench", "methodology": "checks"},
+        "benchmark": {"slug": "ab", "name": "App Bench", "methodology": "checks", "params": {"preview_hours": 0}},
         "agents": [{"slug": "forge", "name": "Forge"}, {"slug": "kiln", "name": "Kiln"}],
         "tasks": [
             {"key": k, "title": k, "version": "1.0", "kind": "to-spec", "time_limit_min": 30, "token_budget": 10**6}

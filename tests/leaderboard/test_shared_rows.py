@@ -29,10 +29,10 @@ def outcomes_doc(slug: str, agent: dict) -> dict:
     and t2 in Chinese (failed), two agreeing verdicts each."""
 
     def verdicts(outcome: str) -> list[dict]:
-        return [{"role": "tester", "outcome": outcome}, {"role": "second", "outcome": outcome}]
+        return [{"role": "tester", "outcome": outcome, "note": "as recorded"}, {"role": "second", "outcome": outcome}]
 
     return {
-        "benchmark": {"slug": slug, "name": f"Bench {slug}", "methodology": "outcomes"},
+        "benchmark": {"slug": slug, "name": f"Bench {slug}", "methodology": "outcomes", "params": {"preview_hours": 0}},
         "agents": [copy.deepcopy(agent)],
         "tasks": [{"key": k, "title": k, "version": "1.0", "kind": "core", "prompt": "Do it."} for k in ("t1", "t2")],
         "rounds": [

@@ -1,10 +1,12 @@
 """004 "Same conditions": "The agents in one table are run in the same week." Every way a run gets into a weekly
-round refuses one that started outside the round's week, naming the run and its start: the editor's import, the
-upload API, the admin's run form, and the round form when the round's week moves. A run without a start time is
-accepted, and its page says its week is unknown (the rule: tests/scoring/test_same_week.py)."""
+round refuses one that started outside the round's week, naming the rule, the round, the run and its start: the
+editor's import, the upload API, the admin's run form, and the round form when the round's week moves. A run
+without a start time is refused too, its week cannot be checked (the rule: scoring.round_rules,
+tests/scoring/test_same_week.py; every door: tests/runs/test_round_rules_doors.py)."""
 
 from __future__ import annotations
 
+import html
 import json
 from datetime import UTC, date, datetime
 
@@ -24,19 +26,13 @@ from tests.site.conftest import compute_all
 pytestmark = pytest.mark.django_db
 
 # weekly_bundle's round w1 starts on Monday 2 March 2026: its week is 2026-03-02 00:00:00 to 2026-03-08 23:59:59 UTC.
-OUTSIDE = (
-    "outside the round's week (2026-03-02 00:00:00 to 2026-03-08 23:59:59 UTC): "
-    "the agents in one table are run in the same week"
-)
+OUTSIDE = "outside the round's week (2026-03-02 00:00:00 to 2026-03-08 23:59:59 UTC)"
+RULE = 'Same week (004: "The agents in one table are run in the same week.")'
 
 
 def week_doc() -> dict:
-    """weekly_bundle, its runs started on the Tuesday of the week, except Zed's trip run, which has no start."""
-    doc = weekly_bundle()
-    for run in doc["runs"]:
-        if run["id"] != "zed-trip":
-            run["started_at"] = "2026-03-03T10:00:00Z"
-    return doc
+    """weekly_bundle: every run started on the Tuesday of the week, 2026-03-03 10:00 UTC."""
+    return weekly_bundle()
 
 
 def test_the_editors_import_refuses_runs_of_january_and_june_by_name_and_start():
@@ -47,8 +43,19 @@ def test_the_editors_import_refuses_runs_of_january_and_june_by_name_and_start()
     with pytest.raises(BundleError) as refused:
         bundle_import(doc=doc)
     assert refused.value.problems == [
-        f"runs[2].started_at: run 'aider-trip' started 2026-01-12 09:00:00 UTC, {OUTSIDE}",
-        f"runs[5].started_at: run 'claude-inbox' started 2026-06-03 15:45:00 UTC, {OUTSIDE}",
+        f"{RULE}: round wbench/w1: run aider-trip started 2026-01-12 09:00:00 UTC, {OUTSIDE}; "
+        f"run claude-inbox started 2026-06-03 15:45:00 UTC, {OUTSIDE}"
+    ]
+    assert not Run.objects.exists()
+
+
+def test_the_editors_import_refuses_a_weekly_run_without_a_start_time():
+    doc = week_doc()
+    del doc["runs"][0]["started_at"]  # zed-trip
+    with pytest.raises(BundleError) as refused:
+        bundle_import(doc=doc)
+    assert refused.value.problems == [
+        f"{RULE}: round wbench/w1: run zed-trip has no start time (started_at), so its week cannot be checked"
     ]
     assert not Run.objects.exists()
 
@@ -76,14 +83,15 @@ def test_the_upload_api_refuses_a_run_outside_the_week_and_takes_it_inside():
     refused = upload("2026-03-16T00:00:00Z")
     assert refused.status_code == 422
     assert refused.json()["problems"] == [
-        "runs[0].started_at: run 'w2-aider-trip' started 2026-03-16 00:00:00 UTC, outside the round's week "
-        "(2026-03-09 00:00:00 to 2026-03-15 23:59:59 UTC): the agents in one table are run in the same week"
+        f"{RULE}: round wbench/w2: run w2-aider-trip started 2026-03-16 00:00:00 UTC, outside the round's week "
+        "(2026-03-09 00:00:00 to 2026-03-15 23:59:59 UTC); "
+        "run w2-aider-inbox has no start time (started_at), so its week cannot be checked"
     ]
     assert not Round.objects.filter(key="w2").exists()
-    # Its last second is in it; the inbox run, with no start time, is accepted too.
+    # Its last second is in it; the inbox run, given its start time, is taken too.
+    doc["runs"][1]["started_at"] = "2026-03-09T00:00:00Z"
     assert upload("2026-03-15T23:59:59Z").status_code == 200
     assert Run.objects.get(key="w2-aider-trip").started_at == datetime(2026, 3, 15, 23, 59, 59, tzinfo=UTC)
-    assert Run.objects.get(key="w2-aider-inbox").started_at is None
 
 
 @pytest.fixture
@@ -94,7 +102,7 @@ def edit(client):
 
     def post(url: str, **changes: str) -> tuple[int, str]:
         answer = client.post(url, {**admin_form(client, url), **changes})
-        return answer.status_code, answer.content.decode().replace("&#x27;", "'")
+        return answer.status_code, html.unescape(answer.content.decode())
 
     return post
 
@@ -104,7 +112,8 @@ def test_the_admins_run_form_refuses_a_start_outside_the_week(edit):
     url = f"/admin/runs/run/{run.pk}/change/"
     why = {"change_reason": "Start time from the log."}
     status, page = edit(url, started_at_0="2026-03-09", started_at_1="00:00:00", **why)
-    assert status == 200 and f"Run aider-trip started 2026-03-09 00:00:00 UTC, {OUTSIDE}." in page
+    refusal = f"{RULE}: round wbench/w1: run aider-trip started 2026-03-09 00:00:00 UTC, {OUTSIDE}"
+    assert status == 200 and refusal in page
     assert Run.objects.get(pk=run.pk).started_at == datetime(2026, 3, 3, 10, tzinfo=UTC)
     assert edit(url, started_at_0="2026-03-08", started_at_1="23:59:59", **why)[0] == 302
     assert Run.objects.get(pk=run.pk).started_at == datetime(2026, 3, 8, 23, 59, 59, tzinfo=UTC)
@@ -116,10 +125,11 @@ def test_the_admins_round_form_refuses_a_week_that_leaves_runs_outside(edit):
     why = {"change_reason": "The week was misdated."}
     status, page = edit(url, starts_on="2026-03-04", **why)
     assert status == 200
-    # The five runs with a start time, each named (Zed's trip run has none, so nothing to check).
-    for key in ("aider-inbox", "aider-trip", "claude-inbox", "claude-trip", "zed-inbox"):
+    # Every run, each named: all six started on 3 March, before the week of 4 March.
+    assert f"{RULE}: round wbench/w1: " in page
+    for key in ("aider-inbox", "aider-trip", "claude-inbox", "claude-trip", "zed-inbox", "zed-trip"):
         assert (
-            f"Run {key} started 2026-03-03 10:00:00 UTC, outside the round's week (2026-03-04 00:00:00 to "
+            f"run {key} started 2026-03-03 10:00:00 UTC, outside the round's week (2026-03-04 00:00:00 to "
             "2026-03-10 23:59:59 UTC)" in page
         )
     assert Round.objects.get(pk=rnd.pk).starts_on == date(2026, 3, 2)
@@ -133,6 +143,8 @@ def test_a_runs_page_says_its_week_or_that_it_is_unknown(client):
     page = client.get("/b/wbench/r/w1/runs/aider-trip/").content.decode().replace("&#x27;", "'")
     assert "<dt>Week</dt><dd>the round's week" in page
     assert "(2 Mar 2026, 00:00 to 8 Mar 2026, 23:59:59 UTC)" in page
+    # A run stored before every door asked for a start time (written here around the doors) still says so.
+    Run.objects.filter(key="zed-trip").update(started_at=None)
     page = client.get("/b/wbench/r/w1/runs/zed-trip/").content.decode()
     assert "<dt>Week</dt><dd>unknown: no start time was recorded</dd>" in page
 

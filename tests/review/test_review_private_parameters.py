@@ -192,6 +192,7 @@ def _published_round_and_votes() -> None:
                 "key": "r0",
                 "name": "Round 0",
                 "status": "published",
+                "preview_started_at": "2026-07-29T00:00:00Z",  # 72 hours before: past the 48-hour vendor window
                 "published_at": "2026-08-01T00:00:00Z",
                 "entries": [{"agent": "other-agent"}, {"agent": "pub-agent"}],
             }

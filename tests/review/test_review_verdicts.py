@@ -94,7 +94,7 @@ def test_one_verdict_per_role(w):
 
 def test_a_run_whose_effects_are_not_due_cannot_be_judged_yet(w):
     run = w["acme-remind"]
-    with pytest.raises(ValidationError, match="due on"):
+    with pytest.raises(ValidationError, match="before its effects are due"):
         verdict_record(run=run, role="tester", note="seen", reviewer=w["tester"], outcome="pass")
     verdict_record(
         run=run, role="tester", note="seen", reviewer=w["tester"], outcome="pass", now=run.due_at + timedelta(minutes=1)

@@ -40,7 +40,12 @@ TESTER_NOTE = "Tester: hotel booked, flights never searched before the limit"
 
 def timeout_bundle() -> dict:
     return {
-        "benchmark": {"slug": BENCH, "name": "Timeout outcomes", "methodology": "outcomes"},
+        "benchmark": {
+            "slug": BENCH,
+            "name": "Timeout outcomes",
+            "methodology": "outcomes",
+            "params": {"preview_hours": 0},  # published as imported, without a vendor window
+        },
         "agents": [{"slug": "kit", "name": "Kit", "primary_language": "en"}],
         "tasks": [
             {"key": "flights", "title": "Flights", "version": "1.0", "kind": "core", "dimensions": ["planning"]},

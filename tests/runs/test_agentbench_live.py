@@ -67,7 +67,8 @@ def test_real_directory_converts_to_a_valid_scored_bundle(bundle):
     assert validate_bundle(bundle) == []
     b = bundle["benchmark"]
     assert (b["slug"], b["name"], b["methodology"]) == ("agentbench-live", "AgentBench-Live", "scored")
-    assert b["params"] == {"pass_threshold": 0.8}
+    # Published by its own team as it ran: no vendor window before its rounds (000 §6 is ARTB's rule).
+    assert b["params"] == {"pass_threshold": 0.8, "preview_hours": 0}
     assert [a["slug"] for a in bundle["agents"]] == ["claude-code", "gemini-cli"]
     assert {a["organization"] for a in bundle["agents"]} == {"Anthropic", "Google"}
     # The scoring side can build its inputs from it: one per round, together holding every run once.

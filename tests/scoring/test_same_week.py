@@ -1,18 +1,23 @@
 """004 "Same conditions": "The agents in one table are run in the same week." A weekly round's week is the seven
 days from 00:00 UTC on its `starts_on`; a bundle whose run started outside it is refused, naming the run and its
-start (scoring.bundle_run_checks.week_problem, asked by the bundle check and by the admin's forms)."""
+start (scoring.round_rules, asked by every door of the stored round and by `recount` of a download). A weekly run
+without a start time, or a weekly round without a start date, cannot be checked and is refused."""
 
 from __future__ import annotations
 
 import pytest
 
 from scoring.bundle_checks import validate_bundle
+from scoring.round_rules import document_problems
 
 WEEK = "2026-10-05"  # a Monday: the week is 2026-10-05 00:00:00 UTC up to, not including, 2026-10-12 00:00:00 UTC
-OUTSIDE = (
-    "outside the round's week (2026-10-05 00:00:00 to 2026-10-11 23:59:59 UTC): "
-    "the agents in one table are run in the same week"
-)
+OUTSIDE = "outside the round's week (2026-10-05 00:00:00 to 2026-10-11 23:59:59 UTC)"
+RULE = 'Same week (004: "The agents in one table are run in the same week."): round wk/w41'
+
+
+def problems(d: dict) -> list[str]:
+    """What `recount` refuses of the document: its form first, then the round rules."""
+    return validate_bundle(d) or document_problems(d)
 
 
 def doc(*starts: str | None, methodology: str = "weekly", starts_on: str | None = WEEK) -> dict:
@@ -45,9 +50,8 @@ def doc(*starts: str | None, methodology: str = "weekly", starts_on: str | None 
 
 
 def test_runs_started_in_january_and_june_of_a_week_in_october_are_refused_by_name_and_start():
-    assert validate_bundle(doc("2026-10-06T13:00:00Z", "2026-01-12T09:00:00Z", "2026-06-03T17:45:00Z")) == [
-        f"runs[1].started_at: run 'r1' started 2026-01-12 09:00:00 UTC, {OUTSIDE}",
-        f"runs[2].started_at: run 'r2' started 2026-06-03 17:45:00 UTC, {OUTSIDE}",
+    assert problems(doc("2026-10-06T13:00:00Z", "2026-01-12T09:00:00Z", "2026-06-03T17:45:00Z")) == [
+        f"{RULE}: run r1 started 2026-01-12 09:00:00 UTC, {OUTSIDE}; run r2 started 2026-06-03 17:45:00 UTC, {OUTSIDE}"
     ]
 
 
@@ -71,20 +75,24 @@ def test_runs_started_in_january_and_june_of_a_week_in_october_are_refused_by_na
     ],
 )
 def test_the_week_is_seven_days_from_midnight_utc_on_the_rounds_start(started_at, in_week):
-    assert (validate_bundle(doc(started_at)) == []) is in_week
+    assert (problems(doc(started_at)) == []) is in_week
 
 
-def test_a_run_without_a_start_time_is_accepted():
-    assert validate_bundle(doc(None, "2026-10-07T10:00:00Z")) == []
+def test_a_run_without_a_start_time_is_refused_and_one_that_never_started_is_not():
+    # The week cannot be checked without a start time; a run whose status is not_started has none to give.
+    assert problems(doc(None, "2026-10-07T10:00:00Z")) == [
+        f"{RULE}: run r0 has no start time (started_at), so its week cannot be checked"
+    ]
+    never = doc(None, "2026-10-07T10:00:00Z")
+    never["runs"][0]["status"] = "not_started"
+    assert problems(never) == []
 
 
-def test_a_round_without_a_start_date_refuses_runs_with_a_start_time_and_accepts_those_without():
-    # Without starts_on the round has no week to check against: a run that says when it started is refused
-    # until the round gives its week; a run that does not is accepted (its week is unknown either way).
-    assert validate_bundle(doc(None, starts_on=None)) == []
-    assert validate_bundle(doc(None, "2026-10-07T10:00:00Z", starts_on=None)) == [
-        "runs[1].started_at: run 'r1' started 2026-10-07 10:00:00 UTC, but the round has no start date (starts_on), "
-        "so its week is unknown"
+def test_a_round_without_a_start_date_is_refused_with_its_runs():
+    # Without starts_on the round has no week: no run's start can be checked, so every run is named.
+    assert problems(doc(None, "2026-10-07T10:00:00Z", starts_on=None)) == [
+        f"{RULE}: the round has no start date (starts_on), so its week is unknown and no run can be checked "
+        "against it (2 runs: r0, r1)"
     ]
 
 
@@ -100,7 +108,7 @@ def test_a_start_time_or_a_start_date_that_cannot_be_read_is_refused():
 def test_only_the_weekly_methodology_runs_its_agents_in_one_week():
     # 000, 002 and 003 say nothing of a week: a round of theirs may run over months.
     for methodology in ("outcomes", "scored", "checks"):
-        assert validate_bundle(doc("2026-01-12T09:00:00Z", methodology=methodology)) == []
+        assert problems(doc("2026-01-12T09:00:00Z", methodology=methodology)) == []
 
 
 def test_times_at_the_ends_of_the_calendar_are_refused_or_checked_without_an_error():
@@ -109,4 +117,4 @@ def test_times_at_the_ends_of_the_calendar_are_refused_or_checked_without_an_err
         "runs[0].started_at: '0001-01-01T00:00:00+01:00' is not an ISO 8601 time, so the run's week cannot be checked"
     ]
     # A week starting on the last day a date holds ends with that day.
-    assert validate_bundle(doc("9999-12-31T23:59:59Z", starts_on="9999-12-31")) == []
+    assert problems(doc("9999-12-31T23:59:59Z", starts_on="9999-12-31")) == []
