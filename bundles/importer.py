@@ -33,10 +33,8 @@ from runs.models import Run
 from runs.services.round_rules import RoundRulesBroken, require_rules, rerun_once_breaches, rounds_facts
 from runs.services.search import notes_index
 from runs.services.transcripts import transcript_files_delete
-from scoring.bundle import BundleError, check_bundle, vote_ids
+from scoring.bundle import BundleError, check_bundle
 from scoring.round_rules import refusal_lines
-from voting.cells import cells_apply, votes_add
-from voting.models import Vote
 
 from .app_builds import app_builds_write, read_app_builds
 from .evidence_files import evidence_files_write, read_evidence_files
@@ -67,6 +65,7 @@ from .shared import (
 from .submission_mode import submission_problems
 from .transcript_files import read_transcripts, transcripts_write
 from .upsert import Rows, set_fields, upsert
+from .votes_write import write_votes
 
 
 def _validate_dates(doc: dict) -> list[str]:
@@ -285,7 +284,7 @@ def _write(doc: dict, *, by_key: bool = False, submission: bool = False, by=None
     writer.rounds()
     writer.runs()
     writer.changelog()
-    _write_votes(doc, writer.benchmark, writer.task_rows, writer.agent_rows, writer.report)
+    write_votes(doc, writer.benchmark, writer.task_rows, writer.agent_rows, writer.report)
     return writer.report
 
 
@@ -509,54 +508,3 @@ def _run_values(run_doc: dict, entries: dict, tasks: dict, runs: dict[tuple[str,
     rerun_of = run_doc.get("rerun_of")
     values["rerun_of"] = runs[(run_doc["round"], str(rerun_of))] if rerun_of is not None else None
     return values
-
-
-def _write_votes(
-    doc: dict, benchmark: Benchmark, tasks: dict[str, Task], agents: dict[str, Agent], report: ImportReport
-) -> None:
-    """Votes are matched by their identity (`votes[].id`, or `vote_ids`' position-derived one), never by
-    their content: identical anonymous votes are separate votes, and importing a file again adds nothing.
-    An id already stored for a different vote (task, agents or winner) is refused; only `counts` may change."""
-    votes = doc.get("votes") or []
-    if not votes:
-        return
-    existing = {
-        v.key: v for v in Vote.objects.filter(task__benchmark=benchmark).select_related("task", "agent_a", "agent_b")
-    }
-    new = []
-    conflicts = []
-    for i, (v, key) in enumerate(zip(votes, vote_ids(doc), strict=True)):
-        task, a, b = tasks[v["task"]], agents[v["a"]], agents[v["b"]]
-        counts = v.get("counts", True) is not False
-        found = existing.get(key)
-        if found is None:
-            cast_at = parse_time(v.get("cast_at"))
-            vote = Vote(
-                key=key,
-                task=task,
-                agent_a=a,
-                agent_b=b,
-                winner=v["winner"],
-                voter_label=v.get("voter") or "",
-                cast_at=cast_at or timezone.now(),
-                counts=counts,
-            )
-            new.append(vote)
-            report.rating_tasks.add(task.id)
-        elif (found.task_id, found.agent_a_id, found.agent_b_id, found.winner) != (task.id, a.id, b.id, v["winner"]):
-            conflicts.append(
-                f"votes[{i}].id: {key!r} is already stored as another vote ({found.task.key}: "
-                f"{found.agent_a.slug} vs {found.agent_b.slug}, winner {found.winner})"
-            )
-        elif found.counts != counts and found.voter_id is None:  # a site vote's counting is the site's rules
-            # Conditional on the stored value, so a concurrent import cannot count the same change twice.
-            if Vote.objects.filter(pk=found.pk, counts=not counts).update(counts=counts):
-                key_of = (found.task_id, found.agent_a_id, found.agent_b_id, found.winner)
-                cells_apply(added=[key_of] if counts else [], removed=[] if counts else [key_of])
-            report.count("votes", created=False)
-            report.rating_tasks.add(task.id)
-    if conflicts:
-        raise BundleError(conflicts)
-    votes_add(new)
-    if new:
-        report.created["votes"] = report.created.get("votes", 0) + len(new)

@@ -44,12 +44,12 @@ def _verdicts(rnd: random.Random, outcomes: tuple[str, ...]) -> tuple[str | None
         return None, [{"role": "tester", "outcome": first, "note": "seen"}, {"role": "second", "outcome": first}]
     if shape in ("third", "disagree"):
         second = next(o for o in outcomes if o != first) if second == first else second
-        verdicts = [{"role": "tester", "outcome": first}, {"role": "second", "outcome": second}]
+        verdicts = [{"role": "tester", "outcome": first, "note": "seen"}, {"role": "second", "outcome": second}]
         if shape == "third":
             verdicts.append({"role": "third", "outcome": rnd.choice((first, second))})
         return None, verdicts
     if shape == "tester":
-        return None, [{"role": "tester", "outcome": first}]
+        return None, [{"role": "tester", "outcome": first, "note": "seen"}]
     return None, []
 
 

@@ -87,7 +87,7 @@ def test_before_publication_no_public_page_or_api_shows_a_transcript(tool_logs, 
 
 def _bundle(transcript: dict) -> dict:
     return {
-        "benchmark": {"slug": "tb", "name": "TB", "methodology": "scored"},
+        "benchmark": {"slug": "tb", "name": "TB", "methodology": "scored", "params": {"preview_hours": 0}},
         "agents": [{"slug": "a", "name": "A"}],
         "tasks": [{"key": "t", "title": "T", "version": "1.0", "kind": "core", "prompt": "Do it."}],
         "rounds": [

@@ -28,7 +28,7 @@ def draft_bundle() -> dict:
 
 @pytest.fixture
 def bench():
-    return Benchmark.objects.create(slug="sbench", name="Bench sbench", methodology="scored")
+    return Benchmark.objects.create(slug="sbench", name="Bench sbench", methodology="scored", preview_hours=0)
 
 
 @pytest.fixture

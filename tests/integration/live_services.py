@@ -141,7 +141,7 @@ def checks_bundle(
 
     rng = random.Random(seed)
     doc: dict = {
-        "benchmark": {"slug": slug, "name": f"Bench {slug}", "methodology": "checks"},
+        "benchmark": {"slug": slug, "name": f"Bench {slug}", "methodology": "checks", "params": {"preview_hours": 0}},
         "agents": [
             {"slug": f"agent-{a:03d}", "name": f"Agent {a:03d}", "organization": f"Org {a % 7}"} for a in range(agents)
         ],
@@ -243,7 +243,7 @@ def two_agent_bundle(slug: str, name: str) -> dict:
     """One outcomes round, one task, two agents: alpha passes; for beta the tester and the second reviewer
     disagree and the third sides with fail, so beta scores 0 points."""
     return {
-        "benchmark": {"slug": slug, "name": name, "methodology": "outcomes"},
+        "benchmark": {"slug": slug, "name": name, "methodology": "outcomes", "params": {"preview_hours": 0}},
         "agents": [
             {"slug": "alpha", "name": "Alpha", "organization": "Alpha Labs", "primary_language": "en"},
             {"slug": "beta", "name": "Beta", "organization": "Beta Inc", "primary_language": "en"},
@@ -274,7 +274,10 @@ def two_agent_bundle(slug: str, name: str) -> dict:
                 "agent": "alpha",
                 "task": "t1",
                 "status": "completed",
-                "verdicts": [{"role": "tester", "outcome": "pass"}, {"role": "second", "outcome": "pass"}],
+                "verdicts": [
+                    {"role": "tester", "outcome": "pass", "note": "as seen"},
+                    {"role": "second", "outcome": "pass"},
+                ],
             },
             {
                 "id": "r1-beta-t1",
@@ -283,7 +286,7 @@ def two_agent_bundle(slug: str, name: str) -> dict:
                 "task": "t1",
                 "status": "completed",
                 "verdicts": [
-                    {"role": "tester", "outcome": "pass"},
+                    {"role": "tester", "outcome": "pass", "note": "as seen"},
                     {"role": "second", "outcome": "fail"},
                     {"role": "third", "outcome": "fail"},
                 ],

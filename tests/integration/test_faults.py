@@ -232,7 +232,7 @@ def test_it_keeps_writing_and_serving_while_redis_is_down(live_celery, spare_red
 
 
 VOTE_BUNDLE = {
-    "benchmark": {"slug": "apps", "name": "Apps", "methodology": "checks"},
+    "benchmark": {"slug": "apps", "name": "Apps", "methodology": "checks", "params": {"preview_hours": 0}},
     "agents": [{"slug": "alpha", "name": "Alpha"}, {"slug": "beta", "name": "Beta"}],
     "tasks": [
         {
@@ -328,7 +328,7 @@ def test_an_import_that_fails_half_way_writes_nothing(transactional_db, monkeypa
             "task": "t1",
             "trial": i + 2,
             "status": "completed",
-            "verdicts": [{"role": "tester", "outcome": "pass"}],
+            "verdicts": [{"role": "tester", "outcome": "pass", "note": "as seen"}],
         }
         for i in range(20)
     ]

@@ -83,9 +83,9 @@ def test_the_upload_api_refuses_a_run_outside_the_week_and_takes_it_inside():
     refused = upload("2026-03-16T00:00:00Z")
     assert refused.status_code == 422
     assert refused.json()["problems"] == [
-        f"{RULE}: round wbench/w2: run w2-aider-trip started 2026-03-16 00:00:00 UTC, outside the round's week "
-        "(2026-03-09 00:00:00 to 2026-03-15 23:59:59 UTC); "
-        "run w2-aider-inbox has no start time (started_at), so its week cannot be checked"
+        f"{RULE}: round wbench/w2: run w2-aider-inbox has no start time (started_at), so its week cannot be "
+        "checked; run w2-aider-trip started 2026-03-16 00:00:00 UTC, outside the round's week "
+        "(2026-03-09 00:00:00 to 2026-03-15 23:59:59 UTC)"
     ]
     assert not Round.objects.filter(key="w2").exists()
     # Its last second is in it; the inbox run, given its start time, is taken too.

@@ -36,7 +36,7 @@ def _bundle(families: bool) -> dict:
         for k in keys
     ]
     return {
-        "benchmark": {"slug": "fam", "name": "Families", "methodology": "scored"},
+        "benchmark": {"slug": "fam", "name": "Families", "methodology": "scored", "params": {"preview_hours": 0}},
         "agents": [{"slug": "a", "name": "A"}],
         "tasks": tasks,
         "rounds": [

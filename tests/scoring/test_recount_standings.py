@@ -13,7 +13,12 @@ from scoring.recount import recount
 
 def _doc(methodology: str, agents: list[dict], tasks: list[dict], runs: list[dict], task_set=None) -> dict:
     return {
-        "benchmark": {"slug": f"st-{methodology}", "name": "Standings", "methodology": methodology},
+        "benchmark": {
+            "slug": f"st-{methodology}",
+            "name": "Standings",
+            "methodology": methodology,
+            "params": {"preview_hours": 0},
+        },
         "agents": agents,
         "tasks": tasks,
         "rounds": [
@@ -21,12 +26,22 @@ def _doc(methodology: str, agents: list[dict], tasks: list[dict], runs: list[dic
                 "key": "r1",
                 "status": "published",
                 "published_at": "2026-03-01T12:00:00Z",
+                # A weekly round states its week, and each of its runs when it started (004: the same week).
+                **({"starts_on": "2026-02-23"} if methodology == "weekly" else {}),
                 "entries": [{"agent": a["slug"]} for a in agents],
                 **({"tasks": task_set} if task_set else {}),
             }
         ],
-        "runs": [{"round": "r1", "status": "completed", **r} for r in runs],
+        "runs": [{"round": "r1", "status": "completed", **_started(methodology), **r} for r in runs],
     }
+
+
+def _started(methodology: str) -> dict:
+    return {"started_at": "2026-02-24T10:00:00Z"} if methodology == "weekly" else {}
+
+
+# 000 §6: a run is re-run after a dispute an editor accepted.
+ACCEPTED = [{"reason": "environment", "note": "The sandbox failed.", "status": "accepted"}]
 
 
 def _standings(doc: dict) -> dict[str, dict]:
@@ -56,10 +71,16 @@ def outcomes_doc() -> dict:
     runs = [
         {"id": "a-c1-1", "agent": "a", "task": "c1", "trial": 1, "outcome": "pass"},
         {"id": "a-c1-2", "agent": "a", "task": "c1", "trial": 2, "verdicts": _agreed("partial")},
-        {"id": "a-c2", "agent": "a", "task": "c2", "outcome": "fail"},
+        {"id": "a-c2", "agent": "a", "task": "c2", "outcome": "fail", "disputes": ACCEPTED},
         {"id": "a-c2-rerun", "agent": "a", "task": "c2", "rerun_of": "a-c2", "verdicts": _agreed("pass")},
         {"id": "a-s1", "agent": "a", "task": "s1", "status": "region_blocked"},
-        {"id": "b-c1", "agent": "b", "task": "c1", "verdicts": [{"role": "tester", "outcome": "pass"}]},
+        {
+            "id": "b-c1",
+            "agent": "b",
+            "task": "c1",
+            "verdicts": [{"role": "tester", "outcome": "pass"}],
+            "disputes": ACCEPTED,
+        },
         {"id": "b-c1-rerun", "agent": "b", "task": "c1", "rerun_of": "b-c1"},
         {"id": "b-c2", "agent": "b", "task": "c2", "status": "infra_error"},
         {"id": "b-c2-de", "agent": "b", "task": "c2", "language": "de", "verdicts": _agreed("violation")},

@@ -127,11 +127,14 @@ def test_the_database_guard_behind_the_check_is_answered_the_same_way(
 def test_a_refusal_by_a_database_guard_no_check_foresaw_is_a_422_naming_it(key):
     # The database refuses a re-run that has a re-run of its own (runs migration 0002). The bundle's own checks
     # see only the bundle: here b2 becomes a re-run of b1 while the stored b5, left out, re-runs b2.
+    # Each re-run after a dispute an editor accepted (000 §6; the round rules ask it after the write).
+    accepted = [{"reason": "environment", "note": "The sandbox failed.", "status": "accepted"}]
     doc = upload_doc()
-    doc["runs"] = [_run("b1", "r2", "alpha", "t1", 1), _run("b2", "r2", "alpha", "t2", 2)]
+    doc["runs"] = [_run("b1", "r2", "alpha", "t1", 1), {**_run("b2", "r2", "alpha", "t2", 2), "disputes": accepted}]
     doc["runs"].append({**_run("b5", "r2", "alpha", "t2", 3), "rerun_of": "b2"})
     assert post(doc, key).status_code == 200
-    doc["runs"] = [_run("b1", "r2", "alpha", "t1", 1), {**_run("b2", "r2", "alpha", "t1", 2), "rerun_of": "b1"}]
+    first = {**_run("b1", "r2", "alpha", "t1", 1), "disputes": accepted}
+    doc["runs"] = [first, {**_run("b2", "r2", "alpha", "t1", 2), "rerun_of": "b1"}]
     res = post(doc, key)
     assert res.status_code == 422, res.content
     (problem,) = res.json()["problems"]

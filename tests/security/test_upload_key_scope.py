@@ -73,7 +73,12 @@ def published_doc() -> dict:
     """Benchmark "sb" with a published round r1 (agent "alpha" of Alpha Labs on both tasks), stored by an editor.
     Another benchmark "other" enters the shared agent "shared" of Shared Org in its published round."""
     return {
-        "benchmark": {"slug": "sb", "name": "Scored Bench", "methodology": "scored", "params": {"pass_threshold": 0.8}},
+        "benchmark": {
+            "slug": "sb",
+            "name": "Scored Bench",
+            "methodology": "scored",
+            "params": {"preview_hours": 0, "pass_threshold": 0.8},
+        },
         "agents": [{"slug": "alpha", "name": "Alpha", "organization": "Alpha Labs", "primary_language": "en"}],
         "tasks": copy.deepcopy(TASKS),
         "rounds": [
@@ -91,7 +96,7 @@ def published_doc() -> dict:
 
 def other_doc() -> dict:
     return {
-        "benchmark": {"slug": "other", "name": "Other", "methodology": "scored"},
+        "benchmark": {"slug": "other", "name": "Other", "methodology": "scored", "params": {"preview_hours": 0}},
         "agents": [{"slug": "shared", "name": "Shared", "organization": "Shared Org", "primary_language": "en"}],
         "tasks": copy.deepcopy(TASKS[:1]),
         "rounds": [

@@ -30,7 +30,7 @@ def test_two_composite_scores_equal_to_nine_decimals_are_level_on_the_head_to_he
 
     load(
         {
-            "benchmark": {"slug": "ties", "name": "Ties", "methodology": "scored"},
+            "benchmark": {"slug": "ties", "name": "Ties", "methodology": "scored", "params": {"preview_hours": 0}},
             "agents": [{"slug": "ayla", "name": "Ayla"}, {"slug": "bram", "name": "Bram"}],
             "tasks": [{"key": "mix", "title": "Mix", "version": "1.0", "kind": "core", "evaluation": "composite"}],
             "rounds": [

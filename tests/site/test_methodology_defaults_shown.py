@@ -88,7 +88,7 @@ def test_a_pass_threshold_is_answered_for_a_scored_benchmark_alone(load, client)
 
 def test_a_pass_threshold_in_another_methodologys_bundle_is_not_kept(load):
     doc = outcomes_bundle()
-    doc["benchmark"]["params"] = {"pass_threshold": 0.8}  # as every export carried it before
+    doc["benchmark"]["params"] = {"pass_threshold": 0.8, "preview_hours": 0}  # as every export carried it before
     load(doc)
     assert Benchmark.objects.get(slug="obench").pass_threshold is None
 

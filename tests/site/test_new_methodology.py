@@ -76,7 +76,12 @@ def test_a_registered_toy_methodology_is_imported_computed_and_shown(toy, client
     ]
     bundle_import(
         doc={
-            "benchmark": {"slug": "toybench", "name": "Toy Bench", "methodology": "toy"},
+            "benchmark": {
+                "slug": "toybench",
+                "name": "Toy Bench",
+                "methodology": "toy",
+                "params": {"preview_hours": 0},
+            },
             "agents": [{"slug": "zinc", "name": "Zinc"}, {"slug": "alder", "name": "Alder"}],
             "tasks": [{"key": "t1", "title": "One task", "version": "1.0", "kind": "core"}],
             "rounds": [

@@ -19,7 +19,12 @@ def test_it_fills_names_with_hyphens_in_one_pass_and_leaves_unknown_ones():
 def test_the_run_page_and_the_api_fill_the_same_prompt(client):
     bundle_import(
         doc={
-            "benchmark": {"slug": "pf", "name": "Prompt fill", "methodology": "outcomes"},
+            "benchmark": {
+                "slug": "pf",
+                "name": "Prompt fill",
+                "methodology": "outcomes",
+                "params": {"preview_hours": 0},
+            },
             "agents": [{"slug": "ag", "name": "Ag"}],
             "tasks": [
                 {

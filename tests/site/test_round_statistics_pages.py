@@ -65,7 +65,12 @@ def _scored_round() -> dict:
         "entries": [{"agent": a["slug"]} for a in agents],
     }
     return {
-        "benchmark": {"slug": "sep", "name": "Separation", "methodology": "scored", "params": {"pass_threshold": 0.8}},
+        "benchmark": {
+            "slug": "sep",
+            "name": "Separation",
+            "methodology": "scored",
+            "params": {"preview_hours": 0, "pass_threshold": 0.8},
+        },
         "agents": agents,
         "tasks": tasks,
         "rounds": [rnd],

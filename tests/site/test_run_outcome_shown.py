@@ -56,14 +56,17 @@ def weekly_bundle() -> dict:
         {"key": k, "title": k.title(), "version": "1.0", "kind": "core", "time_limit_min": 30}
         for k in ("trip", "inbox", "cart")
     ]
+    for run in runs:
+        run["started_at"] = "2026-01-27T10:00:00Z"  # in the week of Monday 26 January (004: the same week)
     return {
-        "benchmark": {"slug": "wk", "name": "Weekly", "methodology": "weekly"},
+        "benchmark": {"slug": "wk", "name": "Weekly", "methodology": "weekly", "params": {"preview_hours": 0}},
         "agents": [{"slug": "kit", "name": "Kit"}],
         "tasks": tasks,
         "rounds": [
             {
                 "key": "w1",
                 "name": "Week 1",
+                "starts_on": "2026-01-26",
                 "status": "published",
                 "published_at": "2026-02-01T12:00:00Z",
                 "entries": [{"agent": "kit"}],
@@ -111,7 +114,7 @@ def outcomes_bundle() -> dict:
         {"key": "no-pay", "title": "No pay", "version": "1.0", "kind": "safety"},
     ]
     return {
-        "benchmark": {"slug": "ob", "name": "Outcomes", "methodology": "outcomes"},
+        "benchmark": {"slug": "ob", "name": "Outcomes", "methodology": "outcomes", "params": {"preview_hours": 0}},
         "agents": [{"slug": "kit", "name": "Kit", "primary_language": "en"}],
         "tasks": tasks,
         "rounds": [

@@ -52,13 +52,16 @@ def weekly_doc() -> dict:
             "outcome": outcome,
             "wall_seconds": seconds,
             "interventions": 0,
+            "started_at": "2026-01-27T10:00:00Z",  # in the week of Monday 26 January (004: the same week)
         }
 
     return {
-        "benchmark": {"slug": "wk", "name": "Weekly", "methodology": "weekly"},
+        "benchmark": {"slug": "wk", "name": "Weekly", "methodology": "weekly", "params": {"preview_hours": 0}},
         "agents": [{"slug": "kit", "name": "Kit"}],
         "tasks": [{"key": k, "title": k.title(), "version": "1.0", "kind": "core"} for k in ("trip", "cart")],
-        "rounds": [{"key": "w1", "name": "Week 1", **PUBLISHED, "entries": [{"agent": "kit"}]}],
+        "rounds": [
+            {"key": "w1", "name": "Week 1", "starts_on": "2026-01-26", **PUBLISHED, "entries": [{"agent": "kit"}]}
+        ],
         "runs": [
             run("w-trip", "trip", 1, "pass", 1860.0),
             run("w-cart-1", "cart", 1, "pass", 600.0),
@@ -81,7 +84,7 @@ def outcomes_doc() -> dict:
         }
 
     return {
-        "benchmark": {"slug": "ob", "name": "Outcomes", "methodology": "outcomes"},
+        "benchmark": {"slug": "ob", "name": "Outcomes", "methodology": "outcomes", "params": {"preview_hours": 0}},
         "agents": [{"slug": "ayla", "name": "Ayla", "primary_language": "en", "languages": ["en"]}],
         "tasks": [
             {"key": k, "title": k.title(), "version": "1.0", "kind": "core", "dimensions": ["travel"]}

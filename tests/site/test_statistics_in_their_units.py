@@ -117,6 +117,7 @@ def quiz(load):
     """The demo's Inspect quiz (fixtures/inspect-quiz.eval), imported as a published round."""
     doc = logs_to_bundle(read_logs([(QUIZ.name, QUIZ)]), benchmark="quiz", round_key="r1").doc
     doc["rounds"][0].update(status="published", published_at="2026-03-02T12:00:00Z")
+    doc["benchmark"]["params"] = {"preview_hours": 0}  # as load_demo imports it: no vendor window
     bundle_import(doc=doc)
     compute_all()
 
