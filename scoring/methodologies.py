@@ -151,8 +151,9 @@ class Methodology:
     # time): the admin's run form shows these and no others (bundle field names, which are the run's fields).
     run_fields: tuple[str, ...] = ()
     reviewed: bool = False  # runs are given an outcome by reviewers
-    # 004: "The agents in one table are run in the same week": a run's start is checked against its round's week
-    # (`scoring.bundle_run_checks.week_problem`), in a bundle and in the admin, and its page shows the week.
+    # 004 "Same conditions": "The agents in one table are run in the same week" and "The prompt is the same, word
+    # for word, for every agent": the round rules of a weekly table (`scoring.round_rules`, asked by every door),
+    # and its run pages show the week.
     same_week: bool = False
     votes_by_default: bool = False  # blind pairwise votes unless the benchmark's params say otherwise
     task_medians: bool = False  # the task page shows each agent's median run

@@ -27,7 +27,12 @@ def _bundle(slug: str, methodology: str, agents: list[tuple[str, str]], tasks: l
         run.setdefault("status", "completed")
         run.setdefault("started_at", f"{WEEK_START}T10:00:00Z")
     return {
-        "benchmark": {"slug": slug, "name": f"{slug.title()} bench", "methodology": methodology},
+        "benchmark": {
+            "slug": slug,
+            "name": f"{slug.title()} bench",
+            "methodology": methodology,
+            "params": {"preview_hours": 0},
+        },
         "agents": [
             {"slug": s, "name": n, "organization": f"{n} Labs", "primary_language": "en", "languages": ["en"]}
             for s, n in agents
