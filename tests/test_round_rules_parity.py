@@ -52,7 +52,8 @@ def _admin_post(client: Client, url: str, **changes: str) -> None:
 
 
 def _action(client: Client, url: str, action: str, pk: int) -> str:
-    return client.post(url, {"action": action, "_selected_action": [pk]}, follow=True).content.decode()
+    # "post": the confirmation an action that asks first (publishing) is given.
+    return client.post(url, {"action": action, "_selected_action": [pk], "post": "yes"}, follow=True).content.decode()
 
 
 def run_form(w, client, tmp) -> Callable:

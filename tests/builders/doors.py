@@ -78,7 +78,8 @@ class Doors:
 
     def action(self, url: str, action: str, *pks: int) -> str:
         """An admin action on the list at `url`; the page after it (its messages)."""
-        answer = self.client.post(url, {"action": action, "_selected_action": list(pks)}, follow=True)
+        # "post": the confirmation an action that asks first (publishing) is given.
+        answer = self.client.post(url, {"action": action, "_selected_action": list(pks), "post": "yes"}, follow=True)
         assert answer.status_code == 200
         return page_text(answer)
 

@@ -13,8 +13,16 @@ def _doc(methodology: str, slug: str, agents: list, tasks: list, runs: list) -> 
         run.setdefault("task_version", "1.0")
         run.setdefault("trial", 1)
         run.setdefault("status", "completed")
+        if methodology == "weekly":  # 004: in the week of Monday 2 March (the round's starts_on)
+            run.setdefault("started_at", "2026-03-03T10:00:00Z")
     return {
-        "benchmark": {"slug": slug, "name": f"Bench {slug}", "methodology": methodology},
+        # Published as imported, with no vendor preview: no vendor window (000 §6's 48 hours are ARTB's).
+        "benchmark": {
+            "slug": slug,
+            "name": f"Bench {slug}",
+            "methodology": methodology,
+            "params": {"preview_hours": 0},
+        },
         "agents": agents,
         "tasks": [{"version": "1.0", "kind": "core", "prompt": "Do it.", **t} for t in tasks],
         "rounds": [
