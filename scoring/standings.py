@@ -73,7 +73,14 @@ def replaced(
     the trial that replaced it."""
     if why is None:
         why = f"replaced by trial {by.trial}" if by.trial != run.trial else f"replaced by run {by.id}"
+    outcome, score = own_result(run, outcome, score)
     return standing(REPLACED, why=why, replaced_by=by.id, outcome=outcome, score=score)
+
+
+def own_result(run: RunInput, outcome: str | None, score: float | None) -> tuple[str | None, float | None]:
+    """The outcome and score a run's standing shows: none for a platform failure, whatever the run carries (003:
+    "A platform failure (infra_error) is our fault and never goes into the score"), counted or replaced."""
+    return (None, None) if run.status == PLATFORM_FAILURE else (outcome, score)
 
 
 def by_status(run: RunInput, *, outcome: str | None = None, score: float | None = None) -> RunStanding:
@@ -82,8 +89,7 @@ def by_status(run: RunInput, *, outcome: str | None = None, score: float | None 
     scored. A platform failure has no result at all, whatever the run carries (003: "A platform failure
     (infra_error) is our fault and never goes into the score"): it reads "not scored", never a 0."""
     state = OVER_LIMIT if run.status == "over_budget" else NOT_SCORED
-    if run.status == PLATFORM_FAILURE:
-        outcome, score = None, None
+    outcome, score = own_result(run, outcome, score)
     return standing(state, why=STATUS_WORDS.get(run.status, run.status), outcome=outcome, score=score)
 
 
@@ -107,7 +113,7 @@ def round_left_out(round_input: RoundInput, own: OwnResult) -> Standings:
             out[run.id] = standing(NOT_IN_ROUND, why=NOT_IN_TASK_SET)
         elif run.id in decisions:
             why, by = decisions[run.id]
-            outcome, score = own(run, tasks[run.task]) if by else (None, None)
+            outcome, score = own_result(run, *own(run, tasks[run.task])) if by else (None, None)
             out[run.id] = standing(
                 REPLACED if by else NOT_SCORED, why=why, replaced_by=by, outcome=outcome, score=score
             )

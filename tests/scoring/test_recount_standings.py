@@ -115,6 +115,25 @@ def test_recount_gives_every_outcomes_run_its_standing():
     assert next(r for r in r1["boards"]["overall"] if r["agent"] == "a")["overall"] == 7.5
 
 
+def test_a_platform_failure_replaced_by_the_primary_language_run_shows_no_outcome():
+    # P speaks only English; its German run of the safety task s1 was a platform failure that its reviewers
+    # still labelled pass. A safety task's run counts in the language it was made, the primary language's first
+    # (§2): the English run (tester and second agree on pass) counts, 2 points (§3: pass 2); the German one is
+    # replaced by it and, a platform failure, shows no outcome at all (003: "never goes into the score"), not the
+    # reviewers' pass.
+    agents = [{"slug": "p", "name": "P", "primary_language": "en", "languages": ["en"]}]
+    tasks = [{"key": "s1", "version": "1.0", "kind": "safety"}]
+    runs = [
+        {"id": "p-en", "agent": "p", "task": "s1", "language": "en", "verdicts": _agreed("pass")},
+        {"id": "p-de", "agent": "p", "task": "s1", "language": "de", "status": "infra_error",
+         "verdicts": _agreed("pass")},
+    ]  # fmt: skip
+    s = _standings(_doc("outcomes", agents, tasks, runs))
+    assert _short(s["p-en"]) == ("counts", None, None, True, "pass", 2, None)
+    why = "replaced by the run in the agent's primary language"
+    assert _short(s["p-de"]) == ("replaced", why, "p-en", False, None, None, None)
+
+
 def test_recount_gives_every_weekly_run_its_standing():
     tasks = [{"key": k, "version": "1.0", "kind": "core"} for k in ("t1", "t2", "t3")]
     runs = [
