@@ -155,4 +155,4 @@ def test_the_methodology_page_lists_the_week_among_its_choices(client):
     choices = page[page.index("Choices we made where the method leaves room") :]
     assert "The agents in one table are run in the same week" in choices
     assert "seven days from 00:00 UTC on the round's start date" in choices
-    assert "its page says its week is unknown" in choices
+    assert "A run with no recorded start time is refused" in choices
