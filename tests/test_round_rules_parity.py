@@ -86,6 +86,20 @@ def _disputed(w) -> Dispute:
     return dispute_file(run=w["acme-trip"], user=w["vendor"], reason="environment", note="The network was down.")
 
 
+def vendor_dispute(w, client, tmp) -> Callable:
+    _decided(w)
+    round_enter_preview(round=w["round"], by=w["editor"])
+    client.force_login(w["vendor"])
+    url = f"/preview/{BENCH}/{w['round'].key}/runs/acme-trip/dispute/"
+
+    def send():
+        answer = client.post(url, {"reason": "environment", "note": "The network was down."})
+        assert answer.status_code == 302, answer.content.decode()[-2000:]
+        assert Dispute.objects.filter(run=w["acme-trip"]).exists()
+
+    return send
+
+
 def dispute_decision(w, client, tmp) -> Callable:
     dispute = _disputed(w)
     client.force_login(w["editor"])
@@ -216,6 +230,7 @@ DOORS: dict[str, Callable] = {
     "admin: round form": round_form,
     "admin: verdict form": verdict_form,
     "admin: verdict correction": verdict_correction,
+    "site: a vendor's dispute": vendor_dispute,
     "admin: dispute decision": dispute_decision,
     "admin: re-run action": rerun_action,
     "admin: enter preview action": preview_action,

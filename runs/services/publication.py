@@ -36,7 +36,8 @@ def dispute_file(*, run: Run, user, reason: str, note: str) -> Dispute:
         Run.objects.select_for_update().filter(pk=run.pk).first()
         if Dispute.objects.filter(run=run, status=DisputeStatus.OPEN).exists():
             raise ValidationError("This run already has an open dispute.", code="already_open")
-        return Dispute.objects.create(run=run, reason=reason, note=note.strip(), filed_by=user)
+        with round_rules_kept([run.round_id]):
+            return Dispute.objects.create(run=run, reason=reason, note=note.strip(), filed_by=user)
 
 
 def dispute_decide(*, dispute: Dispute, accept: bool, by, note: str = "", now: datetime | None = None) -> Dispute:
