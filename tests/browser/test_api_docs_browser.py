@@ -25,7 +25,9 @@ def test_the_api_docs_are_linked_from_the_footer_and_render_their_operations(bro
 
     operations = page.locator(".opblock")
     expect(operations.first).to_be_visible()
-    assert operations.count() == 17  # 13 reads, the two uploads and the two submission operations
+    # 14 reads (the round's readings the newest), the two uploads and the two submission operations
+    assert operations.count() == 18
+    expect(page.locator(".opblock-get", has_text="/api/benchmarks/{slug}/rounds/{key}/readings")).to_be_visible()
     expect(page.get_by_text("Parser error")).to_have_count(0)
     expect(page.locator(".errors-wrapper")).to_have_count(0)
     upload = page.locator(".opblock-post", has_text="/api/benchmarks/{slug}/bundle")
