@@ -47,11 +47,16 @@ def enqueue_recompute(snapshot_ids: Iterable[int], countdown: float = 0) -> None
             log.warning("could not enqueue recompute of snapshot %s; the sweep will retry", snapshot_id, exc_info=True)
 
 
+# The ratings snapshots' ids and flags, built once (every counted vote reads its benchmark's).
+_ratings_flags = (
+    BoardSnapshot.objects.filter(round=None, kind=SnapshotKind.RATINGS).order_by().values_list("id", "stale")
+)
+
+
 def _ratings_flag(benchmark_id: int) -> dict[int, bool]:
     """{id: stale} of the benchmark's ratings snapshot (empty when there is none): its id and flag only (a
     ratings snapshot's data can be large)."""
-    rows = BoardSnapshot.objects.filter(benchmark_id=benchmark_id, round=None, kind=SnapshotKind.RATINGS)
-    return {snap_id: bool(stale) for snap_id, stale in rows.order_by().values_list("id", "stale")[:1]}
+    return {snap_id: bool(stale) for snap_id, stale in _ratings_flags.filter(benchmark_id=benchmark_id)[:1]}
 
 
 def snapshots_mark_stale(

@@ -20,7 +20,9 @@ a *pool version*:
 
 The pool also holds what the vote screen shows before the vote: each run's kind of live app and number of
 screenshots, and each task's benchmark name, title, prompt and scenarios (current version). A vote screen
-reads no run, evidence, task or version row.
+reads no run, evidence, task or version row. And it holds what the screen reveals after the vote (each run's
+key, round, agent, organization and model, and its benchmark), so a vote reads none of those rows either
+(`selectors.reveal_from_pool`); a pool that no longer has one of the two runs leaves the vote to read them.
 
 Each process keeps the pool it last read and uses it while the shared version is unchanged, checking the
 version at most once every POOL_RECHECK_SECONDS: a vote screen then costs no cache read for the pool, or one
@@ -34,6 +36,7 @@ import logging
 import secrets
 import threading
 import time
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -51,7 +54,7 @@ log = logging.getLogger(__name__)
 # The shape of the pickled pool: bump it whenever a field of the classes below changes, so a process of the
 # new code never reads a pool written by the old one (as happens during a deploy) and old processes never read
 # the new one.
-POOL_FORMAT = 3
+POOL_FORMAT = 4
 POOL_VERSION_KEY = VOTE_POOL_VERSION_KEY  # the pool's data key carries POOL_FORMAT
 POOL_TTL_SECONDS = 60
 _local_lock = threading.Lock()
@@ -63,6 +66,7 @@ POOL_RECHECK_SECONDS = 1.0
 _local: dict[tuple[str, int], VotePool] = {}  # (version, draws generation) -> pool (at most one entry)
 _local_checked = [0.0]  # time.monotonic() when _local's version was last found current
 _thread = threading.local()  # .last: the pool vote_pool last returned in this thread
+_recent: dict = {}  # key -> (time.monotonic() when read, value): `recent`
 
 
 @dataclass(frozen=True)
@@ -71,7 +75,10 @@ class PoolTask:
     key: str
     title: str
     ranked_by_votes: bool  # an invent or startup task: drawn before to-spec tasks
+    benchmark_id: int
+    benchmark_slug: str
     benchmark_name: str
+    methodology: str  # the benchmark's (`draw.rules.drawable_run_ids` checks a pair's runs by it)
     prompt: str  # of the task's current version, shown above both apps
     scenarios: tuple[str, ...]  # of the task's current version: what to try in both apps
 
@@ -92,6 +99,12 @@ class PoolRun:
     organization_id: int | None
     live: str  # what the side's frame shows (`draw.rules.live_kind`)
     shots: int  # how many screenshots can be shown blind (`draw.rules.preview_shots`)
+    # What the reveal shows once the vote is cast (never before: `selectors.matchup_sides`).
+    key: str
+    round_key: str
+    agent_name: str
+    organization_name: str  # "" for an agent without an organization
+    model: str
 
 
 @dataclass(frozen=True)
@@ -100,18 +113,38 @@ class VotePool:
     runs: tuple[PoolRun, ...]  # the drawable runs of their tasks, for any voter (before the own-organization rule)
 
     def task(self, task_id: int) -> PoolTask | None:
-        for bench in self.benchmarks:
-            for task in bench.tasks:
-                if task.id == task_id:
-                    return task
-        return None
+        return self._tasks_by_id.get(task_id)
 
     def run(self, run_id: int) -> PoolRun | None:
         return self._runs_by_id.get(run_id)
 
+    def runs_of(self, task_ids: Iterable[int], *, organization_id: int | None) -> list[PoolRun]:
+        """The pool's runs of these tasks (in the pool's order), leaving out `organization_id`'s agents."""
+        wanted = set(task_ids)
+        return [
+            run
+            for run in self.runs
+            if run.task_id in wanted and (organization_id is None or run.organization_id != organization_id)
+        ]
+
+    def kept[T](self, key: Hashable, make: Callable[[], T]) -> T:
+        """What `make()` works out from this pool alone, worked out once per process and key (the scope list of
+        an organization's voters): the pool never changes, a new pool starts empty."""
+        if key not in self._kept:
+            self._kept[key] = make()
+        return self._kept[key]
+
+    @cached_property
+    def _kept(self) -> dict:
+        return {}
+
     @cached_property
     def _runs_by_id(self) -> dict[int, PoolRun]:
         return {run.id: run for run in self.runs}
+
+    @cached_property
+    def _tasks_by_id(self) -> dict[int, PoolTask]:
+        return {task.id: task for bench in self.benchmarks for task in bench.tasks}
 
 
 def pool_build() -> VotePool:
@@ -127,7 +160,10 @@ def pool_build() -> VotePool:
                 t.key,
                 t.title or t.key,
                 bench.rules.vote_after_admission(task_input(t)),
+                bench.id,
+                bench.slug,
                 bench.name,
+                bench.methodology,
                 current[t.id].prompt if t.id in current else "",
                 tuple(current[t.id].scenarios or ()) if t.id in current else (),
             )
@@ -136,20 +172,24 @@ def pool_build() -> VotePool:
         benchmarks.append(PoolBenchmark(bench.id, bench.slug, bench.name, tasks))
     task_ids = [t.id for b in benchmarks for t in b.tasks]
     runs = with_previews(drawable(Run.objects.filter(task_id__in=task_ids)))
-    return VotePool(
-        benchmarks=tuple(benchmarks),
-        runs=tuple(
-            PoolRun(
-                run.id,
-                run.task_id,
-                run.entry.agent_id,
-                run.entry.agent.organization_id,
-                live_kind(run),
-                len(preview_shots(run)),
-            )
-            for run in runs
-            if run_is_drawable(run)
-        ),
+    return VotePool(benchmarks=tuple(benchmarks), runs=tuple(_pool_run(run) for run in runs if run_is_drawable(run)))
+
+
+def _pool_run(run: Run) -> PoolRun:
+    """A drawable run as the pool keeps it (read through `with_previews`: no query)."""
+    agent = run.entry.agent
+    return PoolRun(
+        run.id,
+        run.task_id,
+        agent.id,
+        agent.organization_id,
+        live_kind(run),
+        len(preview_shots(run)),
+        run.key,
+        run.round.key,
+        agent.name,
+        agent.organization.name if agent.organization_id else "",
+        run.entry.model,
     )
 
 
@@ -212,9 +252,29 @@ def vote_pool_last(default: VotePool) -> VotePool:
 
 
 def local_clear() -> None:
-    """Forget this process's copy (the tests' cache reset: a new test's data is never drawn from an old copy)."""
+    """Forget this process's copy and its recent reads (the tests' cache reset: a new test's data is never drawn
+    from an old copy)."""
     with _local_lock:
         _local.clear()
+        _recent.clear()
+
+
+def recent[T](key: Hashable, read: Callable[[], T]) -> T:
+    """What `read()` returned in this process less than POOL_RECHECK_SECONDS ago under `key`, else read again: for
+    a draw's inputs that change with every vote but need not be exact to the vote (the pair counts that weigh
+    the draw: `draw.matchups.pair_pick`), so that a process drawing many pairs a second reads them once a
+    second."""
+    now = time.monotonic()
+    with _local_lock:
+        kept = _recent.get(key)
+    if kept is not None and now - kept[0] < POOL_RECHECK_SECONDS:
+        return kept[1]
+    value = read()
+    with _local_lock:
+        if len(_recent) > 1000:  # one entry per scope drawn from: bounded anyway, but never unbounded
+            _recent.clear()
+        _recent[key] = (now, value)
+    return value
 
 
 def vote_pool_retire() -> None:

@@ -11,20 +11,27 @@ their table lock (`voting.cells`).
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import datetime
 from typing import NamedTuple
 
-from django.db.models import F, QuerySet, Sum, Value
-from django.db.models.functions import Coalesce, Greatest, Least
+from django.db.models import F, QuerySet, Value
+from django.db.models.functions import Coalesce
 
 from leaderboard.models import RoundStatus
 
 from .models import Matchup, Vote, VoteCell
+from .standing import STANDING_OF_VOTER
+
+# The voter's matchups, latest first: built once, filtered by each read.
+_latest = Matchup.objects.order_by("-created_at", "-id")
+_latest_with_standing = _latest.annotate(**STANDING_OF_VOTER)
 
 
 def matchup_open(*, voter_id: int, scope: str, now: datetime) -> Matchup | None:
-    """The voter's latest unused, unexpired matchup for this scope."""
-    return Matchup.objects.open(now=now).filter(voter_id=voter_id, scope=scope).order_by("-created_at", "-id").first()
+    """The voter's latest unused, unexpired matchup for this scope, read with its voter's standing (the
+    values of `standing.STANDING_OF_VOTER`, as attributes of the matchup: a reload reads both in one statement)."""
+    return next(iter(_latest_with_standing.open(now=now).filter(voter_id=voter_id, scope=scope)[:1]), None)
 
 
 class RevealedRun(NamedTuple):
@@ -83,25 +90,20 @@ def reveal_of(matchup: Matchup, vote: tuple = (None, "", None)) -> Reveal:
 
 def last_pair(*, voter_id: int) -> tuple[int, int, int] | None:
     """(task id, run A id, run B id) of the voter's latest matchup, used or not."""
-    return (
-        Matchup.objects.filter(voter_id=voter_id)
-        .order_by("-created_at", "-id")
-        .values_list("task_id", "run_a_id", "run_b_id")
-        .first()
-    )
+    return next(iter(_latest.filter(voter_id=voter_id).values_list("task_id", "run_a_id", "run_b_id")[:1]), None)
 
 
 def pair_votes(*, task_ids: list[int]) -> dict[tuple[int, int, int], int]:
     """Counted votes per (task, lower agent id, higher agent id), from the vote cells (every outcome)."""
     if not task_ids:
         return {}
-    rows = (
-        VoteCell.objects.filter(task_id__in=task_ids)
-        .order_by()
-        .values_list("task_id", "agent_lo_id", "agent_hi_id")
-        .annotate(total=Sum("n"))
-    )
-    return {(task, lo, hi): int(n) for task, lo, hi, n in rows}
+    totals: Counter[tuple[int, int, int]] = Counter()
+    for task, lo, hi, n in _cells.filter(task_id__in=task_ids):  # at most three cells (outcomes) a pair
+        totals[task, lo, hi] += n
+    return dict(totals)
+
+
+_cells = VoteCell.objects.order_by().values_list("task_id", "agent_lo_id", "agent_hi_id", "n")  # built once
 
 
 def voter_pairs(*, voter_id: int, task_ids: list[int]) -> set[tuple[int, int, int]]:
@@ -109,67 +111,60 @@ def voter_pairs(*, voter_id: int, task_ids: list[int]) -> set[tuple[int, int, in
     agent was shown as A and whether the vote counts."""
     if not task_ids:
         return set()
-    rows = (
-        Vote.objects.filter(voter_id=voter_id, task_id__in=task_ids)
-        .order_by()
-        .values_list("task_id", Least("agent_a_id", "agent_b_id"), Greatest("agent_a_id", "agent_b_id"))
-        .distinct()
-    )
-    return {(task, lo, hi) for task, lo, hi in rows}
+    rows = _voter_pairs.filter(voter_id=voter_id, task_id__in=task_ids)  # each pair at most twice: (a, b), (b, a)
+    return {(task, min(a, b), max(a, b)) for task, a, b in rows}
 
 
-class ClaimTarget(NamedTuple):
-    """What a vote reads of its matchup: whether it may be used (`draw.matchups.matchup_check`), what the vote
-    stores, and what the screen then reveals."""
+_voter_pairs = Vote.objects.order_by().values_list("task_id", "agent_a_id", "agent_b_id").distinct()  # built once
 
-    pk: int
-    voter_id: int
-    used_at: datetime | None
-    expires_at: datetime
-    task_id: int
-    run_a_id: int
-    run_b_id: int
+
+class Claim(NamedTuple):
+    """What a vote reads of its matchup: the matchup (whether it may be used: `draw.matchups.matchup_check`),
+    the agents of its two runs (what the vote stores), whether both runs' rounds are still published, and its
+    voter's standing (`standing.STANDING_OF_VOTER`)."""
+
+    matchup: Matchup
     agent_a_id: int
     agent_b_id: int
-    benchmark_id: int
     published: bool  # both runs' rounds are still published (`Round.is_published`)
-    reveal: Reveal  # without the vote (its fields are None)
+    standing: tuple  # the values of `standing.STANDING_OF_VOTER`
 
 
-def claim_target(*, key: str) -> ClaimTarget | None:
-    """The matchup `key` with its runs' agents, its task's benchmark and what its reveal shows, the matchup row
-    (only it: `of=("self",)`) locked until the transaction ends, in one statement."""
-    m = (
-        with_reveal(Matchup.objects.select_for_update(of=("self",)).filter(key=key))
-        .annotate(
-            claim_agent_a_id=F("run_a__entry__agent_id"),
-            claim_agent_b_id=F("run_b__entry__agent_id"),
-            claim_benchmark_id=F("task__benchmark_id"),
-            claim_status_a=F("run_a__round__status"),
-            claim_status_b=F("run_b__round__status"),
-        )
-        .order_by()
-        .first()
-    )
+# Built once: each claim filters a copy by its key. What the reveal shows comes from the vote pool
+# (`selectors.reveal_from_pool`).
+_claims = Matchup.objects.annotate(
+    claim_agent_a_id=F("run_a__entry__agent_id"),
+    claim_agent_b_id=F("run_b__entry__agent_id"),
+    claim_status_a=F("run_a__round__status"),
+    claim_status_b=F("run_b__round__status"),
+    **STANDING_OF_VOTER,
+).order_by()
+
+
+def claim_target(*, key: str) -> Claim | None:
+    """The matchup `key` with its runs' agents, their rounds' status and its voter's standing, in one
+    statement. It takes no lock: the vote has locked its voter's standing already (`standing.standing_take`),
+    so a matchup, which only its voter may use, is claimed by one request at a time, and the conditional update
+    (`matchup_use`) is the claim itself."""
+    m = next(iter(_claims.filter(key=key)), None)
     if m is None:
         return None
-    return ClaimTarget(
-        m.pk,
-        m.voter_id,
-        m.used_at,
-        m.expires_at,
-        m.task_id,
-        m.run_a_id,
-        m.run_b_id,
-        m.claim_agent_a_id,
-        m.claim_agent_b_id,
-        m.claim_benchmark_id,
-        m.claim_status_a == RoundStatus.PUBLISHED and m.claim_status_b == RoundStatus.PUBLISHED,
-        reveal_of(m),
-    )
+    published = m.claim_status_a == RoundStatus.PUBLISHED and m.claim_status_b == RoundStatus.PUBLISHED
+    standing = tuple(getattr(m, name) for name in STANDING_OF_VOTER)
+    return Claim(m, m.claim_agent_a_id, m.claim_agent_b_id, published, standing)
+
+
+def reveal_read(*, matchup: Matchup) -> tuple[Reveal, int]:
+    """The matchup's reveal (without its vote) and its benchmark's id, read in one statement: when the vote
+    pool no longer has one of its runs (`selectors.reveal_from_pool`)."""
+    m = with_reveal(Matchup.objects.filter(pk=matchup.pk)).annotate(reveal_benchmark_id=F("task__benchmark_id")).get()
+    return reveal_of(m)._replace(matchup=matchup), m.reveal_benchmark_id
 
 
 def matchup_use(*, matchup_id: int, now: datetime) -> bool:
     """Mark the matchup used, if no one has. The conditional update is the claim: only one request can turn
     `used_at` from NULL, and it is the one whose update reaches a row."""
-    return Matchup.objects.filter(pk=matchup_id, used_at__isnull=True).update(used_at=now) == 1
+    return _unused.filter(pk=matchup_id).update(used_at=now) == 1
+
+
+_unused = Matchup.objects.filter(used_at__isnull=True)  # built once

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from types import EllipsisType
 
 from django.conf import settings
 from django.db.models import F, Q
@@ -18,7 +19,7 @@ from . import queries
 from .draw.rules import live_kind, preview_shots, with_previews
 from .models import Matchup
 from .pool import VotePool, vote_pool
-from .standing import standing_read
+from .standing import STANDING_OF_VOTER, standing_of, standing_read
 
 # Matchup tokens are secrets.token_urlsafe; scopes are benchmark slugs and task keys (leaderboard key_validator).
 TOKEN_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -50,16 +51,14 @@ def scope_tasks(scope: str, pool: VotePool | None = None) -> list[int]:
     ]
 
 
-def pool_runs(*, voter, task_ids: list[int], pool: VotePool) -> list[tuple[int, int, int]]:
+def pool_runs(
+    *, voter, task_ids: list[int], pool: VotePool, organization_id: int | None | EllipsisType = ...
+) -> list[tuple[int, int, int]]:
     """The runs that may be shown to `voter`, read from the vote pool: (run id, task id, agent id) of the runs
-    that pass the draw rules (`drawable` and `run_is_drawable`), never of the voter's own organization."""
-    wanted = set(task_ids)
-    org_id = user_organization_id(voter)
-    return [
-        (run.id, run.task_id, run.agent_id)
-        for run in pool.runs
-        if run.task_id in wanted and (org_id is None or run.organization_id != org_id)
-    ]
+    that pass the draw rules (`drawable` and `run_is_drawable`), never of the voter's own organization
+    (`organization_id` when the caller has read it with the voter's standing, else read here)."""
+    org = user_organization_id(voter) if organization_id is ... else organization_id
+    return [(run.id, run.task_id, run.agent_id) for run in pool.runs_of(task_ids, organization_id=org)]
 
 
 @dataclass(frozen=True)
@@ -68,13 +67,21 @@ class ScopeChoice:
     label: str
 
 
-def vote_scopes(*, voter, pool: VotePool | None = None) -> list[tuple[str, list[ScopeChoice]]]:
-    """The scope select: per votable benchmark, "any task" and each task with two agents to compare."""
+def vote_scopes(
+    *, voter, pool: VotePool | None = None, organization_id: int | None | EllipsisType = ...
+) -> list[tuple[str, list[ScopeChoice]]]:
+    """The scope select: per votable benchmark, "any task" and each task with two agents to compare (worked out
+    once per pool and organization: `VotePool.kept`)."""
     pool = pool or vote_pool()
+    org = user_organization_id(voter) if organization_id is ... else organization_id
+    return pool.kept(("scopes", org), lambda: _scopes(pool, org))
+
+
+def _scopes(pool: VotePool, organization_id: int | None) -> list[tuple[str, list[ScopeChoice]]]:
     agents: dict[int, set[int]] = {}
     all_tasks = [t.id for b in pool.benchmarks for t in b.tasks]
-    for _, task_id, agent_id in pool_runs(voter=voter, task_ids=all_tasks, pool=pool):
-        agents.setdefault(task_id, set()).add(agent_id)
+    for run in pool.runs_of(all_tasks, organization_id=organization_id):
+        agents.setdefault(run.task_id, set()).add(run.agent_id)
     groups = []
     for bench in pool.benchmarks:
         tasks = [t for t in bench.tasks if len(agents.get(t.id, ())) >= 2]
@@ -190,6 +197,19 @@ def matchup_for_alias(alias: str) -> tuple[Matchup | None, str | None]:
     return matchup, (matchup.side_of(alias) if matchup else None)
 
 
+def reveal_from_pool(matchup: Matchup, *, pool: VotePool, agent_ids: tuple[int, int]) -> queries.Reveal | None:
+    """The matchup's reveal (without its vote) from the vote pool, when the pool still has both runs and their
+    agents are the ones the database gives (`agent_ids`); None otherwise, and the caller reads it."""
+    task, side_a, side_b = pool.task(matchup.task_id), pool.run(matchup.run_a_id), pool.run(matchup.run_b_id)
+    if task is None or side_a is None or side_b is None or (side_a.agent_id, side_b.agent_id) != agent_ids:
+        return None
+    a, b = (
+        queries.RevealedRun(r.id, r.key, r.round_key, r.agent_name, r.organization_name, r.model)
+        for r in (side_a, side_b)
+    )
+    return queries.Reveal(matchup, task.benchmark_slug, a, b, None, "", None)
+
+
 def matchup_reveal(key: str) -> queries.Reveal | None:
     """The matchup `key` with its vote and the names of both sides, in one statement (`queries.with_reveal`
     and the vote, a left join)."""
@@ -227,20 +247,29 @@ class VoterStatus:
     counted_today: int
     daily_cap: int
     unconfirmed: bool = False  # the account's address is not confirmed: its votes do not count
+    organization_id: int | None = None  # the voter's organization (never drawn), read with the standing
 
     @property
     def over_cap(self) -> bool:
         return self.counted_today >= self.daily_cap
 
 
-def voter_status(*, voter, now: datetime | None = None) -> VoterStatus:
+def voter_status(*, voter, now: datetime | None = None, read_with: Matchup | None = None) -> VoterStatus:
+    """Where the voter stands now (the screen's notice) and the voter's organization: from the standing read
+    with the voter's open pair (`read_with`, `queries.matchup_open`), else read (`standing.standing_read`)."""
     now = now or timezone.now()
     counts_from = account_counts_from(voter)
-    today, flagged, unconfirmed, *_ = standing_read(voter_id=voter.pk, now=now)
+    stored = None
+    if read_with is not None:
+        values = tuple(getattr(read_with, name) for name in STANDING_OF_VOTER)
+        stored = standing_of(values, voter_id=voter.pk, now=now)
+    stored = stored or standing_read(voter_id=voter.pk, now=now)
+    today, flagged, unconfirmed, organization_id, _ = stored
     return VoterStatus(
         counts_from=counts_from if counts_from > now else None,
         flagged=flagged,
         counted_today=today,
         daily_cap=settings.VOTE_DAILY_CAP,
         unconfirmed=unconfirmed,
+        organization_id=organization_id,
     )

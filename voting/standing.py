@@ -6,8 +6,10 @@ more than the rest of the vote's statements together (bench/README.md, "Votes un
 
 The row is kept in step with what it sums:
 
-- a vote reads the row locked (`standing_read(lock=True)`: one voter's votes wait for each other, so two cannot
-  both pass the daily cap at cap - 1) and adds itself in the same transaction (`standing_count`);
+- a vote adds itself to the row first (`standing_take`, one update that also locks the row: one voter's votes
+  wait for each other, so two cannot both pass the daily cap at cap - 1), reads the row with its matchup
+  (`STANDING_OF_VOTER`, `standing_taken`) and, when the counting rules hold it for the cap or the address, takes
+  itself back out (`standing_give_back`), all in its own transaction;
 - a write that changes what the row sums (a flag raised or cleared, an address confirmed or changed, an editor's
   change to a vote, votes stored in bulk) retires the voter's row first in its own transaction
   (`standings_retire`): the account's row is locked and the standing deleted;
@@ -36,8 +38,10 @@ from .models import AccountAddress, Held, Vote, VoterFlag, VoterStanding
 
 # What a voter's day leaves out: votes held for the cap or for the address never count, so they do not fill it.
 NOT_IN_THE_DAY = (Held.DAILY_CAP, Held.UNCONFIRMED)
-_READ = ("day", "today", "flagged", "unconfirmed", "voter__membership__organization_id")
-_rows = VoterStanding.objects.order_by()  # built once; each read filters a copy by the voter
+# Built once; each read and update filters a copy by the voter.
+_rows = VoterStanding.objects.order_by()
+_read_rows = _rows.values_list("day", "today", "flagged", "unconfirmed", "voter__membership__organization_id")
+_locked_rows = _read_rows.select_for_update(of=("self",))
 
 
 class StandingRow(NamedTuple):
@@ -60,13 +64,24 @@ def _day_bounds(day: date) -> tuple[datetime, datetime]:
 def standing_read(*, voter_id: int, now: datetime, lock: bool = False) -> StandingRow:
     """Where the voter stands on `now`'s day (UTC), and the voter's organization, in one statement; with `lock`,
     the row stays locked until the caller's transaction ends. A missing row is counted afresh and stored."""
-    day = day_of(now)
     row = _read(voter_id, lock)
     if row is None:
         with transaction.atomic():
-            _store_counted(voter_id, day)
+            _store_counted(voter_id, day_of(now))
             row = _read(voter_id, lock)
-    stored_day, today, flagged, unconfirmed, organization_id = row
+    stored_day, *values = row
+    standing = standing_of((*values, stored_day), voter_id=voter_id, now=now)
+    assert standing is not None
+    return standing
+
+
+def standing_of(values: tuple, *, voter_id: int, now: datetime) -> StandingRow | None:
+    """Where the voter stands on `now`'s day from `STANDING_OF_VOTER`'s values read with another row (the open
+    pair: `queries.matchup_open`); None when the voter has no stored standing (`standing_read` then)."""
+    today, flagged, unconfirmed, organization_id, stored_day = values
+    if stored_day is None:
+        return None
+    day = day_of(now)
     if stored_day < day:
         today = 0
     elif stored_day > day:  # a clock behind the row's (a vote dated in the past): that day's own count
@@ -75,21 +90,50 @@ def standing_read(*, voter_id: int, now: datetime, lock: bool = False) -> Standi
 
 
 def _read(voter_id: int, lock: bool) -> tuple | None:
-    rows = _rows.filter(pk=voter_id)
-    if lock:
-        rows = rows.select_for_update(of=("self",))
-    return next(iter(rows.values_list(*_READ)), None)
+    return next(iter((_locked_rows if lock else _read_rows).filter(pk=voter_id)), None)
 
 
-def standing_count(*, voter_id: int, standing: StandingRow, now: datetime) -> None:
-    """A vote that fills the voter's day (one not held for the cap or the address) adds itself to the row read
-    (locked) by `standing_read`, in the vote's transaction."""
+# What a query whose `voter` is the voter reads of the voter's standing (the vote's claim reads it with the
+# matchup: `queries.claim_target`), in `StandingRow`'s order without the count's day.
+STANDING_OF_VOTER = {
+    "standing_today": F("voter__vote_standing__today"),
+    "standing_flagged": F("voter__vote_standing__flagged"),
+    "standing_unconfirmed": F("voter__vote_standing__unconfirmed"),
+    "standing_organization_id": F("voter__membership__organization_id"),
+    "standing_day": F("voter__vote_standing__day"),
+}
+
+
+def standing_take(*, voter_id: int, now: datetime) -> bool:
+    """Add a vote about to be cast to the voter's day, in one update that locks the row until the transaction
+    ends (usually the first statement of the vote's; a missing row is counted afresh first). False when the row
+    counts a day after `now`'s (a clock behind it, a vote dated in the past): the row is then locked, not
+    changed, and `standing_taken` counts that day afresh."""
     day = day_of(now)
-    rows = _rows.filter(pk=voter_id)
-    if standing.stored_day == day:
-        rows.update(today=F("today") + 1)
-    elif standing.stored_day < day:  # the first vote of a new day
-        rows.update(day=day, today=1)
+    for _attempt in range(2):
+        if _rows.filter(pk=voter_id, day=day).update(today=F("today") + 1):
+            return True
+        if _rows.filter(pk=voter_id, day__lt=day).update(day=day, today=1):  # the voter's first vote of the day
+            return True
+        if _read(voter_id, lock=True) is not None:
+            return False
+        with transaction.atomic():
+            _store_counted(voter_id, day)
+    raise AssertionError("a standing stored in this transaction cannot be missing")
+
+
+def standing_taken(values: tuple, *, taken: bool, voter_id: int, now: datetime) -> StandingRow:
+    """Where the voter stood before the vote `standing_take` added, from the row read in the same transaction
+    (`values`: `STANDING_OF_VOTER`'s)."""
+    today, flagged, unconfirmed, organization_id, stored_day = values
+    today = today - 1 if taken else _today_counted(voter_id, day_of(now))
+    return StandingRow(today, flagged, unconfirmed, organization_id, stored_day)
+
+
+def standing_give_back(*, voter_id: int) -> None:
+    """Take a vote added by `standing_take` back out of the voter's day: the counting rules held it for the
+    daily cap or the address, which leave it out of the day."""
+    _rows.filter(pk=voter_id).update(today=F("today") - 1)
 
 
 def _lock_accounts(voter_ids: list[int]) -> None:

@@ -48,6 +48,25 @@ def test_own_organization_agents_are_never_shown_on_the_page(client, world):
         assert "Marlin IDE" not in html + revealed.content.decode()
 
 
+def test_a_voter_who_joins_an_organization_stops_seeing_its_agents_at_once(client, world):
+    # The organization comes with the voter's stored standing but is never stored in it: it is read with the
+    # standing on every screen and vote, so a membership made after the standing was stored counts from the
+    # next draw on (the screen's own and the one made with each htmx vote).
+    from leaderboard.models import Membership
+
+    voter = make_user("joins@example.com")
+    client.force_login(voter)
+    client.get(reverse("vote"))  # the voter's standing stored, before the membership
+    Membership.objects.create(user=voter, organization=world.orgs["marlinide"])
+    Matchup.objects.filter(voter=voter, used_at__isnull=True).delete()
+    for _ in range(30):
+        client.get(reverse("vote"))
+        m = Matchup.objects.filter(voter=voter).latest("id")
+        assert world.agents["marlinide"].id not in _agents(m)
+        client.post(reverse("vote_cast", args=[m.key]), {"winner": "a"}, HTTP_HX_REQUEST="true")
+        assert world.agents["marlinide"].id not in _agents(Matchup.objects.filter(voter=voter).latest("id"))
+
+
 def test_a_pair_is_two_different_agents_of_one_task_from_published_rounds(voter, world):
     draft_ids = {r.id for r in world.draft_runs}
     rng = Random(2)

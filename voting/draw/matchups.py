@@ -14,14 +14,17 @@ import secrets
 from collections import defaultdict
 from datetime import datetime, timedelta
 from random import Random
+from types import EllipsisType
 from typing import Protocol
 
 from django.conf import settings
 from django.utils import timezone
 
+from leaderboard.roles import user_organization_id
+
 from .. import queries
 from ..models import Matchup
-from ..pool import VotePool, vote_pool
+from ..pool import VotePool, recent, vote_pool
 from ..selectors import pool_runs, scope_tasks
 from .rules import drawable_run_ids
 
@@ -75,7 +78,8 @@ def matchup_draw(
     now: datetime | None = None,
     rng: Random | None = None,
     pool: VotePool | None = None,
-    after: Matchup | queries.ClaimTarget | None = None,
+    after: Matchup | None = None,
+    organization_id: int | None | EllipsisType = ...,
 ) -> Matchup | None:
     """Draw a pair of runs of one task for `voter`, or None when the scope has no two agents to compare.
 
@@ -84,34 +88,50 @@ def matchup_draw(
     `rules.drawable` and `rules.run_is_drawable`); never an agent of the voter's own organization;
     tasks ranked by votes (invent, startup) first: their pairs the voter has not voted on, then to-spec pairs
     (`first_pairs`); two different agents; pairs with fewer votes are favoured (weight
-    1 / (1 + counted votes on that pair in that task)^2, read from the vote cells); the pair the voter last
-    saw in that task is not drawn again straight away when there is another. A and B are assigned at random
-    and each agent's run is picked at random among its runs of the task.
+    1 / (1 + counted votes on that pair in that task)^2, read from the vote cells at most a second ago); the
+    pair the voter last saw in that task is not drawn again straight away when there is another. A and B are
+    assigned at random and each agent's run is picked at random among its runs of the task.
 
     The runs come from the shared vote pool (`voting.pool`); the two picked are checked against the database
     (`rules.drawable_run_ids`) before the matchup is made, and a failed check draws again from a pool
     worked out afresh (`pool.vote_pool_last` then gives the screen that pool, not the one found stale).
 
     `after` is the pair the voter has just voted on, when the next pair is drawn with the vote: it is then the
-    pair last seen, and is not read again.
+    pair last seen, and is not read again. `organization_id` is the voter's organization when the caller has
+    read it with the voter's standing (else it is read here).
     """
     rng = rng or _system_random
     now = now or timezone.now()
+    org = user_organization_id(voter) if organization_id is ... else organization_id
     for attempt in range(2):
         pool = vote_pool(fresh=True) if attempt else (pool or vote_pool())
         runs_by_task: dict[int, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
-        for run_id, task_id, agent_id in pool_runs(voter=voter, task_ids=scope_tasks(scope, pool), pool=pool):
+        tasks = scope_tasks(scope, pool)
+        for run_id, task_id, agent_id in pool_runs(voter=voter, task_ids=tasks, pool=pool, organization_id=org):
             runs_by_task[task_id][agent_id].append(run_id)
         picked = pair_pick(voter, runs_by_task, pool, rng, after)
         if picked is None:
             return None
         task_id, run_a_id, run_b_id = picked
         # The pool may be a moment old: the two runs are checked against the database before they are shown.
-        if len(drawable_run_ids(voter=voter, task_id=task_id, run_ids=[run_a_id, run_b_id])) == 2:
+        task = pool.task(task_id)
+        checked = drawable_run_ids(
+            voter=voter,
+            task_id=task_id,
+            run_ids=[run_a_id, run_b_id],
+            organization_id=org,
+            methodology=task.methodology if task else None,
+        )
+        if len(checked) == 2:
             break
     else:
         return None
-    return Matchup.objects.create(
+    return _matchup_store(voter, scope, now, task_id, run_a_id, run_b_id)
+
+
+def _matchup_store(voter, scope: str, now: datetime, task_id: int, run_a_id: int, run_b_id: int) -> Matchup:
+    """The drawn pair's matchup, stored (one insert, no model signal: `bulk_create`)."""
+    matchup = Matchup(
         key=_token(),
         alias_a=_token(),
         alias_b=_token(),
@@ -123,6 +143,8 @@ def matchup_draw(
         created_at=now,
         expires_at=now + timedelta(seconds=settings.VOTE_ALIAS_TTL_SECONDS),
     )
+    Matchup.objects.bulk_create([matchup])
+    return matchup
 
 
 # --- which pair ------------------------------------------------------------------------------------------------
@@ -138,8 +160,10 @@ def pair_pick(
     candidates = first_pairs(voter, candidates, pool)
     if not candidates:
         return None
-    # Votes on each pair, from the vote cells (the counted votes, whichever agent was shown as A).
-    seen = queries.pair_votes(task_ids=sorted({c[0] for c in candidates}))
+    # Votes on each pair, from the vote cells (the counted votes, whichever agent was shown as A), as this
+    # process read them within the last second (`pool.recent`).
+    task_ids = sorted({c[0] for c in candidates})
+    seen = recent(("pair-votes", *task_ids), lambda: queries.pair_votes(task_ids=task_ids))
     last = (after.task_id, after.run_a_id, after.run_b_id) if after else queries.last_pair(voter_id=voter.pk)
     if last is not None and len(candidates) > 1:
         agent_of = {

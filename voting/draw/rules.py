@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
+from types import EllipsisType
 
-from django.db.models import Prefetch, Q
+from django.db.models import Prefetch, Q, QuerySet
 from django.utils.text import slugify
 
 from leaderboard.models import Benchmark, task_input
@@ -27,20 +29,25 @@ def votable_benchmarks() -> list[Benchmark]:
     return [b for b in Benchmark.objects.all() if b.takes_votes]
 
 
-def _statuses_drawn() -> Q:
-    """The statuses a vote may draw, by each methodology's rule (`Methodology.vote_statuses`)."""
+def _statuses_drawn(methodology: str | None = None) -> Q:
+    """The statuses a vote may draw, by each methodology's rule (`Methodology.vote_statuses`); with
+    `methodology`, only runs of that methodology's benchmarks."""
     q = Q(pk__in=[])
     for key, m in methodologies.REGISTRY.items():
-        q |= Q(task__benchmark__methodology=key, status__in=sorted(m.vote_statuses))
+        branch = Q(task__benchmark__methodology=key, status__in=sorted(m.vote_statuses))
+        if key == methodology:
+            return branch
+        q |= branch
     return q
 
 
-def drawable(runs):
+def drawable(runs, *, methodology: str | None = None):
     """The database part of the draw rules: runs of published rounds, not superseded by a re-run, whose status
-    the benchmark's methodology draws (`Methodology.vote_statuses`), whose app did not fail to start."""
+    the benchmark's methodology draws (`Methodology.vote_statuses`), whose app did not fail to start. With
+    `methodology`, only runs of benchmarks of that methodology (a check of runs of one task says which)."""
     return (
         runs.published()
-        .filter(_statuses_drawn(), rerun__isnull=True)
+        .filter(_statuses_drawn(methodology), rerun__isnull=True)
         .exclude(app_started=False)
         .select_related("task__benchmark")
     )
@@ -58,19 +65,37 @@ def run_is_drawable(run: Run) -> bool:
     return rules.run_votable(run_in, task_in) and not is_stale(run_in, task_in) and has_something_to_show(run)
 
 
-def drawable_run_ids(*, voter, task_id: int, run_ids: list[int]) -> set[int]:
+@cache
+def _drawable_ids(methodology: str | None) -> QuerySet:
+    """`drawable` as ids, unordered (a run's default order would join its benchmark, entry and agent): built
+    once per process and methodology, and filtered by each check (the methodologies' rules do not change while
+    it runs)."""
+    runs = drawable(Run.objects.all(), methodology=methodology)
+    return runs.select_related(None).order_by().values_list("id", flat=True)
+
+
+def drawable_run_ids(
+    *,
+    voter,
+    task_id: int,
+    run_ids: list[int],
+    organization_id: int | None | EllipsisType = ...,
+    methodology: str | None = None,
+) -> set[int]:
     """Which of `run_ids` (runs of one task) pass the database part of the draw rules (`drawable`) and are not
-    of an agent of the voter's own organization: one small query. A draw checks the two runs it picked from
-    the vote pool with it, since these are the rules a write without a signal (a queryset update of a round,
-    a run or an agent) can change; the rest (admission, something to show) is kept in the pool, which every
-    save of a run, its evidence or its build retires."""
+    of an agent of the voter's own organization (`organization_id` when the caller has read it with the voter's
+    standing, else read here): one small query. A draw checks the two runs it picked from the vote pool with
+    it, since these are the rules a write without a signal (a queryset update of a round, a run or an agent)
+    can change; the rest (admission, something to show) is kept in the pool, which every save of a run, its
+    evidence or its build retires. `methodology` is the task's benchmark's as the pool has it: a benchmark whose
+    methodology has changed since fails the check, and the draw works the pool out again."""
     if not run_ids:
         return set()
-    runs = drawable(Run.objects.filter(task_id=task_id, id__in=run_ids))
-    org = user_organization_id(voter)
+    runs = _drawable_ids(methodology).filter(task_id=task_id, id__in=run_ids)
+    org = user_organization_id(voter) if organization_id is ... else organization_id
     if org is not None:
         runs = runs.exclude(entry__agent__organization_id=org)
-    return set(runs.values_list("id", flat=True))
+    return set(runs)
 
 
 # --- previews -----------------------------------------------------------------------------------------------

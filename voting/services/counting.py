@@ -40,8 +40,9 @@ from .. import queries
 from ..cells import cells_apply, votes_lock
 from ..draw.matchups import MatchupRefused, matchup_check, refuse_forged
 from ..models import Held, Vote, VoterFlag, Winner
-from ..selectors import VoterStatus, account_counts_from, is_token
-from ..standing import NOT_IN_THE_DAY, StandingRow, standing_count, standing_read
+from ..pool import VotePool, vote_pool
+from ..selectors import VoterStatus, account_counts_from, is_token, reveal_from_pool
+from ..standing import NOT_IN_THE_DAY, StandingRow, standing_give_back, standing_read, standing_take, standing_taken
 
 
 @dataclass(frozen=True)
@@ -88,57 +89,76 @@ def vote_record(*, key: str, voter, winner: str, now: datetime | None = None) ->
     return vote_cast(key=key, voter=voter, winner=winner, now=now).vote
 
 
-def vote_cast(*, key: str, voter, winner: str, now: datetime | None = None) -> Cast:
+def vote_cast(*, key: str, voter, winner: str, now: datetime | None = None, pool: VotePool | None = None) -> Cast:
     """`vote_record`, also returning the voter's standing after the vote, read in the same transaction (so the
-    screen that answers the vote needs no second read of it)."""
+    screen that answers the vote needs no second read of it), and what the reveal shows (from `pool`, the vote
+    pool, when it still has both runs)."""
     if winner not in Winner.values:
         raise ValueError(f"unknown winner {winner!r}")
     if not is_token(key):
         raise refuse_forged()
     now = now or timezone.now()
     with transaction.atomic():
-        # The voter's standing, its row locked: one voter's concurrent votes wait for each other, so two
-        # requests cannot both pass the daily cap at cap - 1.
-        stored = standing_read(voter_id=voter.pk, now=now, lock=True)
-        # Locking the matchup makes a replayed key wait for the first vote and then see used_at set.
-        target = queries.claim_target(key=key)
-        matchup_check(target, voter_id=voter.pk, now=now, for_vote=True)
-        assert target is not None
-        if not target.published:  # withdrawn while the pair was on screen: its runs are no longer shown
+        # The vote added to the voter's day first, its row locked: one voter's concurrent votes wait for each
+        # other (two cannot both pass the daily cap at cap - 1, and a replayed key waits for the first vote and
+        # then sees used_at set); a refusal below rolls the addition back.
+        taken = standing_take(voter_id=voter.pk, now=now)
+        claim = queries.claim_target(key=key)
+        matchup = matchup_check(claim.matchup if claim else None, voter_id=voter.pk, now=now, for_vote=True)
+        assert claim is not None
+        stored = standing_taken(claim.standing, taken=taken, voter_id=voter.pk, now=now)
+        if not claim.published:  # withdrawn while the pair was on screen: its runs are no longer shown
             raise MatchupRefused("withdrawn", 410, "This pair is no longer shown. Load a new pair to vote.")
         # The conditional update is the claim: only one request can turn used_at from NULL.
-        if not queries.matchup_use(matchup_id=target.pk, now=now):
+        if not queries.matchup_use(matchup_id=matchup.pk, now=now):
             raise MatchupRefused("used", 410, "You already voted on this pair. Each pair takes one vote.")
         standing = vote_standing(voter=voter, now=now, stored=stored)
-        vote = Vote.objects.create(
-            task_id=target.task_id,
-            agent_a_id=target.agent_a_id,
-            agent_b_id=target.agent_b_id,
-            run_a_id=target.run_a_id,
-            run_b_id=target.run_b_id,
+        vote = Vote(
+            task_id=matchup.task_id,
+            agent_a_id=claim.agent_a_id,
+            agent_b_id=claim.agent_b_id,
+            run_a_id=matchup.run_a_id,
+            run_b_id=matchup.run_b_id,
             winner=winner,
             voter=voter,
             cast_at=now,
             counts=standing.counts,
             held=standing.held,
             counts_from=standing.counts_from,
-            matchup_id=target.pk,
+            matchup_id=matchup.pk,
         )
-        if standing.held not in NOT_IN_THE_DAY:
-            standing_count(voter_id=voter.pk, standing=stored, now=now)
+        Vote.objects.bulk_create([vote])
+        if taken and standing.held in NOT_IN_THE_DAY:
+            standing_give_back(voter_id=voter.pk)
+        reveal, benchmark_id = _reveal(claim, pool or vote_pool())
         if standing.counts:
             cells_apply(added=[(vote.task_id, vote.agent_a_id, vote.agent_b_id, vote.winner)])
-            snapshots_mark_stale(benchmark_ids=[target.benchmark_id])  # its ratings
+            snapshots_mark_stale(benchmark_ids=[benchmark_id])  # its ratings
+    matchup.used_at = now
+    return Cast(vote, _status_after(voter, standing, stored, now), reveal)
+
+
+def _reveal(claim: queries.Claim, pool: VotePool) -> tuple[queries.Reveal, int]:
+    """The pair's reveal and its benchmark's id: from the vote pool, else read (a run has left the pool)."""
+    task = pool.task(claim.matchup.task_id)
+    reveal = reveal_from_pool(claim.matchup, pool=pool, agent_ids=(claim.agent_a_id, claim.agent_b_id))
+    if reveal is not None and task is not None:
+        return reveal, task.benchmark_id
+    return queries.reveal_read(matchup=claim.matchup)
+
+
+def _status_after(voter, standing: Standing, stored: StandingRow, now: datetime) -> VoterStatus:
+    """Where the voter stands after the vote (what the screen's notice says), with the organization read with
+    the standing (the next pair, drawn with the vote, leaves its agents out)."""
     counts_from = account_counts_from(voter)
-    after = VoterStatus(
+    return VoterStatus(
         counts_from=counts_from if counts_from > now else None,
         flagged=standing.flagged,
         counted_today=standing.today + (standing.held not in NOT_IN_THE_DAY),
         unconfirmed=standing.unconfirmed,
         daily_cap=settings.VOTE_DAILY_CAP,
+        organization_id=stored.organization_id,
     )
-    target.reveal.matchup.used_at = now
-    return Cast(vote, after, target.reveal)
 
 
 def votes_mature(*, now: datetime | None = None, voter_id: int | None = None) -> int:

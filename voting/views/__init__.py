@@ -100,7 +100,11 @@ def _stage(request: HttpRequest, context: dict, status: int = 200, pool: VotePoo
     context = _stage_context(request, context, pool)
     if request.htmx:
         return render(request, "voting/vote.html#stage", context, status=status)
-    context["scopes"] = vote_scopes(voter=request.user, pool=pool)
+    organization_id = context["voter"].organization_id  # read with the standing
+    context["scopes"] = vote_scopes(voter=request.user, pool=pool, organization_id=organization_id)
+    # The navigation's "Preview" link, for a vendor's member (`config.context_processors.site` would read the
+    # membership again): the view's context comes before the processors'.
+    context["IS_VENDOR"] = organization_id is not None
     return render(request, "voting/vote.html", context, status=status)
 
 
@@ -113,15 +117,18 @@ def vote(request: HttpRequest) -> HttpResponse:
     if not scope_is_valid(scope):
         return _stage(request, {"scope": "", "state": "empty"}, pool=pool)
     matchup = matchup_open(voter=request.user, scope=scope)
+    # Where the voter stands, and the organization a draw leaves out: read with the open pair when there is one.
+    voter = voter_status(voter=request.user, read_with=matchup)
     if matchup is None:
         if limited := _too_many(request, "draw", settings.VOTE_DRAW_RATE_LIMIT):
             return limited
-        matchup = matchup_draw(voter=request.user, scope=scope, pool=pool)
+        matchup = matchup_draw(voter=request.user, scope=scope, pool=pool, organization_id=voter.organization_id)
         pool = vote_pool_last(pool)  # a draw that found the pool stale worked it out again
     if matchup is None:
-        return _stage(request, {"scope": scope, "state": "empty"}, pool=pool)
+        return _stage(request, {"scope": scope, "state": "empty", "voter": voter}, pool=pool)
     sides = matchup_sides(matchup, pool=pool)
-    return _stage(request, {"scope": scope, "state": "matchup", "matchup": matchup, "sides": sides}, pool=pool)
+    context = {"scope": scope, "state": "matchup", "matchup": matchup, "sides": sides, "voter": voter}
+    return _stage(request, context, pool=pool)
 
 
 @login_required
@@ -140,13 +147,14 @@ def vote_post(request: HttpRequest, key: str) -> HttpResponse:
     winner = request.POST.get("winner", "")
     if winner not in Winner.values:
         return _refused(request, MatchupRefused("winner", 400, 'Pick "A is better", "B is better" or "Tie".'))
+    pool = vote_pool()
     try:
-        cast = vote_cast(key=key, voter=request.user, winner=winner)
+        cast = vote_cast(key=key, voter=request.user, winner=winner, pool=pool)
     except MatchupRefused as refusal:
         return _refused(request, refusal)
     if not request.htmx:
         return redirect("vote_reveal", key=key)
-    return _reveal(request, key, cast=cast, draw_next=not waits["draw"])
+    return _reveal(request, key, cast=cast, draw_next=not waits["draw"], pool=pool)
 
 
 @login_required
@@ -156,11 +164,13 @@ def vote_reveal(request: HttpRequest, key: str) -> HttpResponse:
     return _reveal(request, key)
 
 
-def _reveal(request: HttpRequest, key: str, cast: Cast | None = None, draw_next: bool = False) -> HttpResponse:
+def _reveal(
+    request: HttpRequest, key: str, cast: Cast | None = None, draw_next: bool = False, pool: VotePool | None = None
+) -> HttpResponse:
     reveal = cast.reveal if cast else matchup_reveal(key)
     if reveal is None or reveal.matchup.voter_id != request.user.pk or reveal.matchup.used_at is None:
         return _refused(request, MatchupRefused("forged", 400, "There is no vote of yours on this pair."))
-    matchup, pool = reveal.matchup, vote_pool()
+    matchup, pool = reveal.matchup, pool or vote_pool()
     if cast is not None:
         vote = cast.vote
     elif reveal.vote_winner is not None:
@@ -176,7 +186,10 @@ def _reveal(request: HttpRequest, key: str, cast: Cast | None = None, draw_next:
         "previews_live": matchup.expires_at > timezone.now(),
         "voter": cast.voter if cast else voter_status(voter=request.user),
     }
-    if draw_next and (nxt := matchup_draw(voter=request.user, scope=matchup.scope, pool=pool, after=matchup)):
+    org = context["voter"].organization_id  # read with the standing: the next pair leaves its agents out
+    if draw_next and (
+        nxt := matchup_draw(voter=request.user, scope=matchup.scope, pool=pool, after=matchup, organization_id=org)
+    ):
         pool = vote_pool_last(pool)
         following = {"scope": matchup.scope, "state": "matchup", "matchup": nxt, "voter": context["voter"]}
         following["sides"] = matchup_sides(nxt, pool=pool)
