@@ -126,8 +126,13 @@ class Side:
 
     @property
     def shots(self) -> list[tuple[int, str]]:
-        """(number, address) of each screenshot, served through the alias."""
-        return [(i + 1, reverse("vote_preview_shot", args=[self.alias, i])) for i in range(self.shot_count)]
+        """(number, address) of each screenshot, served through the alias (the address of the first, reversed,
+        with each one's index in place of its own: `vote/p/<alias>/<index>/`)."""
+        if not self.shot_count:
+            return []
+        first = reverse("vote_preview_shot", args=[self.alias, 0])
+        stem = first.removesuffix("0/")
+        return [(i + 1, f"{stem}{i}/") for i in range(self.shot_count)]
 
 
 def preview_origin() -> str:
