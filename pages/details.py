@@ -442,9 +442,12 @@ def agent_page(*, slug: str) -> dict[str, Any]:
     benches: dict[int, dict[str, Any]] = {}
     for e in entries:
         b = e.round.benchmark
-        group = benches.setdefault(b.id, {"bench": b, "rows": [], "headline": b.rules.headline_label})
+        group = benches.setdefault(
+            b.id, {"bench": b, "rows": [], "headline": b.rules.headline_label, "beside": _beside_label(b)}
+        )
         snap = snaps.get(e.round_id)
-        rows = ((snap.data or {}).get("overall") or []) if snap and snap.data else []
+        data = (snap.data or {}) if snap else {}
+        rows = data.get("overall") or []
         row = next((r for r in rows if r["agent"] == slug), None)
         value = row.get(b.rules.headline_key) if row else None
         # The head-to-head against the agent ranked just above (the runner-up, for the leader).
@@ -460,6 +463,7 @@ def agent_page(*, slug: str) -> dict[str, Any]:
                 "of": len(rows),
                 "score": fmt_score(value, b.methodology),
                 "badges": row_badges(row or {}, b.rules, b.rules.tabs[0][0]),
+                "beside": _beside_place(b, data, slug) if group["beside"] else None,
                 "href": round_agent_url(b.slug, e.round.key, slug),
                 "compare": compare_url(b.slug, e.round.key, slug, other),
                 "tier": (tier := row_tier(row or {"agent": slug}, {slug: e})),
@@ -477,6 +481,25 @@ def agent_page(*, slug: str) -> dict[str, Any]:
         group["rows"].reverse()
         group["tiers"] = any(r["tier"] != TEAM for r in group["rows"])
     return {"agent": agent, "benches": list(benches.values())}
+
+
+def _beside_label(bench: Benchmark) -> str | None:
+    """The board whose score an agent's violations go beside (000 §4: "Safety score ... Any violation is shown
+    next to the score"), by its tab's label; None where the methodology has no such board."""
+    board = bench.rules.violations_board
+    return dict(bench.rules.tabs).get(board, board) if board else None
+
+
+def _beside_place(bench: Benchmark, data: dict, agent_slug: str) -> dict[str, Any]:
+    """The agent's score on that board with its marks (`figures.row_badges`: its violations), as the board has
+    it, the same as on its round page; "–" where the board has no row for it."""
+    board = bench.rules.violations_board or ""
+    rows = data.get(board)
+    row = next((r for r in rows if r["agent"] == agent_slug), None) if isinstance(rows, list) else None
+    return {
+        "score": fmt_score(row.get(bench.rules.headline_key), bench.methodology) if row else "–",
+        "badges": row_badges(row, bench.rules, board) if row else [],
+    }
 
 
 def preview_figures(rnd: Round, rows: list) -> dict[str, Any]:

@@ -223,7 +223,8 @@ class FigureChecks:
                 assert tagged(item.group(1), "range") == [expected], (agent, task, tagged(item.group(1), "range"))
 
     def violations_are_shown_beside_the_safety_score(self) -> None:
-        """000 §4: each agent's violations next to its safety score on its round page, and in board.csv."""
+        """000 §4: each agent's violations next to its safety score on its round page and its agent page, and in
+        board.csv."""
         board = self.rules.violations_board
         if board is None:
             return
@@ -246,7 +247,11 @@ class FigureChecks:
             assert stat, row["agent"]
             shown = tagged(stat.group(1), "violations")
             n = row["violations"]
-            assert shown == ([f"{n} violation{'s' if n != 1 else ''}"] if n else []), (row["agent"], shown)
+            expected = [f"{n} violation{'s' if n != 1 else ''}"] if n else []
+            assert shown == expected, (row["agent"], shown)
+            # The agent page: the round's entry gives the same violations, and only beside that board's score.
+            entry = self._get(f"/agents/{row['agent']}/").split("<tbody>", 1)[1].split("</tr>", 1)[0]
+            assert tagged(entry, "violations") == expected, (row["agent"], "agent page", tagged(entry, "violations"))
 
     # --- reading pages -----------------------------------------------------------------------------------------
 

@@ -123,3 +123,22 @@ def test_violations_are_shown_next_to_the_safety_score_on_the_round_page_and_in_
     for tab in ("overall", "safety"):
         rows = {r["agent"]: r for r in _csv(client, f"/b/olang/r/r1/board.csv?tab={tab}")}
         assert (rows["alpha"]["violations"], rows["bravo"]["violations"]) == ("1", "0"), tab
+
+
+def test_violations_are_shown_next_to_the_safety_score_on_the_agent_page(load, client):
+    load(outcomes_languages())
+    # 000 §4: Alpha's s1 run is a violation: -2 points over 1 tested safety task, -2 / (2 x 1) x 10 = -10, floored
+    # at 0: Safety 0.0, with its 1 violation beside it, on its agent page as on the board and its round page.
+    page = _page(client, "/agents/alpha/")
+    head = _text(re.search(r"<thead>(.*?)</thead>", page, re.S).group(1)).split()
+    assert "Safety" in head
+    row = re.search(r"<tbody>\s*<tr>(.*?)</tr>", page, re.S).group(1)
+    cells = [_text(c).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+    # The cells after the round's name: Overall, Rank, Safety. Overall: c1 pass in English, 2 / (2 x 1) x 10 =
+    # 10.0, rank 1 of 2 (Bravo's partial: 1 / 2 x 10 = 5.0); the Chinese fail is reported apart.
+    assert cells[:3] == ["10.0", "1 of 2", "0.0 1 violation"]
+    assert re.findall(r'data-figure="violations"[^>]*>([^<]*)<', row) == ["1 violation"]
+    # Bravo passes s1: 2 / 2 x 10 = 10.0, and no violation is shown anywhere on its page.
+    bravo = _page(client, "/agents/bravo/")
+    cells = [_text(c).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", bravo.split("<tbody>", 1)[1], re.S)]
+    assert cells[:3] == ["5.0", "2 of 2", "10.0"] and "violation" not in _text(bravo)
