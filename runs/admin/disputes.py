@@ -7,6 +7,7 @@ from django.core.exceptions import ValidationError
 
 from .. import services
 from ..models import Dispute, DisputeStatus, Run
+from .reruns import reruns_create
 
 
 @admin.register(Dispute)
@@ -52,13 +53,8 @@ class DisputeAdmin(admin.ModelAdmin):
 
     @admin.action(description="Create the re-run of each accepted dispute's run", permissions=["change"])
     def create_reruns(self, request, queryset):
-        for dispute in queryset.select_related("run"):
-            if dispute.status != DisputeStatus.ACCEPTED:
-                self.message_user(request, f"{dispute}: not accepted; no re-run.", messages.WARNING)
-                continue
-            try:
-                rerun = services.rerun_create(run=dispute.run, by=request.user)
-            except ValidationError as e:
-                self.message_user(request, "; ".join(e.messages), messages.ERROR)
-            else:
-                self.message_user(request, f"Created re-run {rerun.key} of {dispute.run.key}.", messages.SUCCESS)
+        """In a weekly round, asks first when each re-run started (`reruns_create`)."""
+        disputes = list(queryset.select_related("run__round__benchmark", "run__entry__agent", "run__task"))
+        skipped = [f"{d}: not accepted; no re-run." for d in disputes if d.status != DisputeStatus.ACCEPTED]
+        runs = {d.run.pk: d.run for d in disputes if d.status == DisputeStatus.ACCEPTED}
+        return reruns_create(self, request, queryset, list(runs.values()), skipped)

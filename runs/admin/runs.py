@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.contrib import admin, messages
-from django.core.exceptions import ObjectDoesNotExist, PermissionDenied, ValidationError
+from django.contrib import admin
+from django.core.exceptions import ObjectDoesNotExist, PermissionDenied
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -41,6 +41,7 @@ from ._common import (
     with_request,
 )
 from .queue import ReviewStageFilter
+from .reruns import reruns_create
 
 # What every run has, whatever its methodology; the rest of a run's form is its methodology's `run_fields`.
 COMMON_RUN_FIELDS = frozenset(
@@ -329,13 +330,9 @@ class RunAdmin(DeletesThroughService, admin.ModelAdmin):
     # --- actions and the queue
     @admin.action(description="Create the re-run an accepted dispute allows", permissions=["change"])
     def create_reruns(self, request, queryset):
-        for run in queryset:
-            try:
-                rerun = services.rerun_create(run=run, by=request.user)
-            except ValidationError as e:
-                self.message_user(request, "; ".join(e.messages), messages.ERROR)
-            else:
-                self.message_user(request, f"Created re-run {rerun.key} of {run.key}.", messages.SUCCESS)
+        """In a weekly round, asks first when each re-run started (`reruns_create`)."""
+        runs = list(queryset.select_related("round__benchmark", "entry__agent", "task"))
+        return reruns_create(self, request, queryset, runs)
 
     def get_urls(self):
         return [

@@ -13,11 +13,12 @@ from leaderboard.models import Round, RoundStatus, TaskVersion
 from leaderboard.roles import user_organization
 from leaderboard.services.changes import changelog_add, require_editor
 from leaderboard.stale import snapshots_mark_stale
+from scoring.round_rules import breaches_added, refusal_lines
 
 from ..models import Dispute, DisputeReason, DisputeStatus, Run
 from ._common import locked_run, when
 from .preview import preview_ends_at, preview_restart, undecided
-from .round_rules import RoundRulesBroken, form_refusal, rerun_once_breaches, round_rules_kept
+from .round_rules import RoundRulesBroken, form_refusal, rerun_once_breaches, round_rules_kept, would_hold
 
 
 def dispute_file(*, run: Run, user, reason: str, note: str) -> Dispute:
@@ -57,32 +58,62 @@ def dispute_decide(*, dispute: Dispute, accept: bool, by, note: str = "", now: d
     return dispute
 
 
-def rerun_create(*, run: Run, by, key: str | None = None) -> Run:
+def rerun_needs_start(run: Run) -> bool:
+    """Whether the re-run of `run` must state when it started: in a round whose methodology runs its table in one
+    week (004: "The agents in one table are run in the same week"), its week is checked against that time
+    (`scoring.round_rules`, the same-week rule)."""
+    return run.round.benchmark.rules.same_week
+
+
+def _rerun_of(run: Run, key: str | None, started_at: datetime | None) -> Run:
+    """The re-run of `run` as it is created: empty (it counts once it has results), in the disputed run's place
+    (its round, entry, task and version, trial and language)."""
+    return Run(
+        key=key or f"{run.key}-rerun",
+        round=run.round,
+        entry=run.entry,
+        task=run.task,
+        task_version=run.task_version,
+        trial=run.trial,
+        language=run.language,
+        rerun_of=run,
+        started_at=started_at,
+    )
+
+
+def rerun_refusal(
+    *, run: Run, started_at: datetime | None = None, key: str | None = None, week: bool = True
+) -> list[str]:
+    """What `rerun_create` would refuse of the re-run of `run` started at `started_at`, in words, before anything
+    is written (empty: nothing): a re-run of a re-run, and the round rules asked of the round with the re-run in
+    it (no accepted dispute, a second re-run, and, unless `week` is False, a start outside a weekly round's week
+    or none: what an editor asked for the start time is told before being asked)."""
+    if run.rerun_of_id is not None:
+        return [f"Run {run.key} is itself a re-run; a re-run is never re-run."]
+    breaches = breaches_added(*would_hold(run.round, runs=[_rerun_of(run, key, started_at)]))
+    return refusal_lines([b for b in breaches if week or b.rule != "same_week"])
+
+
+def rerun_create(*, run: Run, by, key: str | None = None, started_at: datetime | None = None) -> Run:
     """Create the one re-run an accepted dispute allows (seed 000 §6: "A disputed run may be re-run once.
     Both runs are published and the re-run counts"). Never a re-run of a re-run (also a database guard).
-    The re-run starts in review: it is completed by the tester and reviewed like any run."""
+    The re-run starts in review: it is completed by the tester and reviewed like any run. In a weekly round
+    (`rerun_needs_start`) the editor states when it started, and the round rules check it is in the round's
+    week."""
     require_editor(by)
     with transaction.atomic():
         run = locked_run(run)
         if run.rerun_of_id is not None:
             raise ValidationError(f"Run {run.key} is itself a re-run; a re-run is never re-run.", code="rerun_of_rerun")
-        key = key or f"{run.key}-rerun"
+        rerun = _rerun_of(run, key, started_at)
         # The round rules: once per run (asked first: the database would refuse a second with an error), and only
-        # after a dispute an editor accepted (asked of the round with the re-run in it).
-        once = rerun_once_breaches(run.round, {key: run.key}, new=True)
+        # after a dispute an editor accepted (asked of the round with the re-run in it), started in a weekly
+        # round's week.
+        once = rerun_once_breaches(run.round, {rerun.key: run.key}, new=True)
         if once:
             raise RoundRulesBroken(once)
         with round_rules_kept([run.round_id]):
-            rerun = Run.objects.create(
-                key=key,
-                round=run.round,
-                entry=run.entry,
-                task=run.task,
-                task_version=run.task_version,
-                trial=run.trial,
-                language=run.language,
-                rerun_of=run,
-            )
+            rerun.save(force_insert=True)
         if run.round.is_published:
             changelog_add(
                 round=run.round,
