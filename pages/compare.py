@@ -19,12 +19,12 @@ from scoring.boards import boards_as_shown
 from scoring.common import rank_value
 from scoring.intervals import paired_difference, tasks_both_ran
 from scoring.methodologies import Methodology
-from scoring.run_figures import HEURISTIC
+from scoring.run_figures import HEURISTIC, OTHER_LANGUAGE
 from scoring.task_numbers import TaskNumber
 from scoring.types import PairedDifference, RatingRow
 from voting.models import Vote
 
-from .figures import task_figures
+from .figures import cap_minutes, mark_badges, task_figures
 from .formatting import OUTCOME_BADGE, OUTCOME_LABEL, fmt_pct, fmt_score
 from .intervals import ci_label, compare_url
 from .links import run_url, task_url
@@ -73,6 +73,7 @@ def _comparison(bench: Benchmark, rnd: Round, data: dict, a: str, b: str, agents
     titles = {t.key: t.title or t.key for t in bench.tasks.public()}
     diff = paired_difference(data.get("pairs"), a, b) if rules.interval else None
     shared = tasks_both_ran(data.get("interval_tasks"), a, b) if diff is not None else None
+    standings = data.get("standings") or {}
     rows = []
     for key in sorted(set(mine) | set(theirs), key=lambda k: titles.get(k, k)):
         left, right = mine.get(key), theirs.get(key)
@@ -82,7 +83,7 @@ def _comparison(bench: Benchmark, rnd: Round, data: dict, a: str, b: str, agents
                 "key": key,
                 "title": titles.get(key, key),
                 "task_url": task_url(bench.slug, key),
-                "sides": [_side(bench, rnd, key, a, left), _side(bench, rnd, key, b, right)],
+                "sides": [_side(bench, rnd, key, a, left, standings), _side(bench, rnd, key, b, right, standings)],
                 "ahead": _ahead(left, right, by_votes),
                 "by_votes": by_votes,
                 "outside": _outside(left, right, by_votes, names) if shared is not None and key not in shared else "",
@@ -134,9 +135,12 @@ def _outside(left: TaskNumber | None, right: TaskNumber | None, by_votes: bool, 
     return "not in both agents' scores (no counted result for both)"
 
 
-def _side(bench: Benchmark, rnd: Round, key: str, agent: str, cell: TaskNumber | None) -> dict[str, Any]:
+def _side(
+    bench: Benchmark, rnd: Round, key: str, agent: str, cell: TaskNumber | None, standings: Mapping[str, Any]
+) -> dict[str, Any]:
     """One agent's side of a task row: the board's number for it (an outcome, a score, or the task's vote
-    rating), with the figures and marks the task page gives it (`figures.task_figures`: range, pass@k)."""
+    rating), with the figures the task page gives it (`figures.task_figures`: range, pass@k) and the marks of the
+    run it stands on as every list of runs shows them (`figures.mark_badges`: heuristic, violation, at the cap)."""
     if not cell:
         return {"text": "–", "run_url": None, "runs": 0, "range": "", "pill": "", "runs_url": None, "unit": "",
                 "pass_at_k": "", "marks": []}  # fmt: skip
@@ -158,9 +162,16 @@ def _side(bench: Benchmark, rnd: Round, key: str, agent: str, cell: TaskNumber |
         "runs": cell.get("runs") or 0,
         "range": figures["range"] if cell.get("runs", 0) > 1 and not cell.get("by_votes") else "",
         "pass_at_k": figures["pass_at_k"],
-        "marks": [(HEURISTIC, "heuristic", "warn")] if cell.get("heuristic") else [],
+        "marks": _marks(bench.rules, cell, standings),
         "runs_url": task_url(bench.slug, key, agent),
     }
+
+
+def _marks(rules: Methodology, cell: TaskNumber, standings: Mapping[str, Any]) -> list:
+    """The marks of the run the board's number stands on, from its standing; a board stored before standings
+    carried marks gives its heuristic flag alone. A board's number is never a run reported apart (000 §2)."""
+    found = standings.get(cell.get("run") or "") or {"marks": [HEURISTIC] if cell.get("heuristic") else []}
+    return [m for m in mark_badges(found, None, cap_minutes(rules)) if m[0] != OTHER_LANGUAGE]
 
 
 def _difference(diff: PairedDifference | None, rules: Methodology, name_a: str, name_b: str) -> dict[str, Any] | None:

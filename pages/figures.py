@@ -112,6 +112,11 @@ def mark_badges(found: Mapping[str, Any], language: str | None, cap_minutes: flo
     return [(mark, *words[mark]) for mark in MARKS if mark in marks]
 
 
+def cap_minutes(rules: Methodology) -> float | None:
+    """The cap a run's time stops at where the methodology caps it (004's 30 minutes), for its mark's words."""
+    return rules.time_limit.default_min if rules.time_limit.cap else None
+
+
 def time_html(view: Mapping[str, Any]) -> SafeString:
     """A time view (`time_view`) tagged for the crawler: the published time, the recorded one beside it."""
     recorded = format_html(' <span class="sub">{}</span>', view["recorded"]) if view["recorded"] else ""

@@ -35,7 +35,7 @@ from submissions import formats
 from submissions.models import Submission, SubmissionTrack
 
 from . import tiers
-from .figures import mark_badges, time_view
+from .figures import cap_minutes, mark_badges, time_view
 from .formatting import OUTCOME_BADGE, fmt_score
 from .intervals import board_charts
 from .links import methodology_template, round_agent_url
@@ -231,8 +231,7 @@ def run_summary(run: Run, methodology: str, standing: RunStanding) -> dict[str, 
         text = fmt_score(score, methodology)
     else:
         text = "updating" if state == UPDATING else "not scored"
-    rules = methodologies.get(methodology)
-    cap = rules.time_limit.default_min if rules.time_limit.cap else None
+    cap = cap_minutes(methodologies.get(methodology))
     return {
         "score": score,
         "text": text,

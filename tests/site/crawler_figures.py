@@ -63,6 +63,7 @@ class FigureChecks:
         self.pass_at_k_is_one_figure_everywhere()
         self.ranges_agree_with_the_board()
         self.violations_are_shown_beside_the_safety_score()
+        self.head_to_head_figures_agree()
 
     # --- the board's output against the seeds ----------------------------------------------------------------
 
@@ -162,7 +163,7 @@ class FigureChecks:
 
     def pass_at_k_is_one_figure_everywhere(self) -> None:
         """002: "pass@k = (trials where score >= 0.80) / total_trials", from the counted trials' standings, on
-        the Tasks tab, in board.csv, on the task page and on the head-to-head."""
+        the Tasks tab, in board.csv and on the task page (the head-to-head: `head_to_head_figures_agree`)."""
         if self.m != "scored":
             return
         threshold = float(self.doc["benchmark"].get("params", {}).get("pass_threshold", DEFAULT_PASS_THRESHOLD))
@@ -188,17 +189,23 @@ class FigureChecks:
                 item = re.search(rf'<tr id="agent-{re.escape(agent)}"[^>]*>(.*?)</tr>', page, re.S)
                 if item is not None:
                     assert tagged(item.group(1), "pass_at_k") == ([expected] if expected else []), (agent, task)
-        self._head_to_head_pass_at_k(agents)
 
-    def _head_to_head_pass_at_k(self, agents: list[str]) -> None:
+    def head_to_head_figures_agree(self) -> None:
+        """Each side of every task row of the head-to-head: 002's pass@k of its trials where the board counts
+        them, and the marks of the run the board's number stands on (heuristic, violation, at the cap), as that
+        run's standing has them."""
+        agents = [r["agent"] for r in self.boards.get("overall") or []]
         for a, b in zip(agents, agents[1:], strict=False):
             page = self._get(f"/b/{self.slug}/compare/?a={a}&b={b}&round={ROUND}")
             for task, html in re.findall(r'<tr data-task="([^"]+)">(.*?)</tr>', page, re.S):
                 expected = []
-                for agent in (a, b):
+                sides = re.findall(r'<td class="num">(.*?)</td>', html, re.S)
+                for agent, side in zip((a, b), sides, strict=True):
                     cell = self.rules.task_numbers(self.boards, agent).get(task)
-                    if cell and cell["runs"]:
+                    if self.m == "scored" and cell and cell["runs"]:
                         expected.append(pass_at_k_text(cell["runs"], cell["passes"]))
+                    marks = self.standings[cell["run"]]["marks"] if cell and cell["run"] else []
+                    assert marks_in(side) == [m for m in marks if m != OTHER_LANGUAGE], (a, b, task, agent)
                 assert tagged(html, "pass_at_k") == expected, (a, b, task)
 
     def ranges_agree_with_the_board(self) -> None:

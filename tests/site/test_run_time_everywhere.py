@@ -25,6 +25,10 @@ def _text(response) -> str:
     return re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", response.content.decode())))
 
 
+def _text_of(html: str) -> str:
+    return re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", html))).strip()
+
+
 def _runs(client, slug: str) -> dict[str, dict[str, str]]:
     response = client.get(f"/b/{slug}/download/runs.csv")
     return {r["run"]: r for r in csv.DictReader(io.StringIO(response.content.decode()))}
@@ -53,6 +57,12 @@ def test_a_weekly_run_past_the_cap_reads_30_minutes_with_its_recorded_40_beside_
     assert (float(row["seconds"]), float(row["wall_seconds"])) == (1800.0, 2400.0)
     assert "capped" in row["marks"].split()
     assert _api_standings(client, "wtime")["alpha-trip"]["seconds"] == 1800.0
+    # The head-to-head gives the week's trip plan as the board does: Alpha's fail at the cap, marked as such;
+    # Bravo's 10-minute pass (600 s, under the cap) unmarked.
+    compare = client.get("/b/wtime/compare/?a=alpha&b=bravo&round=r1").content.decode()
+    trip = re.search(r'<tr data-task="trip">(.*?)</tr>', compare, re.S).group(1)
+    alpha, bravo = (_text_of(side) for side in re.findall(r'<td class="num">(.*?)</td>', trip, re.S))
+    assert alpha.startswith("fail 30-min cap") and bravo.startswith("pass") and "cap" not in bravo
 
 
 def test_a_timed_out_weekly_run_reads_the_cap_on_its_pages_as_on_the_board(load, client):
