@@ -282,6 +282,7 @@ RULE_TESTS = {
         "test_a_change_that_moves_the_week_is_refused_naming_the_runs_it_leaves_outside",
         "test_a_weekly_run_without_a_start_time_is_refused",
         "test_a_weekly_round_without_a_start_date_is_refused",
+        "test_a_submitted_run_outside_the_week_or_without_a_start_time_is_refused",
     ],
     "rerun": [
         "test_a_rerun_after_a_rejected_dispute_is_refused",
@@ -299,11 +300,18 @@ RULE_TESTS = {
         "test_an_imported_verdict_without_a_time_is_recorded_now_and_refused_before_the_due_time",
         "test_a_later_due_time_than_the_verdicts_is_refused_and_the_run_page_says_when_effects_were_due",
     ],
-    "one_prompt": ["test_a_weekly_task_run_in_two_versions_is_refused"],
+    "one_prompt": [
+        "test_a_weekly_task_run_in_two_versions_is_refused",
+        "test_a_submitted_run_of_another_version_of_a_weekly_task_is_refused",
+    ],
 }
 # Each test's doors (its `door` parameter), by the door's name in the tests: every test sending a change through
 # the admin and the three bundle doors, or saying why a door does not apply.
 BUNDLE_DOORS = {"import_bundle", "admin import page", "upload API"}
+# The rules a submission's runs can break, each with a test sending the change as a submission: a submission
+# carries no verdicts, disputes or publication (`bundles.submission_mode`), so the tester's note, effects due and
+# the vendor window are not its.
+SUBMISSION_RULES = {"same_week", "rerun", "one_prompt"}
 
 
 def _door_params(tree: ast.Module) -> dict[str, set[str]]:
@@ -336,3 +344,6 @@ def test_every_round_rule_is_sent_through_the_admin_and_every_bundle_door():
         # The upload API never publishes (an editor's step): its own refusal is tested instead.
         needed = BUNDLE_DOORS - ({"upload API"} if rule == "vendor_window" else set())
         assert needed <= doors, f"{rule}: not sent through {sorted(needed - doors)}"
+        if rule in SUBMISSION_RULES:
+            submitted = [n for n in names if "submi" in n or any(d.startswith("submission") for d in tests[n])]
+            assert submitted, f"{rule}: not sent as a submission"

@@ -15,14 +15,16 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
+from django.core.management.base import CommandError
 from django.test import Client
 from django.utils import timezone
 
 from bundles.importer import bundle_import
 from leaderboard.api_keys import api_key_create
-from leaderboard.models import Benchmark, ChangelogEntry, Round, Task
+from leaderboard.models import Benchmark, ChangelogEntry, Organization, Round, Task
 from runs.models import Run, Verdict
 from runs.services import dispute_decide, dispute_file, rerun_create, round_enter_preview, verdict_record
+from submissions.catalogue import track_open
 from submissions.models import Submission
 from tests.builders import tau2
 from tests.builders.doors import BUNDLE_DOORS, Doors, assert_refused, stored
@@ -156,6 +158,88 @@ def test_a_weekly_task_run_in_two_versions_is_refused(doors, weekly, door):
     assert_refused(said, "one_prompt", "wk/w41", ("ava-trip", "bo-trip"))
     assert "task trip is run in 2 versions (v1.0: ava-trip; v2.0: bo-trip)" in said
     assert Run.objects.get(pk=run.pk).task_version == "1.0"
+
+
+# --- a submission to the weekly table (its track open on week 41) ---------------------------------------------
+
+SUBMISSION_DOORS = ("submission API", "import_submission")
+
+
+@pytest.fixture
+def weekly_track(weekly):
+    """Week 41 takes submissions: Cara Co sends its agent Cara's runs with its submission key."""
+    org = Organization.objects.create(slug="cara-co", name="Cara Co")
+    track_open(benchmark=weekly.benchmark, round_key="w41")
+    return api_key_create(name="Cara Co", benchmark=weekly.benchmark, organization=org)[1]
+
+
+def _cara(**runs: dict) -> dict:
+    """Cara's submission to week 41: one run a task given (task key -> the run's fields)."""
+    return {
+        "benchmark": {"slug": "wk", "name": "Weekly", "methodology": "weekly"},
+        "agents": [{"slug": "cara", "name": "Cara"}],
+        "tasks": [{"key": k, "title": k.title(), "version": "1.0", "kind": "core"} for k in runs],
+        "rounds": [{"key": "w41", "status": "draft", "entries": [{"agent": "cara"}]}],
+        "runs": [
+            {"id": f"cara-{task}", "round": "w41", "agent": "cara", "task": task, "status": "completed", **fields}
+            for task, fields in runs.items()
+        ],
+    }
+
+
+def _submitted(door: str, key: str, doc: dict, folder) -> str:
+    """`doc` sent as Cara Co's submission by `door`; what the door answered (refused)."""
+    if door == "submission API":
+        upload = SimpleUploadedFile("cara.json", json.dumps(doc).encode())
+        answer = Client().post(
+            "/api/benchmarks/wk/submissions", {"bundle": upload, "agent": "cara"}, HTTP_AUTHORIZATION=f"Bearer {key}"
+        )
+        assert answer.status_code == 422, answer.content
+        return "\n".join(answer.json()["problems"])
+    path = folder / "cara.json"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(CommandError) as refused:
+        args = {"benchmark": "wk", "organization": "Cara Co", "agent": "cara", "round_key": "w41"}
+        call_command("import_submission", str(path), **args, stdout=io.StringIO())
+    return str(refused.value)
+
+
+def _nothing_submitted(weekly: Round) -> None:
+    assert not Submission.objects.exists()
+    assert sorted(Run.objects.filter(round=weekly).values_list("key", flat=True)) == sorted(RUNS)
+
+
+@pytest.mark.parametrize("door", SUBMISSION_DOORS)
+@pytest.mark.parametrize(
+    ("started", "said"),
+    [
+        # 12 October 00:00:00 UTC is the first instant after the week (5 October 00:00 + 7 days).
+        ("2026-10-12T00:00:00Z", "started 2026-10-12 00:00:00 UTC, outside the round's week (2026-10-05 00:00:00 to "
+         "2026-10-11 23:59:59 UTC)"),
+        (None, "has no start time (started_at), so its week cannot be checked"),
+    ],
+)  # fmt: skip
+def test_a_submitted_run_outside_the_week_or_without_a_start_time_is_refused(
+    weekly, weekly_track, tmp_path, door, started, said
+):
+    # 004: "The agents in one table are run in the same week": Cara's inbox run, sent to week 41.
+    run = {"task_version": "1.0", "score": 1.0, **({"started_at": started} if started else {})}
+    answer = _submitted(door, weekly_track, _cara(inbox=run), tmp_path)
+    # Its run is stored under the submission's own id (s<its number>-cara-inbox).
+    assert_refused(answer, "same_week", "wk/w41")
+    assert re.search(rf"run s\d+-cara-inbox {re.escape(said)}", answer), answer
+    _nothing_submitted(weekly)
+
+
+@pytest.mark.parametrize("door", SUBMISSION_DOORS)
+def test_a_submitted_run_of_another_version_of_a_weekly_task_is_refused(weekly, weekly_track, tmp_path, door):
+    # 004: "The prompt is the same, word for word, for every agent": Ava and Bo ran the trip task's 1.0 ("Lisbon");
+    # Cara's run, of the task as it stands now (2.0, "Porto"), in the same week, would put two prompts in one table.
+    run = {"task_version": "2.0", "score": 1.0, "started_at": STARTED}
+    answer = _submitted(door, weekly_track, _cara(trip=run), tmp_path)
+    assert_refused(answer, "one_prompt", "wk/w41", ("ava-trip", "bo-trip"))
+    assert re.search(r"task trip is run in 2 versions \(v1\.0: ava-trip, bo-trip; v2\.0: s\d+-cara-trip\)", answer)
+    _nothing_submitted(weekly)
 
 
 # --- the review world: re-runs, the vendor window, the tester's note, effects due later, the task set ----------
