@@ -14,6 +14,7 @@ from scoring.tradeoffs import AXES, RerankedRow, TradeoffRow
 from snapshots.models import BoardSnapshot, SnapshotKind
 
 from .charts import scatter_chart
+from .figures import row_badges
 from .formatting import fmt_money, fmt_score, fmt_seconds
 from .links import round_agent_url
 from .selectors import benchmark_get, round_and_rounds, snapshot_state
@@ -99,6 +100,9 @@ def tradeoffs_page(*, bench_slug: str, params: Mapping[str, str], viewer=None) -
     headline = bench.rules.headline_label
     cost_name, time_name = bench.rules.axes_names
     hrefs = {r["agent"]: round_agent_url(bench.slug, rnd.key, r["agent"]) for r in rows}
+    # The marks next to the headline, as the board's first tab has them (a heuristic best trial, 002).
+    tab = bench.rules.tabs[0][0]
+    badges = {r["agent"]: row_badges(r, bench.rules, tab) for r in (data.get(tab) or [] if data else [])}
 
     def score_fmt(v: float) -> str:
         return fmt_score(v, m)
@@ -112,6 +116,7 @@ def tradeoffs_page(*, bench_slug: str, params: Mapping[str, str], viewer=None) -
             "rank": r["rank"],
             "weighted": "–" if r["weighted"] is None else f"{r['weighted']:.3f}",
             "score": score_fmt(r["score"]) if r["score"] is not None else "–",
+            "badges": badges.get(r["agent"], []),
             "cost": fmt_money(r["cost_usd"]),
             "time": fmt_seconds(r["wall_seconds"]),
             "gaps": _axis_gaps(r),

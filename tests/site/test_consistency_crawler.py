@@ -44,7 +44,7 @@ from scoring.run_figures import OTHER_LANGUAGE
 from tests.builders.worlds import METHODOLOGIES, ROUND, world
 from tests.isolation import cache_clear_own
 from tests.site.conftest import compute_all
-from tests.site.crawler_figures import COMPARED, FigureChecks
+from tests.site.crawler_figures import COMPARED, FigureChecks, marks_in
 
 pytestmark = pytest.mark.django_db
 
@@ -331,9 +331,12 @@ class Crawl(FigureChecks):
             found = re.search(rf'<tr data-agent="{re.escape(row["agent"])}">(.*?)</tr>', page)
             assert found, f"{row['agent']} missing from the trade-offs"
             cells = re.findall(r"<td[^>]*>(.*?)</td>", found.group(1))
+            texts = [re.sub(r"<span class=\"badge[^>]*>[^<]*</span>", "", c).strip() for c in cells]
             score = self.rules.tradeoff_axes(row)[0]
-            assert fmt_score(score, self.m) in cells, (row["agent"], cells)
-            assert str(row["rank"]) in cells, (row["agent"], cells)
+            assert fmt_score(score, self.m) in texts, (row["agent"], cells)
+            assert str(row["rank"]) in texts, (row["agent"], cells)
+            # The marks beside the headline: the heuristic fallback where the board's row rests on it (002).
+            assert marks_in(found.group(1)) == (["heuristic"] if row.get("heuristic") else []), (row["agent"], cells)
 
     # --- the head-to-head ------------------------------------------------------------------------------------
 

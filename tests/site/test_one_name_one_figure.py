@@ -92,6 +92,11 @@ def test_the_heuristic_mark_goes_with_the_score_to_every_page(load, client):
     compare = _page(client, "/b/strials/compare/?a=alpha&b=bravo&round=r1")
     q2 = _text(re.search(r'<tr data-task="q2">(.*?)</tr>', compare, re.S).group(1))
     assert "0.60 heuristic" in q2 and q2.count("heuristic") == 1
+    # The trade-offs page gives Alpha's score as the board does, marked: best trials q1 1.00, q2 0.60 (heuristic),
+    # q3 none (its one trial failed on the platform, counting 0): (1.00 + 0.60 + 0) / 3 = 0.533, "0.53 heuristic".
+    tradeoffs = _page(client, "/b/strials/tradeoffs/?round=r1")
+    assert "0.53 heuristic" in _row(tradeoffs, "alpha")
+    assert "heuristic" not in _row(tradeoffs, "bravo")  # (0.90 + 0.50 + 0) / 3 = 0.47, judged, not heuristic
 
 
 def test_a_run_in_the_other_language_is_listed_apart_with_its_language(load, client):
