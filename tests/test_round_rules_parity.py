@@ -283,6 +283,7 @@ RULE_TESTS = {
         "test_a_weekly_run_without_a_start_time_is_refused",
         "test_a_weekly_round_without_a_start_date_is_refused",
         "test_a_submitted_run_outside_the_week_or_without_a_start_time_is_refused",
+        "test_inspect_logs_submitted_to_a_weekly_table_are_refused_by_the_same_week_rule",
     ],
     "rerun": [
         "test_a_rerun_after_a_rejected_dispute_is_refused",

@@ -11,6 +11,7 @@ import io
 import json
 import re
 from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -240,6 +241,71 @@ def test_a_submitted_run_of_another_version_of_a_weekly_task_is_refused(weekly, 
     assert_refused(answer, "one_prompt", "wk/w41", ("ava-trip", "bo-trip"))
     assert re.search(r"task trip is run in 2 versions \(v1\.0: ava-trip, bo-trip; v2\.0: s\d+-cara-trip\)", answer)
     _nothing_submitted(weekly)
+
+
+# --- Inspect logs and the weekly table -------------------------------------------------------------------------
+
+# fixtures/inspect-quiz.eval: the agent scripted/steady on three samples (quiz.3, quiz.add, quiz.capital), two epochs
+# each: six runs, none with a start time (the conversion reads none: bundles.inspect_logs).
+QUIZ = Path(__file__).resolve().parents[2] / "fixtures" / "inspect-quiz.eval"
+QUIZ_RUNS = tuple(f"scripted-steady.quiz.{t}.{e}" for t in ("3", "add", "capital") for e in (1, 2))
+
+
+@pytest.fixture
+def weekly_quiz(doors):
+    """A weekly table of the quiz's three questions, week 41 (starting Monday 5 October 2026), open to
+    submissions from Scripted Co."""
+    questions = {
+        "3": "Which planet is known as the red planet?",
+        "add": "What is 17 + 25? Answer with the number.",
+        "capital": "What is the capital of Portugal?",
+    }
+    tasks = [{"key": f"quiz.{k}", "title": f"quiz {k}", "version": "1.0", "kind": "core", "prompt": p}
+             for k, p in questions.items()]  # fmt: skip
+    doc = weekly_doc() | {"tasks": tasks, "runs": []}
+    doc["benchmark"] = {**doc["benchmark"], "slug": "wkq"}
+    bundle_import(doc=doc)
+    bench = Benchmark.objects.get(slug="wkq")
+    track_open(benchmark=bench, round_key="w41")
+    org = Organization.objects.create(slug="scripted-co", name="Scripted Co")
+    return api_key_create(name="Scripted Co", benchmark=bench, organization=org)[1]
+
+
+@pytest.mark.parametrize("door", SUBMISSION_DOORS)
+def test_inspect_logs_submitted_to_a_weekly_table_are_refused_by_the_same_week_rule(
+    weekly_quiz, tmp_path, door
+):  # fmt: skip
+    # 004: "The agents in one table are run in the same week": none of the six runs says when it started, so none
+    # can be checked against week 41; the submission is refused whole, naming each.
+    if door == "submission API":
+        with QUIZ.open("rb") as log:
+            answer = Client().post(
+                "/api/benchmarks/wkq/submissions",
+                {"logs": [log], "agent": "scripted-steady", "round": "w41"},
+                HTTP_AUTHORIZATION=f"Bearer {weekly_quiz}",
+            )
+        assert answer.status_code == 422, answer.content
+        said = "\n".join(answer.json()["problems"])
+    else:
+        with pytest.raises(CommandError) as refused:
+            args = {"benchmark": "wkq", "organization": "Scripted Co", "agent": "scripted-steady", "round_key": "w41"}
+            call_command("import_submission", str(QUIZ), **args, stdout=io.StringIO())
+        said = str(refused.value)
+    assert_refused(said, "same_week", "wkq/w41")
+    for run in QUIZ_RUNS:  # stored under the submission's own ids (s<its number>-...)
+        assert re.search(rf"run s\d+-{re.escape(run)} has no start time \(started_at\)", said), run
+    assert not Submission.objects.exists()
+    assert not Run.objects.filter(round__benchmark__slug="wkq").exists()
+
+
+def test_import_inspect_into_a_weekly_table_is_refused_whole(weekly_quiz):
+    # import_inspect writes `scored` rounds only (Inspect scores make scored boards), so the week's rules (same
+    # week, one prompt) are never left to it: a weekly table is refused before anything is written.
+    err = io.StringIO()
+    with pytest.raises(CommandError, match="nothing was written"):
+        call_command("import_inspect", str(QUIZ), benchmark="wkq", round_key="w41", stdout=io.StringIO(), stderr=err)
+    assert "benchmark 'wkq' uses the 'weekly' methodology; Inspect scores make `scored` boards" in err.getvalue()
+    assert not Run.objects.filter(round__benchmark__slug="wkq").exists()
 
 
 # --- the review world: re-runs, the vendor window, the tester's note, effects due later, the task set ----------
