@@ -156,3 +156,5 @@ def test_the_methodology_page_lists_the_week_among_its_choices(client):
     assert "The agents in one table are run in the same week" in choices
     assert "seven days from 00:00 UTC on the round's start date" in choices
     assert "A run with no recorded start time is refused" in choices
+    rerun = "A re-run after an accepted dispute is run in the same week too: the editor who creates it states when"
+    assert rerun in choices
