@@ -31,6 +31,7 @@ from tests.builders import tau2
 from tests.builders.admin import admin_form
 from tests.builders.doors import stored
 from tests.builders.review import BENCH, make_people, make_world
+from tests.builders.weekly import disputed_week
 
 ROOT = Path(__file__).resolve().parent.parent
 QUIZ = ROOT / "fixtures" / "inspect-quiz.eval"
@@ -114,6 +115,19 @@ def rerun_action(w, client, tmp) -> Callable:
     def send():
         _action(client, "/admin/runs/run/", "create_reruns", w["acme-trip"].pk)
         assert Run.objects.filter(rerun_of=w["acme-trip"]).exists()
+
+    return send
+
+
+def weekly_rerun_action(w, client, tmp) -> Callable:
+    """The re-run action on a weekly table's disputed run, with the start time it asks for (in the week)."""
+    run = disputed_week(w["editor"])["run"]
+    client.force_login(w["editor"])
+
+    def send():
+        form = {"action": "create_reruns", "_selected_action": [run.pk], "rerun_start": "Create the re-run"}
+        client.post("/admin/runs/run/", {**form, f"started_at_{run.pk}": "2026-10-09T14:00"})
+        assert Run.objects.filter(rerun_of=run).exists()
 
     return send
 
@@ -233,6 +247,7 @@ DOORS: dict[str, Callable] = {
     "site: a vendor's dispute": vendor_dispute,
     "admin: dispute decision": dispute_decision,
     "admin: re-run action": rerun_action,
+    "admin: re-run action (weekly, its start time)": weekly_rerun_action,
     "admin: enter preview action": preview_action,
     "admin: publish action": publish_action,
     "import_bundle": import_command,

@@ -12,13 +12,11 @@ from datetime import UTC, datetime
 import pytest
 from django.test import Client
 
-from bundles.importer import bundle_import
-from leaderboard.models import Round
 from runs.models import Dispute, Run
-from runs.services import dispute_decide, dispute_file, round_enter_preview
 from tests.builders.admin import AdminForm
 from tests.builders.doors import assert_refused, page_text
 from tests.builders.review import make_user
+from tests.builders.weekly import disputed_week
 
 pytestmark = pytest.mark.django_db
 
@@ -29,57 +27,9 @@ WEEK = "2026-10-05 00:00:00 UTC to 2026-10-11 23:59:59 UTC"
 OUTSIDE = "outside the round's week (2026-10-05 00:00:00 to 2026-10-11 23:59:59 UTC)"
 
 
-def weekly_doc() -> dict:
-    """Two agents of two vendors, two tasks, one run each, in week 41; a 48-hour vendor window."""
-    return {
-        "benchmark": {"slug": "wk", "name": "Weekly", "methodology": "weekly", "params": {"preview_hours": 48}},
-        "agents": [
-            {"slug": "ava", "name": "Ava", "organization": "Ava Labs"},
-            {"slug": "bo", "name": "Bo", "organization": "Bo Inc"},
-        ],
-        "tasks": [
-            {"key": "trip", "title": "Trip plan", "version": "1.0", "kind": "core", "prompt": "Plan a weekend."},
-            {"key": "inbox", "title": "Inbox", "version": "1.0", "kind": "core", "prompt": "Sort my inbox."},
-        ],
-        "rounds": [
-            {
-                "key": "w41",
-                "name": "Week 41",
-                "status": "draft",
-                "starts_on": "2026-10-05",
-                "entries": [{"agent": "ava"}, {"agent": "bo"}],
-            }
-        ],
-        "runs": [
-            {
-                "id": f"{agent}-{task}",
-                "round": "w41",
-                "agent": agent,
-                "task": task,
-                "task_version": "1.0",
-                "status": "completed",
-                "outcome": "pass",
-                "started_at": "2026-10-06T09:00:00Z",
-            }
-            for agent in ("ava", "bo")
-            for task in ("trip", "inbox")
-        ],
-    }
-
-
 @pytest.fixture
 def week():
-    """Week 41 in its vendor preview: Ava Labs disputed ava-trip ("the network was down") and an editor accepted
-    it; no other run is disputed."""
-    bundle_import(doc=weekly_doc())
-    editor = make_user("edna", "Editors")
-    rnd = Round.objects.get(benchmark__slug="wk", key="w41")
-    round_enter_preview(round=rnd, by=editor)
-    run = Run.objects.get(round=rnd, key="ava-trip")
-    vendor = make_user("vera", "Vendors", org="Ava Labs")
-    dispute = dispute_file(run=run, user=vendor, reason="environment", note="The network was down.")
-    dispute_decide(dispute=dispute, accept=True, by=editor)
-    return {"editor": editor, "vendor": vendor, "run": run, "dispute": dispute}
+    return disputed_week(make_user("edna", "Editors"))
 
 
 def _ask(client: Client, url: str, pk: int) -> str:
