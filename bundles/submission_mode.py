@@ -2,8 +2,8 @@
 their transcripts and one entry of the submitting organization's agent, into the round its track sits on only,
 even though that round is published; never another round, another organization's agent, a new task, the
 benchmark's settings, votes, round parameters or changelog lines, nor what only the site's own reviewers and
-checks write: verdicts, disputes, preview links, evidence beyond transcripts, tiers. Shared rows are refused as
-an upload key's are (`bundles.shared`)."""
+checks write: outcome labels, verdicts, disputes, preview links, evidence beyond transcripts, tiers. Shared rows
+are refused as an upload key's are (`bundles.shared`)."""
 
 from __future__ import annotations
 
@@ -52,6 +52,8 @@ def submission_problems(doc: dict, scope: SubmissionScope) -> list[str]:
 
 # What a run of a submission may not carry, and why: the records of the site's own review and of the vote.
 REVIEW_FIELDS = {
+    "outcome": "a run's outcome label is the site's reviewers' (on an outcomes or weekly board it is the verdict "
+    "where no reviewer gave one); a submission carries none",
     "verdicts": "verdicts are the site's reviewers'; a submission carries none",
     "disputes": "disputes are raised on the site; a submission carries none",
     "preview_url": "a live preview is the vote's; a submission carries none",
@@ -64,8 +66,8 @@ ENTRY_RECORDS = {
 
 
 def review_record_problems(doc: dict) -> list[str]:
-    """What a submission's runs and entries carry that only the site writes (each with its path): verdicts,
-    disputes, preview links, evidence other than a transcript, and an entry's tier."""
+    """What a submission's runs and entries carry that only the site writes (each with its path): outcome labels,
+    verdicts, disputes, preview links, evidence other than a transcript, and an entry's tier."""
     problems = []
     for i, run in enumerate(doc.get("runs") or []):
         if not isinstance(run, dict):

@@ -12,9 +12,14 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
+from bundles.importer import bundle_import
+from leaderboard.api_keys import api_key_create
+from leaderboard.models import Benchmark, Organization
 from runs.models import Run, Verdict
+from submissions.catalogue import track_open
 from submissions.models import Submission
 from tests.builders import tau2 as t
+from tests.builders.bundles import make_bundle
 
 pytestmark = pytest.mark.django_db
 URL = "/api/benchmarks/mini-tau/submissions"
@@ -141,3 +146,32 @@ def test_a_submitted_runs_page_shows_no_tester_verdict_or_dispute():
     html = page.content.decode()
     assert "hello" in html
     assert "Tester" not in html and "bundle verdict" not in html and "raised by" not in html
+
+
+def test_a_bundle_run_carrying_its_own_outcome_label_is_refused_on_an_outcomes_board(
+    django_capture_on_commit_callbacks,
+):
+    # On an outcomes board a run's outcome label is its verdict where no reviewer gave one (000 §5): a submitted
+    # "outcome": "pass" would score Gamma 10.0 with no reviewer having looked. It is refused, nothing written.
+    with django_capture_on_commit_callbacks(execute=True):
+        bundle_import(doc=make_bundle())
+    bench = Benchmark.objects.get(slug="tb")
+    track_open(benchmark=bench)
+    org = Organization.objects.create(slug="org-c", name="Org C")
+    _, key = api_key_create(name="C", benchmark=bench, organization=org)
+    run = {"id": "g1", "round": "community", "agent": "gamma", "task": "t1", "status": "completed"}
+    doc = {
+        "format": "agent-leaderboard-bundle/1",
+        "benchmark": {"slug": "tb", "name": "Test Bench", "methodology": "outcomes"},
+        "agents": [{"slug": "gamma", "name": "Gamma", "organization": "Org C"}],
+        "tasks": [{"key": "t1", "title": "Book a table", "version": "1.0", "kind": "core"}],
+        "rounds": [{"key": "community", "status": "published", "entries": [{"agent": "gamma"}]}],
+        "runs": [{**run, "outcome": "pass"}],
+    }
+    upload = SimpleUploadedFile("b.json", json.dumps(doc).encode())
+    answer = Client().post(
+        "/api/benchmarks/tb/submissions", {"bundle": upload, "agent": "gamma"}, HTTP_AUTHORIZATION=f"Bearer {key}"
+    )
+    assert answer.status_code == 422, answer.content
+    assert any(p.startswith("runs[0].outcome:") for p in answer.json()["problems"]), answer.json()
+    assert not Submission.objects.exists() and not Run.objects.filter(round__key="community").exists()
