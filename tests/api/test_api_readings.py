@@ -78,3 +78,46 @@ def test_an_unpublished_rounds_readings_are_not_found(db, client, django_capture
     response = client.get("/api/benchmarks/unsup/rounds/r1/readings")
     assert response.status_code == 404
     assert "r1" in response.json()["detail"]
+
+
+# question -> (the agent a reading moves, its rank and headline figure under this site's reading, and under the
+# other), each worked out by hand from the seed in tests/scoring/test_readings.py; the API gives the same moves as
+# the Readings page (tests/site/test_readings_page.py) and `recount --reading` (tests/scoring/test_recount_readings.py).
+API_MOVES = {
+    # KBravo (50 + 50) / 2 = 50.0 first; (50 + 50 + 0) / 3 = 33.3, third on tokens.
+    "infra-error": ("kbravo", (1, 100 / 2), (3, 100 / 3)),
+    # Ana's run with unknown output tokens counts (100, first) or does not (0, behind Ben's 75).
+    "missing-usage": ("ana", (1, 100.0), (2, 0.0)),
+    # Bravo 1.74 / 5 = 0.348 (second to Alpha's 0.4) or 1.74 / 3 = 0.58 over the tasks it ran (first).
+    "overall-mean": ("bravo", (2, 1.74 / 5), (1, 1.74 / 3)),
+    # Hana 0.6 x 1.0 + 0.4 x min(0.90, 0.60) = 0.84 (first, Ivo 0.82) or capped whole at 0.60 (second).
+    "heuristic-cap": ("hana", (1, 0.6 + 0.4 * 0.6), (2, 0.6)),
+    # Alpha pass, pass, unsupported: 2 + 2 + 0 = 4 of 6 points x 10 = 6.7 (second to Beta's 2 + 2 + 1 = 5 of 6,
+    # 8.3); the unsupported task left out, 4 of 4 x 10 = 10.0 (first).
+    "unsupported": ("alpha", (2, 4 / 6 * 10), (1, 4 / 4 * 10)),
+    # Rook's trip run: the third reviewer's fail, 0 of 2 = 0% (second) or the tester's pass, 1 of 2 = 50% (first).
+    "weekly-review": ("rook", (2, 0 / 2), (1, 1 / 2)),
+    # Both 2 of 5 = 40%: Quill's interventions unknown (second) or the sum of its runs, 0, against Piper's 5.
+    "interventions": ("quill", (2, 2 / 5), (1, 2 / 5)),
+}
+
+
+@pytest.mark.parametrize("question", sorted(API_MOVES))
+def test_each_question_moves_its_agent_through_the_api_as_worked_out_by_hand(
+    db, client, django_capture_on_commit_callbacks, question
+):
+    make, other = built.BY_QUESTION[question]
+    doc = make()
+    with django_capture_on_commit_callbacks(execute=True):
+        bundle_import(doc=doc)
+    body = client.get(f"/api/benchmarks/{doc['benchmark']['slug']}/rounds/r1/readings").json()
+    (asked,) = [q for q in body["questions"] if q["id"] == question]
+    (alternative,) = asked["alternatives"]
+    assert alternative["value"] == other
+    agent, site, moved = API_MOVES[question]
+    found = [m for change in alternative["changes"] for m in change["moves"] if m["agent"] == agent]
+    assert found, alternative["changes"]
+    move = found[0]
+    assert (move["site"]["rank"], move["site"]["score"]) == (site[0], pytest.approx(site[1]))
+    assert (move["other"]["rank"], move["other"]["score"]) == (moved[0], pytest.approx(moved[1]))
+    assert any(r["agent"] == agent and r["low"] == 1 for b in body["ranges"] for r in b["agents"])
