@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 import orjson
 
-BRACKETS = bytes(range(256)).translate(None, b"[]{}")  # every byte but the brackets: deleted, brackets kept
+NOT_SHAPE = bytes(range(256)).translate(None, b'"[]{},')  # every byte but quotes, brackets, commas: deleted
+NOT_SHAPE_OR_ESCAPE = bytes(range(256)).translate(None, b'"[]{},\\')  # and backslashes kept too
 TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{},:]', re.DOTALL)
 MAX_VALUES = 1_500_000
 MAX_DEPTH = 64
@@ -67,30 +68,37 @@ class JsonScan:
             self.chunks.append(chunk)
         if self.escape_pending:
             chunk, self.escape_pending = chunk[1:], False
-        # Escapes go first (an escaped backslash, then an escaped quote: only these hold a backslash or a
-        # quote), then every string, told apart by the quotes left: what lies between them alternates.
-        bare = chunk
-        if b"\\" in chunk:  # (most chunks of a small document hold no escape at all)
+        # Everything but quotes, brackets, commas and backslashes goes (a few bytes of a document are left);
+        # where a backslash is left, escapes go first (an escaped backslash, then an escaped quote: only these
+        # hold a backslash or a quote), then the rest again. Two quotes with nothing left between them (a string
+        # or a gap, either way nothing counted) go: an even number of quotes goes, the rest keep their turns.
+        # Then every string, told apart by the quotes left: what lies between them alternates.
+        shape = chunk.translate(None, NOT_SHAPE_OR_ESCAPE)
+        if b"\\" in shape:  # (most chunks of a small document hold no escape at all)
             bare = chunk.replace(b"\\\\", b"")
             if bare.endswith(b"\\"):  # an escape cut in two by the chunk's end
                 bare, self.escape_pending = bare[:-1], True
-            bare = bare.replace(b'\\"', b"")
-        parts = bare.split(b'"')
-        outside = parts[1::2] if self.in_string else parts[0::2]
-        self.in_string = (len(parts) % 2 == 1) == self.in_string
-        bare = b"".join(outside)
-        b.values_used += bare.count(b",") + bare.count(b"[") + bare.count(b"{")
+            shape = bare.replace(b'\\"', b"").translate(None, NOT_SHAPE)
+        shape = shape.replace(b'""', b"")
+        if b'"' in shape:
+            parts = shape.split(b'"')
+            outside = b"".join(parts[1::2] if self.in_string else parts[0::2])
+            self.in_string = (len(parts) % 2 == 1) == self.in_string
+        else:
+            outside = b"" if self.in_string else shape
+        opened = outside.count(b"[") + outside.count(b"{")
+        b.values_used += outside.count(b",") + opened
         if b.values_used > b.max_values:
             raise JsonRefused(self.name, "", f"more than {b.max_values:,} values in the upload: too large to read")
-        self._nesting(bare.translate(None, BRACKETS))
+        self._nesting(outside, opened)
 
-    def _nesting(self, brackets: bytes) -> None:
-        if not brackets:
-            return
-        opened = brackets.count(b"[") + brackets.count(b"{")
+    def _nesting(self, outside: bytes, opened: int) -> None:
+        """The running depth over this chunk's brackets (`outside`: its brackets and commas outside strings,
+        `opened` of them opening), refused past the limit."""
         if self.depth + opened <= self.budget.max_depth:  # cannot go deeper than every bracket opened: no walk
-            self.depth += 2 * opened - len(brackets)
+            self.depth += 2 * opened - (len(outside) - outside.count(b","))
             return
+        brackets = outside.replace(b",", b"")
         if len(brackets) <= SHORT:  # a small document's few brackets: counted here, not worth numpy's setup
             depth, deepest = self.depth, self.depth
             for b in brackets:

@@ -296,7 +296,11 @@ def _run_of(runs: dict[str, TbRun], folder: str) -> TbRun:
     return runs[folder]
 
 
-def _read_file(path: str, data: bytes, budget: Budget | None, runs: dict, trial_files: dict) -> None:
+def _read_file(
+    path: str, data: bytes, budget: Budget | None, runs: dict, trial_files: dict, summaries: frozenset[str]
+) -> None:
+    """One file into `runs` (by folder) or `trial_files` (by path); `summaries`: the folders holding a run's
+    metadata or lock, whose results.json is the run's summary."""
     base = _base(path)
     if base == METADATA:
         _run_of(runs, _parent(path)).metadata = _typed(path, data, budget, _Metadata)
@@ -310,15 +314,18 @@ def _read_file(path: str, data: bytes, budget: Budget | None, runs: dict, trial_
             (path, data),
         )
     elif base == RESULTS:
-        trial = _fast(data, _Trial) if budget is None else None
-        if trial is not None:
-            trial_files[path] = trial
-            return
-        summary = _fast(data, _SummaryHead) if budget is None else None
-        if summary is not None:
-            run = _run_of(runs, _parent(path))
-            run.summary, run.summary_file = summary, (path, data)
-            return
+        # A run's summary beside its metadata or lock is tried as one first, a trial's results as a trial's: each
+        # read once (trying the other kind first reads a whole summary only to find it no trial).
+        kinds = (_SummaryHead, _Trial) if _parent(path) in summaries else (_Trial, _SummaryHead)
+        for kind in kinds if budget is None else ():
+            found = _fast(data, kind)
+            if isinstance(found, _Trial):
+                trial_files[path] = found
+                return
+            if found is not None:
+                run = _run_of(runs, _parent(path))
+                run.summary, run.summary_file = found, (path, data)
+                return
         doc = _load(path, data, budget)
         if isinstance(doc, dict) and "task_id" in doc:
             trial_files[path] = _kinds(path, doc, _Trial)
@@ -345,7 +352,7 @@ def _fast(data: bytes, kind: type) -> Any:
     """A file counted already, read as `kind` in one pass (its kinds checked as it parses); None for anything
     else (a NUL, a number JSON cannot hold, a field of the wrong kind, another kind of file): then read as the
     others are, whose refusals name the field."""
-    if b"\\u0000" in data or b"Infinity" in data or b"NaN" in data:
+    if b"\\u0000" in data:  # (NaN and Infinity are no JSON: msgspec refuses them itself)
         return None
     try:
         found = DECODERS[kind].decode(data)
@@ -429,9 +436,11 @@ def read_runs(
     ]
     if over:
         raise TbenchError("; ".join(over))
+    summaries = frozenset(_parent(p) for p in files if _base(p) in (METADATA, LOCK))
     for path, data in sorted(files.items()):
         if _base(path) not in (CAST, CLAIMS):
-            _read_file(path, data, None if counted and path.endswith(".json") else budget, runs, trial_files)
+            own = None if counted and path.endswith(".json") else budget
+            _read_file(path, data, own, runs, trial_files, summaries)
     by_run: dict[str, dict[str, _Trial]] = {}
     for path, trial in trial_files.items():  # a trial's folder is <run>/<task>/<trial>/
         by_run.setdefault("/".join(path.split("/")[:-3]), {})[path] = trial

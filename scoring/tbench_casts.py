@@ -49,14 +49,14 @@ def _line(number: int, line: bytes) -> object:
 EVENTS = msgspec.json.Decoder(list[tuple[float, str, str]])
 
 
-def _typed(numbered: list[tuple[int, bytes]]) -> list[tuple[float, str, str]] | None:
+def _typed(lines: list[bytes]) -> list[tuple[float, str, str]] | None:
     """The events' lines parsed at once, as one JSON array of [seconds, code, text], their kinds checked as it
     parses; None when any line is not such an event (then read line by line, to say which)."""
     try:
-        parsed = EVENTS.decode(b"[" + b",".join(line for _, line in numbered) + b"]")
+        parsed = EVENTS.decode(b"[" + b",".join(lines) + b"]")
     except msgspec.DecodeError:
         return None
-    return parsed if len(parsed) == len(numbered) else None  # else a line held two events
+    return parsed if len(parsed) == len(lines) else None  # else a line held two events
 
 
 def _checked(number: int, line: bytes) -> tuple[float, str, str]:
@@ -77,25 +77,29 @@ def events(data: bytes) -> list[tuple[float, str, str]]:
     _header(lines[0])
     if len(lines) > MAX_EVENTS + 1:
         raise CastError(f"{len(lines) - 1:,} events, more than the {MAX_EVENTS:,} a recording may hold")
-    numbered = [(number, line) for number, line in enumerate(lines[1:], start=2) if line.strip()]
-    typed = _typed(numbered)
+    typed = _typed(lines[1:])  # (a blank line, rare, makes this None: then each line is read and numbered)
+    numbers: range | list[int] = range(2, len(lines) + 1)
     if typed is None:
+        numbered = [(number, line) for number, line in enumerate(lines[1:], start=2) if line.strip()]
         typed = [_checked(number, line) for number, line in numbered]
+        numbers = [number for number, _ in numbered]
     last = 0.0
-    for (number, _), (at, _, _) in zip(numbered, typed, strict=True):
+    for i, (at, _, _) in enumerate(typed):
         if at < last:
-            raise CastError(f"line {number}: its time {at!r} is not a number at or after the one before")
+            raise CastError(f"line {numbers[i]}: its time {at!r} is not a number at or after the one before")
         last = at
     return [event for event in typed if event[1] in ("o", "i")]
 
 
 def screen_text(raw: str) -> str:
     """Printed terminal output as text: escape sequences out, each line as a carriage return left it."""
-    text = ANSI.sub("", raw)
-    lines = []
-    for line in text.replace("\r\n", "\n").split("\n"):
-        lines.append(line.rsplit("\r", 1)[-1] if "\r" in line.rstrip("\r") else line.rstrip("\r"))
-    return CONTROL.sub("", "\n".join(lines))
+    text = ANSI.sub("", raw).replace("\r\n", "\n")
+    if "\r" in text:  # (no carriage return but at the lines' ends: every line is as it was printed)
+        lines = []
+        for line in text.split("\n"):
+            lines.append(line.rsplit("\r", 1)[-1] if "\r" in line.rstrip("\r") else line.rstrip("\r"))
+        text = "\n".join(lines)
+    return CONTROL.sub("", text)
 
 
 def cast_transcript(data: bytes) -> dict[str, Any]:

@@ -44,22 +44,28 @@ def run_docs(sub: TbSubmission, family: str) -> list[tuple[str, dict[str, Any]]]
     return out
 
 
+ANSWERS = {True: "resolved", False: "unresolved", None: "no result"}
+
+
 def _transcript(t: Trial) -> dict[str, Any]:
     """What the trial's page reads beside its recording: the recording's text (when sent), the tests with their
     results, the failure mode, and the agent's and the tests' times."""
-    doc = dict(t.recording_text or {"format": TRANSCRIPT_FORMAT, "messages": []})
-    times = ", ".join(
-        f"{what} {seconds:.1f} s"
-        for what, seconds in (("agent", t.agent_seconds), ("tests", t.test_seconds))
-        if seconds is not None
-    )
+    doc: dict[str, Any] = dict(t.recording_text) if t.recording_text else {"format": TRANSCRIPT_FORMAT, "messages": []}
+    said = []
     mode = t.failure_mode if t.failure_mode not in ("", "unset", "none") else ""
+    if mode:
+        said.append(f"failure mode: {mode}")
+    times = [f"agent {t.agent_seconds:.1f} s"] if t.agent_seconds is not None else []
+    if t.test_seconds is not None:
+        times.append(f"tests {t.test_seconds:.1f} s")
+    if times:
+        said.append(", ".join(times))
     doc["scores"] = [
         {
             "scorer": "Terminal-Bench tests",
             "value": None if t.resolved is None else float(t.resolved),
-            "answer": {True: "resolved", False: "unresolved", None: "no result"}[t.resolved],
-            "explanation": "; ".join(p for p in (f"failure mode: {mode}" if mode else "", times) if p),
+            "answer": ANSWERS[t.resolved],
+            "explanation": "; ".join(said),
             "metadata": {
                 "tests": t.tests,
                 "failure_mode": t.failure_mode,

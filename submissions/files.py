@@ -10,14 +10,14 @@ from __future__ import annotations
 import io
 import zipfile
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
 from django.conf import settings
 
 from bundles.zip_inflate import OverLimit, entry_chunks
-from scoring.bounded_json import JsonRefused, counted
+from scoring.bounded_json import JsonRefused, JsonScan, counted
 
 from . import formats
 from .formats import Format
@@ -62,11 +62,23 @@ def zip_files(f: IO[bytes], takes: Takes = formats.taken_by_any) -> dict[str, by
         if sum(i.file_size for i in wanted) > limit:
             raise OverLimit(None, limit, declared=True)
         out: dict[str, bytes] = {}
-        left = [limit]  # what the whole upload may still inflate to
+        left = limit  # what the whole upload may still inflate to
         for info in wanted:
-            chunks = _capped(entry_chunks(f, info), info.filename, limit, left)
-            json_file = info.filename.endswith(".json")
-            out[info.filename] = counted(info.filename, chunks, budget) if json_file else b"".join(chunks)
+            scan = JsonScan(info.filename, budget) if info.filename.endswith(".json") else None
+            chunks: list[bytes] = []
+            inflated = 0
+            for chunk in entry_chunks(f, info):
+                inflated += len(chunk)
+                left -= len(chunk)
+                if inflated > limit:
+                    raise OverLimit(info.filename, limit)
+                if left < 0:
+                    raise OverLimit(None, limit)
+                if scan is not None:
+                    scan.feed(chunk)  # counted as it comes, kept by the scan
+                else:
+                    chunks.append(chunk)
+            out[info.filename] = scan.data() if scan is not None else b"".join(chunks)
         return out
     except JsonRefused as exc:
         raise SubmissionRefused([str(exc)]) from exc
@@ -74,19 +86,6 @@ def zip_files(f: IO[bytes], takes: Takes = formats.taken_by_any) -> dict[str, by
         raise SubmissionRefused([f"the zip inflates past {exc.limit:,} bytes"]) from exc
     except (zipfile.BadZipFile, NotImplementedError, ValueError, OSError, RuntimeError, zlib.error) as exc:
         raise SubmissionRefused([f"not a readable zip ({exc})"]) from exc
-
-
-def _capped(chunks: Iterator[bytes], name: str, limit: int, left: list[int]) -> Iterator[bytes]:
-    """The entry's chunks, refused (OverLimit) as soon as the entry or the whole upload passes its limit."""
-    inflated = 0
-    for chunk in chunks:
-        inflated += len(chunk)
-        left[0] -= len(chunk)
-        if inflated > limit:
-            raise OverLimit(name, limit)
-        if left[0] < 0:
-            raise OverLimit(None, limit)
-        yield chunk
 
 
 def _wanted(name: str, takes: Takes) -> bool:

@@ -182,6 +182,11 @@ def test_unreadable_files_are_refused_naming_the_file_and_field(counted):
     files["run-1/alpha/alpha.1-of-1.run-1/results.json"] = bad
     with pytest.raises(TbenchError, match=r"^run-1/alpha/alpha.1-of-1.run-1/results.json: is_resolved: expected `bool"):
         read_runs(files, counted=counted)
+    trial = "run-1/alpha/alpha.1-of-1.run-1/results.json"
+    for number, why in (("NaN", "NaN is not a JSON number"), ("1e999", "the number 1e999 is past the largest float")):
+        files[trial] = b'{"task_id": "alpha", "total_input_tokens": %s}' % number.encode()
+        with pytest.raises(TbenchError, match=rf"^{trial}: total_input_tokens: .*{why}"):
+            read_runs(files, counted=counted)
     summaries = tb.folder(trial_folders=False)
     summaries["run-2_results.json"] = b'{"results": [{"task_id": "alpha", "is_resolved": 1}], "n_resolved": 1}'
     with pytest.raises(TbenchError, match=r"^run-2_results.json: results\[0\].is_resolved: expected `bool"):
