@@ -21,10 +21,13 @@ from django.test import Client
 from django.utils import timezone
 
 from bundles.importer import bundle_import
+from bundles.inspect_logs import logs_to_bundle, read_logs
 from leaderboard.api_keys import api_key_create
 from leaderboard.models import Benchmark, ChangelogEntry, Organization, Round, Task
 from runs.models import Run, Verdict
 from runs.services import dispute_decide, dispute_file, rerun_create, round_enter_preview, verdict_record
+from scoring import methodologies
+from scoring.round_rules import document_facts, round_breaches
 from submissions.catalogue import track_open
 from submissions.models import Submission
 from tests.builders import tau2
@@ -306,6 +309,20 @@ def test_import_inspect_into_a_weekly_table_is_refused_whole(weekly_quiz):
         call_command("import_inspect", str(QUIZ), benchmark="wkq", round_key="w41", stdout=io.StringIO(), stderr=err)
     assert "benchmark 'wkq' uses the 'weekly' methodology; Inspect scores make `scored` boards" in err.getvalue()
     assert not Run.objects.filter(round__benchmark__slug="wkq").exists()
+
+
+def test_an_inspect_import_brings_nothing_a_round_rule_reads():
+    # Why no round rule can be broken by what import_inspect (or the upload API's Inspect door) brings: a scored
+    # round (the week's rules are the weekly methodology's), left a draft (no publication: the vendor window), runs
+    # with no start or due time, no verdicts (the tester's note, effects due) and no disputes or re-runs. When the
+    # conversion comes to carry any of them, this fails, and that rule needs its test through the Inspect door.
+    doc = logs_to_bundle(read_logs([(QUIZ.name, QUIZ)]), benchmark="quiz", round_key="r1").doc
+    assert doc["benchmark"]["methodology"] == "scored" and not methodologies.get("scored").same_week
+    (round_doc,) = doc["rounds"]
+    assert round_doc["status"] == "draft" and not {"preview_started_at", "published_at"} & set(round_doc)
+    read = {"started_at", "due_at", "verdicts", "disputes", "rerun_of"}
+    assert [sorted(read & set(run)) for run in doc["runs"]] == [[]] * len(QUIZ_RUNS)
+    assert [round_breaches(f) for f in document_facts(doc)] == [[]]
 
 
 # --- the review world: re-runs, the vendor window, the tester's note, effects due later, the task set ----------
