@@ -440,8 +440,10 @@ class AsRanOut(Schema):
 
 class SubmissionFigureOut(Schema):
     name: str = Field(
-        description='the figure, e.g. "airline pass^1" or "airline cost" (τ²-bench: by family), "accuracy" or '
-        '"accuracy stderr" (Terminal-Bench)'
+        description='the figure, e.g. "airline pass^1" or "airline cost" (τ²-bench: by family), "accuracy", '
+        '"accuracy stderr", "pass^2" or "any-of-2" (Terminal-Bench: any-of-k, at least one of k trials drawn '
+        "resolved, is what its harness writes as pass_at_k; pass@k on this site is seed 002's share of an agent's "
+        "trials of a task that pass, another figure)"
     )
     claimed: float | None = Field(
         description="as claimed, in the claim's own unit (percent for τ²'s pass^k, USD for cost, a share for "

@@ -9,7 +9,7 @@ files, in one run: the largest shared submission (OpenHands, ../shared/data/term
 (`bundles.zip_inflate`), each JSON file counted within the upload's limits as it inflates (`scoring.bounded_json`),
 the files read into runs and claims (`scoring.tbench.read_runs`: every field's kind checked, each recording read
 into text), the runs the round gets (`run_docs`: 400 runs with their tests and transcripts), the six checks and
-the figures (accuracy, its standard error, pass@k and pass^k for k = 1..5) beside the claims.
+the figures (accuracy, its standard error, pass^k for k = 1..5 and any-of-k for k = 2..5) beside the claims.
 *parse* only inflates the same files from the same zip and parses them: each JSON file with orjson, each recording
 line by line. Both run in this one process, alternately, so the machine's load falls on both alike; the figure is
 the ratio of their medians (target: at most 2x). Peak memory: tracemalloc's peak over one more run of each, alone.

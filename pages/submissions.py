@@ -82,6 +82,32 @@ def figure_rows(sub: Submission) -> list[dict[str, Any]]:
     return rows
 
 
+# What the per-task figures a submission's page lists are, by name (as the boards name them: pages/tables_passk.py).
+FIGURE_MEANINGS = (
+    (
+        re.compile(r"(?:.+ )?pass\^\d+"),
+        "pass^k",
+        "the share of tasks where all k of k trials drawn pass: per task C(c, k) / C(n, k) (n trials, c of them "
+        "passing), averaged over the task set, a task without runs counting 0.",
+    ),
+    (
+        re.compile(r"(?:.+ )?any-of-\d+"),
+        "any-of-k",
+        "the share of tasks where at least one of k trials drawn passes: per task 1 − C(n − c, k) / C(n, k), "
+        "averaged over the task set (any-of-1 is pass^1). It is the unbiased estimate Terminal-Bench's harness "
+        "writes as pass_at_k and some papers call pass@k; on this site pass@k is seed 002's share of an agent's "
+        "trials of a task that pass, another figure.",
+    ),
+)
+
+
+def figure_meanings(rows: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """(name, meaning) of each kind of per-task figure among `rows`, in FIGURE_MEANINGS' order."""
+    return [
+        (term, meaning) for pattern, term, meaning in FIGURE_MEANINGS if any(pattern.fullmatch(r["name"]) for r in rows)
+    ]
+
+
 def _declared(declared: dict[str, Any]) -> list[tuple[str, str]]:
     """The declared fields, flattened to dotted names (results are the claims, shown in their own table)."""
     out: list[tuple[str, str]] = []
@@ -139,6 +165,7 @@ def submission_page(*, bench_slug: str, pk: int, viewer) -> dict[str, Any]:
     editor = user_is_editor(viewer)
     live = sub.status == SubmissionStatus.LIVE
     runs = run_rows(sub)
+    figures = figure_rows(sub)
     return {
         "bench": bench,
         "round": rnd,
@@ -152,7 +179,8 @@ def submission_page(*, bench_slug: str, pk: int, viewer) -> dict[str, Any]:
         "failed": sum(1 for c in checks if not c["passed"]),
         "checks_said": checks_said(sub),
         "as_ran": as_ran(sub),
-        "figures": figure_rows(sub),
+        "figures": figures,
+        "figure_meanings": figure_meanings(figures),
         "declared": _declared(sub.declared),
         "notes": sub.notes or [],
         "runs": runs,

@@ -1,6 +1,12 @@
 """The checks of a Terminal-Bench submission, as Terminal-Bench's own leaderboard checks a pull request, and its
 figures: accuracy (the mean over runs of resolved / tasks, as Terminal-Bench computes it) with its standard error
-over runs, and pass@k and pass^k per task where the attempts allow, each beside its claim. Pure.
+over runs, and pass^k and any-of-k per task where the trials allow, each beside its claim. Pure.
+
+any-of-k is the unbiased share of tasks where at least one of k trials drawn is resolved: the figure Terminal-Bench's
+harness writes as `pass_at_k` in a run's summary (over one run's attempts) and some papers call pass@k. It is not
+called pass@k here: on this site pass@k is seed 002's share of an agent's trials of a task that pass, one name for
+one figure on every page (docs/methodology-choices.md, "One name, one figure"). Terminal-Bench's public table
+claims accuracy and its standard error only.
 
 The dataset's tasks are the benchmark's own (the task set version the runs name, `TaskSet`), never the runs' own
 lists. Each check answers with its reason in words; one that cannot be run never passes.
@@ -263,8 +269,9 @@ def run_accuracies(sub: TbSubmission, tasks: list[str], runs: list[RunInput]) ->
 
 def recomputed(sub: TbSubmission, tasks: list[str], runs: list[RunInput]) -> dict[str, float | None]:
     """accuracy (the mean of the runs' accuracies), its standard error over runs (their sample standard deviation,
-    n - 1, over √n; None for one run), and pass@k, pass^k (k = 1 .. the fewest trials of a task: per task, then
-    the mean over the dataset's tasks) when every run sent its trials."""
+    n - 1, over √n; None for one run), and pass^k (k = 1 .. the fewest trials of a task) and any-of-k (k = 2 ..
+    the same; any-of-1 is pass^1), per task, then the mean over the dataset's tasks, when every run sent its
+    trials."""
     accuracies = run_accuracies(sub, tasks, runs)
     out: dict[str, float | None] = {
         "accuracy": fmean(accuracies) if accuracies else None,
@@ -280,9 +287,10 @@ def recomputed(sub: TbSubmission, tasks: list[str], runs: list[RunInput]) -> dic
             n_c[1] += int(run.score >= 1)
     pairs = {task: (n, c) for task, (n, c) in counts.items()}
     top = min((n for n, _ in pairs.values()), default=0)
-    for name, per_task in (("pass@", pass_any), ("pass^", pass_hat)):
-        for k in range(1, top + 1):
-            out[f"{name}{k}"] = mean_over_tasks(tasks, pairs, k, per_task)
+    for k in range(1, top + 1):
+        out[f"pass^{k}"] = mean_over_tasks(tasks, pairs, k, pass_hat)
+    for k in range(2, top + 1):  # (any-of-1 is pass^1, as on the boards)
+        out[f"any-of-{k}"] = mean_over_tasks(tasks, pairs, k, pass_any)
     return out
 
 

@@ -119,17 +119,21 @@ def test_accuracy_its_stderr_and_pass_k_by_hand():
     # Runs 1 and 2 resolve both tasks, runs 3-5 only alpha: run accuracies 2/2, 2/2, 1/2, 1/2, 1/2.
     # accuracy = (1 + 1 + .5 + .5 + .5) / 5 = 0.7. Deviations .3 .3 -.2 -.2 -.2, squares .09 .09 .04 .04 .04 = .30;
     # sample variance .30 / 4 = .075, sd .273861; stderr = .273861 / sqrt(5) = .122474.
-    # pass@k, pass^k per task, then the mean over the two tasks: alpha n=5 c=5 gives 1 for every k; beta n=5 c=2:
-    # pass@1 = pass^1 = 2/5 = .4 -> mean .7; pass@2 = 1 - C(3,2)/C(5,2) = 1 - 3/10 = .7 -> mean .85;
-    # pass^2 = C(2,2)/C(5,2) = 1/10 -> mean .55; pass^3 = C(2,3) = 0 -> mean .5.
+    # pass^k and any-of-k per task, then the mean over the two tasks: alpha n=5 c=5 gives 1 for every k; beta n=5
+    # c=2: pass^1 = 2/5 = .4 -> mean .7; any-of-2 = 1 - C(3,2)/C(5,2) = 1 - 3/10 = .7 -> mean .85;
+    # pass^2 = C(2,2)/C(5,2) = 1/10 -> mean .55; pass^3 = C(2,3) = 0 -> mean .5. any-of-1 would be pass^1: not given.
     sub = read_runs(tb.folder(resolved=lambda i: {"alpha", "beta"} if i <= 2 else {"alpha"}))
     found = recomputed(sub, list(tb.TASKS), _runs(sub))
     assert found["accuracy"] == pytest.approx(0.7)
     assert (
         found["accuracy stderr"] == pytest.approx(math.sqrt(0.075) / math.sqrt(5)) == pytest.approx(0.122474, abs=1e-6)
     )
-    assert (found["pass@1"], found["pass@2"], found["pass^2"], found["pass^3"]) == pytest.approx((0.7, 0.85, 0.55, 0.5))
-    assert "pass@6" not in found  # k stops at the fewest trials of a task
+    assert (found["pass^1"], found["any-of-2"], found["pass^2"], found["pass^3"]) == pytest.approx(
+        (0.7, 0.85, 0.55, 0.5)
+    )
+    assert "pass^6" not in found and "any-of-6" not in found  # k stops at the fewest trials of a task
+    # One name, one figure: nothing here is called pass@k (002's share of an agent's trials of a task that pass).
+    assert not [name for name in found if "pass@" in name] and "any-of-1" not in found
 
 
 def test_a_claim_agrees_at_its_own_rounding_and_a_figure_not_claimed_agrees_with_nothing():
@@ -140,7 +144,7 @@ def test_a_claim_agrees_at_its_own_rounding_and_a_figure_not_claimed_agrees_with
     rows = {f.name: f for f in figures(sub.claims, recomputed(sub, list(tb.TASKS), _runs(sub)))}
     # 0.122474 against 0.12 (two decimals: within half of 0.01) agrees; against 0.121 (three: within 0.0005) not.
     assert rows["accuracy"].agrees is True and rows["accuracy stderr"].agrees is True
-    assert (rows["pass@1"].claimed, rows["pass@1"].agrees) == (None, None)
+    assert (rows["any-of-2"].claimed, rows["any-of-2"].agrees) == (None, None)
     strict = read_runs(tb.folder(), claims={"accuracy stderr": "0.121"})
     assert figures(strict.claims, {"accuracy stderr": 0.122474})[0].agrees is False
 

@@ -10,6 +10,7 @@ table is checked against the figures recomputed from the stored trials, worked o
 from __future__ import annotations
 
 import json
+import re
 from io import StringIO
 
 import pytest
@@ -78,10 +79,17 @@ def test_droid_by_the_command_every_check_passes_and_both_claims_agree(tmp_path)
     assert figures["accuracy"][:2] == (0.505, pytest.approx(0.505)) and figures["accuracy"][2] is True
     assert figures["accuracy stderr"][0] == 0.0135 and figures["accuracy stderr"][2] is True
     assert figures["accuracy stderr"][1] == pytest.approx(0.0134629, abs=1e-7)
-    assert figures["pass@1"] == (None, pytest.approx(0.505), None)  # recomputed, not claimed: agrees with nothing
+    # pass^1 is each task's resolved share of its 5 trials, averaged over the 80 tasks: 202 / 400 = 0.505 again;
+    # recomputed, not claimed: it agrees with nothing.
+    assert figures["pass^1"] == (None, pytest.approx(0.505), None)
     assert "accuracy: claimed 0.505, recomputed 0.505" in out.getvalue()
     page = Client().get(sub.get_absolute_url()).content.decode()
-    assert 'data-figure="pass@1"' in page and "not claimed" in page
+    assert 'data-figure="pass^1"' in page and 'data-figure="any-of-5"' in page and "not claimed" in page
+    # One name, one figure: the at-least-one-of-k estimate is any-of-k, said in words beside the table with the
+    # name Terminal-Bench's harness gives it; no figure of the page is named pass@k.
+    assert 'data-figure="pass@' not in page
+    meaning = re.search(r'data-figure-kind="any-of-k">(.*?)</p>', page, re.S).group(1)
+    assert "at least one of k trials drawn passes" in meaning and "pass_at_k" in meaning
     # Each trial a run: 400, its tests its checks, the agent's time its wall time; no recording was sent.
     runs = Run.objects.filter(round=sub.round)
     assert runs.count() == 400 and runs.filter(score=1.0).count() == 202
@@ -149,7 +157,11 @@ def test_goose_through_the_api_its_stderr_differs_at_its_rounding(tmp_path):
     assert checks["tb_timeouts"]["passed"] is False and "no tb.lock" in checks["tb_timeouts"]["detail"]
     assert checks["tb_trials_complete"]["passed"] is True and checks["tb_summaries_agree"]["passed"] is True
     listed = Client().get("/api/benchmarks/terminal-bench/submissions").json()
-    assert {f["name"] for f in listed[0]["figures"]} >= {"accuracy", "accuracy stderr"}
+    # Five trials of each task (five runs, one attempt each): pass^1 to pass^5 and any-of-2 to any-of-5, named as
+    # the boards name them (any-of-1 is pass^1); none is named pass@k, 002's share of an agent's trials that pass.
+    assert [f["name"] for f in listed[0]["figures"]] == ["accuracy", "accuracy stderr"] + [
+        f"pass^{k}" for k in range(1, 6)
+    ] + [f"any-of-{k}" for k in range(2, 6)]
 
 
 def test_a_claim_on_the_form_is_taken_over_claims_json(tmp_path):
