@@ -4,7 +4,9 @@ one window and another at the start of the next through together, about twice th
 
 Each limited identity keeps a log of the times of its requests that passed (a Redis sorted set scored by
 time). A request drops the entries older than the window, adds itself and counts: over the limit it is refused
-and takes itself out again (a refused request uses no slot), in one more round trip only then.
+and takes itself out again (a refused request uses no slot), in one more round trip only then. On Redis the
+steps of every key a request counts against run as one script (`_COUNT`: one command to send and one reply to
+read, where a pipeline of four commands a key cost a vote about 0.15 ms of CPU more).
 
 When the cache cannot be reached the answer is None: the caller decides whether to let the request through
 (reading the API) or to fall back on the database (casting a vote). A cache outage must never turn into
@@ -46,13 +48,10 @@ def limits_hit(limits: dict[str, int], *, window: int, now: float | None = None)
     member = f"{now!r}:{secrets.token_hex(6)}"
     full = {key: cache.make_and_validate_key(key) for key in limits}
     try:
-        pipe = client.pipeline(transaction=False)
-        for key in limits:
-            pipe.zremrangebyscore(full[key], "-inf", now - window)
-            pipe.zadd(full[key], {member: now})
-            pipe.zcard(full[key])
-            pipe.expire(full[key], window + 5)
-        counts = dict(zip(limits, pipe.execute()[2::4], strict=True))
+        replies = _count_script(client)(
+            keys=[full[key] for key in limits], args=[now - window, now, member, window + 5], client=client
+        )
+        counts = dict(zip(limits, replies, strict=True))
         over = [key for key in limits if counts[key] > limits[key]]
         if not over:
             return dict.fromkeys(limits, 0.0)
@@ -72,8 +71,31 @@ def limits_hit(limits: dict[str, int], *, window: int, now: float | None = None)
     return waits
 
 
+# Each key's log, as the pipeline of `limits_hit` did it: drop what left the window, log this request, count,
+# keep the log a little longer than the window. KEYS: the logs; ARGV: window start, now, this request's member,
+# seconds to keep. Returns each log's count, in the order of KEYS.
+_COUNT = """
+local counts = {}
+for i, key in ipairs(KEYS) do
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', ARGV[1])
+  redis.call('ZADD', key, ARGV[2], ARGV[3])
+  counts[i] = redis.call('ZCARD', key)
+  redis.call('EXPIRE', key, ARGV[4])
+end
+return counts
+"""
+_script: list = []
+
+
+def _count_script(client):
+    """`_COUNT` as a redis-py Script (EVALSHA; redis-py loads it again when the server has lost it), made once."""
+    if not _script:
+        _script.append(client.register_script(_COUNT))
+    return _script[0]
+
+
 def _redis_client():
-    """The raw client of Django's Redis cache (for a pipeline), or None with another backend."""
+    """The raw client of Django's Redis cache (for the script and a pipeline), or None with another backend."""
     backend = caches[DEFAULT_CACHE_ALIAS]
     if not isinstance(backend, RedisCache):
         return None
