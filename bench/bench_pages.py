@@ -148,7 +148,7 @@ def prepare_site(env: dict[str, str], *, large: bool = True) -> None:
                 tasks=LARGE["tasks"],
                 trials=LARGE["trials"],
             )
-            doc["benchmark"]["params"] = {"votes": False}
+            doc["benchmark"]["params"]["votes"] = False
             with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
                 json.dump(doc, fh)
             started = time.perf_counter()

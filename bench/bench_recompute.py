@@ -64,7 +64,13 @@ def make_round(
     rng = random.Random(seed)
     kind = "to-spec" if methodology == "checks" else "core"
     doc: dict = {
-        "benchmark": {"slug": slug, "name": f"Bench {slug}", "methodology": methodology},
+        # The round is published as it is imported: no vendor window (000 §6) to wait out.
+        "benchmark": {
+            "slug": slug,
+            "name": f"Bench {slug}",
+            "methodology": methodology,
+            "params": {"preview_hours": 0},
+        },
         "agents": [
             {
                 "slug": f"agent-{a:03d}",
