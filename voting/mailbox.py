@@ -15,7 +15,8 @@ The canonical form is the address a mail server receives from this site, so one 
 4. the domain without a trailing dot, each label in its ASCII form (IDNA 2008 by UTS #46); a punycode label
    (`xn--...`) is decoded and goes through the same steps first, so `xn--example-3z6c` (`exam\\u200bple`) is
    `example`, and a label that does not decode, or is no valid international name, is refused;
-5. what is left must be an address Django accepts (an ASCII name, a host name).
+5. what is left must be an address Django accepts, with a name in ASCII (a dotless `ı`, which Django's check
+   takes for an `i`, is refused: no mail can be sent to it), and a host name.
 
 The mailbox key of a canonical address (`mailbox_key`) is what two accounts may not share:
 
@@ -43,6 +44,7 @@ from .lookalikes import skeleton
 INVALID = "Enter a valid email address."
 QUOTED = 'Type the address without quotes: an address whose name needs them ("two words"@…) is not accepted.'
 LITERAL = "Type the address with its domain name: an address at an IP address ([…]) is not accepted."
+NON_ASCII_NAME = "Type the name before the @ in plain letters a to z: this one has a letter that is not."
 
 # Unicode's Default_Ignorable_Code_Point (DerivedCoreProperties.txt, Unicode 15.1); the ones that are format
 # characters (category Cf) are caught by their category too, the rest (fillers, variation selectors) only here.
@@ -123,8 +125,13 @@ def address_canonical(typed: str) -> str:
     if domain.startswith("["):
         raise ValidationError(LITERAL)
     labels = domain.removesuffix(".").split(".")
-    address = f"{_local_part(name)}@{'.'.join(_label(label) for label in labels)}"
+    name = _local_part(name)
+    address = f"{name}@{'.'.join(_label(label) for label in labels)}"
     validate_email(address)
+    if not name.isascii():
+        # Django's check reads its letters case-insensitively, so a dotless "ı" passes as an "i"; no mail can be
+        # sent to a name that is not ASCII (the sign-up's mail would fail), so it is no address here.
+        raise ValidationError(NON_ASCII_NAME)
     return address
 
 

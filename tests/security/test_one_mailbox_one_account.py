@@ -217,6 +217,21 @@ def test_nothing_is_stored_when_the_mail_cannot_be_sent(smtp, server, settings):
     assert get_user_model().objects.get().username == "voter@example.org"
 
 
+def test_a_name_with_a_letter_no_mail_server_takes_is_a_form_error_not_a_500(smtp):
+    # A dotless "ı" passes Django's address check as an "i", but no mail can be sent to a name that is not ASCII:
+    # the sign-up answered 500 on a real mail server. Now it is the form again, saying why; nothing stored or sent.
+    with SmtpSink() as sink:
+        smtp(sink)
+        response = sign_up("syb\u0131l@probe.test")
+        assert response.status_code == 200
+        assert "plain letters a to z" in response.content.decode()
+        assert not get_user_model().objects.exists() and not AccountAddress.objects.exists()
+        assert sink.messages == []
+        # the plain address is free, and signs up
+        assert sign_up("sybil@probe.test").status_code == 302
+    assert get_user_model().objects.get().username == "sybil@probe.test"
+
+
 # The confirmation link is opaque: it names neither the account nor its address, in any encoding.
 
 
