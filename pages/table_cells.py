@@ -47,6 +47,7 @@ class Cell:
     raw: Any = None
     pill: str = ""
     ci: dict[str, str] | None = None  # the 95% interval beside the number (pages.intervals.ci_label)
+    time: dict[str, Any] | None = None  # a run's time as published, the recorded one beside it (figures.time_view)
 
 
 @dataclass

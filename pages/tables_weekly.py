@@ -3,8 +3,10 @@ fails, points, pass rate, interventions, time and cost."""
 
 from __future__ import annotations
 
+from scoring.run_figures import CAPPED
 from scoring.types import WeeklyCell, WeeklyRow
 
+from .figures import time_view
 from .formatting import OUTCOME_BADGE, OUTCOME_LABEL, fmt_money, fmt_pct, fmt_seconds
 from .table_cells import BoardContext, Cell, Column, Table, agent_cell, num_cell, rank_cell
 
@@ -25,12 +27,17 @@ def weekly_table(ctx: BoardContext, tab: str) -> Table:
         Column("time", "Time"),
         Column("cost", "Cost", title="Dollars when every run was metered, else the plan label"),
     ]
-    # The CSV carries what a partial total lacks beside it: runs without a time, tasks without a run.
+    # The CSV carries what a partial total lacks beside it (runs without a time, tasks without a run) and the
+    # tasks whose run reached the 30-minute cap, marked as the page marks them (004: such a run is a fail).
     out = [
         {
             "agent": row["agent"],
             "cells": _weekly_cells(ctx, row, keys),
-            "extra": [row.get("runs_without_time") or 0, len(row.get("tasks_without_run") or [])],
+            "extra": [
+                row.get("runs_without_time") or 0,
+                len(row.get("tasks_without_run") or []),
+                " ".join(k for k, c in sorted((row.get("tasks") or {}).items()) if c.get("capped")),
+            ],
         }
         for row in rows
     ]
@@ -43,7 +50,7 @@ def weekly_table(ctx: BoardContext, tab: str) -> Table:
         "visible so a partial is not hidden; a partial is not a pass. A run that reaches "
         "the 30-minute cap is a fail and counts 30 minutes of time. A task of the week without a run leaves "
         "the interventions and dollar cost unknown; a time total missing some runs' times says how many.",
-        extra_columns=["runs_without_time", "tasks_without_run"],
+        extra_columns=["runs_without_time", "tasks_without_run", "capped_tasks"],
         ranked_by=["pass_rate", "interventions", "cost"],
     )
 
@@ -72,7 +79,8 @@ def _weekly_cells(ctx: BoardContext, row: WeeklyRow, keys: list[str]) -> list[Ce
 
 
 def _outcome_cell(ctx: BoardContext, c: WeeklyCell | None) -> Cell:
-    """One task's outcome for the agent, linking to its run; the 30-minute cap as a badge."""
+    """One task's outcome for the agent, linking to its run; the 30-minute cap as a badge; its time as every page
+    gives a run's (`figures.time_view`): as published, the recorded one beside it where it reads otherwise."""
     if not c:
         return Cell(text="–")
     outcome = c.get("outcome") or ""
@@ -81,11 +89,20 @@ def _outcome_cell(ctx: BoardContext, c: WeeklyCell | None) -> Cell:
         text=OUTCOME_LABEL.get(outcome, outcome),
         sort=c.get("points"),
         href=ctx.run_href(c.get("run")),
-        sub=fmt_seconds(c.get("seconds")),
+        time=_cell_time(c),
         badges=badges,
         raw=outcome,
         pill=OUTCOME_BADGE.get(outcome) or "neutral",
     )
+
+
+def _cell_time(c: WeeklyCell) -> dict | None:
+    """The cell's run time view; none for a run without a time. A cell stored before cells carried the recorded
+    time shows the published one alone."""
+    if c.get("seconds") is None:
+        return None
+    recorded = c["wall_seconds"] if "wall_seconds" in c else c["seconds"]
+    return time_view({"seconds": c["seconds"], "marks": [CAPPED] if c.get("capped") else []}, recorded)
 
 
 def _without_run(row: WeeklyRow) -> str:

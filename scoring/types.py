@@ -426,7 +426,8 @@ class WeeklyCell(TypedDict):
     outcome: str  # pass, partial, fail or "in_review"
     points: int | None
     run: str
-    seconds: float | None
+    seconds: float | None  # as published: 004's cap where the run reached it
+    wall_seconds: float | None  # as recorded, shown beside the published time where they differ
     capped: bool
     interventions: int | None
     cost_usd: float | None

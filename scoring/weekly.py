@@ -173,6 +173,7 @@ def agent_row(
             "points": OUTCOME_POINTS[outcome] if outcome is not None else None,
             "run": run.id,
             "seconds": run_seconds(run),
+            "wall_seconds": run.wall_seconds,
             "capped": reached_cap(run),
             "interventions": run.interventions,
             "cost_usd": run.cost_usd,

@@ -40,6 +40,12 @@ def run_time(summary: Mapping[str, Any]) -> SafeString:
 
 
 @register.filter
+def time_figure(view: Mapping[str, Any]) -> SafeString:
+    """A time view (`pages.figures.time_view`) as a page shows it: as published, the recorded one beside it."""
+    return time_html(view)
+
+
+@register.filter
 def run_marks(summary: Mapping[str, Any]) -> SafeString:
     """A run's marks from its summary (`pages.selectors.run_summary`), as badges."""
     return marks_html(summary["marks"])

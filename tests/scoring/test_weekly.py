@@ -298,6 +298,7 @@ def test_a_weeks_row_shows_each_tasks_run_outcome_time_interventions_and_cost():
             "points": 0,
             "run": "i",
             "seconds": 1800.0,
+            "wall_seconds": 1800.0,  # as recorded: at the cap exactly
             "capped": True,
             "interventions": 0,
             "cost_usd": 0.1,
@@ -308,6 +309,7 @@ def test_a_weeks_row_shows_each_tasks_run_outcome_time_interventions_and_cost():
             "points": 2,
             "run": "t",
             "seconds": 600.0,
+            "wall_seconds": 600.0,
             "capped": False,
             "interventions": 1,
             "cost_usd": 0.4,

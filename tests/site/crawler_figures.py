@@ -140,12 +140,23 @@ class FigureChecks:
             assert tagged(table.group(1), "language") == [self.runs[key]["language"]], key
 
     def _weekly_cells_give_the_runs_time(self) -> None:
-        """The week's table: each task cell's time is its run's published time, and the week's total their sum."""
+        """The week's table: each task cell's time is its run's published time, shown on the board as every list
+        of runs shows it (the recorded time beside it where it reads otherwise), and the week's total their sum."""
         if self.m != "weekly":
             return
+        page = self._get(f"/b/{self.slug}/r/{ROUND}/")
         for row in self.boards.get("overall") or []:
             for cell in (row.get("tasks") or {}).values():
                 assert cell["seconds"] == self.standings[cell["run"]]["seconds"], cell["run"]
+                assert cell["wall_seconds"] == self.runs[cell["run"]].get("wall_seconds"), cell["run"]
+            shown = re.search(rf'<tr data-agent="{re.escape(row["agent"])}"[^>]*>(.*?)</tr>', page, re.S)
+            assert shown, row["agent"]
+            expected = [
+                self._time(self.standings[c["run"]], c["run"])
+                for c in (row.get("tasks") or {}).values()
+                if c["seconds"] is not None
+            ]
+            assert sorted(times_in(shown.group(1))) == sorted(expected), (row["agent"], times_in(shown.group(1)))
             times = [c["seconds"] for c in (row.get("tasks") or {}).values() if c["seconds"] is not None]
             if not times:
                 assert row["seconds"] is None, row["agent"]

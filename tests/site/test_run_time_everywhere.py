@@ -43,8 +43,16 @@ def test_a_weekly_run_past_the_cap_reads_30_minutes_with_its_recorded_40_beside_
     # The board: Alpha's trip cell is at the cap (2,400 s >= 1,800 s: a fail, 30m 00s); its week is
     # 1,800 + 1,800 = 3,600 s = 1h 00m (the timed-out inbox run counts the 30 minutes too).
     board = _text(client.get("/b/wtime/"))
-    assert "fail 30-min cap 30m 00s" in board
-    assert "1h 00m" in board and "40m 00s" not in board
+    assert "fail 30-min cap 30m 00s recorded 40m 00s" in board
+    # Its inbox run timed out at 1,795 s recorded: published at the cap too, 29m 55s recorded beside it.
+    assert "fail 30-min cap 30m 00s recorded 29m 55s" in board
+    # Bravo's trip run, 600 s, under the cap: 10m 00s, nothing beside it.
+    assert "pass 10m 00s" in board and "recorded 10m" not in board
+    # The week's total is the published times': 1h 00m, never the recorded 2,400 + 1,795 = 4,195 s (1h 09m).
+    assert "1h 00m" in board and "1h 09m" not in board
+    week = {r["agent"]: r for r in csv.DictReader(io.StringIO(client.get("/b/wtime/r/r1/board.csv").content.decode()))}
+    assert (week["alpha"]["capped_tasks"], week["bravo"]["capped_tasks"]) == ("inbox trip", "")
+    assert float(week["alpha"]["time"]) == 3600.0
     # Its run page: 30m 00s as published, 40m 00s as recorded, under the 30-minute cap (never "60 min").
     page = _text(client.get("/b/wtime/r/r1/runs/alpha-trip/"))
     assert "Time 30m 00s recorded 40m 00s" in page
