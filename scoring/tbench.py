@@ -22,13 +22,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 from functools import cached_property
-from typing import Annotated, Any
+from typing import Any
 
 import msgspec
 
 from .bounded_json import Budget, JsonRefused, loads
 from .tau2 import Claim, decimals_of
 from .tbench_casts import CastError, cast_transcript
+from .tbench_files import LockFile, MetadataFile, SummaryFile, SummaryHeadFile, TrialFile
 
 RESULTS, METADATA, LOCK, CLAIMS, CAST = "results.json", "run_metadata.json", "tb.lock", "claims.json", "agent.cast"
 SUMMARY_SUFFIX = "_results.json"
@@ -39,77 +40,6 @@ NOT_REPORTED_TOKENS = 0  # the harness writes 0 when the agent reports no usage
 
 class TbenchError(ValueError):
     """Files that cannot be read as Terminal-Bench runs: refused, nothing written."""
-
-
-Count = Annotated[int, msgspec.Meta(ge=0)]
-
-
-class _Trial(msgspec.Struct):
-    task_id: str
-    trial_name: str | None = None
-    is_resolved: bool | None = None
-    failure_mode: str | None = None
-    parser_results: dict[str, str | None] | None = None
-    recording_path: str | None = None
-    total_input_tokens: Count | None = None
-    total_output_tokens: Count | None = None
-    trial_started_at: str | None = None
-    trial_ended_at: str | None = None
-    agent_started_at: str | None = None
-    agent_ended_at: str | None = None
-    test_started_at: str | None = None
-    test_ended_at: str | None = None
-
-
-class _Summary(msgspec.Struct):
-    results: list[_Trial] | None = None
-    n_resolved: Count | None = None
-    n_unresolved: Count | None = None
-    accuracy: float | None = None
-    resolved_ids: list[str] | None = None
-    unresolved_ids: list[str] | None = None
-
-
-class _SummaryHead(msgspec.Struct):
-    """A run's summary with its inline results left unread (`msgspec.Raw`): read as `_Summary` only when the run
-    sent no trial folders, so that its trials are these."""
-
-    results: list[msgspec.Raw] | None = None
-    n_resolved: Count | None = None
-    n_unresolved: Count | None = None
-    accuracy: float | None = None
-    resolved_ids: list[str] | None = None
-    unresolved_ids: list[str] | None = None
-
-
-class _Metadata(msgspec.Struct):
-    run_id: str | None = None
-    dataset_name: str | None = None
-    dataset_version: str | None = None
-    agent_name: str | None = None
-    model_name: str | None = None
-    task_ids: list[str] | None = None
-    n_attempts: Count | None = None
-    start_time: str | None = None
-
-
-class _RunConfig(msgspec.Struct):
-    n_attempts: Count | None = None
-    global_timeout_multiplier: float | None = None
-    global_agent_timeout_sec: float | None = None
-    global_test_timeout_sec: float | None = None
-
-
-class _Named(msgspec.Struct):
-    name: str | None = None
-    version: str | None = None
-    model_name: str | None = None
-
-
-class _Lock(msgspec.Struct):
-    run_config: _RunConfig | None = None
-    agent: _Named | None = None
-    dataset: _Named | None = None
 
 
 @dataclass
@@ -139,9 +69,9 @@ class TbRun:
 
     id: str
     folder: str
-    metadata: _Metadata | None = None
-    lock: _Lock | None = None
-    summary: _Summary | _SummaryHead | None = None
+    metadata: MetadataFile | None = None
+    lock: LockFile | None = None
+    summary: SummaryFile | SummaryHeadFile | None = None
     summary_file: tuple[str, bytes] | None = None  # its path and bytes, read whole only when its trials are needed
     trials: list[Trial] = field(default_factory=list)
     trials_from: str = ""  # "trial folders", "its summary", "its summary's ids" or "" (none)
@@ -242,7 +172,7 @@ def _time(value: str | None) -> str | None:
         return None
 
 
-def _trial(run: str, t: _Trial, attempt: int, cast: tuple[str, bytes] | None) -> Trial:
+def _trial(run: str, t: TrialFile, attempt: int, cast: tuple[str, bytes] | None) -> Trial:
     tokens = (t.total_input_tokens, t.total_output_tokens)
     text = None
     if cast is not None:
@@ -268,7 +198,7 @@ def _trial(run: str, t: _Trial, attempt: int, cast: tuple[str, bytes] | None) ->
     )
 
 
-def _attempts(trials: list[_Trial]) -> list[int]:
+def _attempts(trials: list[TrialFile]) -> list[int]:
     """Each trial's attempt: from its name ("task.2-of-5.run"), else its place among the task's trials."""
     seen: dict[str, int] = {}
     out = []
@@ -303,23 +233,23 @@ def _read_file(
     metadata or lock, whose results.json is the run's summary."""
     base = _base(path)
     if base == METADATA:
-        _run_of(runs, _parent(path)).metadata = _typed(path, data, budget, _Metadata)
+        _run_of(runs, _parent(path)).metadata = _typed(path, data, budget, MetadataFile)
     elif base == LOCK:
-        _run_of(runs, _parent(path)).lock = _typed(path, data, budget, _Lock)
+        _run_of(runs, _parent(path)).lock = _typed(path, data, budget, LockFile)
     elif base.endswith(SUMMARY_SUFFIX):
         folder = f"{_parent(path)}/{base.removesuffix(SUMMARY_SUFFIX)}".lstrip("/")
         run = _run_of(runs, folder)
         run.summary, run.summary_file = (
-            _typed(path, data, budget, _SummaryHead if budget is None else _Summary),
+            _typed(path, data, budget, SummaryHeadFile if budget is None else SummaryFile),
             (path, data),
         )
     elif base == RESULTS:
         # A run's summary beside its metadata or lock is tried as one first, a trial's results as a trial's: each
         # read once (trying the other kind first reads a whole summary only to find it no trial).
-        kinds = (_SummaryHead, _Trial) if _parent(path) in summaries else (_Trial, _SummaryHead)
+        kinds = (SummaryHeadFile, TrialFile) if _parent(path) in summaries else (TrialFile, SummaryHeadFile)
         for kind in kinds if budget is None else ():
             found = _fast(data, kind)
-            if isinstance(found, _Trial):
+            if isinstance(found, TrialFile):
                 trial_files[path] = found
                 return
             if found is not None:
@@ -328,9 +258,9 @@ def _read_file(
                 return
         doc = _load(path, data, budget)
         if isinstance(doc, dict) and "task_id" in doc:
-            trial_files[path] = _kinds(path, doc, _Trial)
+            trial_files[path] = _kinds(path, doc, TrialFile)
         elif isinstance(doc, dict):
-            _run_of(runs, _parent(path)).summary = _kinds(path, doc, _Summary)
+            _run_of(runs, _parent(path)).summary = _kinds(path, doc, SummaryFile)
         else:
             raise TbenchError(f"{path}: neither a trial's results nor a run's summary")
 
@@ -339,12 +269,13 @@ def _typed(path: str, data: bytes, budget: Budget | None, kind: type) -> Any:
     """A file read as `kind`: in one pass when it was counted already (`_fast`), else counted, parsed and its
     fields' kinds checked, any refusal naming the field."""
     found = _fast(data, kind) if budget is None else None
-    slow = _Summary if kind is _SummaryHead else kind  # (a summary's refusal names the field of its results too)
+    slow = SummaryFile if kind is SummaryHeadFile else kind  # (a summary's refusal names the field of its results too)
     return found if found is not None else _kinds(path, _load(path, data, budget), slow)
 
 
 DECODERS: dict[type, msgspec.json.Decoder] = {
-    kind: msgspec.json.Decoder(kind, strict=True) for kind in (_Trial, _Summary, _SummaryHead, _Metadata, _Lock)
+    kind: msgspec.json.Decoder(kind, strict=True)
+    for kind in (TrialFile, SummaryFile, SummaryHeadFile, MetadataFile, LockFile)
 }
 
 
@@ -358,7 +289,7 @@ def _fast(data: bytes, kind: type) -> Any:
         found = DECODERS[kind].decode(data)
     except msgspec.DecodeError:
         return None
-    if not isinstance(found, _Summary | _SummaryHead):
+    if not isinstance(found, SummaryFile | SummaryHeadFile):
         return found
     readable = found.accuracy is None or math.isfinite(found.accuracy)  # 1e999: refused by the slow path
     return found if readable and (found.results or found.n_resolved is not None) else None
@@ -385,7 +316,7 @@ def _cast_for(
     return (found, casts[found]) if found is not None else None
 
 
-def _trials_of(run: TbRun, files: dict[str, _Trial], casts: dict[str, bytes], tails: dict[str, str]) -> None:
+def _trials_of(run: TbRun, files: dict[str, TrialFile], casts: dict[str, bytes], tails: dict[str, str]) -> None:
     """The run's trials: its trial folders' results, else its summary's results, else its summary's ids."""
     own = sorted(files.items())
     if own:
@@ -396,9 +327,9 @@ def _trials_of(run: TbRun, files: dict[str, _Trial], casts: dict[str, bytes], ta
         ]
         run.trials_from = "trial folders"
     elif run.summary is not None and run.summary.results:
-        if isinstance(run.summary, _SummaryHead) and run.summary_file is not None:
-            run.summary = _typed(*run.summary_file, None, _Summary)  # its inline results now: its trials
-        inline: list[_Trial] = list(run.summary.results)  # type: ignore[arg-type]  # read as _Summary just above
+        if isinstance(run.summary, SummaryHeadFile) and run.summary_file is not None:
+            run.summary = _typed(*run.summary_file, None, SummaryFile)  # its inline results now: its trials
+        inline: list[TrialFile] = list(run.summary.results)  # type: ignore[arg-type]  # read as SummaryFile just above
         attempts = _attempts(inline)
         run.trials = [
             _trial(run.id, t, a, _cast_for("", t.recording_path or "", casts, tails))
@@ -427,7 +358,7 @@ def read_runs(
     `recording_limit`: the bytes a recording may hold (a larger one is refused before it is read)."""
     budget = budget or Budget(max_bytes=sum(len(d) for d in files.values()))
     runs: dict[str, TbRun] = {}
-    trial_files: dict[str, _Trial] = {}
+    trial_files: dict[str, TrialFile] = {}
     casts = {p: d for p, d in files.items() if _base(p) == CAST}
     over = [
         f"{p}: the recording is {len(d):,} bytes, over {recording_limit:,}"
@@ -441,7 +372,7 @@ def read_runs(
         if _base(path) not in (CAST, CLAIMS):
             own = None if counted and path.endswith(".json") else budget
             _read_file(path, data, own, runs, trial_files, summaries)
-    by_run: dict[str, dict[str, _Trial]] = {}
+    by_run: dict[str, dict[str, TrialFile]] = {}
     for path, trial in trial_files.items():  # a trial's folder is <run>/<task>/<trial>/
         by_run.setdefault("/".join(path.split("/")[:-3]), {})[path] = trial
     for folder in by_run:
