@@ -472,3 +472,14 @@ class SubmissionOut(Schema):
     acknowledged: str = Field(
         description="the verifying editor's note acknowledging what differs from what was declared ('' until then)"
     )
+    runs_sent: int | None = Field(
+        description="every run the submission sent, platform failures included (null: taken before they were counted)"
+    )
+    platform_failures: int | None = Field(
+        description="runs the submitter reported as platform failures (τ²'s infrastructure_error, a bundle's "
+        "infra_error, an errored Inspect sample): left out of the score on its word, not verified"
+    )
+    platform_failures_said: str = Field(
+        description="'N of M runs reported as platform failures by the submitter; left out of the score, not "
+        "verified' ('' when not counted)"
+    )

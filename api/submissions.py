@@ -62,6 +62,9 @@ def submission_out(sub: Submission) -> dict[str, Any]:
         "notes": list(sub.notes or []),
         "as_ran": ran_instead(sub.checks or []),
         "acknowledged": sub.disclosure_note,
+        "runs_sent": sub.runs_sent,
+        "platform_failures": sub.platform_failures,
+        "platform_failures_said": sub.platform_failures_said,
     }
 
 

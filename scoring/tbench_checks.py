@@ -34,7 +34,9 @@ SHOWN = 8  # names listed before "…"
 register_checks(
     {
         "tb_dataset": CheckRule("The dataset and version are ones the benchmark holds"),
-        "tb_runs": CheckRule("Five runs (or five attempts) of every task, the same for every task"),
+        "tb_runs": CheckRule(
+            "Five runs (or five attempts) of every task, the same for every task, none past the attempts declared"
+        ),
         "tb_timeouts": CheckRule("Timeouts as set: multiplier 1.0, no agent or test timeout overrides"),
         "tb_one_agent": CheckRule("One agent and one model across runs"),
         "tb_trials_complete": CheckRule("A trial result for every task of every run"),
@@ -122,6 +124,9 @@ def runs_required(track: TrackInput, sub: TbSubmission, ran: Ran) -> Check:
     shape = f"{_n(len(sub.runs), 'run')} × {_n(sub.attempts, 'attempt')}"
     if not per_task:
         return Check("tb_runs", False, "no trial results")
+    over = _over_attempts(sub)
+    if over:
+        return Check("tb_runs", False, "more trials than the run declares (n_attempts): " + over)
     if len(by_count) > 1:
         said = "; ".join(
             f"{n} on {c} task{'s' if c != 1 else ''}"
@@ -137,6 +142,20 @@ def runs_required(track: TrackInput, sub: TbSubmission, ran: Ran) -> Check:
             f"{n} trial{'s' if n != 1 else ''} per task ({shape}); {required} are required (runs × attempts)",
         )
     return Check("tb_runs", True, f"{n} trials of each of the {len(per_task)} tasks ({shape})")
+
+
+def _over_attempts(sub: TbSubmission) -> str:
+    """Each run's tasks with more trials (or a trial's attempt numbered past) the attempts its metadata or
+    tb.lock declares (n_attempts, 1 when neither says): every trial counts, so an extra one is a best-of."""
+    parts = []
+    for r in sub.runs:
+        per_task = Counter(t.task for t in r.trials)
+        over = {task: n for task, n in per_task.items() if n > r.attempts}
+        over |= {t.task: per_task[t.task] for t in r.trials if t.attempt > r.attempts}
+        if over:
+            named = _list(f"{task} ({n} trials)" for task, n in over.items())
+            parts.append(f"run {r.id} ({_n(r.attempts, 'attempt')}): {_n(len(over), 'task')}: {named}")
+    return "; ".join(parts)
 
 
 def timeouts_as_set(sub: TbSubmission) -> Check:

@@ -157,6 +157,10 @@ class Submission(models.Model):
     files_info = models.JSONField(default=list, blank=True)
     notes = models.JSONField(default=list, blank=True)
     checks = models.JSONField(default=list, blank=True, help_text="[{name, passed, detail}]")
+    # Every run sent (platform failures included) and those the submitter reported as platform failures (left out
+    # of the score on its word, not verified); None for a submission taken before they were counted.
+    runs_sent = models.PositiveIntegerField(null=True, blank=True)
+    platform_failures = models.PositiveIntegerField(null=True, blank=True)
     figures = models.JSONField(default=list, blank=True, help_text="[{name, claimed, recomputed, agrees}]")
     tier = models.CharField(max_length=20, choices=Tier.choices, default=Tier.SELF_REPORTED)
     verified_note = models.TextField(blank=True)
@@ -188,8 +192,22 @@ class Submission(models.Model):
         return f"/b/{self.benchmark.slug}/submissions/{self.pk}/"
 
     @property
+    def platform_failures_said(self) -> str:
+        """ "N of M runs reported as platform failures by the submitter; ..." ("" when not counted)."""
+        if self.runs_sent is None or self.platform_failures is None:
+            return ""
+        return platform_failures_said(self.platform_failures, self.runs_sent)
+
+    @property
     def is_live(self) -> bool:
         return self.status == SubmissionStatus.LIVE
+
+
+def platform_failures_said(failures: int, runs: int) -> str:
+    """How many of a submission's runs its submitter reported as platform failures, in the words the page, the
+    API and `import_submission` give."""
+    said = f"{failures} of {runs} run{'s' if runs != 1 else ''} reported as platform failures by the submitter"
+    return said + ("; left out of the score, not verified" if failures else "; every run is in the score")
 
 
 class EventKind(models.TextChoices):

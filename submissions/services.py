@@ -192,8 +192,8 @@ def version_round(track: SubmissionTrack, version: str) -> Round:
 
 
 def _as_read(read: Read) -> dict:
-    """The submission's record of what it sent: its format, declared fields (the contact apart), claims, files
-    and notes."""
+    """The submission's record of what it sent: its format, declared fields (the contact apart), claims, files,
+    notes, and how many runs it sent and reported as platform failures."""
     return {
         "format": read.format,
         "declared": {k: v for k, v in (read.declared or {}).items() if k != "contact_info"}
@@ -202,6 +202,8 @@ def _as_read(read: Read) -> dict:
         "claims": [c.as_dict() for c in read.claims],
         "files_info": read.files_info,
         "notes": read.notes,
+        "runs_sent": sum(len(f.sims) for f in read.files),
+        "platform_failures": sum(1 for f in read.files for s in f.sims if s.infra),
     }
 
 

@@ -112,7 +112,11 @@ def test_one_run_one_agent_fails_on_a_second_file_of_another_model():
     files = t.files(**{"a.json": t.results(t.baseline_sims()), "b.json": t.results(t.baseline_sims(), llm="m2")})
     checks, _ = _judge(files)
     failed = _failed(checks)
-    assert list(failed) == ["declared_models", "one_run_one_agent"]
+    # Two files of one trial each: two attempts of every task against num_trials 1, so attempts_declared fails too.
+    assert list(failed) == ["declared_models", "attempts_declared", "one_run_one_agent"]
+    assert failed["attempts_declared"] == (
+        "mini: more attempts than the 1 declared trial (num_trials) on 3 tasks: task 0: 2, task 1: 2, task 2: 2"
+    )
     assert failed["declared_models"] == "declared model_name 'Mini Agent'; the files' agent ran m2, mini-agent"
     assert failed["one_run_one_agent"].startswith(
         "mini: 2 runs of task 0 trial 1 (trajectories/a.json: mini-agent, trajectories/b.json: m2)"
@@ -279,9 +283,25 @@ def test_a_failed_protocol_check_blocks_verifying_whatever_is_acknowledged():
 def test_every_check_is_in_the_registry_with_its_kind_and_an_unknown_one_blocks():
     checks, _ = _judge(t.files())
     # In the registry's order (which also holds the Terminal-Bench runs' own checks: scoring.tbench_checks).
-    assert list(checks) == [name for name in CHECKS if name in checks] and len(checks) == 8
+    assert list(checks) == [name for name in CHECKS if name in checks] and len(checks) == 9
     assert [name for name, rule in CHECKS.items() if rule.kind == DISCLOSURE] == ["declared_models"]
     # A check stored under a name the registry no longer knows is read as the protocol's: it blocks.
     stored = [{"name": "task_versions_current", "passed": False, "detail": "code: 2 of 3 tasks differ"}]
     assert blocking(stored, []) == ["task_versions_current: code: 2 of 3 tasks differ"]
     assert failed_disclosures(stored) == []
+
+
+def test_attempts_declared_without_a_declared_count_compares_the_tasks_attempts_and_names_platform_failures():
+    # A bundle's or an Inspect log's runs declare no trial count: task a has 3 attempts (one an infra_error),
+    # task b 2; both counted twice, so only this check shows the third attempt of a.
+    from scoring.submission_checks import Sim, SubmittedFile, attempts_declared
+
+    sims = [Sim("a", 1), Sim("a", 2), Sim("a", 3, counted=False, infra=True), Sim("b", 1), Sim("b", 2)]
+    found = attempts_declared([SubmittedFile("bundle: fam", "fam", sims, None, {})])
+    assert (found.passed, found.detail) == (
+        False,
+        "fam: attempts per task differ (no declared trial count): task a: 3, task b: 2; 1 run of 5 reported as "
+        "platform failures, left out of the score on the submitter's word, on 1 task: task a: 1 of 3",
+    )
+    honest = attempts_declared([SubmittedFile("bundle: fam", "fam", sims[:2] + sims[3:], None, {})])
+    assert (honest.passed, honest.detail) == (True, "fam: 4 attempts, none left out")

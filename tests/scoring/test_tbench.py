@@ -246,3 +246,18 @@ def test_a_recording_of_more_events_than_a_recording_may_hold_is_refused_before_
     monkeypatch.setattr(tbench_casts, "MAX_EVENTS", 3)  # tb.CAST has 4
     with pytest.raises(CastError, match="^4 events, more than the 3 a recording may hold"):
         cast_transcript(tb.CAST)
+
+
+def test_a_run_holding_more_trials_of_a_task_than_its_attempts_fails_tb_runs():
+    # Five runs of one attempt each, but run-1 holds a second trial of each task (attempt 2 of its declared 1):
+    # six trials of every task, the same for each, so only the attempts declared show the extra one.
+    files = tb.folder()
+    for task in tb.TASKS:
+        extra = tb.trial("run-1", task, attempt=2, of=1)
+        files[f"run-1/{task}/{extra['trial_name']}/results.json"] = json.dumps(extra).encode()
+    found = _checked(files)
+    assert found["tb_runs"] == (
+        False,
+        "more trials than the run declares (n_attempts): run run-1 (1 attempt): 2 tasks: alpha (2 trials), "
+        "beta (2 trials)",
+    )

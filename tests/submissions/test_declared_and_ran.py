@@ -105,8 +105,9 @@ def test_toolorchestra_on_the_task_set_it_ran_is_verified_on_its_page_only_with_
     assert re.search(r'data-ran="model">.*<strong>gpt-4\.1-mini-2025-04-14</strong>.*Nemotron-Orchestrator-8B', ran)
     assert re.search(r'data-ran="user simulator">.*<strong>gpt-4\.1-2025-04-14</strong>.*gpt-5', ran)
     assert "Acknowledged by the verifying editor:</strong> The runs used gpt-4.1-mini" in ran
+    # Nine checks: attempts_declared (every attempt within num_trials, none left out as a platform failure) passes.
     assert (
-        "1 of 8 checks failed, a disclosure only: what the submission declares is not what its runs ran. An "
+        "1 of 9 checks failed, a disclosure only: what the submission declares is not what its runs ran. An "
         "editor verified it, acknowledging that" in page
     )
 

@@ -191,3 +191,18 @@ def test_a_track_names_only_versions_the_benchmark_holds(tau2_releases):
 def test_the_methodology_page_says_which_versions_the_track_takes(tau2_releases, client):
     html = client.get("/b/tau2/methodology/").content.decode()
     assert "task set 2026-03-18, 2025-06-10. A submission is checked against the version its runs ran" in html
+
+
+@pytest.mark.django_db
+def test_import_submission_prints_figures_as_the_page_gives_them_and_the_platform_failures(tau2_releases):
+    # ToolOrchestra airline: 28 / 50 = 56.0% (in floats 56.00000000000001); the page shows a claim of one decimal
+    # to three (one plus two), so "56.000"; retail 96 / 114 = 84.2105...: "84.211". Its 164 simulations all
+    # ended user_stop: none reported as a platform failure.
+    out = StringIO()
+    call_command("import_submission", str(TOOLORCHESTRA), benchmark="tau2", organization="nvidia", stdout=out)
+    said = out.getvalue()
+    assert "airline pass^1: claimed 56.0, recomputed 56.000: agrees" in said
+    assert "retail pass^1: claimed 84.2, recomputed 84.211: agrees" in said
+    assert "56.00000000000001" not in said
+    assert "0 of 164 runs reported as platform failures by the submitter; every run is in the score" in said
+    assert "pass attempts_declared: airline: 50 attempts of 1 declared, none left out" in said

@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from leaderboard.models import Benchmark
+from pages.submissions import figure_rows
 from submissions import formats
 from submissions.files import folder_files, of_folder, zip_files, zipped
 from submissions.joining import organization_named
@@ -67,11 +68,13 @@ class Command(BaseCommand):
         self.stdout.write(f"submission {sub.pk}: {sub.agent.slug} in {sub.round.key}, {sub.tier}")
         for c in sub.checks:
             self.stdout.write(f"  {'pass' if c['passed'] else 'FAIL'} {c['name']}: {c['detail']}")
-        for f in sub.figures:
-            if f["claimed"] is None:
-                self.stdout.write(f"  {f['name']}: recomputed {f['recomputed']:.6g} (not claimed)")
+        if sub.platform_failures_said:
+            self.stdout.write(f"  {sub.platform_failures_said}")
+        for f in figure_rows(sub):  # rounded as the submission's page gives them
+            if f["verdict"] == "not claimed":
+                self.stdout.write(f"  {f['name']}: recomputed {f['recomputed']} (not claimed)")
                 continue
-            verdict = {True: "agrees", False: "DIFFERS", None: "not verifiable"}[f["agrees"]]
+            verdict = {"agrees": "agrees", "differs": "DIFFERS"}.get(f["verdict"], f["verdict"])
             self.stdout.write(f"  {f['name']}: claimed {f['claimed']}, recomputed {f['recomputed']}: {verdict}")
 
 
