@@ -17,6 +17,10 @@ from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from .submission_attempts import attempts_declared
+from .submission_types import Check, SubmittedFile
+from .submission_types import by_family as _by_family
+from .submission_types import task_ids as _ids
 from .tau2 import Claim, declared_problems
 
 PROTOCOL, DISCLOSURE = "protocol", "disclosure"
@@ -61,22 +65,6 @@ def check_rule(name: str) -> CheckRule:
 
 
 @dataclass(frozen=True)
-class Check:
-    name: str
-    passed: bool
-    detail: str
-    # A failed disclosure: each thing it compares, what ran beside what was declared
-    # ([{"what": "model", "ran": ..., "declared": ...}]); None otherwise.
-    values: list[dict[str, str]] | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        out = asdict(self)
-        if self.values is None:
-            del out["values"]
-        return out
-
-
-@dataclass(frozen=True)
 class Figure:
     name: str
     claimed: float | None  # None: recomputed, not claimed (no claim: nothing agrees)
@@ -85,32 +73,6 @@ class Figure:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-@dataclass(frozen=True)
-class Sim:
-    """One simulation (or run) as sent: its task id within the family, its trial (1-based; None when the file
-    did not say), seed, whether it counts (not an infrastructure error, has a reward), and its transcript."""
-
-    task: str
-    trial: int | None
-    seed: Any = None
-    counted: bool = True
-    infra: bool = False
-    has_transcript: bool = True
-    held: bool = True  # a task the benchmark holds in the version ran (`held_only`)
-
-
-@dataclass
-class SubmittedFile:
-    name: str
-    family: str
-    sims: list[Sim]
-    info: dict | None = None
-    # Task id -> fingerprint of the task definitions the file carries; None when it carries none.
-    task_fingerprints: dict[str, str] | None = None
-    agent: str | None = None  # the agent and user models with their arguments, as one comparable text
-    user: str | None = None
 
 
 @dataclass(frozen=True)
@@ -186,19 +148,6 @@ def required_in(track: TrackInput, ran: Ran) -> dict[str, list[str]]:
     return {
         family: [i for i in ids if i in ran.task_set.tasks.get(family, {})] for family, ids in track.required.items()
     }
-
-
-def _ids(ids: list[str] | set[str], cap: int = 12) -> str:
-    ordered = sorted(ids, key=lambda t: (len(t), t))
-    shown = ", ".join(ordered[:cap])
-    return shown + (", …" if len(ordered) > cap else "")
-
-
-def _by_family(files: list[SubmittedFile]) -> dict[str, list[SubmittedFile]]:
-    out: dict[str, list[SubmittedFile]] = defaultdict(list)
-    for f in files:
-        out[f.family].append(f)
-    return out
 
 
 def declared_fields(declared: dict, protocol: list[dict]) -> Check:
@@ -277,65 +226,6 @@ def trials_as_required(track: TrackInput, files: list[SubmittedFile]) -> Check:
         else:
             parts.append(f"{family}: {n} trial{'s' if n != 1 else ''} per task")
     return Check("trials_as_required", not failed, "; ".join(parts) or "no runs")
-
-
-def declared_trials(group: list[SubmittedFile]) -> int | None:
-    """The trials per task the family's files declare (τ²'s `info.num_trials`), or None when none declares a
-    whole number (a bundle, an Inspect log, a bare list of simulations)."""
-    said = {f.info.get("num_trials") for f in group if f.info}
-    whole = {n for n in said if isinstance(n, int) and not isinstance(n, bool) and n > 0}
-    return max(whole) if whole else None
-
-
-def attempts_declared(files: list[SubmittedFile]) -> Check:
-    """Every attempt of a task, platform failures included, counted against the trials the files declare: more
-    attempts than declared trials (or a trial numbered past them) fails, naming the tasks and counts; so does any
-    run left out of the score as a platform failure (τ²'s `infrastructure_error`, a bundle's `infra_error`, an
-    errored Inspect sample), since the site cannot tell one from a failed run marked so
-    (docs/methodology-choices.md, "A submitter's platform failures"). With no declared count, the tasks'
-    attempts are compared with each other."""
-    parts, failed = [], False
-    for family, group in sorted(_by_family(files).items()):
-        sims = [s for f in group for s in f.sims]
-        attempts = Counter(s.task for s in sims)
-        failures = Counter(s.task for s in sims if s.infra)
-        declared = declared_trials(group)
-        said: list[str] = []
-        if declared is not None:
-            over = {t: n for t, n in attempts.items() if n > declared}
-            if over:
-                said.append(
-                    f"more attempts than the {declared} declared trial{'s' if declared != 1 else ''} (num_trials) "
-                    f"on {_n(len(over), 'task')}: " + _counts(over)
-                )
-            past = sorted({s.task for s in sims if s.trial is not None and s.trial > declared} - set(over))
-            if past:
-                said.append(f"trials numbered past num_trials {declared} on {_n(len(past), 'task')}: {_ids(past)}")
-        elif len(set(attempts.values())) > 1:
-            said.append("attempts per task differ (no declared trial count): " + _counts(attempts))
-        if failures:
-            said.append(
-                f"{_n(sum(failures.values()), 'run')} of {len(sims)} reported as platform failures, left out of the "
-                f"score on the submitter's word, on {_n(len(failures), 'task')}: " + _counts(failures, attempts)
-            )
-        if said:
-            failed = True
-            parts.append(f"{family}: " + "; ".join(said))
-        else:
-            of = f" of {declared} declared" if declared is not None else ""
-            parts.append(f"{family}: {len(sims)} attempts{of}, none left out")
-    return Check("attempts_declared", not failed, "; ".join(parts) or "no runs")
-
-
-def _n(count: int, word: str) -> str:
-    return f"{count} {word}{'s' if count != 1 else ''}"
-
-
-def _counts(per_task: dict[str, int], of: dict[str, int] | None = None, cap: int = 12) -> str:
-    """ "task 0: 3, task 1: 3" (or "task 0: 1 of 3" with `of`), in task order, the first `cap`."""
-    ordered = sorted(per_task, key=lambda t: (len(t), t))
-    shown = [f"task {t}: {per_task[t]}" + (f" of {of[t]}" if of else "") for t in ordered[:cap]]
-    return ", ".join(shown) + (", …" if len(ordered) > cap else "")
 
 
 def _and(items) -> str:

@@ -14,7 +14,7 @@ from collections import Counter
 from datetime import datetime
 from typing import Any
 
-from .submission_checks import Sim, SubmittedFile
+from .submission_types import Sim, SubmittedFile
 from .tau2 import TAU2_INFRA, Tau2File, task_fingerprint
 
 FORMAT = "agent-leaderboard-transcript/1"

@@ -18,7 +18,8 @@ from bundles.zip_inflate import entry_chunks
 from leaderboard.models import Benchmark, Round, Task, TaskVersion
 from scoring.bounded_json import Budget, JsonRefused, counted
 from scoring.bundle import BundleError, DocumentError, check_bundle, parse_document
-from scoring.submission_checks import Ran, Sim, SubmittedFile, TaskSet, TrackInput
+from scoring.submission_checks import Ran, TaskSet, TrackInput
+from scoring.submission_types import Sim, SubmittedFile
 from scoring.tau2 import Claim, Tau2Error, read_submission
 from scoring.tau2_runs import from_tau2, run_doc
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from scoring.submission_checks import Check, Figure, Ran, Sim, SubmittedFile, TrackInput
+from scoring.submission_checks import Check, Figure, Ran, TrackInput
+from scoring.submission_types import Sim, SubmittedFile
 from scoring.tbench import TbenchError, TbSubmission, read_runs
 from scoring.tbench_checks import checks, figures, recomputed, version_ran
 from scoring.tbench_runs import run_docs

@@ -294,7 +294,8 @@ def test_every_check_is_in_the_registry_with_its_kind_and_an_unknown_one_blocks(
 def test_attempts_declared_without_a_declared_count_compares_the_tasks_attempts_and_names_platform_failures():
     # A bundle's or an Inspect log's runs declare no trial count: task a has 3 attempts (one an infra_error),
     # task b 2; both counted twice, so only this check shows the third attempt of a.
-    from scoring.submission_checks import Sim, SubmittedFile, attempts_declared
+    from scoring.submission_attempts import attempts_declared
+    from scoring.submission_types import Sim, SubmittedFile
 
     sims = [Sim("a", 1), Sim("a", 2), Sim("a", 3, counted=False, infra=True), Sim("b", 1), Sim("b", 2)]
     found = attempts_declared([SubmittedFile("bundle: fam", "fam", sims, None, {})])
