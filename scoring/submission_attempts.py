@@ -9,9 +9,9 @@ from .submission_types import Check, SubmittedFile, by_family, task_ids
 
 
 def declared_trials(group: list[SubmittedFile]) -> int | None:
-    """The trials per task the family's files declare (τ²'s `info.num_trials`), or None when none declares a
-    whole number (a bundle, an Inspect log, a bare list of simulations)."""
-    said = {f.info.get("num_trials") for f in group if f.info}
+    """The trials per task the family's files declare (τ²'s `info.num_trials`, an Inspect log's `epochs`), or
+    None when none declares a whole number (a bundle, a bare list of simulations)."""
+    said = {f.info.get("num_trials") for f in group if f.info} | {f.trials_declared for f in group}
     whole = {n for n in said if isinstance(n, int) and not isinstance(n, bool) and n > 0}
     return max(whole) if whole else None
 
@@ -34,12 +34,13 @@ def attempts_declared(files: list[SubmittedFile]) -> Check:
             over = {t: n for t, n in attempts.items() if n > declared}
             if over:
                 said.append(
-                    f"more attempts than the {declared} declared trial{'s' if declared != 1 else ''} (num_trials) "
+                    f"more attempts than the {declared} declared trial{'s' if declared != 1 else ''} ({_field(group)}) "
                     f"on {_n(len(over), 'task')}: " + _counts(over)
                 )
             past = sorted({s.task for s in sims if s.trial is not None and s.trial > declared} - set(over))
             if past:
-                said.append(f"trials numbered past num_trials {declared} on {_n(len(past), 'task')}: {task_ids(past)}")
+                where = f"{_field(group)} {declared} on {_n(len(past), 'task')}"
+                said.append(f"trials numbered past {where}: {task_ids(past)}")
         elif len(set(attempts.values())) > 1:
             said.append("attempts per task differ (no declared trial count): " + _counts(attempts))
         if failures:
@@ -54,6 +55,11 @@ def attempts_declared(files: list[SubmittedFile]) -> Check:
             of = f" of {declared} declared" if declared is not None else ""
             parts.append(f"{family}: {len(sims)} attempts{of}, none left out")
     return Check("attempts_declared", not failed, "; ".join(parts) or "no runs")
+
+
+def _field(group: list[SubmittedFile]) -> str:
+    """Where the declared trials were read: τ²'s num_trials, or an Inspect log's epochs."""
+    return "epochs" if any(f.trials_declared for f in group) else "num_trials"
 
 
 def _n(count: int, word: str) -> str:

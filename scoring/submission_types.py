@@ -48,6 +48,8 @@ class SubmittedFile:
     task_fingerprints: dict[str, str] | None = None
     agent: str | None = None  # the agent and user models with their arguments, as one comparable text
     user: str | None = None
+    # The trials per task its sender declares apart from `info` (an Inspect log's `epochs`); τ²'s are in `info`.
+    trials_declared: int | None = None
 
 
 def task_ids(ids: list[str] | set[str], cap: int = 12) -> str:

@@ -155,16 +155,23 @@ def read_bundle(files: dict[str, bytes], ctx: ReadContext) -> Read:
 
 
 def read_inspect(files: dict[str, bytes], ctx: ReadContext) -> Read:
-    """Inspect logs (.eval or .json), as the bundle the Inspect import makes of them."""
+    """Inspect logs (.eval or .json), as the bundle the Inspect import makes of them, with the epochs they
+    declare."""
     logs = [(name, BytesIO(data)) for name, data in files.items()]
     try:
         _count_logs(logs, ctx.budget or json_budget())
-        doc = logs_to_bundle(read_logs(logs), benchmark=ctx.benchmark, round_key=ctx.round_key).doc
+        named = read_logs(logs)
+        doc = logs_to_bundle(named, benchmark=ctx.benchmark, round_key=ctx.round_key).doc
     except JsonRefused as exc:
         raise SubmissionRefused([str(exc)]) from exc
     except InspectLogError as exc:
         raise SubmissionRefused(exc.problems) from exc
-    return _bundle_read("inspect", doc, ctx)
+    read = _bundle_read("inspect", doc, ctx)
+    # Each log declares its epochs: the trials per task the attempts check counts its samples against.
+    epochs = [e for n in named if isinstance(e := n.log.eval.config.epochs, int) and e > 0]
+    for f in read.files:
+        f.trials_declared = max(epochs, default=None)
+    return read
 
 
 def _bundle_read(fmt: str, doc: dict, ctx: ReadContext) -> Read:
