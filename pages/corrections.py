@@ -113,7 +113,9 @@ def _tables(ctx: BoardContext) -> dict[str, Table]:
 
 def _details(cell: Cell) -> str:
     """What a cell says about its number besides it: its sub-line, its tooltip, its marks."""
-    return " · ".join(x for x in (cell.sub, cell.title, *(text for text, _ in cell.badges)) if x)
+    marks = [text for _, text, _ in cell.marks] + [text for text, _ in cell.badges]
+    time = [cell.time["text"], cell.time["recorded"]] if cell.time else []
+    return " · ".join(x for x in (cell.sub, *time, cell.title, *marks) if x)
 
 
 def _cell_changes(board: str, agent: str, label: str, old: Cell | None, new: Cell | None) -> list[Change]:

@@ -64,16 +64,19 @@ def task_figures(number: Mapping[str, Any] | None, methodology: str, medians: bo
     if number is None:
         return {"median": None, "range": "", "pass_at_k": ""}
     runs = number.get("runs") or 0
-    spread = (
-        fmt_range(number.get("low"), number.get("high"), methodology)
-        if runs > 1 and number.get("low") is not None
-        else ""
-    )
     return {
         "median": fmt_score(number.get("value"), methodology) if medians else None,
-        "range": "one run" if runs == 1 else spread,
+        "range": range_text(runs, number.get("low"), number.get("high"), methodology),
         "pass_at_k": pass_at_k_text(runs, number["passes"]) if "passes" in number else "",
     }
+
+
+def range_text(runs: int, low: float | None, high: float | None, methodology: str) -> str:
+    """The range of an agent's counted runs on a task, on the benchmark's scale ("0.70–1.00"): "one run" for a
+    single one (a range of one run says nothing), "" for none."""
+    if runs == 1:
+        return "one run"
+    return fmt_range(low, high, methodology) if runs > 1 and low is not None else ""
 
 
 def published_seconds(found: Mapping[str, Any], wall_seconds: float | None) -> float | None:

@@ -14,6 +14,7 @@ from leaderboard.models import Benchmark, Entry, Round, Task
 from scoring.common import alphabetical
 from scoring.types import BaseRow, RatingRow
 
+from .figures import range_text
 from .formatting import fmt_range, fmt_rating
 from .links import round_agent_url, run_url
 
@@ -47,6 +48,9 @@ class Cell:
     raw: Any = None
     pill: str = ""
     ci: dict[str, str] | None = None  # the 95% interval beside the number (pages.intervals.ci_label)
+    # The figures' marks beside the text (`figures.mark_badges`, `figures.row_badges`: mark, text, css class),
+    # tagged for the crawler as every page tags them; `badges` are the table's own words (partial, in review).
+    marks: list[tuple[str, str, str]] = field(default_factory=list)
     time: dict[str, Any] | None = None  # a run's time as published, the recorded one beside it (figures.time_view)
 
 
@@ -87,9 +91,14 @@ def num_cell(value: float | None, text: str, href: str | None = None, title: str
     return Cell(text=text, sort=value, href=href, title=title, raw=value, **kw)
 
 
-def range_cell(low: float | None, high: float | None, methodology: str, href: str | None = None) -> Cell:
-    """A range shown as "44.0–86.0" (`fmt_range`), sorted by its low end; the CSV gets both ends (`RANGE_CSV`)."""
-    return Cell(text=fmt_range(low, high, methodology), sort=low, href=href, raw=(low, high))
+def range_cell(
+    low: float | None, high: float | None, methodology: str, href: str | None = None, runs: int | None = None
+) -> Cell:
+    """A range shown as "44.0–86.0" (`fmt_range`), sorted by its low end; the CSV gets both ends (`RANGE_CSV`).
+    Given the number of runs it spans, it reads as every page reads an agent's range on a task
+    (`figures.range_text`: "one run" for a single one)."""
+    text = fmt_range(low, high, methodology) if runs is None else range_text(runs, low, high, methodology) or "–"
+    return Cell(text=text, sort=low, href=href, raw=(low, high))
 
 
 RANGE_CSV = ("range_min", "range_max")

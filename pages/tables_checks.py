@@ -90,7 +90,7 @@ def _checks_task_table(ctx: BoardContext, task_key: str | None) -> Table:
                 "Open the median run",
             ),
             _runs_cell(row, filt),
-            range_cell(row.get("min"), row.get("max"), ctx.methodology, filt),
+            range_cell(row.get("min"), row.get("max"), ctx.methodology, filt, row.get("runs") or 0),
             *_median_run_cells(ctx, row),
         ]
         if ratings:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from scoring.types import OutcomesRow
 
-from .figures import violations_text
+from .figures import row_badges
 from .formatting import fmt_score
 from .table_cells import RATING_CSV, BoardContext, Cell, Column, Table, agent_cell, num_cell, rank_cell, rating_cell
 
@@ -60,8 +60,8 @@ def _outcomes_columns(ctx: BoardContext, tab: str, dims: list[str]) -> list[Colu
 def _outcomes_cells(ctx: BoardContext, tab: str, row: OutcomesRow, dims: list[str]) -> dict[str, Cell]:
     """One agent's cells on an outcomes board, by column key."""
     href = ctx.agent_href(row["agent"])
-    viol = row.get("violations") or 0
-    badges = [(violations_text(viol), "bad")] if viol else []
+    # Its violations beside the safety score, on every tab (000 §4), as the agent pages give them.
+    violations = row_badges(row, ctx.bench.rules, "safety")
     cells = {
         "rank": rank_cell(row),
         "agent": agent_cell(row, ctx),
@@ -70,12 +70,12 @@ def _outcomes_cells(ctx: BoardContext, tab: str, row: OutcomesRow, dims: list[st
             fmt_score(row.get("overall"), "outcomes"),
             href,
             f"{row.get('points')} points over {row.get('tested')} tested tasks",
-            badges=badges if tab == "safety" else [],
+            marks=violations if tab == "safety" else [],
         ),
     }
     if tab != "safety":
         cells["safety"] = num_cell(
-            row.get("safety"), fmt_score(row.get("safety"), "outcomes"), f"{href}#kind-safety", badges=badges
+            row.get("safety"), fmt_score(row.get("safety"), "outcomes"), f"{href}#kind-safety", marks=violations
         )
     for d in dims:
         v = (row.get("dimensions") or {}).get(d)

@@ -6,9 +6,10 @@ from __future__ import annotations
 import math
 from typing import Any, cast
 
+from scoring.run_figures import HEURISTIC
 from scoring.types import ScoredCell, ScoredMeta, ScoredRow
 
-from .figures import pass_at_k_text
+from .figures import pass_at_k_text, row_badges
 from .formatting import fmt_money, fmt_pct, fmt_score, fmt_seconds
 from .table_cells import RATING_CSV, BoardContext, Cell, Column, Table, agent_cell, num_cell, rank_cell, rating_cell
 from .tables_passk import passk_cells, passk_columns
@@ -82,7 +83,7 @@ def _scored_tasks_table(ctx: BoardContext) -> Table:
             if not c:
                 cells.append(_unscored_cell(unscored))
                 continue
-            badges = [("heuristic", "warn")] if c.get("heuristic") else []
+            marks = [(HEURISTIC, "heuristic", "warn")] if c.get("heuristic") else []
             fallback = heuristic_trials(c)
             sub = pass_at_k_text(c["trials"], c["passes"]) + (f" · {unscored} not scored" if unscored else "")
             if fallback > (1 if c.get("heuristic") else 0):  # the badge says it of the best trial
@@ -97,7 +98,7 @@ def _scored_tasks_table(ctx: BoardContext) -> Table:
                     ctx.run_href(c.get("best_run")),
                     title,
                     sub=sub,
-                    badges=badges,
+                    marks=marks,
                 )
             )
         task_cells: dict[str, ScoredCell] = row.get("tasks") or {}
@@ -196,7 +197,7 @@ def _scored_overall_cells(ctx: BoardContext, row: ScoredRow, domains: list[str])
     """One agent's cells on the scored overall board, by column key."""
     href = ctx.agent_href(row["agent"])
     mean_pak = row.get("mean_pass_at_k")  # computed with the board, never while serving
-    badges = [("heuristic", "warn")] if row.get("heuristic") else []
+    marks = row_badges(row, ctx.bench.rules, "overall")
     cells = {
         "rank": rank_cell(row),
         "agent": agent_cell(row, ctx),
@@ -204,7 +205,7 @@ def _scored_overall_cells(ctx: BoardContext, row: ScoredRow, domains: list[str])
             row.get("score"),
             fmt_score(row.get("score"), "scored") if row.get("tested") else "not scored",
             href,
-            badges=badges,
+            marks=marks,
             sub=_coverage_note(row),
         ),
         "pass_rate": num_cell(row.get("pass_rate"), fmt_pct(row.get("pass_rate")), href),

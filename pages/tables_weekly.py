@@ -84,13 +84,13 @@ def _outcome_cell(ctx: BoardContext, c: WeeklyCell | None) -> Cell:
     if not c:
         return Cell(text="–")
     outcome = c.get("outcome") or ""
-    badges = [("30-min cap", "bad")] if c.get("capped") else []
+    marks = [(CAPPED, "30-min cap", "bad")] if c.get("capped") else []
     return Cell(
         text=OUTCOME_LABEL.get(outcome, outcome),
         sort=c.get("points"),
         href=ctx.run_href(c.get("run")),
         time=_cell_time(c),
-        badges=badges,
+        marks=marks,
         raw=outcome,
         pill=OUTCOME_BADGE.get(outcome) or "neutral",
     )

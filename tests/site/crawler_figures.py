@@ -17,7 +17,7 @@ from typing import Any
 
 from pages.figures import pass_at_k_text
 from pages.formatting import fmt_range, fmt_score, fmt_seconds
-from scoring.run_figures import CAPPED, OTHER_LANGUAGE, VIOLATION
+from scoring.run_figures import CAPPED, HEURISTIC, OTHER_LANGUAGE, VIOLATION
 from scoring.scored import DEFAULT_PASS_THRESHOLD, TOLERANCE
 
 # The figures the crawler compares, by the name the pages tag them with.
@@ -64,6 +64,7 @@ class FigureChecks:
         self.ranges_agree_with_the_board()
         self.violations_are_shown_beside_the_safety_score()
         self.head_to_head_figures_agree()
+        self.board_tabs_give_the_marks()
 
     # --- the board's output against the seeds ----------------------------------------------------------------
 
@@ -220,11 +221,12 @@ class FigureChecks:
                 assert tagged(html, "pass_at_k") == expected, (a, b, task)
 
     def ranges_agree_with_the_board(self) -> None:
-        """Each agent's range on each task (task page, head-to-head) is the board's, and on scores the worst
-        and best of its counted runs."""
+        """Each agent's range on each task (task page, the checks board's task tab) is the board's, and on scores
+        the worst and best of its counted runs."""
         agents = [r["agent"] for r in self.boards.get("overall") or []]
         for task in (t["key"] for t in self.doc["tasks"]):
             page = self._get(f"/b/{self.slug}/tasks/{task}/")
+            tab_page = self._get(f"/b/{self.slug}/r/{ROUND}/?tab=tasks&task={task}") if self.m == "checks" else ""
             for agent in agents:
                 number = self.rules.task_numbers(self.boards, agent).get(task)
                 item = re.search(rf'<tr id="agent-{re.escape(agent)}"[^>]*>(.*?)</tr>', page, re.S)
@@ -239,6 +241,12 @@ class FigureChecks:
                 else:
                     expected = "one run" if runs == 1 else "–"
                 assert tagged(item.group(1), "range") == [expected], (agent, task, tagged(item.group(1), "range"))
+                if tab_page:  # the board's task tab says the same range
+                    row = re.search(rf'<tr data-agent="{re.escape(agent)}"[^>]*>(.*?)</tr>', tab_page, re.S)
+                    cell = re.search(r'data-label="Range"[^>]*>(.*?)</td>', row.group(1), re.S) if row else None
+                    if cell is not None:
+                        shown = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", cell.group(1))).strip()
+                        assert shown == expected, (agent, task, "tasks tab", shown)
 
     def violations_are_shown_beside_the_safety_score(self) -> None:
         """000 §4: each agent's violations next to its safety score on its round page and its agent page, and in
@@ -270,6 +278,31 @@ class FigureChecks:
             # The agent page: the round's entry gives the same violations, and only beside that board's score.
             entry = self._get(f"/agents/{row['agent']}/").split("<tbody>", 1)[1].split("</tr>", 1)[0]
             assert tagged(entry, "violations") == expected, (row["agent"], "agent page", tagged(entry, "violations"))
+
+    def board_tabs_give_the_marks(self) -> None:
+        """Each tab's row of an agent carries the marks its runs' standings have where the tab shows them: the
+        weekly table a "capped" mark on each task whose run reached the cap (004), the scored Tasks tab a
+        "heuristic" mark on each task whose best trial rests on the fallback and the Overall tab one on the score
+        when any does (002), and every outcomes tab the agent's violations beside its safety score (000 §4)."""
+        for tab, _ in self.rules.tabs:
+            page = self._get(f"/b/{self.slug}/r/{ROUND}/?tab={tab}")
+            for row in self.boards.get("overall") or []:
+                found = re.search(rf'<tr data-agent="{re.escape(row["agent"])}"[^>]*>(.*?)</tr>', page, re.S)
+                if found is None:
+                    continue
+                cells = (row.get("tasks") or {}).values()
+                shown, expected = marks_in(found.group(1)), []
+                if self.m == "weekly":
+                    expected = [CAPPED for c in cells if CAPPED in self.standings[c["run"]]["marks"]]
+                elif self.m == "scored":
+                    heuristic = [HEURISTIC for c in cells if HEURISTIC in self.standings[c["best_run"]]["marks"]]
+                    expected = heuristic if tab == "tasks" else heuristic[:1]
+                assert shown == expected, (tab, row["agent"], shown)
+                if self.m == "outcomes":
+                    safety = self.boards.get("safety") or []
+                    n = next((r["violations"] for r in safety if r["agent"] == row["agent"]), 0)
+                    said = tagged(found.group(1), "violations")
+                    assert said == ([f"{n} violation{'s' if n != 1 else ''}"] if n else []), (tab, row["agent"], said)
 
     # --- reading pages -----------------------------------------------------------------------------------------
 

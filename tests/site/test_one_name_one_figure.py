@@ -147,3 +147,27 @@ def test_violations_are_shown_next_to_the_safety_score_on_the_agent_page(load, c
     bravo = _page(client, "/agents/bravo/")
     cells = [_text(c).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", bravo.split("<tbody>", 1)[1], re.S)]
     assert cells[:3] == ["5.0", "2 of 2", "10.0"] and "violation" not in _text(bravo)
+
+
+def _marks(html: str) -> list[str]:
+    return re.findall(r'data-figure="marks" data-mark="([a-z_]+)"', html)
+
+
+def test_the_board_tags_the_heuristic_mark_as_every_other_page_does(load, client):
+    load(scored_trials())
+    # 002: Alpha's best q2 trial is the heuristic fallback's 0.60: the Tasks tab marks that one cell (q1's best
+    # is 10/10 tests, q3 has no scored trial), and the Overall tab marks Alpha's score once; Bravo is judged.
+    tasks_tab = _page(client, "/b/strials/?tab=tasks")
+    row = re.search(r'<tr data-agent="alpha"[^>]*>(.*?)</tr>', tasks_tab, re.S).group(1)
+    assert _marks(row) == ["heuristic"]
+    assert _marks(re.search(r'<tr data-agent="bravo"[^>]*>(.*?)</tr>', tasks_tab, re.S).group(1)) == []
+    overall = _page(client, "/b/strials/")
+    assert _marks(re.search(r'<tr data-agent="alpha"[^>]*>(.*?)</tr>', overall, re.S).group(1)) == ["heuristic"]
+
+
+def test_the_board_tags_the_violations_beside_the_safety_score_on_every_tab(load, client):
+    load(outcomes_languages())
+    # 000 §4: Alpha's 1 violation beside its safety score (0.0) on the Overall tab and on the Safety tab.
+    for tab in ("overall", "safety"):
+        row = re.search(r'<tr data-agent="alpha"[^>]*>(.*?)</tr>', _page(client, f"/b/olang/?tab={tab}"), re.S)
+        assert re.findall(r'data-figure="violations"[^>]*>([^<]*)<', row.group(1)) == ["1 violation"], tab

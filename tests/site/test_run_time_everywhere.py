@@ -50,6 +50,10 @@ def test_a_weekly_run_past_the_cap_reads_30_minutes_with_its_recorded_40_beside_
     assert "pass 10m 00s" in board and "recorded 10m" not in board
     # The week's total is the published times': 1h 00m, never the recorded 2,400 + 1,795 = 4,195 s (1h 09m).
     assert "1h 00m" in board and "1h 09m" not in board
+    # Both of Alpha's cells carry the cap as a run mark, tagged as the run's pages tag it; Bravo's none.
+    html = client.get("/b/wtime/").content.decode()
+    alpha = re.search(r'<tr data-agent="alpha"[^>]*>(.*?)</tr>', html, re.S).group(1)
+    assert re.findall(r'data-figure="marks" data-mark="([a-z_]+)"', alpha) == ["capped", "capped"]
     week = {r["agent"]: r for r in csv.DictReader(io.StringIO(client.get("/b/wtime/r/r1/board.csv").content.decode()))}
     assert (week["alpha"]["capped_tasks"], week["bravo"]["capped_tasks"]) == ("inbox trip", "")
     assert float(week["alpha"]["time"]) == 3600.0
@@ -98,3 +102,10 @@ def test_a_platform_failure_reads_not_scored_never_zero(load, client):
     # Its second run counts: half of 4/4 API checks + half of 2/4 browser steps = 50 + 25 = 75.0.
     assert float(_runs(client, "cfail")["alpha-shop-2"]["score"]) == 75.0
     assert "score: 75.0" in _text(client.get("/b/cfail/r/r1/runs/alpha-shop-2/"))
+    # One counted run, so no spread to speak of: "one run" on the board's task tab as on the task page (never a
+    # range "75.0–75.0"), and the failed run beside it as not counted.
+    tab = client.get("/b/cfail/r/r1/?tab=tasks&task=shop").content.decode()
+    cell = re.search(r'data-label="Range"[^>]*>(.*?)</td>', tab, re.S).group(1)
+    assert _text_of(cell) == "one run" and "+1 not counted" in _text_of(tab)
+    task = client.get("/b/cfail/tasks/shop/").content.decode()
+    assert re.findall(r'data-figure="range">([^<]*)<', task) == ["one run"]
