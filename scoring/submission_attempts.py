@@ -52,8 +52,12 @@ def attempts_declared(files: list[SubmittedFile]) -> Check:
             failed = True
             parts.append(f"{family}: " + "; ".join(said))
         else:
-            of = f" of {declared} declared" if declared is not None else ""
-            parts.append(f"{family}: {len(sims)} attempts{of}, none left out")
+            per = (
+                f", none past the {declared} declared trial{'s' if declared != 1 else ''} per task ({_field(group)})"
+                if declared is not None
+                else ""
+            )
+            parts.append(f"{family}: {_n(len(sims), 'attempt')}{per}, none left out")
     return Check("attempts_declared", not failed, "; ".join(parts) or "no runs")
 
 

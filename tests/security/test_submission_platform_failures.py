@@ -98,7 +98,9 @@ def test_a_submission_with_no_platform_failure_says_every_run_is_in_the_score():
     assert answer.status_code == 201, answer.content
     checks = {c["name"]: c for c in answer.json()["checks"]}
     assert checks["attempts_declared"]["passed"] is True
-    assert checks["attempts_declared"]["detail"] == "mini: 3 attempts of 1 declared, none left out"
+    assert checks["attempts_declared"]["detail"] == (
+        "mini: 3 attempts, none past the 1 declared trial per task (num_trials), none left out"
+    )
     assert answer.json()["tier"] == "self-reported"
     said = "0 of 3 runs reported as platform failures by the submitter; every run is in the score"
     assert answer.json()["platform_failures_said"] == said

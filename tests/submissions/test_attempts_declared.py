@@ -16,7 +16,9 @@ def test_an_inspect_log_declares_its_epochs_and_its_samples_are_counted_against_
     read = read_inspect({"inspect-quiz.eval": QUIZ.read_bytes()}, ReadContext(benchmark="quiz", round_key="r1"))
     assert {f.trials_declared for f in read.files} == {2}
     found = attempts_declared(read.files)
-    assert found.passed is True and found.detail.endswith("6 attempts of 2 declared, none left out")
+    assert found.passed is True and found.detail.endswith(
+        "6 attempts, none past the 2 declared trials per task (epochs), none left out"
+    )
 
 
 def test_a_sample_run_past_the_declared_epochs_fails_naming_it():
