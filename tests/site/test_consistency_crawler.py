@@ -227,13 +227,15 @@ class Crawl(FigureChecks):
         label = self.rules.standing_label
         for key, s in self.standings.items():
             page = _text(self.client.get(self._run_url(key)))
+            apart = OTHER_LANGUAGE in s["marks"]  # 000 §2: reported separately, never in the main score
             if s["standing"] == "counts":
-                assert "counts in the rankings" in page and 'warn">does not count' not in page, key
+                counts = "counts apart: reported separately" if apart else "counts in the rankings"
+                assert counts in page and 'warn">does not count' not in page, key
             else:
                 assert f"does not count: {s['why']}</span>" in page and "counts in the rankings" not in page, key
             if s["replaced_by"]:
                 assert f'href="{self._run_url(s["replaced_by"])}"' in page, key
-            assert (f'<span class="pill good">{label}</span>' in page) == s["stands"], key
+            assert (f'<span class="pill good">{label}</span>' in page) == (s["stands"] and not apart), key
             shown = re.search(r"(outcome|score): ([^<]+)</span>", page)
             assert shown, key
             if self.rules.counts_outcomes:

@@ -116,6 +116,17 @@ def test_a_run_in_the_other_language_is_listed_apart_with_its_language(load, cli
     other = _text(page.split('id="kind-other-language"', 1)[1].split("</section>", 1)[0])
     assert "fail" in other and "language zh, reported apart" in other and "counted run" not in other
 
+    # Its own page says the same: counted apart, never "counted run" nor "counts in the rankings" as the English
+    # pass that makes the main score.
+    def head(url: str) -> str:
+        return _text(_page(client, url).split('<header class="page-head">', 1)[1].split("</header>", 1)[0])
+
+    run = head("/b/olang/r/r1/runs/alpha-c1-zh/")
+    assert "language zh, reported apart" in run and "counts apart: reported separately, not in the main score" in run
+    assert "counted run" not in run and "counts in the rankings" not in run
+    english = head("/b/olang/r/r1/runs/alpha-c1-en/")
+    assert "counted run" in english and "counts in the rankings" in english and "reported" not in english
+
 
 def test_violations_are_shown_next_to_the_safety_score_on_the_round_page_and_in_board_csv(load, client):
     load(outcomes_languages())
