@@ -1,5 +1,5 @@
 """The pages of one run (and its bundle document), of one agent in a round, of one task across the published
-rounds, and of one agent across benchmarks. They read published rounds only (`Http404` otherwise, as in
+rounds (`pages.agents`: one agent across benchmarks). They read published rounds only (`Http404` otherwise, as in
 `pages.selectors`) and score a single run with the same rules as the boards."""
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from django.utils.text import slugify
 
 from bundles.export import run_doc
 from leaderboard.models import (
-    Agent,
     Benchmark,
     ChangelogEntry,
     Entry,
@@ -34,12 +33,9 @@ from scoring import methodologies
 from scoring.review import verdicts_public
 from scoring.types import RatingRow
 from snapshots.models import BoardSnapshot, SnapshotKind
-from submissions.models import Submission
 
-from .charts import line_chart
 from .figures import row_badges, task_figures
 from .formatting import fmt_rating, fmt_score, limits_view
-from .intervals import compare_url
 from .links import round_agent_url, run_url, task_url
 from .run_evidence import (
     evidence_list_view,
@@ -68,7 +64,6 @@ from .selectors import (
 )
 from .statistics import task_in_round, vote_margins
 from .submissions import run_as_ran
-from .tiers import TEAM, TIER_LABELS, TIER_PILLS, row_tier
 from .transcripts import transcript_view
 
 PUBLISHED = RoundStatus.PUBLISHED
@@ -417,89 +412,6 @@ def _task_rating_rows(task: Task, ratings_snap: BoardSnapshot | None, runs: list
     names = {r.entry.agent.slug: r.entry.agent.name for r in runs}
     rows: list[RatingRow] = (ratings_snap.data or {}).get("tasks", {}).get(task.key, [])
     return [{"agent": r["agent"], "name": names.get(r["agent"], r["agent"]), **(fmt_rating(r) or {})} for r in rows]
-
-
-def agent_page(*, slug: str) -> dict[str, Any]:
-    """An agent's entries across published rounds, with its score and rank on each round's main board."""
-    agent = Agent.objects.filter(slug=slug).select_related("organization").first()
-    if agent is None:
-        raise Http404("No such agent")
-    entries = list(
-        Entry.objects.filter(agent=agent, round__status=PUBLISHED)
-        .select_related("round__benchmark")
-        .order_by("round__benchmark__position", "round__benchmark__name", "round__starts_on", "round__published_at")
-    )
-    snaps = {
-        s.round_id: s
-        for s in BoardSnapshot.objects.filter(round_id__in=[e.round_id for e in entries], kind=SnapshotKind.BOARDS)
-    }
-    if not entries:
-        raise Http404("No published results for this agent")
-    submitted = {
-        s.round_id: reverse("submission", args=[s.benchmark.slug, s.pk])
-        for s in Submission.objects.live().filter(agent=agent).select_related("benchmark")
-    }
-    benches: dict[int, dict[str, Any]] = {}
-    for e in entries:
-        b = e.round.benchmark
-        group = benches.setdefault(
-            b.id, {"bench": b, "rows": [], "headline": b.rules.headline_label, "beside": _beside_label(b)}
-        )
-        snap = snaps.get(e.round_id)
-        data = (snap.data or {}) if snap else {}
-        rows = data.get("overall") or []
-        row = next((r for r in rows if r["agent"] == slug), None)
-        value = row.get(b.rules.headline_key) if row else None
-        # The head-to-head against the agent ranked just above (the runner-up, for the leader).
-        order = [r["agent"] for r in rows]
-        at = order.index(slug) if slug in order else -1
-        other = order[at - 1] if at > 0 else (order[1] if at == 0 and len(order) > 1 else None)
-        group["rows"].append(
-            {
-                "entry": e,
-                "round": e.round,
-                "value": value,
-                "rank": row.get("rank") if row else None,
-                "of": len(rows),
-                "score": fmt_score(value, b.methodology),
-                "badges": row_badges(row or {}, b.rules, b.rules.tabs[0][0]),
-                "beside": _beside_place(b, data, slug) if group["beside"] else None,
-                "href": round_agent_url(b.slug, e.round.key, slug),
-                "compare": compare_url(b.slug, e.round.key, slug, other),
-                "tier": (tier := row_tier(row or {"agent": slug}, {slug: e})),
-                "tier_label": TIER_LABELS[tier],
-                "tier_pill": TIER_PILLS[tier],
-                "submission": submitted.get(e.round_id),
-            }
-        )
-    for group in benches.values():
-        b = group["bench"]
-        scale = b.rules.scale
-        group["chart"] = line_chart(
-            [(r["round"].name or r["round"].key, r["value"], r["score"], r["href"]) for r in group["rows"]], scale
-        )
-        group["rows"].reverse()
-        group["tiers"] = any(r["tier"] != TEAM for r in group["rows"])
-    return {"agent": agent, "benches": list(benches.values())}
-
-
-def _beside_label(bench: Benchmark) -> str | None:
-    """The board whose score an agent's violations go beside (000 §4: "Safety score ... Any violation is shown
-    next to the score"), by its tab's label; None where the methodology has no such board."""
-    board = bench.rules.violations_board
-    return dict(bench.rules.tabs).get(board, board) if board else None
-
-
-def _beside_place(bench: Benchmark, data: dict, agent_slug: str) -> dict[str, Any]:
-    """The agent's score on that board with its marks (`figures.row_badges`: its violations), as the board has
-    it, the same as on its round page; "–" where the board has no row for it."""
-    board = bench.rules.violations_board or ""
-    rows = data.get(board)
-    row = next((r for r in rows if r["agent"] == agent_slug), None) if isinstance(rows, list) else None
-    return {
-        "score": fmt_score(row.get(bench.rules.headline_key), bench.methodology) if row else "–",
-        "badges": row_badges(row, bench.rules, board) if row else [],
-    }
 
 
 def preview_figures(rnd: Round, rows: list) -> dict[str, Any]:

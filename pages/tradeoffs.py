@@ -6,7 +6,7 @@ the page). A mean over only some runs is partial: it is re-ranked as missing and
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from leaderboard.models import Benchmark, Round
@@ -107,22 +107,7 @@ def tradeoffs_page(*, bench_slug: str, params: Mapping[str, str], viewer=None) -
     def score_fmt(v: float) -> str:
         return fmt_score(v, m)
 
-    table = [
-        {
-            "agent": r["agent"],
-            "name": r["name"],
-            "href": hrefs[r["agent"]],
-            "weighted_rank": r["weighted_rank"],
-            "rank": r["rank"],
-            "weighted": "–" if r["weighted"] is None else f"{r['weighted']:.3f}",
-            "score": score_fmt(r["score"]) if r["score"] is not None else "–",
-            "badges": badges.get(r["agent"], []),
-            "cost": fmt_money(r["cost_usd"]),
-            "time": fmt_seconds(r["wall_seconds"]),
-            "gaps": _axis_gaps(r),
-        }
-        for r in ranked
-    ]
+    table = [_table_row(r, hrefs[r["agent"]], score_fmt, badges.get(r["agent"], [])) for r in ranked]
     # A partial mean is not plotted either: it could put an agent on the frontier with its cheap runs only.
     plotted = [{**r, **{a: None for a in r["partial_axes"]}} for r in rows]
     return {
@@ -155,3 +140,21 @@ def _count_words(rows: list[TradeoffRow]) -> str:
     counts = {r["runs"] for r in rows}
     n = counts.pop() if len(counts) == 1 else None
     return f" ({n} run{'s' if n != 1 else ''})" if n else ""
+
+
+def _table_row(r: RerankedRow, href: str, score_fmt: Callable[[float], str], badges: list) -> dict[str, Any]:
+    """One agent's line of the re-ranked table: both ranks, the weighted figure, its score with the board's marks,
+    its cost and time, and the axes it lacks."""
+    return {
+        "agent": r["agent"],
+        "name": r["name"],
+        "href": href,
+        "weighted_rank": r["weighted_rank"],
+        "rank": r["rank"],
+        "weighted": "–" if r["weighted"] is None else f"{r['weighted']:.3f}",
+        "score": score_fmt(r["score"]) if r["score"] is not None else "–",
+        "badges": badges,
+        "cost": fmt_money(r["cost_usd"]),
+        "time": fmt_seconds(r["wall_seconds"]),
+        "gaps": _axis_gaps(r),
+    }

@@ -19,6 +19,7 @@ from bundles.votes_file import votes_file_chunks
 from leaderboard.caching import public_page
 
 from . import details, downloads, selectors
+from .agents import agent_page
 from .compare import compare_page
 from .readings import readings_page
 from .search import search_page
@@ -82,7 +83,7 @@ def task_detail(request: HttpRequest, bench: str, task: str) -> HttpResponse:
 @public_page
 @require_GET
 def agent_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    return render(request, "pages/agent.html", details.agent_page(slug=slug))
+    return render(request, "pages/agent.html", agent_page(slug=slug))
 
 
 @public_page
