@@ -71,9 +71,9 @@ def limits_hit(limits: dict[str, int], *, window: int, now: float | None = None)
     return waits
 
 
-# Each key's log, as the pipeline of `limits_hit` did it: drop what left the window, log this request, count,
-# keep the log a little longer than the window. KEYS: the logs; ARGV: window start, now, this request's member,
-# seconds to keep. Returns each log's count, in the order of KEYS.
+# Each key's log: drop what left the window, log this request, count it, keep the log a little longer than the
+# window. KEYS: the logs; ARGV: window start, now, this request's member, seconds to keep. Returns each log's
+# count, in the order of KEYS.
 _COUNT = """
 local counts = {}
 for i, key in ipairs(KEYS) do
