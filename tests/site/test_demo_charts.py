@@ -50,7 +50,7 @@ def _check_scatter(where: str, chart: dict, scale: float) -> None:
 
 def test_every_demo_chart_holds_its_data_within_the_numbers_range(demo, client):
     from leaderboard.models import Benchmark, Entry, RoundStatus
-    from pages.details import agent_page
+    from pages.agents import agent_page
 
     seen = 0
     for bench in Benchmark.objects.order_by("slug"):
