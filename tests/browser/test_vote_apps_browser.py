@@ -74,6 +74,17 @@ def _shoot(page, name: str) -> None:
     page.screenshot(path=str(Path(folder) / f"{name}.png"))
 
 
+def _stay_until_seen(page, title: str) -> None:
+    """With the focus in an app's frame (`title` "App A, live"), stay there until the page has counted the app as
+    used: from one frame straight into the other the page hears nothing and looks every 250 ms at which frame holds
+    the focus, so a Tab through an app faster than that (a test's, on a busy machine) would leave it unseen."""
+    found = re.fullmatch(r"App ([AB]), live", title or "")
+    if found:
+        page.locator(f'#vote-stage .side[data-side="{found.group(1)}"][data-used]').wait_for(
+            state="attached", timeout=10_000
+        )
+
+
 def _wait_for_both_apps(page) -> None:
     for letter in "AB":
         page.frame_locator(f'iframe[title="App {letter}, live"]').get_by_label("Your name").wait_for()
@@ -216,6 +227,7 @@ def test_the_vote_screen_works_by_keyboard_alone(live_server, demo, browser):
     for _ in range(80):
         page.keyboard.press("Tab")
         seen.append(page.evaluate("() => document.activeElement.title || document.activeElement.textContent.trim()"))
+        _stay_until_seen(page, seen[-1])
         if seen[-1] == "A is better":
             break
     # Tab went into app A, then app B, then reached the vote buttons.
@@ -458,6 +470,7 @@ def test_by_keyboard_the_vote_buttons_wake_once_the_focus_has_been_in_both_apps(
     page.locator("#scope").focus()
     for _ in range(80):
         page.keyboard.press("Tab")
+        _stay_until_seen(page, page.evaluate("() => document.activeElement.title"))
         if page.evaluate("() => document.activeElement.textContent.trim()") == "A is better":
             break
     expect(page.locator("#vote-stage form.vote-bar button[aria-disabled]")).to_have_count(0, timeout=5_000)
