@@ -18,9 +18,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
-from typing import Any
 
 from . import methodologies
+from .bundle_run_checks import bundle_day, bundle_time
 
 # --- the facts a rule reads ----------------------------------------------------------------------------------
 
@@ -341,26 +341,6 @@ def refusal_lines(breaches: list[Breach]) -> list[str]:
 # --- a document's rounds (for `recount`) ---------------------------------------------------------------------
 
 
-def _time(value: Any) -> datetime | None:
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        parsed = datetime.fromisoformat(value)
-        return parsed.astimezone(UTC) if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
-    except (ValueError, OverflowError):  # not a time, or one whose UTC falls outside the years 1 to 9999
-        return None
-
-
-def _day(value: Any) -> date | None:
-    """A round's `starts_on` as the import takes it: a date, or a time whose own date is taken."""
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        return datetime.fromisoformat(value).date()
-    except ValueError:
-        return None
-
-
 def _run_facts(run: dict) -> RunFacts:
     rerun = run.get("rerun_of")
     return RunFacts(
@@ -368,11 +348,11 @@ def _run_facts(run: dict) -> RunFacts:
         task=run["task"],
         task_version=run.get("task_version") or "1.0",
         status=run.get("status") or "completed",
-        started_at=_time(run.get("started_at")),
-        due_at=_time(run.get("due_at")),
+        started_at=bundle_time(run.get("started_at")),
+        due_at=bundle_time(run.get("due_at")),
         rerun_of=str(rerun) if rerun is not None else None,
         verdicts=tuple(
-            VerdictFacts(v["role"], v.get("note") or "", _time(v.get("at"))) for v in run.get("verdicts") or []
+            VerdictFacts(v["role"], v.get("note") or "", bundle_time(v.get("at"))) for v in run.get("verdicts") or []
         ),
         disputes=tuple(d.get("status") or "open" for d in run.get("disputes") or []),
     )
@@ -393,9 +373,9 @@ def document_facts(doc: dict) -> list[RoundFacts]:
                 key=r["key"],
                 methodology=bench["methodology"],
                 status=r.get("status") or "draft",
-                starts_on=_day(r.get("starts_on")),
-                preview_started_at=_time(r.get("preview_started_at")),
-                published_at=_time(r.get("published_at")),
+                starts_on=bundle_day(r.get("starts_on")),
+                preview_started_at=bundle_time(r.get("preview_started_at")),
+                published_at=bundle_time(r.get("published_at")),
                 preview_hours=int(hours),
                 runs=tuple(sorted(runs.get(r["key"], ()), key=lambda f: f.key)),
             )
