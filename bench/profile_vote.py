@@ -29,6 +29,56 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.bench_pages import bench_env, ensure_database, flush_redis, prepare_site  # noqa: E402
 
 DATABASE = "leaderboard_bench_profile"
+HTMX = {"HX-Request": "true"}
+# The parts `--parts` times: (module, attribute) where the caller looks the function up. Nested parts are
+# counted in each (the vote's claim inside the casting).
+PARTS = [
+    ("django.contrib.auth", "get_user"),
+    ("django.contrib.sessions.backends.cached_db", "SessionStore.load"),
+    ("voting.views", "_rate_limited"),
+    ("voting.views", "vote_pool"),
+    ("voting.views", "matchup_open"),
+    ("voting.views", "voter_status"),
+    ("voting.views", "vote_scopes"),
+    ("voting.views", "matchup_sides"),
+    ("voting.views", "vote_cast"),
+    ("voting.services.counting", "standing_take"),
+    ("voting.queries", "claim_target"),
+    ("voting.queries", "matchup_use"),
+    ("voting.services.counting", "cells_apply"),
+    ("voting.services.counting", "snapshots_mark_stale"),
+    ("voting.views", "matchup_draw"),
+    ("voting.draw.matchups", "drawable_run_ids"),
+    ("voting.queries", "voter_pairs"),
+    ("voting.draw.matchups", "_matchup_store"),
+    ("voting.views", "render"),
+    ("voting.views", "_jinja"),
+    ("django.middleware.csrf", "get_token"),
+]
+
+
+def parts_wrap(spent: dict[str, float]) -> None:
+    """Wrap each of PARTS so that the process CPU time spent in it adds to `spent[name]`."""
+    import functools
+    import importlib
+
+    for module_name, attribute in PARTS:
+        owner = importlib.import_module(module_name)
+        *path, name = attribute.split(".")
+        for step in path:
+            owner = getattr(owner, step)
+        original = getattr(owner, name)
+
+        def timed(*args, __original=original, __key=f"{module_name}.{attribute}", **kwargs):
+            started = time.process_time()
+            try:
+                return __original(*args, **kwargs)
+            finally:
+                spent[__key] = spent.get(__key, 0.0) + time.process_time() - started
+
+        setattr(owner, name, functools.wraps(original)(timed))
+
+
 KEY_RE = re.compile(r'action="/vote/m/([^/"]+)/"')
 
 
@@ -38,6 +88,14 @@ def main() -> None:
     parser.add_argument("--votes", type=int, default=200)
     parser.add_argument("--sql", action="store_true", help="print the statements of one vote")
     parser.add_argument("--cprofile", type=int, default=0, metavar="N", help="print the N costliest functions")
+    parser.add_argument(
+        "--parts",
+        action="store_true",
+        help="time named parts of the request (each function wrapped where the caller looks it up: PARTS)",
+    )
+    parser.add_argument(
+        "--screen", action="store_true", help="time the vote screen's GET (a reload of the open pair) instead"
+    )
     args = parser.parse_args()
 
     env = bench_env(
@@ -71,39 +129,50 @@ def main() -> None:
     User.objects.bulk_create([User(username=n, email=n, date_joined=joined) for n in names])
     clients, keys = [], []
     for user in User.objects.filter(username__in=names):
-        client = Client(HTTP_HX_REQUEST="true", enforce_csrf_checks=False)
+        client = Client(enforce_csrf_checks=False)
         client.force_login(user)
-        page = client.get("/vote/").content.decode()
+        page = client.get("/vote/", headers=HTMX).content.decode()
         clients.append(client)
         keys.append(KEY_RE.search(page).group(1))
 
+    def reload(n: int, i: int) -> None:
+        response = clients[n].get("/vote/")  # the whole page, as a browser's reload asks for it
+        assert response.status_code == 200 and KEY_RE.search(response.content.decode()), response.content[:300]
+
     def vote(n: int, i: int) -> None:
-        response = clients[n].post(f"/vote/m/{keys[n]}/", {"winner": ("a", "b", "tie")[i % 3]})
+        response = clients[n].post(f"/vote/m/{keys[n]}/", {"winner": ("a", "b", "tie")[i % 3]}, headers=HTMX)
         assert response.status_code == 200, response.content[:300]
         found = KEY_RE.search(response.content.decode())
         if not found:  # an answer without the next pair: the screen asks for it
-            found = KEY_RE.search(clients[n].get("/vote/").content.decode())
+            found = KEY_RE.search(clients[n].get("/vote/", headers=HTMX).content.decode())
         keys[n] = found.group(1)
 
+    spent: dict[str, float] = {}
+    if args.parts:
+        parts_wrap(spent)
     profile = cProfile.Profile(time.process_time) if args.cprofile else None
     cpu = time.process_time()
     if profile:
         profile.enable()
+    step = reload if args.screen else vote
+    what = "reloads of the vote screen" if args.screen else "votes"
     for i in range(args.votes):
-        vote(i % len(clients), i)
+        step(i % len(clients), i)
     if profile:
         profile.disable()
     cpu = time.process_time() - cpu
     queries: list[int] = []  # counted apart: recording the queries costs CPU of its own
     for i in range(len(clients)):
         with CaptureQueriesContext(connection) as captured:
-            vote(i, i)
+            step(i, i)
         queries.append(len(captured))
-    print(f"{args.votes} votes by {args.voters} voters: {1000 * cpu / args.votes:.2f} ms CPU per vote")
-    print(f"queries per vote: min {min(queries)}, max {max(queries)}")
+    print(f"{args.votes} {what} by {args.voters} voters: {1000 * cpu / args.votes:.2f} ms CPU each")
+    print(f"queries each: min {min(queries)}, max {max(queries)}")
+    for name, seconds in sorted(spent.items(), key=lambda item: -item[1]):
+        print(f"  {1000 * seconds / args.votes:6.2f} ms  {name}")
     if args.sql:
         with CaptureQueriesContext(connection) as captured:
-            vote(0, 1)
+            step(0, 1)
         for q in captured.captured_queries:
             print(" ", q["sql"][:160])
     if profile:

@@ -100,6 +100,13 @@ TEMPLATES = [
             ],
         },
     },
+    {
+        # The vote screen's stage and reveal bar (`voting/jinja2/`): rendered on every vote, in Jinja2 for speed
+        # (config/jinja2.py). Django's templates come first: every other name is theirs.
+        "BACKEND": "django.template.backends.jinja2.Jinja2",
+        "APP_DIRS": True,
+        "OPTIONS": {"environment": "config.jinja2.environment"},
+    },
 ]
 
 # --- database -----------------------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 
 from celery import current_app
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import OuterRef, Q, Subquery
 from django.utils import timezone
 
 from snapshots.models import BoardSnapshot, SnapshotKind
@@ -51,6 +51,20 @@ def enqueue_recompute(snapshot_ids: Iterable[int], countdown: float = 0) -> None
 _ratings_flags = (
     BoardSnapshot.objects.filter(round=None, kind=SnapshotKind.RATINGS).order_by().values_list("id", "stale")
 )
+
+
+def ratings_stale_of(benchmark: str) -> Subquery:
+    """The stale flag of the ratings snapshot of the benchmark `benchmark` names (an outer query's field, as
+    `OuterRef` takes it), as a subquery: None when the benchmark has no ratings snapshot. A counted vote reads it
+    with its claim (`voting.queries.claim_target`), one statement fewer than `snapshots_mark_stale` reading it
+    at the end of the vote; found stale, the vote marks nothing.
+
+    Read earlier in the vote's transaction, the flag can be stale for a refit that is about to commit it fresh
+    without the vote's cell (the refit checks the cells again before it calls itself fresh, so only a vote
+    committed after that check is missed): such a vote waits for the next counted vote on the benchmark or for
+    the sweep, which marks stale every fresh ratings snapshot whose inputs no longer match what it fitted
+    (`recompute.boards.snapshots_sweep`), within STALE_SWEEP_SECONDS."""
+    return Subquery(_ratings_flags.filter(benchmark_id=OuterRef(benchmark)).values("stale")[:1])
 
 
 def _ratings_flag(benchmark_id: int) -> dict[int, bool]:

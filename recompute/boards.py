@@ -173,6 +173,10 @@ def snapshots_sweep(*, older_than_seconds: int = 60) -> list[int]:
     if missing:
         with transaction.atomic():
             snapshots_mark_stale(round_ids=list(missing))
+    behind = _ratings_behind()
+    if behind:
+        with transaction.atomic():
+            snapshots_mark_stale(benchmark_ids=behind)
     ids = list(
         BoardSnapshot.objects.filter(stale=True)
         .filter(Q(stale_since__lte=cutoff) | Q(stale_since__isnull=True))
@@ -180,3 +184,11 @@ def snapshots_sweep(*, older_than_seconds: int = 60) -> list[int]:
     )
     enqueue_recompute(ids)
     return ids
+
+
+def _ratings_behind() -> list[int]:
+    """Benchmarks whose ratings call themselves fresh but were fitted from other vote cells than they hold now: a
+    vote counted while a refit was committing them fresh, having found them stale, marked nothing
+    (`leaderboard.stale.ratings_stale_of`). Their vote cells are a few hundred rows a benchmark."""
+    fresh = BoardSnapshot.objects.filter(kind=SnapshotKind.RATINGS, round=None, stale=False, data__isnull=False)
+    return [b for b, digest in fresh.values_list("benchmark_id", "digest") if _digest(_public_cells(b)) != digest]

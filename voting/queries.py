@@ -19,6 +19,7 @@ from django.db.models import F, QuerySet, Value
 from django.db.models.functions import Coalesce
 
 from leaderboard.models import RoundStatus
+from leaderboard.stale import ratings_stale_of
 
 from .models import Matchup, Vote, VoteCell
 from .standing import STANDING_OF_VOTER
@@ -128,6 +129,7 @@ class Claim(NamedTuple):
     agent_b_id: int
     published: bool  # both runs' rounds are still published (`Round.is_published`)
     standing: tuple  # the values of `standing.STANDING_OF_VOTER`
+    ratings_stale: bool | None  # the task's benchmark's ratings are stale already (None: no ratings yet)
 
 
 # Built once: each claim filters a copy by its key. What the reveal shows comes from the vote pool
@@ -137,21 +139,23 @@ _claims = Matchup.objects.annotate(
     claim_agent_b_id=F("run_b__entry__agent_id"),
     claim_status_a=F("run_a__round__status"),
     claim_status_b=F("run_b__round__status"),
+    claim_ratings_stale=ratings_stale_of("task__benchmark_id"),
     **STANDING_OF_VOTER,
 ).order_by()
 
 
 def claim_target(*, key: str) -> Claim | None:
-    """The matchup `key` with its runs' agents, their rounds' status and its voter's standing, in one
-    statement. It takes no lock: the vote has locked its voter's standing already (`standing.standing_take`),
-    so a matchup, which only its voter may use, is claimed by one request at a time, and the conditional update
-    (`matchup_use`) is the claim itself."""
+    """The matchup `key` with its runs' agents, their rounds' status, its voter's standing and whether its
+    benchmark's ratings are stale already (`leaderboard.stale.ratings_stale_of`), in one statement. It takes no
+    lock: the vote has locked its voter's standing already (`standing.standing_take`), so a matchup, which only
+    its voter may use, is claimed by one request at a time, and the conditional update (`matchup_use`) is the
+    claim itself."""
     m = next(iter(_claims.filter(key=key)), None)
     if m is None:
         return None
     published = m.claim_status_a == RoundStatus.PUBLISHED and m.claim_status_b == RoundStatus.PUBLISHED
     standing = tuple(getattr(m, name) for name in STANDING_OF_VOTER)
-    return Claim(m, m.claim_agent_a_id, m.claim_agent_b_id, published, standing)
+    return Claim(m, m.claim_agent_a_id, m.claim_agent_b_id, published, standing, m.claim_ratings_stale)
 
 
 def reveal_read(*, matchup: Matchup) -> tuple[Reveal, int]:

@@ -133,7 +133,8 @@ def vote_cast(*, key: str, voter, winner: str, now: datetime | None = None, pool
         reveal, benchmark_id = _reveal(claim, pool or vote_pool())
         if standing.counts:
             cells_apply(added=[(vote.task_id, vote.agent_a_id, vote.agent_b_id, vote.winner)])
-            snapshots_mark_stale(benchmark_ids=[benchmark_id])  # its ratings
+            if not claim.ratings_stale:  # read with the claim: already stale, a refit is on its way
+                snapshots_mark_stale(benchmark_ids=[benchmark_id])  # its ratings
     matchup.used_at = now
     return Cast(vote, _status_after(voter, standing, stored, now), reveal)
 

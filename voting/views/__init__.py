@@ -11,9 +11,10 @@ from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
-from django.template.loader import render_to_string
+from django.template import engines
 from django.utils import timezone
 from django.utils.csp import CSP
+from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.clickjacking import xframe_options_exempt, xframe_options_sameorigin
 from django.views.decorators.csp import csp_override
 from django.views.decorators.http import require_GET, require_POST
@@ -95,17 +96,23 @@ def _stage_context(request: HttpRequest, context: dict, pool: VotePool) -> dict:
     return context
 
 
+def _jinja(name: str, context: dict, request: HttpRequest) -> SafeString:
+    """The screen, its stage and the reveal bar (`voting/jinja2/voting/`: Jinja2 through Django's backend,
+    config/jinja2.py), which every vote and every vote screen render."""
+    return mark_safe(engines["jinja2"].get_template(name).render(context, request))  # noqa: S308 (escaped by Jinja)
+
+
 def _stage(request: HttpRequest, context: dict, status: int = 200, pool: VotePool | None = None) -> HttpResponse:
     pool = pool or vote_pool()
     context = _stage_context(request, context, pool)
     if request.htmx:
-        return render(request, "voting/vote.html#stage", context, status=status)
+        return HttpResponse(_jinja("voting/stage.html", context, request), status=status)
     organization_id = context["voter"].organization_id  # read with the standing
     context["scopes"] = vote_scopes(voter=request.user, pool=pool, organization_id=organization_id)
-    # The navigation's "Preview" link, for a vendor's member (`config.context_processors.site` would read the
-    # membership again): the view's context comes before the processors'.
-    context["IS_VENDOR"] = organization_id is not None
-    return render(request, "voting/vote.html", context, status=status)
+    # The page is the site's base around the screen; the navigation's "Preview" link is for a vendor's member
+    # (`config.context_processors.site` would read the membership again: the view's context comes first).
+    page = {"screen_html": _jinja("voting/screen.html", context, request), "IS_VENDOR": organization_id is not None}
+    return render(request, "voting/vote.html", page, status=status)
 
 
 @login_required
@@ -193,14 +200,12 @@ def _reveal(
         pool = vote_pool_last(pool)
         following = {"scope": matchup.scope, "state": "matchup", "matchup": nxt, "voter": context["voter"]}
         following["sides"] = matchup_sides(nxt, pool=pool)
-        context["next_stage"] = render_to_string(
-            "voting/vote.html#stage", _stage_context(request, following, pool), request=request
-        )
+        context["next_stage"] = _jinja("voting/stage.html", _stage_context(request, following, pool), request)
     if cast is not None and request.htmx:
         # The vote bar only (and, out of band, the names in the two panel headers): the frames stay as the voter
         # left them until "Next pair".
         context["bar_only"] = True
-        return render(request, "voting/vote.html#revealbar", _stage_context(request, context, pool))
+        return HttpResponse(_jinja("voting/revealbar.html", _stage_context(request, context, pool), request))
     return _stage(request, context, pool=pool)
 
 
