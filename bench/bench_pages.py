@@ -11,8 +11,9 @@ session (the vote screen's reader) and the writer accounts. Then gunicorn serves
 site's settings plus a trivial /_floor/ view) with PRODUCTION=true (DEBUG off, secure cookies, HSTS) except
 SECURE_SSL_REDIRECT=false, the Redis cache on Redis database 7 (broker 8).
 
-Every run measures every page of `targets()`: the floor first, the pages, the floor again; the floor's mean is
-what ratios are taken against, so a ratio compares like with like on a shared machine. The whole list is
+Every run measures every page of `targets()` (or the ones `--pages` names): the floor first, the pages, the
+floor again; the floor's mean is what ratios are taken against, so a ratio compares like with like on a shared
+machine. The whole list is
 measured `--repeats` times and each page reports the median req/s, p50 and p99 with their min-max.
 
 Then (unless --no-writes) the same list is measured `--repeats` times again while writes happen: a steady
@@ -548,6 +549,9 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--port", type=int, default=8131)
     parser.add_argument("--database", default="leaderboard_bench_pages")
     parser.add_argument("--fresh", action="store_true", help="drop and rebuild the bench database first")
+    parser.add_argument(
+        "--pages", default="", help="only these pages, by name, comma-separated (e.g. floor,vote,floor-after)"
+    )
     args = parser.parse_args()
     assert args.database.startswith("leaderboard_bench_pages")
     args.duration = args.duration or (5 if args.quick else 20)
@@ -620,6 +624,11 @@ def main() -> None:
     print(f"database {args.database}: {'created' if ensure_database(args.database) else 'exists'}")
     prepare_site(env)
     pages = targets(env)
+    if args.pages:  # a subset, in the list's order (the floor's ratio needs "floor" and "floor-after" in it)
+        asked = set(args.pages.split(","))
+        if unknown := asked - set(pages):
+            sys.exit(f"no such page: {', '.join(sorted(unknown))} (pages: {', '.join(pages)})")
+        pages = {name: page for name, page in pages.items() if name in asked}
     cookie = voter_cookie(env)
     began = datetime.now(UTC)
     line = machine(env)

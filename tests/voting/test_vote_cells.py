@@ -303,31 +303,37 @@ def test_a_vote_two_editors_delete_at_once_is_gone_once_without_an_error(world):
     assert BoardSnapshot.objects.get(benchmark=world.benchmark, kind=SnapshotKind.RATINGS).stale
 
 
-def test_ratings_fresh_without_a_counted_vote_are_refitted_by_the_sweep(world, monkeypatch):
+def test_ratings_fresh_without_a_counted_vote_are_refitted_by_the_sweep(
+    world, monkeypatch, django_capture_on_commit_callbacks
+):
     """A counted vote reads the ratings' flag with its claim and, finding them stale, marks nothing. Should a refit
     commit them fresh without that vote's cell (the vote committed after the refit's last look at the cells), they
     call themselves fresh while missing a vote: the sweep compares what they were fitted from with the cells held
     now and refits them."""
     from voting.services import counting
 
-    cast(make_user("one@example.com"), _run(world, "zephyrbot"), _run(world, "marlinide"), "a")
+    with django_capture_on_commit_callbacks(execute=True):  # after commit: the (eager) refit
+        cast(make_user("one@example.com"), _run(world, "zephyrbot"), _run(world, "marlinide"), "a")
     snap = BoardSnapshot.objects.get(kind=SnapshotKind.RATINGS, benchmark=world.benchmark)
     assert snap.stale is False
     assert {row["agent"]: row["votes"] for row in snap.data["all"]} == {"zephyrbot": 1, "marlinide": 1}
     # The race's outcome, made directly: a second counted vote's cell is added and the ratings are left fresh.
     monkeypatch.setattr(counting, "snapshots_mark_stale", lambda **kwargs: [])
-    cast(make_user("two@example.com"), _run(world, "zephyrbot"), _run(world, "marlinide"), "b")
+    with django_capture_on_commit_callbacks(execute=True):
+        cast(make_user("two@example.com"), _run(world, "zephyrbot"), _run(world, "marlinide"), "b")
     monkeypatch.undo()
     snap.refresh_from_db()
     assert snap.stale is False and {row["agent"]: row["votes"] for row in snap.data["all"]}["zephyrbot"] == 1
 
-    recompute.snapshots_sweep(older_than_seconds=60)  # eager Celery in tests: refitted inline
+    with django_capture_on_commit_callbacks(execute=True):  # eager Celery in tests: refitted after commit
+        recompute.snapshots_sweep(older_than_seconds=60)
 
     snap.refresh_from_db()
     assert snap.stale is False
     # Each agent is in both votes: 2 each (one win and one loss apiece).
     assert {row["agent"]: row["votes"] for row in snap.data["all"]} == {"zephyrbot": 2, "marlinide": 2}
     healed = snap.version
-    recompute.snapshots_sweep(older_than_seconds=60)  # in step now: nothing to refit
+    with django_capture_on_commit_callbacks(execute=True):  # in step now: nothing to refit
+        recompute.snapshots_sweep(older_than_seconds=60)
     snap.refresh_from_db()
     assert snap.stale is False and snap.version == healed

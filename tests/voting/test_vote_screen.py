@@ -476,25 +476,25 @@ def test_the_vote_screen_and_the_vote_run_a_fixed_small_number_of_queries(client
     # runs, the new pair = 7; the sides, the task, its version, the scope list and the navigation's vendor link
     # come from the vote pool and the standing. Vote: the user and a transaction (begin, commit; the savepoint
     # of the test's transaction here) holding the vote added to the standing (an update that locks the voter's
-    # row), the claim (the pair read with its runs' agents, their rounds' status and the voter's standing), its
-    # update, the vote, its cell, the ratings snapshot's flag (already stale from the first vote, so not written
-    # again) = 9; what the reveal shows comes from the vote pool. The htmx vote: those 9, then the next pair's
-    # draw without the user, standing, open pair and last pair (the one just voted on, known): the pair counts,
-    # the check of the two runs, the new pair = 12. The same on SQLite.
-    assert (draw, reload, vote, one_request_vote) == (7, 2, 9, 12)
-    # A process that read the pair counts within the last second draws from its own copy of them: 11.
+    # row), the claim (the pair read with its runs' agents, their rounds' status, the voter's standing and the
+    # ratings snapshot's flag: already stale from the first vote, so nothing more is read or written), its
+    # update, the vote, its cell = 8; what the reveal shows comes from the vote pool. The htmx vote: those 8,
+    # then the next pair's draw without the user, standing, open pair and last pair (the one just voted on,
+    # known): the pair counts, the check of the two runs, the new pair = 11. The same on SQLite.
+    assert (draw, reload, vote, one_request_vote) == (7, 2, 8, 11)
+    # A process that read the pair counts within the last second draws from its own copy of them: 10.
     from voting import pool
 
     monkeypatch.setattr(pool, "POOL_RECHECK_SECONDS", 3600.0)  # however slow this machine is
     Matchup.objects.filter(used_at__isnull=True).delete()
     client.get(reverse("vote"))  # a draw: the pair counts read
-    assert _queries(_htmx_vote(client), fresh=False) == 11
+    assert _queries(_htmx_vote(client), fresh=False) == 10
 
 
 def test_on_invent_tasks_the_draw_reads_the_voter_s_voted_pairs_in_one_more_query(client, voter):
     # Invent and startup pairs the voter has not voted on come first (voting/draw/matchups.py): one statement reads the
     # pairs the voter has voted on, in the draw and in the next pair drawn with an htmx vote; nothing else
-    # changes from the to-spec counts above (7, 2, 9, 12).
+    # changes from the to-spec counts above (7, 2, 8, 11).
     from tests.builders.voting import build_world
     from voting.pool import vote_pool_retire
 
@@ -502,7 +502,7 @@ def test_on_invent_tasks_the_draw_reads_the_voter_s_voted_pairs_in_one_more_quer
     world = build_world(tasks=("messenger",), trials=1)
     Task.objects.filter(pk=world.tasks[0].pk).update(kind="invent")
     vote_pool_retire()  # the update sends no signal
-    assert _screen_queries(client) == (8, 2, 9, 13)
+    assert _screen_queries(client) == (8, 2, 8, 12)
 
 
 def test_a_pair_whose_round_was_withdrawn_while_on_screen_takes_no_vote(voter_client, world):
@@ -554,3 +554,43 @@ def test_the_reveal_bar_names_each_side_with_a_link_and_nothing_names_an_app_bef
     assert f'<a href="{run_b_url}">{name_b}</a>' in bar
     assert f"You voted <strong>B is better</strong> ({name_b})" in bar
     assert name_a in bar.split("You voted")[0]  # A named as well, before the sentence
+
+
+def test_markup_in_a_task_or_an_agent_s_name_is_shown_as_text_on_the_screen_and_in_the_reveal(voter_client, world):
+    # What a benchmark team or a vendor typed (a task's title, prompt and scenarios, an agent's name) is text on
+    # the vote screen, the next pair drawn with a vote and the reveal: never markup the page would run.
+    from leaderboard.models import Agent
+    from voting.pool import vote_pool_retire
+
+    tasks = [task.pk for task in world.tasks]  # whichever task the pair is drawn from
+    Task.objects.filter(pk__in=tasks).update(title='<img src=x onerror="alert(1)">')
+    TaskVersion.objects.filter(task__in=tasks).update(prompt="Build <script>alert(2)</script>", scenarios=["<b>3</b>"])
+    Agent.objects.filter(pk__in=[a.pk for a in world.agents.values()]).update(name="<i>Agent</i>")
+    vote_pool_retire()  # the updates send no signal
+    page = _page(voter_client).content.decode()
+    matchup = Matchup.objects.latest("id")
+    response = voter_client.post(reverse("vote_cast", args=[matchup.key]), {"winner": "a"}, HTTP_HX_REQUEST="true")
+    bar, following = _split_next(response.content.decode())
+    for html in (page, following):
+        assert re.search(r"&lt;img src=x onerror=&(#34|quot);alert\(1\)&(#34|quot);&gt;", html)
+        assert "<img src=x" not in html
+        assert "Build &lt;script&gt;alert(2)&lt;/script&gt;" in html and "<script>alert(2)" not in html
+        assert "&lt;b&gt;3&lt;/b&gt;" in html and "<b>3</b>" not in html
+    assert "&lt;i&gt;Agent&lt;/i&gt;" in bar and "<i>Agent</i>" not in bar
+
+
+def test_the_reveal_of_a_vote_an_editor_removed_says_so(voter_client, world):
+    from django.contrib.auth.models import Group
+
+    from tests.builders.voting import make_user
+    from voting.services.editing import vote_change
+
+    _page(voter_client)
+    matchup = Matchup.objects.latest("id")
+    voter_client.post(reverse("vote_cast", args=[matchup.key]), {"winner": "a"})
+    editor = make_user("editor@example.com")
+    editor.groups.add(Group.objects.get(name="Editors"))
+    vote_change(vote=Vote.objects.get(), by=editor, delete=True)
+    html = voter_client.get(reverse("vote_reveal", args=[matchup.key])).content.decode()
+    assert "Your vote on this pair was removed by an editor." in html
+    assert "You voted" not in html and "Your vote counts" not in html

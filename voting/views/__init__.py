@@ -109,10 +109,11 @@ def _stage(request: HttpRequest, context: dict, status: int = 200, pool: VotePoo
         return HttpResponse(_jinja("voting/stage.html", context, request), status=status)
     organization_id = context["voter"].organization_id  # read with the standing
     context["scopes"] = vote_scopes(voter=request.user, pool=pool, organization_id=organization_id)
+    context["screen_html"] = _jinja("voting/screen.html", context, request)
     # The page is the site's base around the screen; the navigation's "Preview" link is for a vendor's member
     # (`config.context_processors.site` would read the membership again: the view's context comes first).
-    page = {"screen_html": _jinja("voting/screen.html", context, request), "IS_VENDOR": organization_id is not None}
-    return render(request, "voting/vote.html", page, status=status)
+    context["IS_VENDOR"] = organization_id is not None
+    return render(request, "voting/vote.html", context, status=status)
 
 
 @login_required
