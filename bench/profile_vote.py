@@ -2,6 +2,8 @@
 
     .venv/bin/python bench/profile_vote.py                  # 20 voters, 200 votes: CPU ms and queries per vote
     .venv/bin/python bench/profile_vote.py --cprofile 40    # and the 40 costliest functions (a CPU-time clock)
+    .venv/bin/python bench/profile_vote.py --parts          # and the CPU time of each of PARTS, per vote
+    .venv/bin/python bench/profile_vote.py --screen --parts # the same for reloads of the vote screen (GET /vote/)
 
 Set-up (not timed): the database `leaderboard_bench_profile` with the demo data (made once, kept), Redis
 database 7 (flushed), `--voters` accounts three days old signed in through `Client.force_login`. Then each
