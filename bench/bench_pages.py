@@ -550,7 +550,7 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--database", default="leaderboard_bench_pages")
     parser.add_argument("--fresh", action="store_true", help="drop and rebuild the bench database first")
     parser.add_argument(
-        "--pages", default="", help="only these pages, by name, comma-separated (e.g. floor,vote,floor-after)"
+        "--pages", default="", help="only these pages, by name, comma-separated (e.g. vote); the floor always"
     )
     args = parser.parse_args()
     assert args.database.startswith("leaderboard_bench_pages")
@@ -624,8 +624,8 @@ def main() -> None:
     print(f"database {args.database}: {'created' if ensure_database(args.database) else 'exists'}")
     prepare_site(env)
     pages = targets(env)
-    if args.pages:  # a subset, in the list's order (the floor's ratio needs "floor" and "floor-after" in it)
-        asked = set(args.pages.split(","))
+    if args.pages:  # a subset, in the list's order, always with the floor first and last (the ratios' base)
+        asked = set(args.pages.split(",")) | {"floor", "floor-after"}
         if unknown := asked - set(pages):
             sys.exit(f"no such page: {', '.join(sorted(unknown))} (pages: {', '.join(pages)})")
         pages = {name: page for name, page in pages.items() if name in asked}

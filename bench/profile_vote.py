@@ -54,6 +54,7 @@ PARTS = [
     ("voting.queries", "voter_pairs"),
     ("voting.draw.matchups", "_matchup_store"),
     ("voting.views", "render"),
+    ("voting.views", "HttpResponse"),
     ("voting.views", "_jinja"),
     ("django.middleware.csrf", "get_token"),
 ]

@@ -98,8 +98,13 @@ def _stage_context(request: HttpRequest, context: dict, pool: VotePool) -> dict:
 
 def _jinja(name: str, context: dict, request: HttpRequest) -> SafeString:
     """The screen, its stage and the reveal bar (`voting/jinja2/voting/`: Jinja2 through Django's backend,
-    config/jinja2.py), which every vote and every vote screen render."""
-    return mark_safe(engines["jinja2"].get_template(name).render(context, request))  # noqa: S308 (escaped by Jinja)
+    config/jinja2.py), which every vote and every vote screen render.
+
+    Rendered from a copy of `context`: Django's Jinja2 backend adds its own `csrf_input` and `csrf_token` to the
+    dict it is given (the templates use `csrf_field()` and `csrf_value()`, masked once an answer: config/jinja2.py).
+    """
+    template = engines["jinja2"].get_template(name)
+    return mark_safe(template.render({**context}, request))  # noqa: S308 (escaped by Jinja)
 
 
 def _stage(request: HttpRequest, context: dict, status: int = 200, pool: VotePool | None = None) -> HttpResponse:
@@ -109,11 +114,10 @@ def _stage(request: HttpRequest, context: dict, status: int = 200, pool: VotePoo
         return HttpResponse(_jinja("voting/stage.html", context, request), status=status)
     organization_id = context["voter"].organization_id  # read with the standing
     context["scopes"] = vote_scopes(voter=request.user, pool=pool, organization_id=organization_id)
-    context["screen_html"] = _jinja("voting/screen.html", context, request)
-    # The page is the site's base around the screen; the navigation's "Preview" link is for a vendor's member
-    # (`config.context_processors.site` would read the membership again: the view's context comes first).
+    # The page is the site's frame in Jinja2 (voting/jinja2/voting/base.html) around the screen; the navigation's
+    # "Preview" link is for a vendor's member, known from the standing.
     context["IS_VENDOR"] = organization_id is not None
-    return render(request, "voting/vote.html", context, status=status)
+    return HttpResponse(_jinja("voting/vote.html", context, request), status=status)
 
 
 @login_required
