@@ -96,3 +96,12 @@ def test_the_vote_page_masks_the_csrf_token_once_and_its_forms_work_with_it(worl
     # Signing out from the vote page works with its token.
     assert client.post(reverse("signout"), {"csrfmiddlewaretoken": tokens[1]}).status_code == 302
     assert client.get(reverse("vote")).status_code == 302  # signed out: the sign-in page
+
+
+def test_the_vote_page_s_static_addresses_follow_the_settings(voter_client, world, settings):
+    # The addresses are worked out once per process (config/jinja2.py); a change of where static files are served
+    # is seen at once, as the Django pages see it.
+    assert 'href="/static/css/site.css"' in voter_client.get(reverse("vote")).content.decode()
+    settings.STATIC_URL = "/assets/"
+    page = voter_client.get(reverse("vote")).content.decode()
+    assert 'href="/assets/css/site.css"' in page and 'src="/assets/js/vote.js"' in page
