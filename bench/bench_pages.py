@@ -346,6 +346,7 @@ def targets(env: dict[str, str]) -> dict[str, tuple[str, str]]:
         "board-large-tasks": (f"/b/{LARGE['slug']}/?tab=tasks", ""),
         "run": (run_path, ""),
         "vote": ("/vote/", "cookie"),
+        "floor-signed-in": ("/_floor/signed-in/", "cookie"),
         "floor-after": ("/_floor/", ""),
     }
 
@@ -453,6 +454,7 @@ PATH_NOTES = {
     "board-demo-tab-htmx": " (HX-Request)",
     "board-large-plain": " (no Accept-Encoding)",
     "vote": " (signed in, one account on 50 connections)",
+    "floor-signed-in": " (signed in: a view that reads the session and the account, nothing more)",
 }
 
 
