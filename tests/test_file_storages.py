@@ -8,14 +8,19 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.files.storage import FileSystemStorage, storages
 
 from config.env import FILE_STORAGES, file_storages
-from runs.models import Evidence
+from runs.models import Evidence, evidence_storage
 
 
 def test_by_default_every_kind_of_file_is_on_the_local_disk():
     for name in ("evidence", "app_builds", "transcripts"):
         assert name in settings.STORAGES
         assert isinstance(storages[name], FileSystemStorage)
-    assert Evidence._meta.get_field("file").storage is storages["evidence"]
+    # The field asks for the "evidence" storage by name each time the models load (as its migration records),
+    # so STORAGE_URL moves evidence with the rest. Compared through the callable, not the object the field holds:
+    # a test that changes STATIC_URL, MEDIA_ROOT or STORAGES makes Django build its storages anew.
+    _, _, _, kwargs = Evidence._meta.get_field("file").deconstruct()
+    assert kwargs["storage"] is evidence_storage
+    assert evidence_storage() is storages["evidence"]
 
 
 def test_a_storage_url_puts_every_kind_in_one_private_bucket():
