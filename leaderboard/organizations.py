@@ -1,4 +1,4 @@
-"""The people of an organization: accounts as editors see them in the admin ("Users"), and the way into an
+"""The people of an organization: accounts as editors see them in the admin ("Accounts"), and the way into an
 organization (a join request approved by an editor, or an editor's invitation accepted). The services are
 `submissions.joining`."""
 
@@ -12,13 +12,13 @@ from django.utils import timezone
 
 
 class Account(User):
-    """A person's account, as editors see it in the admin ("Users"): its address, whether it is confirmed, its
+    """A person's account, as editors see it in the admin ("Accounts"): its address, whether it is confirmed, its
     organization and its roles. Editors set the organization; nothing else of the account is theirs to change."""
 
     class Meta:
         proxy = True
-        verbose_name = "user"
-        verbose_name_plural = "users"
+        verbose_name = "account"
+        verbose_name_plural = "accounts"
 
 
 class JoinKind(models.TextChoices):

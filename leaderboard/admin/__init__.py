@@ -7,7 +7,7 @@
 - round parameters are editor-only (no other group has a permission on them).
 
 Importing this package registers every model admin of its modules: `catalogue` (organizations,
-memberships, agents, benchmarks), `accounts` (the Users page and join requests), `tasks` (tasks and their
+memberships, agents, benchmarks), `accounts` (the Accounts page and join requests), `tasks` (tasks and their
 versions) and `rounds` (rounds with their entries, parameters and changelog).
 """
 

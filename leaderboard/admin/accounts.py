@@ -1,4 +1,4 @@
-"""People in the admin, for editors: the Users page (each account's address, whether it is confirmed, its
+"""People in the admin, for editors: the Accounts page (each account's address, whether it is confirmed, its
 organization and roles; an editor sets the organization and nothing else), and the join requests (approve or
 decline what people asked from the site's join page; "Add" invites an address into an organization). The
 writes go through `submissions.joining`, which checks the editor and the confirmed address."""

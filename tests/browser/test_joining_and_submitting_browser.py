@@ -109,7 +109,7 @@ def _editor_approves(browser, url: str) -> None:
     page.screenshot(path=str(DOCS / "join-approve-admin.png"))
     page.get_by_role("button", name="Run").click()
     page.get_by_text("Approved: 1 request(s)").wait_for()
-    page.get_by_role("link", name="Users").first.click()
+    page.get_by_role("link", name="Accounts").click()
     assert "NVIDIA" in page.locator("#result_list tbody tr", has_text=MEMBER).inner_text()
     page.screenshot(path=str(DOCS / "join-users-admin.png"))
     page.close()

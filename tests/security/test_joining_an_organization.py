@@ -1,7 +1,7 @@
 """The way into an organization, from outside: a new account asks to join from the site, an editor approves in
 the admin (or invites an address, and the account holding it accepts), and only then does it submit. Nobody
 joins without an editor's yes and a confirmed address; no one but an editor approves; an account learns nothing
-of which organizations exist by asking; the admin's Users page lets an editor set an account's organization
+of which organizations exist by asking; the admin's Accounts page lets an editor set an account's organization
 and nothing else of it."""
 
 from __future__ import annotations
@@ -215,7 +215,22 @@ def test_the_join_page_asks_an_anonymous_visitor_to_sign_in_first(world, client)
     assert "first step to submitting your organization" in client.get("/signup/?next=/join/").content.decode()
 
 
-def test_the_admins_users_page_sets_an_accounts_organization_and_nothing_else(world):
+def test_the_admin_index_names_each_page_once(world):
+    """The editor's Accounts page (organizations) and Django's full Users page (a superuser's) are two pages;
+    a superuser's sidebar names them apart, and an editor sees only the Accounts page."""
+    names = lambda page: [m["name"] for app in page.context["app_list"] for m in app["models"]]  # noqa: E731
+    root = Client()
+    root.force_login(get_user_model().objects.create_superuser("root", "root@example.com", "pw-not-used-1"))
+    listed = names(root.get("/admin/"))
+    assert len(listed) == len(set(listed)), listed
+    assert "Accounts" in listed and "Users" in listed
+    editor = Client()
+    editor.force_login(world["editor"])
+    listed = names(editor.get("/admin/"))
+    assert "Accounts" in listed and "Users" not in listed, listed
+
+
+def test_the_admins_accounts_page_sets_an_accounts_organization_and_nothing_else(world):
     pat = make_user("pat")
     editor = Client()
     editor.force_login(world["editor"])
@@ -242,7 +257,7 @@ def test_the_admins_users_page_sets_an_accounts_organization_and_nothing_else(wo
     pat.refresh_from_db()
     assert Membership.objects.get(user=pat).organization == acme
     assert not pat.is_superuser and not pat.is_staff
-    # A reviewer (staff, not an editor) has no Users page.
+    # A reviewer (staff, not an editor) has no Accounts page.
     reviewer = Client()
     reviewer.force_login(make_user("sam", "Reviewers"))
     assert reviewer.get("/admin/leaderboard/account/").status_code == 403
