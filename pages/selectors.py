@@ -22,11 +22,11 @@ from django.urls import reverse
 
 from leaderboard.models import Benchmark, Entry, Round, RoundStatus, Task
 from recompute.boards import round_standings_now
-from runs.models import Run
+from runs.models import Outcome, Run
 from scoring import methodologies
 from scoring.boards import boards_as_shown
 from scoring.common import alphabetical
-from scoring.run_figures import OTHER_LANGUAGE, marks_of
+from scoring.run_figures import OTHER_LANGUAGE, VIOLATION, marks_of
 from scoring.standings import COUNTS, IN_REVIEW, REPLACED, UPDATING, standing_of
 from scoring.submission_checks import ran_instead
 from scoring.types import CHECK_COUNT_PAIRS, RatingRow, RunStanding, Standings
@@ -232,11 +232,14 @@ def run_summary(run: Run, methodology: str, standing: RunStanding) -> dict[str, 
     else:
         text = "updating" if state == UPDATING else "not scored"
     cap = cap_minutes(methodologies.get(methodology))
+    # Beside its result, the "violation" mark is left out where the outcome shown is a violation: it would read
+    # "violation violation". Boards, head-to-heads and the downloads, which show no outcome, keep it.
+    said_by_outcome = VIOLATION if outcome == Outcome.VIOLATION else None
     return {
         "score": score,
         "text": text,
         "time": time_view(standing, run.wall_seconds),
-        "marks": mark_badges(standing, run.language, cap),
+        "marks": [b for b in mark_badges(standing, run.language, cap) if b[0] != said_by_outcome],
         "apart": OTHER_LANGUAGE in marks_of(standing),
         "language": run.language,
         "outcome": outcome,

@@ -179,3 +179,23 @@ def test_it_shows_a_violation_off_a_safety_task_as_fail(load, client):
     safety = client.get("/b/ob/r/r1/runs/o-safety-violation/").content.decode()
     assert _pill(safety) == "violation"
     assert "labeled" not in safety
+
+
+def test_a_violation_reads_once_beside_the_run_but_stays_a_mark_in_the_download(load, client):
+    """The outcome "violation" already says it: the run page, the agent's runs and the task's chips show no
+    "violation" mark beside it. The runs download, which gives no outcome pill, keeps the mark."""
+    load(outcomes_bundle())
+    page = client.get("/b/ob/r/r1/runs/o-safety-violation/").content.decode()
+    head = page.split('<header class="page-head">', 1)[1].split("</header>", 1)[0]
+    assert _pill(head) == "violation"
+    words = re.sub(r"<[^>]+>", " ", head.split('class="run-marks"', 1)[1])
+    assert re.findall(r"\bviolation\b", words) == ["violation"], words
+    mark = 'data-mark="violation"'
+    run = Run.objects.get(key="o-safety-violation")
+    agent_page = client.get(f"/b/ob/r/r1/agents/{run.entry.agent.slug}/").content.decode()
+    task_page = client.get(f"/b/ob/tasks/{run.task.key}/").content.decode()
+    for html in (agent_page, task_page):
+        assert "o-safety-violation" in html and mark not in html
+    runs_csv = client.get("/b/ob/download/runs.csv").content.decode()
+    row = next(line for line in runs_csv.splitlines() if "o-safety-violation" in line)
+    assert "violation" in row.split(",")
