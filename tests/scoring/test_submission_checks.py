@@ -174,6 +174,18 @@ def test_limits_respected_fails_on_a_limit_that_is_not_a_whole_number():
         assert not limits.passed and "not a whole number" in limits.detail, value
 
 
+def test_a_track_without_limits_passes_files_that_give_none():
+    # A bundle's or an Inspect log's track reads no limits: nothing to respect, so no info is no failure.
+    # With the track's limits, the same files cannot be checked and fail (the bare list test above).
+    submitted = [from_tau2(f) for f in read_submission(t.files(), ("mini",)).files]
+    for f in submitted:
+        f.info = None
+    (free,) = [c for c in check(_track(limits={}), submitted, None) if c.name == "limits_respected"]
+    assert (free.passed, free.detail) == (True, "the track sets no limits")
+    (bound,) = [c for c in check(_track(), submitted, None) if c.name == "limits_respected"]
+    assert not bound.passed and bound.detail == "mini: cannot be checked: no info, so no max_steps/max_errors"
+
+
 def test_declared_model_names():
     assert names_same_model("Button (Claude Opus 4.6)", "claude-opus-4-6")
     assert names_same_model("gpt-4.1", "gpt-4.1-2025-04-14") and names_same_model("GPT-4.1", "openai/gpt-4.1")

@@ -169,3 +169,70 @@ def test_an_upload_key_cannot_set_a_tier():
         "rounds[0].entries[0].tier: set by the submission checks; an upload key sends none"
     ]
     assert not Entry.objects.filter(round__key="r2").exists()
+
+
+def _bundle_answer(w):
+    """A bundle submission by org A of every required task, one trial each, with its transcript."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    transcript = {"messages": [{"role": "user", "text": "hi"}, {"role": "assistant", "text": "done"}]}
+    runs = [
+        {"id": f"x{i}", "round": "community", "agent": "a-agent", "task": f"mini-{i}", "task_version": "1.0"}
+        | {"status": "completed", "score": 1.0, "transcript": transcript}
+        for i in range(3)
+    ]
+    bundle = {
+        "benchmark": {"slug": "mini-tau", "name": "mini-tau", "methodology": "scored"},
+        "agents": [{"slug": "a-agent", "name": "A agent"}],
+        "tasks": [{"key": f"mini-{i}", "title": f"mini task {i}", "version": "1.0", "kind": "core"} for i in range(3)],
+        "rounds": [{"key": "community", "status": "published", "entries": [{"agent": "a-agent"}]}],
+        "runs": runs,
+    }
+    return _post(w.key_a, {"bundle": SimpleUploadedFile("b.json", json.dumps(bundle).encode()), "agent": "a-agent"})
+
+
+def test_a_bundle_submission_is_not_flagged_for_limits_its_track_does_not_read():
+    # A bundle's runs carry no τ² `info`, and the track reads no limits for a bundle: the limits check passes,
+    # and a bundle with every required task, its trial and its transcript is self-reported, not flagged.
+    answer = _bundle_answer(t.mini_world())
+    assert answer.status_code == 201, answer.content
+    checks = {c["name"]: c for c in answer.json()["checks"]}
+    limits = checks["limits_respected"]
+    assert (limits["passed"], limits["detail"]) == (True, "the track sets no limits")
+    assert [name for name, c in checks.items() if not c["passed"]] == [], checks
+    assert answer.json()["tier"] == "self-reported"
+
+
+def test_a_bundle_submission_stored_flagged_for_limits_is_brought_under_the_rule_by_its_migration():
+    # Before the rule, a bundle's limits check failed for want of τ² `info`, which flagged the submission and its
+    # entry. Its migration (submissions 0007) passes that check, works its tier out again and copies it to the
+    # entry, and turns the round's boards stale; a τ² submission's failed limits check stays as it was.
+    import importlib
+
+    from django.apps import apps
+
+    from snapshots.models import BoardSnapshot
+
+    w = t.mini_world()
+    assert _bundle_answer(w).status_code == 201
+    over = _post(w.key_b, {"archive": _archive(t.files(mini=t.results(t.baseline_sims(), max_steps=500)))})
+    assert over.status_code == 201, over.content
+    bundle_sub, tau2_sub = Submission.objects.get(format="bundle"), Submission.objects.get(format="tau2")
+    tau2_checks = tau2_sub.checks
+    assert tau2_sub.tier == "flagged"
+    old = "mini: cannot be checked: no info, so no max_steps/max_errors"
+    checks = [c | {"passed": False, "detail": old} if c["name"] == "limits_respected" else c for c in bundle_sub.checks]
+    Submission.objects.filter(pk=bundle_sub.pk).update(checks=checks, tier="flagged")
+    Entry.objects.filter(round=bundle_sub.round, agent=bundle_sub.agent).update(tier="flagged")
+    BoardSnapshot.objects.filter(round=bundle_sub.round).update(stale=False)
+
+    importlib.import_module("submissions.migrations.0007_limits_without_track_limits")._limits_passed(apps, None)
+
+    bundle_sub.refresh_from_db()
+    limits = next(c for c in bundle_sub.checks if c["name"] == "limits_respected")
+    assert (limits["passed"], limits["detail"]) == (True, "the track sets no limits")
+    assert bundle_sub.tier == "self-reported"
+    assert Entry.objects.get(round=bundle_sub.round, agent=bundle_sub.agent).tier == "self-reported"
+    assert BoardSnapshot.objects.filter(round=bundle_sub.round, kind="boards", stale=True).exists()
+    tau2_sub.refresh_from_db()
+    assert (tau2_sub.checks, tau2_sub.tier) == (tau2_checks, "flagged")
