@@ -41,6 +41,19 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in value.split(",") if item.strip()]
 
 
+SMTP_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+CONSOLE_BACKEND = "django.core.mail.backends.console.EmailBackend"
+
+
+def mailers(*, host: str, port: int, username: str, password: str, use_tls: bool, timeout: int) -> dict:
+    """Django's MAILERS: SMTP to `host` when one is given (production), else the console (`make serve`), where
+    the sign-up's link is read."""
+    if not host:
+        return {"default": {"BACKEND": CONSOLE_BACKEND}}
+    options = {"host": host, "port": port, "username": username, "password": password, "use_tls": use_tls}
+    return {"default": {"BACKEND": SMTP_BACKEND, "OPTIONS": options | {"timeout": timeout}}}
+
+
 def database_from_url(url: str, base_dir: Path) -> dict:
     """`postgres://user:pass@host:port/name` or `sqlite:///relative/or//absolute/path`."""
     parsed = urlparse(url)

@@ -14,7 +14,7 @@ from pathlib import Path
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
-from config.env import database_from_url, env_bool, env_int, env_list, env_str, file_storages
+from config.env import database_from_url, env_bool, env_int, env_list, env_str, file_storages, mailers
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
@@ -280,19 +280,20 @@ VOTE_RATE_WINDOW_SECONDS = env_int("VOTE_RATE_WINDOW_SECONDS", 600)
 ACCOUNT_RATE_LIMIT = env_int("ACCOUNT_RATE_LIMIT", 20)  # sign-in and sign-up attempts per address per window
 VOTE_NEW_ACCOUNT_DELAY_HOURS = env_int("VOTE_NEW_ACCOUNT_DELAY_HOURS", 24)
 ACCOUNT_CONFIRM_DAYS = env_int("ACCOUNT_CONFIRM_DAYS", 3)  # how long the link mailed at sign-up works
-# Mail (the sign-up's confirmation link): SMTP when EMAIL_HOST is set (production), else printed on the console
-# (`make serve`). Tests use Django's in-memory outbox.
-EMAIL_HOST = env_str("EMAIL_HOST", "")
-EMAIL_BACKEND = (
-    "django.core.mail.backends.smtp.EmailBackend" if EMAIL_HOST else "django.core.mail.backends.console.EmailBackend"
-)
-EMAIL_PORT = env_int("EMAIL_PORT", 587)
-EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
-EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
-EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
+# Mail (the sign-up's confirmation link), as Django's MAILERS: SMTP when EMAIL_HOST is set (production), else
+# printed on the console (`make serve`). Tests use Django's in-memory outbox. The environment keeps the usual names
+# (EMAIL_HOST, EMAIL_PORT, EMAIL_HOST_USER, EMAIL_HOST_PASSWORD, EMAIL_USE_TLS, EMAIL_TIMEOUT).
 # Seconds to wait for the mail server: sign-up sends the link inside the transaction that stores the account
 # (nothing stored when it cannot be sent), so a server that hangs must not hold it for long.
-EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
+MAIL_SERVER_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
+MAILERS = mailers(
+    host=env_str("EMAIL_HOST", ""),
+    port=env_int("EMAIL_PORT", 587),
+    username=env_str("EMAIL_HOST_USER", ""),
+    password=env_str("EMAIL_HOST_PASSWORD", ""),
+    use_tls=env_bool("EMAIL_USE_TLS", True),
+    timeout=MAIL_SERVER_TIMEOUT,
+)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "leaderboard@localhost")
 VOTE_DAILY_CAP = env_int("VOTE_DAILY_CAP", 200)
 VOTE_ALIAS_TTL_SECONDS = env_int("VOTE_ALIAS_TTL_SECONDS", 1800)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.options import ActionLocation
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.template.response import TemplateResponse
 
@@ -191,8 +192,8 @@ class JoinRequestAdmin(admin.ModelAdmin):
         }
         return TemplateResponse(request, "admin/leaderboard/joinrequest/decline.html", context)
 
-    def get_actions(self, request):
-        actions = super().get_actions(request)
+    def get_actions(self, request, action_location=ActionLocation.CHANGE_LIST):
+        actions = super().get_actions(request, action_location)
         if not request.user.has_perm("leaderboard.change_joinrequest"):
             actions.pop("approve", None)
             actions.pop("decline", None)

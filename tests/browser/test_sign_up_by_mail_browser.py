@@ -9,6 +9,8 @@ import re
 
 import pytest
 
+from config.env import CONSOLE_BACKEND
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 PASSWORD = "plum-orchard-77-kite"
@@ -17,7 +19,7 @@ PASSWORD = "plum-orchard-77-kite"
 def test_a_visitor_signs_up_to_vote_after_an_error_and_confirms_from_the_console(
     live_server, browser, settings, capsys
 ):
-    settings.EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+    settings.MAILERS = {"default": {"BACKEND": CONSOLE_BACKEND}}
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.goto(f"{live_server.url}/signup/?next=/vote/")
     page.get_by_label("Email").fill("voter@example.com")

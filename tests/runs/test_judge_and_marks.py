@@ -41,7 +41,7 @@ def abl(load):
 
 def test_an_agentbench_live_run_shows_each_criterion_the_narrative_and_no_float_noise(abl, client):
     # The published row of claude-code on data-002 in the 2026-03-19 files carries three criteria.
-    run = next(r for r in Run.objects.exclude(judge=None) if (r.judge or {}).get("criteria"))
+    run = next(r for r in Run.objects.filter(judge__isnull=False) if (r.judge or {}).get("criteria"))
     html = client.get(f"/b/agentbench-live/r/{run.round.key}/runs/{run.key}/").content.decode()
     table = re.search(r'<table id="judge-criteria">(.*?)</table>', html, re.S).group(1)
     for c in run.judge["criteria"]:
@@ -50,7 +50,7 @@ def test_an_agentbench_live_run_shows_each_criterion_the_narrative_and_no_float_
 
 
 def test_a_fallback_row_says_the_judge_was_unavailable(abl, client):
-    run = next(r for r in Run.objects.exclude(judge=None) if r.judge.get("fallback"))
+    run = next(r for r in Run.objects.filter(judge__isnull=False) if r.judge.get("fallback"))
     html = client.get(f"/b/agentbench-live/r/{run.round.key}/runs/{run.key}/").content.decode()
     assert "The LLM judge was unavailable" in html
     assert "LLM judge unavailable; scored by output presence" in html or run.judge["narrative"] in html

@@ -14,6 +14,7 @@ PROD_ENV = {
     "PRODUCTION": "true",
     "SECRET_KEY": "k" * 20 + "-a-long-random-production-secret-0123456789-abcdefghijkl",
     "ALLOWED_HOSTS": "leaderboard.example.org",
+    "EMAIL_HOST": "mail.example.org",  # a production site mails the sign-up's link
 }
 
 
@@ -38,6 +39,17 @@ def test_check_deploy_is_clean_under_production_settings():
     result = _run(["manage.py", "check", "--deploy", "--fail-level", "WARNING"], PROD_ENV)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout
+
+
+def test_check_deploy_refuses_production_without_a_mail_server():
+    # Without EMAIL_HOST the sign-up's confirmation link would go to the server's console, where no one signing up
+    # reads it: Django's deploy check names the console mailer.
+    env = {k: v for k, v in PROD_ENV.items() if k != "EMAIL_HOST"}
+    result = _run(
+        ["manage.py", "check", "--deploy"], env, clear=("DEBUG", "CI", "PRODUCTION", "SECRET_KEY", "EMAIL_HOST")
+    )
+    assert result.returncode != 0
+    assert "mail.E001" in result.stderr and "console.EmailBackend" in result.stderr
 
 
 def test_production_settings_use_secure_cookies_hsts_and_https():

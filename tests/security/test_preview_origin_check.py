@@ -113,6 +113,7 @@ PROD = {
     "PRODUCTION": "true",
     "SECRET_KEY": "k" * 20 + "-a-long-random-production-secret-0123456789-abcdefghijkl",
     "ALLOWED_HOSTS": "leaderboard.example.org,apps.example.net",
+    "EMAIL_HOST": "mail.example.org",
 }
 
 

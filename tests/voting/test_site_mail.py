@@ -13,6 +13,7 @@ import re
 import pytest
 from django.test import Client
 
+from config.env import CONSOLE_BACKEND, mailers
 from tests.builders.mail import SmtpSink
 from voting.models import AccountAddress
 
@@ -40,7 +41,7 @@ def opens_and_confirms(link: str) -> None:
 
 
 def test_the_console_shows_the_link_whole_and_it_confirms(settings, capsys):
-    settings.EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+    settings.MAILERS = {"default": {"BACKEND": CONSOLE_BACKEND}}
     sign_up()
     printed = capsys.readouterr().out
     assert "quoted-printable" not in printed and "base64" not in printed
@@ -49,8 +50,8 @@ def test_the_console_shows_the_link_whole_and_it_confirms(settings, capsys):
 
 
 def test_a_mail_client_reads_the_mail_and_its_link(settings, tmp_path):
-    settings.EMAIL_BACKEND = "django.core.mail.backends.filebased.EmailBackend"
-    settings.EMAIL_FILE_PATH = str(tmp_path)
+    backend = "django.core.mail.backends.filebased.EmailBackend"
+    settings.MAILERS = {"default": {"BACKEND": backend, "OPTIONS": {"file_path": str(tmp_path)}}}
     sign_up()
     (path,) = tmp_path.iterdir()
     raw = path.read_bytes()
@@ -63,13 +64,60 @@ def test_a_mail_client_reads_the_mail_and_its_link(settings, tmp_path):
 
 
 def test_a_mail_server_receives_the_link_whole(settings):
-    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
-    settings.EMAIL_HOST, settings.EMAIL_USE_TLS = "127.0.0.1", False
     with SmtpSink() as sink:
-        settings.EMAIL_PORT = sink.port
+        settings.MAILERS = mailers(host="127.0.0.1", port=sink.port, username="", password="", use_tls=False, timeout=5)
         sign_up()
     (raw,) = sink.messages
     assert b"quoted-printable" not in raw
     message = email.message_from_binary_file(io.BytesIO(raw), policy=email.policy.SMTP)
     assert message["To"] == ADDRESS
     opens_and_confirms(first_link(raw.decode()))
+
+
+def _mailers_of(env: dict[str, str]) -> dict:
+    """settings.MAILERS as a fresh process reads it from `env`, with Django's deprecation warnings as errors."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    code = "import django, json; django.setup(); from django.conf import settings; print(json.dumps(settings.MAILERS))"
+    base = {k: v for k, v in os.environ.items() if not k.startswith("EMAIL_")}
+    done = subprocess.run(
+        [sys.executable, "-W", "error::django.utils.deprecation.RemovedInDjango2028Warning", "-c", code],
+        env=base | {"DJANGO_SETTINGS_MODULE": "config.settings"} | env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_the_mail_server_comes_from_the_environment_as_djangos_mailers():
+    # Without EMAIL_HOST the link is printed on the console (`make serve`); with it, SMTP with the environment's
+    # port, account, TLS and timeout. Read through MAILERS, so no email setting Django deprecates is defined.
+    assert _mailers_of({}) == {"default": {"BACKEND": "django.core.mail.backends.console.EmailBackend"}}
+    smtp = _mailers_of(
+        {
+            "EMAIL_HOST": "mail.example.org",
+            "EMAIL_PORT": "2525",
+            "EMAIL_HOST_USER": "site",
+            "EMAIL_HOST_PASSWORD": "pw",
+            "EMAIL_USE_TLS": "false",
+            "EMAIL_TIMEOUT": "7",
+        }
+    )
+    assert smtp == {
+        "default": {
+            "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+            "OPTIONS": {
+                "host": "mail.example.org",
+                "port": 2525,
+                "username": "site",
+                "password": "pw",
+                "use_tls": False,
+                "timeout": 7,
+            },
+        }
+    }
