@@ -1,4 +1,5 @@
-"""The production configuration: `check --deploy` clean, HTTPS-only cookies and HSTS, a strict CSP, no
+"""The production configuration: `check --deploy` clean (and refused without a mail server), the mail server read
+from the environment as Django's MAILERS, HTTPS-only cookies and HSTS, a strict CSP, no
 framing; and the no-configuration defaults (SQLite, eager Celery) for a new user."""
 
 import json
@@ -33,6 +34,49 @@ def _settings(env_extra, names, clear=("DEBUG", "CI", "PRODUCTION", "SECRET_KEY"
     result = _run(["-c", code], {"DJANGO_SETTINGS_MODULE": "config.settings", **env_extra}, clear=clear)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def _mailers_of(env: dict[str, str]) -> dict:
+    """settings.MAILERS as a fresh process reads it from `env`, with Django's deprecation warnings as errors."""
+    code = "import django, json; django.setup(); from django.conf import settings; print(json.dumps(settings.MAILERS))"
+    warnings_as_errors = ["-W", "error::django.utils.deprecation.RemovedInDjango2028Warning"]
+    mail_env = tuple(k for k in os.environ if k.startswith("EMAIL_"))
+    result = _run(
+        [*warnings_as_errors, "-c", code],
+        {"DJANGO_SETTINGS_MODULE": "config.settings", **env},
+        clear=("DEBUG", "CI", "PRODUCTION", "SECRET_KEY", *mail_env),
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_the_mail_server_comes_from_the_environment_as_djangos_mailers():
+    # Without EMAIL_HOST the link is printed on the console (`make serve`); with it, SMTP with the environment's
+    # port, account, TLS and timeout. Read through MAILERS, so no email setting Django deprecates is defined.
+    assert _mailers_of({}) == {"default": {"BACKEND": "django.core.mail.backends.console.EmailBackend"}}
+    smtp = _mailers_of(
+        {
+            "EMAIL_HOST": "mail.example.org",
+            "EMAIL_PORT": "2525",
+            "EMAIL_HOST_USER": "site",
+            "EMAIL_HOST_PASSWORD": "pw",
+            "EMAIL_USE_TLS": "false",
+            "EMAIL_TIMEOUT": "7",
+        }
+    )
+    assert smtp == {
+        "default": {
+            "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+            "OPTIONS": {
+                "host": "mail.example.org",
+                "port": 2525,
+                "username": "site",
+                "password": "pw",
+                "use_tls": False,
+                "timeout": 7,
+            },
+        }
+    }
 
 
 def test_check_deploy_is_clean_under_production_settings():
