@@ -50,8 +50,8 @@ def mailers(*, host: str, port: int, username: str, password: str, use_tls: bool
     the sign-up's link is read."""
     if not host:
         return {"default": {"BACKEND": CONSOLE_BACKEND}}
-    options = {"host": host, "port": port, "username": username, "password": password, "use_tls": use_tls}
-    return {"default": {"BACKEND": SMTP_BACKEND, "OPTIONS": options | {"timeout": timeout}}}
+    options = dict(host=host, port=port, username=username, password=password, use_tls=use_tls, timeout=timeout)
+    return {"default": {"BACKEND": SMTP_BACKEND, "OPTIONS": options}}
 
 
 def database_from_url(url: str, base_dir: Path) -> dict:
