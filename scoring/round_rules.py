@@ -41,6 +41,7 @@ class RunFacts:
     started_at: datetime | None = None
     due_at: datetime | None = None
     rerun_of: str | None = None  # the key of the run it re-runs
+    trial: int = 1
     verdicts: tuple[VerdictFacts, ...] = ()
     disputes: tuple[str, ...] = ()  # each dispute's status: open, accepted, rejected
 
@@ -176,11 +177,22 @@ def rerun_once(label: str, pairs: Iterable[tuple[str, str]]) -> list[Breach]:
 
 
 def _reruns(before: RoundFacts | None, after: RoundFacts) -> list[Breach]:
-    """A re-run is of a run whose dispute an editor accepted, and a run has at most one (`rerun_once`)."""
+    """A re-run is of a run whose dispute an editor accepted, takes that run's trial, and a run has at most one
+    (`rerun_once`).
+
+    The trial: where an agent has several trials of a task its latest counts (`common.latest`), so a re-run
+    numbered below the run it re-runs would leave an older trial counting in its place, and one numbered above
+    would push a later trial out: "the re-run counts" where the disputed run counted, and only there."""
     runs = {r.key: r for r in after.runs}
     out = []
     for run in after.runs:
         original = runs.get(run.rerun_of) if run.rerun_of is not None else None
+        if original is not None and run.trial != original.trial:
+            why = (
+                f"run {run.key} re-runs {original.key} (trial {original.trial}) as trial {run.trial}; a re-run takes"
+                f" the trial of the run it re-runs (trial {original.trial})"
+            )
+            out.append(Breach("rerun", after.label, why, (run.key, original.key), f"trial:{run.key}"))
         if original is None or "accepted" in original.disputes:
             continue
         said = ", ".join(sorted(original.disputes))
@@ -351,6 +363,7 @@ def _run_facts(run: dict) -> RunFacts:
         started_at=bundle_time(run.get("started_at")),
         due_at=bundle_time(run.get("due_at")),
         rerun_of=str(rerun) if rerun is not None else None,
+        trial=run.get("trial") or 1,
         verdicts=tuple(
             VerdictFacts(v["role"], v.get("note") or "", bundle_time(v.get("at"))) for v in run.get("verdicts") or []
         ),

@@ -66,9 +66,9 @@ def _stored_runs(round_ids: list[int]) -> dict[int, dict[int, RunFacts]]:
         disputes.setdefault(run_id, []).append(status)
     out: dict[int, dict[int, RunFacts]] = {rid: {} for rid in round_ids}
     rows = Run.objects.filter(round_id__in=round_ids).values_list(
-        "id", "round_id", "key", "task__key", "task_version", "status", "started_at", "due_at", "rerun_of__key"
+        "id", "round_id", "key", "task__key", "task_version", "status", "started_at", "due_at", "rerun_of__key", "trial"
     )
-    for pk, round_id, key, task, version, status, started, due, rerun_of in rows:
+    for pk, round_id, key, task, version, status, started, due, rerun_of, trial in rows:
         out[round_id][pk] = RunFacts(
             key=key,
             task=task,
@@ -77,6 +77,7 @@ def _stored_runs(round_ids: list[int]) -> dict[int, dict[int, RunFacts]]:
             started_at=started,
             due_at=due,
             rerun_of=rerun_of,
+            trial=trial,
             verdicts=tuple(verdicts.get(pk, ())),
             disputes=tuple(disputes.get(pk, ())),
         )
@@ -130,6 +131,7 @@ def run_facts(run: Run) -> RunFacts:
         started_at=run.started_at,
         due_at=run.due_at,
         rerun_of=original,
+        trial=run.trial,
         verdicts=stored.verdicts if stored else (),
         disputes=stored.disputes if stored else (),
     )

@@ -384,6 +384,26 @@ def test_a_second_rerun_is_refused_in_words_not_with_an_error(doors, review, doo
     assert list(Run.objects.filter(rerun_of=review["acme-inbox"]).values_list("key", flat=True)) == ["acme-inbox-rerun"]
 
 
+@pytest.mark.parametrize("door", ["admin run form", *BUNDLE_DOORS])
+def test_a_rerun_numbered_as_another_trial_is_refused(doors, review, door):
+    # 000 §6: "the re-run counts". Where an agent has several trials of a task the latest counts, so a re-run
+    # numbered below its run (a bundle's re-run with no trial is trial 1) would leave an older trial counting in its
+    # place. The inbox run is trial 1 and its re-run takes trial 1; numbered 2 it is refused at every door.
+    _disputed(review)
+    rerun = Run.objects.get(rerun_of=review["acme-inbox"])
+    assert rerun.trial == review["acme-inbox"].trial == 1  # the admin's re-run takes its run's trial
+    if door == "admin run form":
+        said = doors.admin(f"/admin/runs/run/{rerun.pk}/change/", trial="2")
+    else:
+        doc = stored(BENCH, upload=door == "upload API")
+        (row,) = [r for r in doc["runs"] if r["id"] == rerun.key]
+        row["trial"] = 2
+        said = doors.bundle(door, doc)
+    assert_refused(said, "rerun", f"{BENCH}/{ROUND}", (rerun.key, "acme-inbox"))
+    assert f"run {rerun.key} re-runs acme-inbox (trial 1) as trial 2; a re-run takes the trial of" in said
+    assert Run.objects.get(pk=rerun.pk).trial == 1
+
+
 def test_a_submission_carrying_a_rerun_is_refused():
     # A submission carries no disputes (the site's), so no run of it was disputed and accepted.
     w = tau2.mini_world()
