@@ -16,7 +16,7 @@ from django.db.models import Q
 
 from leaderboard.models import Benchmark, Entry, Round
 from scoring.boards import boards_as_shown
-from scoring.common import rank_value
+from scoring.common import fixed, rank_value
 from scoring.intervals import paired_difference, tasks_both_ran
 from scoring.methodologies import Methodology
 from scoring.run_figures import HEURISTIC, OTHER_LANGUAGE
@@ -151,7 +151,7 @@ def _side(
         # The board orders this task by its vote rating; the checks' 100 only admitted the app.
         rating = cell.get("rating")
         admitted = cell.get("admitted")
-        text = f"{rating:.0f}" if rating is not None else ("no rating yet" if admitted else "not admitted")
+        text = fixed(rating, 0) if rating is not None else ("no rating yet" if admitted else "not admitted")
         unit = "vote rating" if rating is not None else ""
     figures = task_figures(cell, bench.methodology, medians=False)
     return {

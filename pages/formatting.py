@@ -35,7 +35,10 @@ def fmt_money(value: float | Decimal | None) -> str:
     if value is None:
         return "–"
     value = float(value)
-    return f"${value:,.2f}" if value >= 0.1 else f"${value:.3f}"
+    if value >= 0.1:
+        whole, cents = fixed(value, 2).split(".")
+        return f"${int(whole):,}.{cents}"  # a half cent up, as every shown figure: $1.005 is "$1.01"
+    return f"${fixed(value, 3)}"
 
 
 def fmt_seconds(value: float | None) -> str:
@@ -44,8 +47,8 @@ def fmt_seconds(value: float | None) -> str:
     if value is None:
         return "–"
     if 0 < value < 0.995:
-        return f"{value:.2f}s" if value >= 0.005 else "<0.01s"
-    total = int(round(value))
+        return f"{fixed(value, 2)}s" if value >= 0.005 else "<0.01s"
+    total = int(fixed(value, 0))  # a half second up, as every shown figure: 90.5 s is "1m 31s"
     hours, rest = divmod(total, 3600)
     minutes, seconds = divmod(rest, 60)
     if hours:
@@ -69,14 +72,16 @@ def fmt_rating(row: RatingRow | None) -> dict[str, Any] | None:
     """A Bradley-Terry rating with its 95% interval as "+x/-y", and the "few votes" mark (under 30)."""
     if not row:
         return None
-    rating = row["rating"]
+    # Each end rounded as shown (a half up, as every figure of the site), and the "+x/-y" read off the shown
+    # figures, so the rating plus x is the interval's shown top: 1000.5 in 980.5-1010.6 is "1001 +10 -20", 981-1011.
+    rating, low, high = (int(fixed(row[name], 0)) for name in ("rating", "ci_low", "ci_high"))
     return {
-        "text": f"{rating:.0f}",
-        "plus": f"+{row['ci_high'] - rating:.0f}",
-        "minus": f"−{rating - row['ci_low']:.0f}",
+        "text": str(rating),
+        "plus": f"+{high - rating}",
+        "minus": f"−{rating - low}",
         "votes": row["votes"],
         "few": row["few_votes"],
-        "title": f"95% interval {row['ci_low']:.0f}–{row['ci_high']:.0f}, {row['votes']} votes",
+        "title": f"95% interval {low}–{high}, {row['votes']} votes",
     }
 
 

@@ -8,7 +8,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any, TypedDict, cast
 
-from .common import assign_ranks, desc_none_last, name_key
+from .common import assign_ranks, desc_none_last, name_key, rank_value
 
 
 class TradeoffRow(TypedDict):
@@ -36,9 +36,12 @@ class RerankedRow(TradeoffRow):
 
 
 def _normalised(values: dict[str, float], invert: bool) -> dict[str, float]:
-    """Min-max normalise to 0..1 over the agents that have the axis; all-equal values all get 1."""
+    """Min-max normalise to 0..1 over the agents that have the axis; all-equal values all get 1. Values are read
+    as they rank (`rank_value`): the same score reached two ways (0.39999999999999997 and 0.4) is one value, so
+    its last bits never become the whole range (one agent 1, the other 0)."""
     if not values:
         return {}
+    values = {agent: rank_value(v) for agent, v in values.items()}
     lo, hi = min(values.values()), max(values.values())
     out = {}
     for agent, v in values.items():

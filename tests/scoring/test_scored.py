@@ -236,6 +236,18 @@ def test_it_reranks_with_weights_over_normalised_axes():
     assert rows[0].get("weighted") is None
 
 
+def test_a_reranked_axis_whose_values_differ_only_in_their_last_bits_is_all_equal():
+    # a's best scores 0.7 and 0.1 average to 0.39999999999999997, b's 0.4 and 0.4 to 0.4: the board ties them
+    # (equal to nine decimals), so on each axis both are the whole range's top, 1: weighted 1.0 each, one rank.
+    rows = [
+        {"agent": "a", "name": "A", "rank": 1, "score": (0.7 + 0.1) / 2, "cost_usd": 0.1 + 0.2, "wall_seconds": 9.0},
+        {"agent": "b", "name": "B", "rank": 1, "score": 0.4, "cost_usd": 0.3, "wall_seconds": 9.0},
+    ]
+    for weights in ((1, 0, 0), (0, 1, 0), (1, 1, 1)):
+        out = rerank(rows, *weights)
+        assert [(r["weighted"], r["weighted_rank"]) for r in out] == [(1.0, 1), (1.0, 1)], weights
+
+
 def test_it_scores_a_missing_axis_the_reader_weights_as_the_worst_value():
     rows = [
         {"agent": "fast", "name": "Fast", "rank": 1, "score": 0.9, "cost_usd": None, "wall_seconds": 30.0},

@@ -43,6 +43,21 @@ def test_a_half_is_rounded_up_as_a_reader_rounds_it():
     assert fmt_score(-0.0, "outcomes") == "0.0"
 
 
+def test_money_time_and_vote_ratings_round_a_half_up_too():
+    from pages.formatting import fmt_rating
+
+    # $1.005 -> "$1.01" and $0.125 -> "$0.13" (to even: "$1.00", "$0.12"); $1,234.5 keeps its thousands comma;
+    # 90.5 s -> 91 s = "1m 31s" (to even: "1m 30s"); 0.125 s -> "0.13s".
+    assert (fmt_money(1.005), fmt_money(0.125), fmt_money(1234.5)) == ("$1.01", "$0.13", "$1,234.50")
+    assert (fmt_seconds(90.5), fmt_seconds(0.125)) == ("1m 31s", "0.13s")
+    # A rating of 1000.5 in 980.5-1010.6: each end shown as it rounds (981 and 1011, the rating 1001), and the
+    # "+x/-y" read off the shown figures, so 1001 + 10 = 1011 and 1001 - 20 = 981 as the interval says.
+    shown = fmt_rating({"rating": 1000.5, "ci_low": 980.5, "ci_high": 1010.6, "votes": 12, "few_votes": True})
+    assert shown is not None
+    assert (shown["text"], shown["plus"], shown["minus"]) == ("1001", "+10", "−20")
+    assert shown["title"] == "95% interval 981–1011, 12 votes"
+
+
 def test_a_runs_tokens_time_and_cost_read_the_same_on_its_run_page_and_its_agents_round_page(demo, client):
     from runs.models import Run
 
