@@ -235,6 +235,7 @@ def track_open(
     now, its task set frozen to `families`' tasks (every task when None)."""
     with transaction.atomic():
         rnd = Round.objects.filter(benchmark=benchmark, key=round_key).first()
+        created = rnd is None
         if rnd is None:
             version = benchmark.task_set_version or "1.0"
             tasks = benchmark.tasks.order_by("position", "key")
@@ -256,5 +257,7 @@ def track_open(
             round=rnd,
             defaults={"is_open": True, "closed_at": None, **settings},
         )
-        snapshots_mark_stale(round_ids=[rnd.id], boards=False)
+        # A new round's board is computed now (empty until its first submission), as every round's is: left to
+        # the periodic sweep, a site without workers (`make serve`: no beat) would say "computing" for ever.
+        snapshots_mark_stale(round_ids=[rnd.id], boards=created)
     return track
