@@ -48,6 +48,7 @@ CHECKS: dict[str, CheckRule] = {
     "task_versions": CheckRule("Every run is of the benchmark's own task, in a version the track takes"),
     "limits_respected": CheckRule("Limits respected"),
     "transcripts_present": CheckRule("Transcripts present"),
+    "graded_as_filed": CheckRule("Every run was graded as the task it is filed under"),
 }
 
 
@@ -400,6 +401,28 @@ def transcripts_present(files: list[SubmittedFile]) -> Check:
     if parts:
         return Check("transcripts_present", False, "; ".join(parts))
     return Check("transcripts_present", True, "every counted run has its transcript")
+
+
+def graded_as_filed(files: list[SubmittedFile]) -> Check:
+    """Every run was graded as the task it is filed under (`Sim.graded_as`: τ²'s reward checks the actions of
+    the task it graded). A run filed under another task's id puts its result on that task: its pages, the task
+    page, the per-task figures and the tasks download would all say what it did on a task it never ran."""
+    parts = []
+    for family, group in sorted(_by_family(files).items()):
+        runs = [s for f in group for s in f.sims]
+        moved = [s for s in runs if s.graded_as is not None]
+        if not moved:
+            continue
+        shown = ", ".join(
+            f"task {s.task} as {'a task the file does not define' if s.graded_as == '' else f'task {s.graded_as}'}"
+            for s in moved[:6]
+        ) + (", …" if len(moved) > 6 else "")
+        parts.append(f"{family}: {len(moved)} of {len(runs)} runs were graded as another task ({shown})")
+    if parts:
+        return Check("graded_as_filed", False, "; ".join(parts) + "; their task ids do not name the tasks they ran")
+    return Check(
+        "graded_as_filed", True, "every run whose grading names its task was graded as the task it is filed under"
+    )
 
 
 def check(track: TrackInput, files: list[SubmittedFile], declared: dict | None) -> list[Check]:

@@ -36,6 +36,10 @@ class Sim:
     infra: bool = False
     has_transcript: bool = True
     held: bool = True  # a task the benchmark holds in the version ran (`held_only`)
+    # Where its file says which task graded it (τ²: the actions its reward checks are those of one task of the
+    # file): that task's id when it is not `task`, "" when no task of the file has those actions; None when it
+    # is `task`, or nothing says (`scoring.tau2_runs.graded_as`).
+    graded_as: str | None = None
 
 
 @dataclass

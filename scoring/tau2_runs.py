@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -108,10 +109,39 @@ def _model(info: dict | None, side: str) -> str | None:
     return str(part["llm"]) + (f" {json.dumps(args, sort_keys=True)}" if args else "")
 
 
+def _action_ids(actions: Any) -> frozenset[str]:
+    """The `action_id`s of a list of τ² actions (those without one left out)."""
+    if not isinstance(actions, list):
+        return frozenset()
+    return frozenset(str(a["action_id"]) for a in actions if isinstance(a, dict) and a.get("action_id") is not None)
+
+
+def graded_as(sim: dict, task: str, actions_of: dict[str, frozenset[str]]) -> str | None:
+    """Which of the file's tasks graded the simulation, when not its own `task`. τ²'s evaluator checks each
+    action of the task it grades (`reward_info.action_checks`, one per action of that task's
+    `evaluation_criteria.actions`, each naming its `action_id`), so those ids name the task that was graded: the
+    id of the file's task with exactly those actions when it is another ("" when none has them), None when it
+    is `task`, or when the reward checks no action or the file carries no task definitions (nothing to tell)."""
+    info = sim.get("reward_info")
+    checks = info.get("action_checks") if isinstance(info, dict) else None
+    if not actions_of or not isinstance(checks, list):
+        return None
+    checked = _action_ids([c.get("action") for c in checks if isinstance(c, dict)])
+    if not checked or actions_of.get(task) == checked:
+        return None
+    return next((other for other, ids in actions_of.items() if ids == checked), "")
+
+
 def from_tau2(f: Tau2File) -> SubmittedFile:
     """A τ² trajectory file as the checks read it: trials 1-based (τ²'s count from 0; a simulation without
-    one is numbered in file order per task), infrastructure errors and unrewarded simulations not counted."""
+    one is numbered in file order per task), infrastructure errors and unrewarded simulations not counted, and
+    the task each was graded as where that is not its own (`graded_as`)."""
     numbered: Counter[str] = Counter()
+    actions_of = {
+        str(t.get("id")): _action_ids((t.get("evaluation_criteria") or {}).get("actions"))
+        for t in f.tasks or []
+        if isinstance(t, dict) and isinstance(t.get("evaluation_criteria") or {}, dict)
+    }
     sims = []
     for s in f.simulations:
         task = str(s["task_id"])
@@ -119,7 +149,9 @@ def from_tau2(f: Tau2File) -> SubmittedFile:
         trial = s["trial"] + 1 if isinstance(s.get("trial"), int) else numbered[task]
         infra = s.get("termination_reason") in TAU2_INFRA
         reward = (s.get("reward_info") or {}).get("reward") if isinstance(s.get("reward_info"), dict) else None
-        sims.append(Sim(task, trial, s.get("seed"), not infra and reward is not None, infra, bool(s.get("messages"))))
+        counted = not infra and reward is not None
+        sim = Sim(task, trial, s.get("seed"), counted, infra, bool(s.get("messages")))
+        sims.append(replace(sim, graded_as=graded_as(s, task, actions_of)))
     prints = (
         None if f.tasks is None else {str(t.get("id")): task_fingerprint(t) for t in f.tasks if isinstance(t, dict)}
     )

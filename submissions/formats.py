@@ -17,7 +17,16 @@ from typing import Any
 
 from scoring import tbench as tbench_files
 from scoring.passk import family_figures, threshold_success
-from scoring.submission_checks import Check, Figure, Ran, TrackInput, check, figures, version_ran
+from scoring.submission_checks import (
+    Check,
+    Figure,
+    Ran,
+    TrackInput,
+    check,
+    figures,
+    graded_as_filed,
+    version_ran,
+)
 from scoring.tiers import board_score
 from scoring.types import RunInput, TaskInput
 
@@ -31,6 +40,12 @@ Figures = Callable[[Read, list[TaskInput], list[RunInput], dict[str, Any]], list
 def common_checks(track: TrackInput, read: Read) -> list[Check]:
     """The checks every run-per-task format answers (`scoring.submission_checks.check`)."""
     return check(track, read.files, read.declared)
+
+
+def tau2_checks(track: TrackInput, read: Read) -> list[Check]:
+    """The common checks, and that every run was graded as the task it is filed under (τ²'s reward names the
+    actions of the task it graded: `scoring.submission_checks.graded_as_filed`)."""
+    return [*common_checks(track, read), graded_as_filed(read.files)]
 
 
 def ran_by_content(track: TrackInput, read: Read) -> Ran:
@@ -135,6 +150,7 @@ register(
         recognises=lambda files: any(_base(n) == "submission.json" for n in files),
         folder=True,
         by_definition=True,
+        checks=tau2_checks,
     )
 )
 register(

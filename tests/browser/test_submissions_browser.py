@@ -1,11 +1,13 @@
 """The submissions in Chromium, as a reader and an editor meet them: the two real τ²-bench submissions on the
 community round, the board filtered by tier, a submission's page with its checks and claims, an editor flagging
-it from the page, and an editor verifying ToolOrchestra (whose runs ran other models than it declares) with a
-note acknowledging that. axe-core finds nothing on these pages. Screenshots for docs/submissions.md go to
-docs/ (submission-page.png, board-tier-filter.png, submission-verified-as-ran.png)."""
+it from the page, and an editor verifying ToolOrchestra, re-filed as its runs were graded (`refiled`), whose runs
+ran other models than it declares, with a note acknowledging that. axe-core finds nothing on these pages.
+Screenshots for docs/submissions.md go to docs/ (submission-page.png, board-tier-filter.png,
+submission-verified-as-ran.png)."""
 
 from __future__ import annotations
 
+import tempfile
 from io import StringIO
 from pathlib import Path
 
@@ -17,7 +19,7 @@ from snapshots.models import BoardSnapshot
 from submissions.models import Submission
 from tests.browser.a11y import assert_accessible
 from tests.builders.review import make_user
-from tests.builders.tau2 import BUTTON, TAU2, TOOLORCHESTRA
+from tests.builders.tau2 import BUTTON, TAU2, TOOLORCHESTRA, refiled
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -52,7 +54,10 @@ def _load() -> tuple[Submission, Submission]:
     Organization.objects.create(slug="nvidia", name="NVIDIA")
     call_command("import_submission", str(BUTTON), benchmark="tau2", organization="distyl-ai", stdout=StringIO())
     button = Submission.objects.latest("id")
-    call_command("import_submission", str(TOOLORCHESTRA), benchmark="tau2", organization="nvidia", stdout=StringIO())
+    # Its folder as its runs were graded (`refiled`): the real one files them under other tasks' ids, which no
+    # editor may verify past; re-filed, only its declared models differ from what ran.
+    folder = refiled(TOOLORCHESTRA, Path(tempfile.mkdtemp()))
+    call_command("import_submission", str(folder), benchmark="tau2", organization="nvidia", stdout=StringIO())
     orchestra = Submission.objects.latest("id")
     for snapshot_id in BoardSnapshot.objects.filter(stale=True).values_list("id", flat=True):
         snapshot_recompute(snapshot_id=snapshot_id)

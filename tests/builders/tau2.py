@@ -13,6 +13,40 @@ TAU2 = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "tau2"
 BUTTON = TAU2 / "submissions" / "button-claude-opus-4-6_distyl-ai_2026-03-04"
 TOOLORCHESTRA = TAU2 / "submissions" / "toolorchestra_nvidia_2025-12-02"
 
+
+def refiled(folder: Path, into: Path) -> Path:
+    """A copy of the τ² submission `folder` in `into` with each simulation filed under the task its grading names
+    (`scoring.tau2_runs.graded_as`), the simulations whose grading names none given the ids left, in order.
+    ToolOrchestra's files put each run under another task's id (a reshuffle: `graded_as_filed` fails and no editor
+    may verify it); re-filed, every protocol check passes and only its declared models differ from what ran, which
+    is what the tests of a disclosure need. Its figures per family are the same (the same runs)."""
+    import shutil
+
+    from scoring.tau2_runs import _action_ids, graded_as
+
+    target = into / folder.name
+    shutil.copytree(folder, target)
+    for path in sorted((target / "trajectories").glob("*.json")):
+        doc = json.loads(path.read_text())
+        actions = {str(t["id"]): _action_ids((t.get("evaluation_criteria") or {}).get("actions")) for t in doc["tasks"]}
+        sims = doc["simulations"]
+        # The task each simulation's grading names ("" none of the file's; None: it checks no action).
+        named = {i: t for i, sim in enumerate(sims) if (t := graded_as(sim, "", actions))}
+        taken = set(named.values())
+        rest = []
+        for i, sim in enumerate(sims):
+            if i in named:
+                sim["task_id"] = named[i]
+            elif str(sim["task_id"]) not in taken:  # nothing to tell: it keeps its id where no re-filed run took it
+                taken.add(str(sim["task_id"]))
+            else:
+                rest.append(sim)
+        for sim, free in zip(rest, sorted(set(actions) - taken, key=lambda t: (len(t), t)), strict=False):
+            sim["task_id"] = free
+        path.write_text(json.dumps(doc))
+    return target
+
+
 TASKS = [
     {
         "id": str(i),

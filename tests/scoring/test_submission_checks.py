@@ -318,3 +318,53 @@ def test_attempts_declared_without_a_declared_count_compares_the_tasks_attempts_
     )
     honest = attempts_declared([SubmittedFile("bundle: fam", "fam", sims[:2] + sims[3:], None, {})])
     assert (honest.passed, honest.detail) == (True, "fam: 4 attempts, none left out")
+
+
+def _graded_file(sims: list[tuple[str, list[str]]]):
+    """A τ² airline file of tasks 0 (action 0_0), 1 (actions 1_0, 1_1) and 2 (none), with one simulation per
+    (task id, the action ids its reward checked)."""
+    from scoring.tau2 import Tau2File
+
+    def actions(*ids: str) -> list[dict]:
+        return [{"action_id": i, "name": "book", "arguments": {}} for i in ids]
+
+    tasks = [
+        {"id": "0", "evaluation_criteria": {"actions": actions("0_0")}},
+        {"id": "1", "evaluation_criteria": {"actions": actions("1_0", "1_1")}},
+        {"id": "2", "evaluation_criteria": {"actions": []}},
+    ]
+    simulations = [
+        {
+            "task_id": task,
+            "trial": 0,
+            "termination_reason": "user_stop",
+            "messages": [{"role": "user", "content": "hi"}],
+            "reward_info": {
+                "reward": 1.0,
+                "action_checks": [{"action": a, "action_match": True} for a in actions(*ids)],
+            },
+        }
+        for task, ids in sims
+    ]
+    return from_tau2(Tau2File("airline.json", "airline", {}, tasks, simulations))
+
+
+def test_a_run_graded_as_its_own_task_or_checking_no_action_passes():
+    from scoring.submission_checks import graded_as_filed
+
+    # Task 0's run checks 0_0 (task 0's action), task 1's 1_0 and 1_1, task 2's none: nothing filed elsewhere.
+    result = graded_as_filed([_graded_file([("0", ["0_0"]), ("1", ["1_1", "1_0"]), ("2", [])])])
+    assert result.passed is True
+
+
+def test_runs_graded_as_other_tasks_fail_naming_both_ids():
+    from scoring.submission_checks import graded_as_filed
+
+    # The run filed as task 0 checked task 1's actions and the one filed as task 1 task 0's: a swap, each run's
+    # result put on a task it never ran. The run filed as task 2 checked an action no task of the file has.
+    result = graded_as_filed([_graded_file([("0", ["1_0", "1_1"]), ("1", ["0_0"]), ("2", ["9_0"])])])
+    assert result.passed is False
+    assert result.detail == (
+        "airline: 3 of 3 runs were graded as another task (task 0 as task 1, task 1 as task 0, task 2 as a task "
+        "the file does not define); their task ids do not name the tasks they ran"
+    )

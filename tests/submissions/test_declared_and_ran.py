@@ -7,7 +7,10 @@ the board row, the submission page, its run pages and the API.
 ToolOrchestra declares Nemotron-Orchestrator-8B with a gpt-5 user simulator; its trajectories ran
 gpt-4.1-mini-2025-04-14 against a gpt-4.1-2025-04-14 simulator (their `info.agent_info.llm`,
 `info.user_info.llm`). Both submissions ran τ²-bench's 2025-06-10 task set: against it every protocol check
-passes; against today's alone `task_versions` fails."""
+passes but one: its runs are filed under other tasks' ids (`graded_as_filed`, tests/submissions/
+test_real_submissions.py), so the tests of verifying it take its folder re-filed as its runs were graded
+(`tests.builders.tau2.refiled`: the same runs, every protocol check passed); against today's alone
+`task_versions` fails."""
 
 from __future__ import annotations
 
@@ -21,7 +24,7 @@ from leaderboard.models import Entry
 from runs.models import Run
 from submissions.models import Submission, SubmissionEvent
 from tests.builders.review import make_user
-from tests.builders.tau2 import BUTTON, TOOLORCHESTRA
+from tests.builders.tau2 import BUTTON, TOOLORCHESTRA, refiled
 from tests.site.conftest import compute_all
 
 pytestmark = pytest.mark.django_db
@@ -58,9 +61,9 @@ def _agent_cell(html: str, slug: str) -> str:
 
 
 def test_toolorchestra_on_the_task_set_it_ran_is_verified_on_its_page_only_with_a_note_acknowledging_its_models(
-    tau2_releases, client
+    tau2_releases, client, tmp_path
 ):
-    sub = _import(TOOLORCHESTRA, "nvidia")
+    sub = _import(refiled(TOOLORCHESTRA, tmp_path), "nvidia")
     assert [c["name"] for c in sub.checks if not c["passed"]] == ["declared_models"]
     assert sub.tier == "flagged"
     # Whoever is not an editor cannot verify it: the submitting organization's member, a tester, anyone signed out.
@@ -107,7 +110,7 @@ def test_toolorchestra_on_the_task_set_it_ran_is_verified_on_its_page_only_with_
     assert "Acknowledged by the verifying editor:</strong> The runs used gpt-4.1-mini" in ran
     # Nine checks: attempts_declared (every attempt within num_trials, none left out as a platform failure) passes.
     assert (
-        "1 of 9 checks failed, a disclosure only: what the submission declares is not what its runs ran. An "
+        "1 of 10 checks failed, a disclosure only: what the submission declares is not what its runs ran. An "
         "editor verified it, acknowledging that" in page
     )
 
@@ -136,9 +139,9 @@ def test_toolorchestra_on_the_task_set_it_ran_is_verified_on_its_page_only_with_
 
 
 def test_toolorchestra_on_the_task_set_it_ran_is_verified_in_the_admin_only_with_a_note_acknowledging_its_models(
-    tau2_releases, client
+    tau2_releases, client, tmp_path
 ):
-    sub = _import(TOOLORCHESTRA, "nvidia")
+    sub = _import(refiled(TOOLORCHESTRA, tmp_path), "nvidia")
     client.force_login(make_user("tess", "Testers"))  # staff, not an editor
     assert _verify_in_the_admin(client, sub, note=NOTE, link=LINK, disclosure_note=ACK).status_code == 403
     client.force_login(make_user("edna", "Editors"))

@@ -71,6 +71,8 @@ def test_button_against_the_task_set_it_ran_agrees_at_76_and_an_editor_verifies_
         "benchmark's own tasks",
     }
     assert checks["declared_models"]["detail"] == "model claude-opus-4-6, user simulator gpt-4.1, as declared"
+    # Each of its 43 runs whose grading checks actions checks its own task's (the other 7 check none).
+    assert checks["graded_as_filed"]["passed"] is True
     assert [c for c in sub.checks if not c["passed"]] == [] and sub.tier == "self-reported"
     # Its runs are in the round of the version they ran, beside the track's own: that board compares them only
     # with runs of 2025-06-10, and says so.
@@ -82,7 +84,9 @@ def test_button_against_the_task_set_it_ran_agrees_at_76_and_an_editor_verifies_
 
 
 @pytest.mark.django_db
-def test_toolorchestra_against_the_task_set_it_ran_agrees_and_is_verified_acknowledging_what_ran(tau2_releases):
+def test_toolorchestra_agrees_per_family_but_its_runs_are_graded_as_other_tasks_and_it_cannot_be_verified(
+    tau2_releases,
+):
     sub = _import(TOOLORCHESTRA, "nvidia")
     fig = _figures(sub)
     assert fig["airline pass^1"]["recomputed"] == pytest.approx(56.0) and fig["airline pass^1"]["agrees"] is True
@@ -108,16 +112,23 @@ def test_toolorchestra_against_the_task_set_it_ran_agrees_and_is_verified_acknow
             {"what": "user simulator", "ran": "gpt-4.1-2025-04-14", "declared": "gpt-5"},
         ],
     }
-    # A disclosure, not the protocol: flagged until an editor verifies it, acknowledging what ran.
-    assert sub.tier == "flagged"
     assert Entry.objects.get(round=sub.round, agent=sub.agent).model == "gpt-4.1-mini-2025-04-14"
+    # Its runs are filed under other tasks' ids. τ²'s grader checks the actions of the task it grades: the run
+    # filed as airline task 0 had actions 27_0 and 27_1 checked (user ethan_martin_2396: task 27). 43 of the 50
+    # airline runs and 111 of the 114 retail ones check another task's actions (the other 7 and 2 check none);
+    # the ids are a reshuffle (no task twice), so the per-family figures hold, but every per-task one would
+    # put a result on a task it never ran: a protocol check, which no editor may verify past.
+    graded = checks["graded_as_filed"]
+    assert graded["passed"] is False
+    assert graded["detail"].startswith("airline: 43 of 50 runs were graded as another task (task 0 as task 27, ")
+    assert "; retail: 111 of 114 runs were graded as another task (task 0 as task 89, " in graded["detail"]
+    assert sub.tier == "flagged"
     editor = get_user_model().objects.create_superuser("ed", password="x")
-    with pytest.raises(ValidationError, match="acknowledging what differs from what was declared: declared_models"):
-        submission_verify(submission=sub, by=editor, note="Audited", link="https://example.org/audit")
-    submission_verify(
-        submission=sub, by=editor, note="Audited", link="https://example.org/audit", disclosure_note="Ran gpt-4.1-mini"
-    )
-    assert sub.tier == "verified" and Entry.objects.get(round=sub.round, agent=sub.agent).tier == "verified"
+    with pytest.raises(ValidationError, match="cannot verify while these stand: graded_as_filed: airline: 43 of 50"):
+        submission_verify(
+            submission=sub, by=editor, note="Audited", link="https://example.org/audit", disclosure_note="Ran 4.1-mini"
+        )
+    assert sub.tier == "flagged"
 
 
 @pytest.mark.django_db
