@@ -25,7 +25,7 @@ from scoring.types import PairedDifference, RatingRow
 from voting.models import Vote
 
 from .figures import cap_minutes, mark_badges, task_figures
-from .formatting import OUTCOME_BADGE, OUTCOME_LABEL, fmt_pct, fmt_score
+from .formatting import OUTCOME_BADGE, OUTCOME_LABEL, fmt_pct, fmt_score_beside
 from .intervals import ci_label, compare_url
 from .links import run_url, task_url
 from .selectors import benchmark_get, ratings_maps, round_and_rounds, snapshot_state, snapshots_for
@@ -145,7 +145,11 @@ def _side(
         return {"text": "–", "run_url": None, "runs": 0, "range": "", "pill": "", "runs_url": None, "unit": "",
                 "pass_at_k": "", "marks": []}  # fmt: skip
     label = cell.get("label")
-    text = OUTCOME_LABEL.get(label, label) if label else fmt_score(cell.get("value"), bench.methodology)
+    text = (
+        OUTCOME_LABEL.get(label, label)
+        if label
+        else fmt_score_beside(cell.get("value"), bench.methodology, bench.pass_mark)
+    )
     unit = ""
     if cell.get("by_votes"):
         # The board orders this task by its vote rating; the checks' 100 only admitted the app.

@@ -119,7 +119,7 @@ def run_page(
     verdicts = _public_verdicts(run, bench.methodology)
     passed, total = checks_passed(run)
     rerun = run.rerun if _has_rerun(run) else None
-    summary = run_summary(run, bench.methodology, run_standing(run, standings))
+    summary = run_summary(run, bench.methodology, run_standing(run, standings), bench.pass_mark)
     corrections = ChangelogEntry.objects.filter(run=run).order_by("-created_at", "-id").values("created_at", "why")
     return {
         "bench": bench,
@@ -236,7 +236,7 @@ def round_agent_page(*, bench_slug: str, round_key: str, agent_slug: str, viewer
             {
                 "run": run,
                 "href": run_url(bench.slug, rnd.key, run.key),
-                "summary": run_summary(run, bench.methodology, run_standing(run, standings)),
+                "summary": run_summary(run, bench.methodology, run_standing(run, standings), bench.pass_mark),
                 "stale": run.is_stale,
                 "task_href": task_url(bench.slug, run.task.key, agent_slug),
             }
@@ -387,7 +387,7 @@ def _task_items(
     standings = standings_for_round(snap, rnd.id)
     items = []
     for slug, agent_runs in agents.items():
-        shown = [(r, run_summary(r, m, run_standing(r, standings))) for r in agent_runs]
+        shown = [(r, run_summary(r, m, run_standing(r, standings), bench.pass_mark)) for r in agent_runs]
         summaries = [{"run": r, "summary": s, "href": run_url(bench.slug, rnd.key, r.key)} for r, s in shown]
         number = bench.rules.task_numbers(snapshot_data(snap), slug).get(task.key)
         items.append(
@@ -439,7 +439,7 @@ def preview_figures(rnd: Round, rows: list) -> dict[str, Any]:
                 "row": row,
                 "entry": row.run.entry,
                 "place": places.get(row.run.entry.agent.slug),
-                "summary": run_summary(row.run, bench.methodology, run_standing(row.run, standings)),
+                "summary": run_summary(row.run, bench.methodology, run_standing(row.run, standings), bench.pass_mark),
                 "href": run_url(bench.slug, rnd.key, row.run.key),
             }
             for row in rows

@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import math
 from decimal import Decimal
 from typing import Any
 
 from scoring import methodologies
 from scoring.common import fixed
 from scoring.limits import TaskLimits
+from scoring.scored import passes
 from scoring.types import RatingRow
 
 OUTCOME_BADGE = {
@@ -25,6 +27,22 @@ OUTCOME_LABEL = {"in_review": "in review", "region_blocked": "region blocked"}
 
 def fmt_score(value: float | None, methodology: str) -> str:
     return "–" if value is None else methodologies.get(methodology).format_score(value)
+
+
+def fmt_score_beside(value: float | None, methodology: str, threshold: float | None, passed: bool | None = None) -> str:
+    """`fmt_score`, except that a score under its benchmark's pass threshold never reads as one at it: where two
+    decimals would show 0.798 as "0.80" beside a threshold of 0.80, three, cut down, never rounded up ("0.798",
+    "0.799" for 0.7996). `passed`: whether it passes, when the caller knows (the board's cell); else worked out
+    by the boards' own rule (`scoring.scored.passes`). Every surface that shows a scored score uses this: the
+    Tasks tab, the head-to-head, the run lists and the run page."""
+    text = fmt_score(value, methodology)
+    if value is None or threshold is None:
+        return text
+    if passed is None:
+        passed = passes(value, threshold)
+    if not passed and float(text) >= threshold:
+        return f"{math.floor(value * 1000) / 1000:.3f}"
+    return text
 
 
 def fmt_pct(value: float | None) -> str:

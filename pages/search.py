@@ -145,7 +145,7 @@ def _with_outcome(bench: Benchmark, run_ids: list[int], outcome: str) -> list[in
     mark = (bench.pass_mark or 0.0) * rules.scale
     keep = []
     for run_id in run_ids:
-        s = run_summary(runs[run_id], bench.methodology, standings[run_id])
+        s = run_summary(runs[run_id], bench.methodology, standings[run_id], bench.pass_mark)
         if rules.counts_outcomes:
             passed = s["outcome"] == "pass" if s["outcome"] else None
         else:
@@ -183,7 +183,7 @@ def _results(bench: Benchmark, run_ids: list[int], query: str) -> list[dict[str,
     for run_id in run_ids:
         run = runs[run_id]
         url = run_url(bench.slug, run.round.key, run.key) or ""
-        summary = run_summary(run, bench.methodology, standings[run_id])
+        summary = run_summary(run, bench.methodology, standings[run_id], bench.pass_mark)
         out.append(
             {
                 "run": run,

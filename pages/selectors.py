@@ -36,7 +36,7 @@ from submissions.models import Submission, SubmissionTrack
 
 from . import tiers
 from .figures import cap_minutes, mark_badges, time_view
-from .formatting import OUTCOME_BADGE, fmt_score
+from .formatting import OUTCOME_BADGE, fmt_score, fmt_score_beside
 from .intervals import board_charts
 from .links import methodology_template, round_agent_url
 from .rank_ranges import add_rank_ranges
@@ -212,7 +212,7 @@ def run_label(run: Run, methodology: str, standing: RunStanding) -> str:
     return run.outcome
 
 
-def run_summary(run: Run, methodology: str, standing: RunStanding) -> dict[str, Any]:
+def run_summary(run: Run, methodology: str, standing: RunStanding, threshold: float | None = None) -> dict[str, Any]:
     """What a list of runs shows for one run, read from its standing (`run_standing`): its result on the
     benchmark's own scale (the outcome the board counts it with, or its score), whether it counts and why not,
     and the label the run was given beside the outcome when the board's rule overrode it (a weekly run at the
@@ -228,7 +228,7 @@ def run_summary(run: Run, methodology: str, standing: RunStanding) -> dict[str, 
         stored = run_label(run, methodology, standing)
         label = stored if stored != outcome else ""
     elif score is not None:
-        text = fmt_score(score, methodology)
+        text = fmt_score_beside(score, methodology, threshold)  # `threshold`: its benchmark's pass mark
     else:
         text = "updating" if state == UPDATING else "not scored"
     cap = cap_minutes(methodologies.get(methodology))

@@ -3,14 +3,13 @@ cost and time per run) and the tasks board (the best score of each task across t
 
 from __future__ import annotations
 
-import math
 from typing import Any, cast
 
 from scoring.run_figures import HEURISTIC
 from scoring.types import ScoredCell, ScoredMeta, ScoredRow
 
 from .figures import pass_at_k_text, row_badges
-from .formatting import fmt_money, fmt_pct, fmt_score, fmt_seconds
+from .formatting import fmt_money, fmt_pct, fmt_score, fmt_score_beside, fmt_seconds
 from .table_cells import RATING_CSV, BoardContext, Cell, Column, Table, agent_cell, num_cell, rank_cell, rating_cell
 from .tables_passk import passk_cells, passk_columns
 
@@ -34,10 +33,7 @@ def _missing_note(meta: ScoredMeta, axis: str) -> str:
 def best_text(best: float, passed: bool, threshold: float) -> str:
     """A task's best score as shown: two decimals, unless those would read as a pass it is not (0.798 is not
     "0.80" beside a threshold of 0.80): then three, cut down, never rounded up ("0.798", "0.799" for 0.7996)."""
-    text = fmt_score(best, "scored")
-    if not passed and float(text) >= threshold:
-        return f"{math.floor(best * 1000) / 1000:.3f}"
-    return text
+    return fmt_score_beside(best, "scored", threshold, passed=passed)
 
 
 def heuristic_trials(cell: ScoredCell) -> int:
