@@ -32,6 +32,7 @@ from snapshots.models import BoardSnapshot, SnapshotKind
 from voting.models import Outcome, VoteCell
 
 # Bump when a scoring rule changes, so every snapshot is recomputed even though its inputs did not change.
+# 18: a local or safety task's primary-language run that is region-blocked hides no other run of the task;
 # 17: a weekly task cell carries its run's recorded time ("wall_seconds") beside the published one;
 # 16: a platform failure replaced by another run shows no outcome or score either;
 # 15: the boards under other readings are computed from the round as its download holds it (no verdict of a run
@@ -42,7 +43,7 @@ from voting.models import Outcome, VoteCell
 # "margins" list every neighbour pair below the top two (overlapping ones marked "overlap"); 11: boards carry
 # "standings", every run's standing; 10: ratings carry "margins" again (stepped search on large boards); 9:
 # statistics carry "noise" (noise floor, per-pair spread); 8: ratings "margins"
-SCORING_VERSION = "17"
+SCORING_VERSION = "18"
 
 
 def _digest(payload: object) -> str:

@@ -86,13 +86,14 @@ def board_runs(runs: list[RunInput], agent: AgentInput, primary: bool, kind: str
     boards read the primary-language runs and the other-language board the others. Only core tasks are run
     twice that way, so a safety or local task's run counts in whatever language it was made (a China-first
     agent's Global local task run in English is its run of that task, not a second one), the primary
-    language's run first when there are both (and it can count: a platform failure hides no other run)."""
+    language's run first when there are both (and it can count: a platform failure or a region block hides no
+    other run, as "a countable run of the same task wins over a region-blocked one")."""
     if not primary:
         return [r for r in runs if is_other_language(r, agent)]
     own = [r for r in runs if not is_other_language(r, agent)]
-    if kind == "core" or any(r.status not in NOT_COUNTED for r in own):
+    if kind == "core" or any(countable(r) for r in own):
         return own
-    return runs  # no primary-language run that can count (none, or a platform failure): the others stand
+    return runs  # no primary-language run that can count (none, a platform failure, a region block): all stand
 
 
 def violation_possible(task: TaskInput) -> bool:

@@ -241,6 +241,12 @@ def test_a_local_or_safety_task_counts_in_whatever_language_it_was_run():
     runs.append(make_run("a", "g1", language="zh", status="infra_error", trial=3))
     boards = compute_outcomes_boards(make_round("outcomes", tasks, runs, agents=[agent]))
     assert (boards["local-global"][0]["tested"], boards["local-global"][0]["overall"]) == (1, 10.0)
+    # Nor does one region-blocked in the primary language (§7: "marked, not scored"; a countable run of the same
+    # task wins over a region-blocked one): g1's English pass stands, 2 of 2 points -> 10.0, not "region blocked".
+    runs.append(make_run("a", "g1", language="zh", status="region_blocked", trial=4))
+    boards = compute_outcomes_boards(make_round("outcomes", tasks, runs, agents=[agent]))
+    row = boards["local-global"][0]
+    assert (row["tested"], row["overall"], row["region_blocked"]) == (1, 10.0, [])
 
 
 def test_it_keeps_local_boards_out_of_overall():
