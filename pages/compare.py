@@ -157,7 +157,7 @@ def _side(
         admitted = cell.get("admitted")
         text = fixed(rating, 0) if rating is not None else ("no rating yet" if admitted else "not admitted")
         unit = "vote rating" if rating is not None else ""
-    figures = task_figures(cell, bench.methodology, medians=False)
+    figures = task_figures(cell, bench.methodology, medians=False, threshold=bench.pass_mark)
     return {
         "text": text,
         "unit": unit,

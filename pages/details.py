@@ -397,7 +397,7 @@ def _task_items(
                 "agent_href": round_agent_url(bench.slug, rnd.key, slug),
                 "runs": [s for s in summaries if not s["summary"]["apart"]],
                 "apart": [s for s in summaries if s["summary"]["apart"]],
-                **task_figures(number, m, bench.rules.task_medians),
+                **task_figures(number, m, bench.rules.task_medians, bench.pass_mark),
                 "rating": fmt_rating(ratings.get(slug)) if bench.rules.task_medians else None,
                 "selected": slug == selected,
             }

@@ -57,7 +57,9 @@ def row_badges(row: Mapping[str, Any], rules: Methodology, board: str) -> list[t
     return out
 
 
-def task_figures(number: Mapping[str, Any] | None, methodology: str, medians: bool) -> dict[str, Any]:
+def task_figures(
+    number: Mapping[str, Any] | None, methodology: str, medians: bool, threshold: float | None = None
+) -> dict[str, Any]:
     """What a task page and the head-to-head say of one agent on one task, from the board's number for it
     (`Methodology.task_numbers`): its median where the board ranks by median runs, the range of its runs
     ("one run" for a single one), and 002's pass@k where the board counts trials."""
@@ -66,17 +68,19 @@ def task_figures(number: Mapping[str, Any] | None, methodology: str, medians: bo
     runs = number.get("runs") or 0
     return {
         "median": fmt_score(number.get("value"), methodology) if medians else None,
-        "range": range_text(runs, number.get("low"), number.get("high"), methodology),
+        "range": range_text(runs, number.get("low"), number.get("high"), methodology, threshold),
         "pass_at_k": pass_at_k_text(runs, number["passes"]) if "passes" in number else "",
     }
 
 
-def range_text(runs: int, low: float | None, high: float | None, methodology: str) -> str:
+def range_text(
+    runs: int, low: float | None, high: float | None, methodology: str, threshold: float | None = None
+) -> str:
     """The range of an agent's counted runs on a task, on the benchmark's scale ("0.70–1.00"): "one run" for a
     single one (a range of one run says nothing), "" for none."""
     if runs == 1:
         return "one run"
-    return fmt_range(low, high, methodology) if runs > 1 and low is not None else ""
+    return fmt_range(low, high, methodology, threshold) if runs > 1 and low is not None else ""
 
 
 def published_seconds(found: Mapping[str, Any], wall_seconds: float | None) -> float | None:

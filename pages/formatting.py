@@ -103,12 +103,13 @@ def fmt_rating(row: RatingRow | None) -> dict[str, Any] | None:
     }
 
 
-def fmt_range(lo: float | None, hi: float | None, methodology: str) -> str:
+def fmt_range(lo: float | None, hi: float | None, methodology: str, threshold: float | None = None) -> str:
     """Worst to best on the methodology's own scale, each end as its scores read ("41.0–87.0" on checks,
-    "0.70–1.00" on scored): one format on the board, the task page and the head-to-head."""
+    "0.70–1.00" on scored, a failing end never read as the pass threshold beside `threshold`: "0.70–0.797"):
+    one format on the board, the task page and the head-to-head."""
     if lo is None or hi is None:
         return "–"
-    return f"{fmt_score(lo, methodology)}–{fmt_score(hi, methodology)}"
+    return f"{fmt_score_beside(lo, methodology, threshold)}–{fmt_score_beside(hi, methodology, threshold)}"
 
 
 def fmt_time_limit(limits: TaskLimits) -> str:

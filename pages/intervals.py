@@ -11,6 +11,8 @@ from urllib.parse import urlencode
 
 from django.urls import reverse
 
+from scoring.common import fixed
+
 from .charts import interval_chart
 from .formatting import fmt_score
 from .table_cells import BoardContext, Cell, Column, Table
@@ -128,7 +130,7 @@ def _chart(
     chart_id: str, title: str, rows: list[dict], rules: Any, hrefs: dict[str, str], ctx: BoardContext
 ) -> dict[str, Any]:
     def fmt(v: float) -> str:
-        return fmt_score(v, ctx.methodology) if rules is not None else f"{v:.0f}"
+        return fmt_score(v, ctx.methodology) if rules is not None else fixed(v, 0)  # a rating, as the board shows it
 
     bounds = (0.0, float(rules.scale)) if rules is not None else None
     chart = interval_chart(rows, fmt, hrefs, bounds)

@@ -116,7 +116,17 @@ def _action_ids(actions: Any) -> frozenset[str]:
     return frozenset(str(a["action_id"]) for a in actions if isinstance(a, dict) and a.get("action_id") is not None)
 
 
-def graded_as(sim: dict, task: str, actions_of: dict[str, frozenset[str]]) -> str | None:
+def _actions_of(task: dict) -> frozenset[str] | None:
+    """The action ids of a task definition's `evaluation_criteria.actions`; None when those cannot be read (the
+    criteria or the actions not what τ² writes): then nothing can be told of the runs filed under it."""
+    criteria = task.get("evaluation_criteria") or {}
+    actions = criteria.get("actions") if isinstance(criteria, dict) else None
+    if not isinstance(criteria, dict) or not isinstance(actions, list | None):
+        return None
+    return _action_ids(actions or [])
+
+
+def graded_as(sim: dict, task: str, actions_of: dict[str, frozenset[str] | None]) -> str | None:
     """Which of the file's tasks graded the simulation, when not its own `task`. τ²'s evaluator checks each
     action of the task it grades (`reward_info.action_checks`, one per action of that task's
     `evaluation_criteria.actions`, each naming its `action_id`), so those ids name the task that was graded: the
@@ -124,8 +134,8 @@ def graded_as(sim: dict, task: str, actions_of: dict[str, frozenset[str]]) -> st
     is `task`, or when the reward checks no action or the file carries no task definitions (nothing to tell)."""
     info = sim.get("reward_info")
     checks = info.get("action_checks") if isinstance(info, dict) else None
-    if not actions_of or not isinstance(checks, list):
-        return None
+    if not actions_of or not isinstance(checks, list) or actions_of.get(task, frozenset()) is None:
+        return None  # nothing to compare: no definitions, no checks, or its own task's actions unreadable
     checked = _action_ids([c.get("action") for c in checks if isinstance(c, dict)])
     if not checked or actions_of.get(task) == checked:
         return None
@@ -137,11 +147,7 @@ def from_tau2(f: Tau2File) -> SubmittedFile:
     one is numbered in file order per task), infrastructure errors and unrewarded simulations not counted, and
     the task each was graded as where that is not its own (`graded_as`)."""
     numbered: Counter[str] = Counter()
-    actions_of = {
-        str(t.get("id")): _action_ids((t.get("evaluation_criteria") or {}).get("actions"))
-        for t in f.tasks or []
-        if isinstance(t, dict) and isinstance(t.get("evaluation_criteria") or {}, dict)
-    }
+    actions_of = {str(t.get("id")): _actions_of(t) for t in f.tasks or [] if isinstance(t, dict)}
     sims = []
     for s in f.simulations:
         task = str(s["task_id"])

@@ -22,6 +22,7 @@ from leaderboard.models import Benchmark, Evaluation, Round, RoundStatus, Task, 
 from leaderboard.services.versions import next_version
 from leaderboard.stale import snapshots_mark_stale
 from scoring.tau2 import TAU2_PASS_THRESHOLD, task_fingerprint
+from snapshots.models import BoardSnapshot, SnapshotKind
 
 from .models import SubmissionTrack, TaskSetVersion
 
@@ -257,7 +258,9 @@ def track_open(
             round=rnd,
             defaults={"is_open": True, "closed_at": None, **settings},
         )
-        # A new round's board is computed now (empty until its first submission), as every round's is: left to
-        # the periodic sweep, a site without workers (`make serve`: no beat) would say "computing" for ever.
-        snapshots_mark_stale(round_ids=[rnd.id], boards=created)
+        # A round without a board (a new one, empty until its first submission) has it computed now, as every
+        # round's is: left to the periodic sweep, a site without workers (`make serve`: no beat) would say
+        # "computing" for ever.
+        boards = created or not BoardSnapshot.objects.filter(round=rnd, kind=SnapshotKind.BOARDS).exists()
+        snapshots_mark_stale(round_ids=[rnd.id], boards=boards)
     return track

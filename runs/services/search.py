@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from scoring.common import fixed
+
 from ..models import Run, SearchEntry, SearchKind, Verdict
 from ..selectors import review_complete
 
@@ -23,8 +25,8 @@ def _in_review(ids: list[int]) -> list[int]:
 
 
 def _at(seconds: float) -> str:
-    """A mark's time as its run page writes it: "9m 05s", "1h 02m", "42s"."""
-    hours, rest = divmod(int(round(seconds)), 3600)
+    """A mark's time as its run page writes it: "9m 05s", "1h 02m", "42s" (a half second up: 90.5 s is "1m 31s")."""
+    hours, rest = divmod(int(fixed(seconds, 0)), 3600)
     minutes, secs = divmod(rest, 60)
     return f"{hours}h {minutes:02d}m" if hours else f"{minutes}m {secs:02d}s" if minutes else f"{secs}s"
 

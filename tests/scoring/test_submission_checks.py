@@ -368,3 +368,20 @@ def test_runs_graded_as_other_tasks_fail_naming_both_ids():
         "airline: 3 of 3 runs were graded as another task (task 0 as task 1, task 1 as task 0, task 2 as a task "
         "the file does not define); their task ids do not name the tasks they ran"
     )
+
+
+def test_a_run_filed_under_a_task_whose_actions_cannot_be_read_has_nothing_to_tell():
+    from scoring.submission_checks import graded_as_filed
+    from scoring.tau2 import Tau2File
+
+    # Task 0's evaluation_criteria is not what τ² writes: its actions are unknown, so its run (checking 0_0) can
+    # be neither matched nor moved; it passes rather than being called "graded as a task the file does not define".
+    tasks = [{"id": "0", "evaluation_criteria": "unreadable"}, {"id": "1", "evaluation_criteria": {"actions": []}}]
+    sim = {
+        "task_id": "0",
+        "trial": 0,
+        "termination_reason": "user_stop",
+        "messages": [{"role": "user", "content": "hi"}],
+        "reward_info": {"reward": 1.0, "action_checks": [{"action": {"action_id": "0_0"}, "action_match": True}]},
+    }
+    assert graded_as_filed([from_tau2(Tau2File("airline.json", "airline", {}, tasks, [sim]))]).passed is True

@@ -13,14 +13,16 @@ pytestmark = pytest.mark.django_db
 
 
 def test_a_best_of_79_of_99_tests_reads_0_797_everywhere_and_never_0_80(load, client):
-    # Auto task: score = tests passed / total. Ayla 79/99 = 0.79798 < 0.80, a fail, which two decimals would show
-    # as "0.80"; cut to three it is "0.797". Bram 80/100 = 0.80, a pass: "0.80".
-    def run(agent: str, passed: int, total: int) -> dict:
+    # Auto task: score = tests passed / total. Ayla's best trial 79/99 = 0.79798 < 0.80, a fail, which two
+    # decimals would show as "0.80"; cut to three it is "0.797" (her other trial, 70/100, makes her range
+    # "0.70–0.797"). Bram 80/100 = 0.80, a pass: "0.80".
+    def run(agent: str, passed: int, total: int, trial: int = 1) -> dict:
         return {
-            "id": f"{agent}-auto",
+            "id": f"{agent}-auto" + (f"-t{trial}" if trial > 1 else ""),
             "round": "r1",
             "agent": agent,
             "task": "auto",
+            "trial": trial,
             "status": "completed",
             "tests_passed": passed,
             "tests_total": total,
@@ -39,7 +41,7 @@ def test_a_best_of_79_of_99_tests_reads_0_797_everywhere_and_never_0_80(load, cl
                     "entries": [{"agent": "ayla"}, {"agent": "bram"}],
                 }
             ],
-            "runs": [run("ayla", 79, 99), run("bram", 80, 100)],
+            "runs": [run("ayla", 70, 100), run("ayla", 79, 99, trial=2), run("bram", 80, 100)],
         }
     )
     pages = {
@@ -47,7 +49,7 @@ def test_a_best_of_79_of_99_tests_reads_0_797_everywhere_and_never_0_80(load, cl
         "head-to-head": "/b/edge/compare/?a=ayla&b=bram&round=r1",
         "agent's round page": "/b/edge/r/r1/agents/ayla/",
         "task page": "/b/edge/tasks/auto/",
-        "run page": "/b/edge/r/r1/runs/ayla-auto/",
+        "run page": "/b/edge/r/r1/runs/ayla-auto-t2/",
     }
     for name, url in pages.items():
         answer = client.get(url)
@@ -56,6 +58,10 @@ def test_a_best_of_79_of_99_tests_reads_0_797_everywhere_and_never_0_80(load, cl
         assert "0.797" in text, f"{name} ({url}) does not show 0.797"
         if name != "run page":  # the run page shows Ayla's run alone
             assert "0.80" in text, f"{name} ({url}) does not show Bram's 0.80"
+    # Her range, on the head-to-head and the task page: the failing top end cut down too.
+    for name in ("head-to-head", "task page"):
+        text = re.sub(r"<[^>]+>", " ", client.get(pages[name]).content.decode())
+        assert "0.70–0.797" in text, f"{name}: no range 0.70–0.797"
     # Without the guard the head-to-head, the run lists and the run page said "0.80" for Ayla's fail: her run's
     # result beside it on the run page is 0.797.
     run_page = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", client.get(pages["run page"]).content.decode()))

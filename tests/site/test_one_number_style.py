@@ -56,6 +56,10 @@ def test_money_time_and_vote_ratings_round_a_half_up_too():
     assert shown is not None
     assert (shown["text"], shown["plus"], shown["minus"]) == ("1001", "+10", "−20")
     assert shown["title"] == "95% interval 981–1011, 12 votes"
+    # A mark's time in the search index reads as the run page writes it: 90.5 s -> "1m 31s".
+    from runs.services.search import _at
+
+    assert (_at(90.5), fmt_seconds(90.5)) == ("1m 31s", "1m 31s")
 
 
 def test_a_runs_tokens_time_and_cost_read_the_same_on_its_run_page_and_its_agents_round_page(demo, client):
