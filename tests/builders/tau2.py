@@ -22,13 +22,13 @@ def refiled(folder: Path, into: Path) -> Path:
     is what the tests of a disclosure need. Its figures per family are the same (the same runs)."""
     import shutil
 
-    from scoring.tau2_runs import _action_ids, graded_as
+    from scoring.tau2_runs import _actions_of, graded_as
 
     target = into / folder.name
     shutil.copytree(folder, target)
     for path in sorted((target / "trajectories").glob("*.json")):
         doc = json.loads(path.read_text())
-        actions = {str(t["id"]): _action_ids((t.get("evaluation_criteria") or {}).get("actions")) for t in doc["tasks"]}
+        actions = {str(t["id"]): _actions_of(t) for t in doc["tasks"]}
         sims = doc["simulations"]
         # The task each simulation's grading names ("" none of the file's; None: it checks no action).
         named = {i: t for i, sim in enumerate(sims) if (t := graded_as(sim, "", actions))}

@@ -28,3 +28,21 @@ def load():
             compute_all()
 
     return _load
+
+
+def two_agent_scored(slug: str, task: dict, runs: list[dict]) -> dict:
+    """A published `scored` round r1 of benchmark `slug` with agents Ayla and Bram and the one `task`."""
+    return {
+        "benchmark": {"slug": slug, "name": slug.title(), "methodology": "scored", "params": {"preview_hours": 0}},
+        "agents": [{"slug": "ayla", "name": "Ayla"}, {"slug": "bram", "name": "Bram"}],
+        "tasks": [{"version": "1.0", "kind": "core", **task}],
+        "rounds": [
+            {
+                "key": "r1",
+                "status": "published",
+                "published_at": "2026-03-01T12:00:00Z",
+                "entries": [{"agent": "ayla"}, {"agent": "bram"}],
+            }
+        ],
+        "runs": runs,
+    }

@@ -9,6 +9,8 @@ import re
 
 import pytest
 
+from tests.site.conftest import two_agent_scored
+
 pytestmark = pytest.mark.django_db
 
 
@@ -29,20 +31,11 @@ def test_a_best_of_79_of_99_tests_reads_0_797_everywhere_and_never_0_80(load, cl
         }
 
     load(
-        {
-            "benchmark": {"slug": "edge", "name": "Edge", "methodology": "scored", "params": {"preview_hours": 0}},
-            "agents": [{"slug": "ayla", "name": "Ayla"}, {"slug": "bram", "name": "Bram"}],
-            "tasks": [{"key": "auto", "title": "Auto", "version": "1.0", "kind": "core", "evaluation": "auto"}],
-            "rounds": [
-                {
-                    "key": "r1",
-                    "status": "published",
-                    "published_at": "2026-03-01T12:00:00Z",
-                    "entries": [{"agent": "ayla"}, {"agent": "bram"}],
-                }
-            ],
-            "runs": [run("ayla", 70, 100), run("ayla", 79, 99, trial=2), run("bram", 80, 100)],
-        }
+        two_agent_scored(
+            "edge",
+            {"key": "auto", "title": "Auto", "evaluation": "auto"},
+            [run("ayla", 70, 100), run("ayla", 79, 99, trial=2), run("bram", 80, 100)],
+        )
     )
     pages = {
         "tasks tab": "/b/edge/?tab=tasks",

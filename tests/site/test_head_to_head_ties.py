@@ -8,6 +8,8 @@ import re
 
 import pytest
 
+from tests.site.conftest import two_agent_scored
+
 pytestmark = pytest.mark.django_db
 
 
@@ -29,20 +31,9 @@ def test_two_composite_scores_equal_to_nine_decimals_are_level_on_the_head_to_he
         }
 
     load(
-        {
-            "benchmark": {"slug": "ties", "name": "Ties", "methodology": "scored", "params": {"preview_hours": 0}},
-            "agents": [{"slug": "ayla", "name": "Ayla"}, {"slug": "bram", "name": "Bram"}],
-            "tasks": [{"key": "mix", "title": "Mix", "version": "1.0", "kind": "core", "evaluation": "composite"}],
-            "rounds": [
-                {
-                    "key": "r1",
-                    "status": "published",
-                    "published_at": "2026-03-01T12:00:00Z",
-                    "entries": [{"agent": "ayla"}, {"agent": "bram"}],
-                }
-            ],
-            "runs": [run("ayla", 9, 4), run("bram", 5, 10)],
-        }
+        two_agent_scored(
+            "ties", {"key": "mix", "title": "Mix", "evaluation": "composite"}, [run("ayla", 9, 4), run("bram", 5, 10)]
+        )
     )
     overall = client.get("/api/benchmarks/ties/rounds/r1/board").json()["data"]["overall"]
     assert [r["rank"] for r in overall] == [1, 1]  # the board has them level

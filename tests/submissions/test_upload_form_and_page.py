@@ -59,6 +59,9 @@ def test_toolorchestra_through_the_form_lands_on_its_page_with_its_claims_checke
     assert response.status_code == 302 and response["Location"] == f"/b/tau2/submissions/{sub.pk}/"
     # The agent is the one the team named, not its model (submission.json's model_name, Nemotron-Orchestrator-8B).
     assert (sub.agent.slug, sub.agent.name) == ("toolorchestra", "ToolOrchestra")
+    # Through the form as through the command: its runs are filed under other tasks' ids (graded_as_filed).
+    graded = next(c for c in sub.checks if c["name"] == "graded_as_filed")
+    assert graded["passed"] is False and graded["detail"].startswith("airline: 43 of 50 runs were graded as another")
     html = client.get(response["Location"]).content.decode()
     # airline: 28/50 = 56.0 claimed 56.0; retail 96/114 = 84.2105 claimed 84.2 (within 0.05): both agree.
     airline = _row(html, "data-figure", "airline pass^1")
