@@ -60,7 +60,7 @@ def _static_forget(*, setting: str, **kwargs: object) -> None:
         _static.cache_clear()
 
 
-def _masked_token(request: HttpRequest) -> str:
+def masked_token(request: HttpRequest) -> str:
     """The CSRF token masked once for the request's answer: Django masks it afresh each time it is asked for
     (about 0.1 ms), and a vote screen's answer asks for it in its frame and in its forms."""
     token = getattr(request, _MASKED, None)
@@ -70,10 +70,16 @@ def _masked_token(request: HttpRequest) -> str:
     return token
 
 
+def masked_token_given(request: HttpRequest) -> str | None:
+    """The masked token this request's answer holds, if it holds one (`voting.screen_cache` keeps the page
+    without it)."""
+    return getattr(request, _MASKED, None)
+
+
 @pass_context
 def _csrf_token(context: Context) -> str:
     """`{{ csrf_token }}`, masked once per answer."""
-    return _masked_token(context["request"])
+    return masked_token(context["request"])
 
 
 @pass_context

@@ -7,6 +7,7 @@ from runs.admin import DeletesThroughService
 
 from .forms import AccountChangeForm, AccountCreationForm, AdminSignInForm
 from .models import Matchup, Vote, VoterFlag
+from .screen_cache import voter_screens_retire
 from .services.addresses import account_address_save
 from .services.editing import vote_change
 from .services.flagging import voter_flag_clear
@@ -65,6 +66,19 @@ class MatchupAdmin(admin.ModelAdmin):
     list_select_related = ["task", "voter"]
     raw_id_fields = ["voter", "run_a", "run_b", "task"]
     readonly_fields = ["key", "alias_a", "alias_b"]
+
+    # A matchup changed or deleted here may be one a voter's kept vote screen shows (voting/screen_cache.py).
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        voter_screens_retire([obj.voter_id, form.initial.get("voter")])
+
+    def delete_model(self, request, obj):
+        voter_screens_retire([obj.voter_id])
+        super().delete_model(request, obj)
+
+    def delete_queryset(self, request, queryset):
+        voter_screens_retire(queryset.values_list("voter_id", flat=True))
+        super().delete_queryset(request, queryset)
 
 
 FLAG_FIELDS = ["voter", "benchmark", "decided_votes", "agreed", "p_value", "flagged_at", "cleared_at", "cleared_by"]

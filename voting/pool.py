@@ -65,7 +65,7 @@ _local_lock = threading.Lock()
 POOL_RECHECK_SECONDS = 1.0
 _local: dict[tuple[str, int], VotePool] = {}  # (version, draws generation) -> pool (at most one entry)
 _local_checked = [0.0]  # time.monotonic() when _local's version was last found current
-_thread = threading.local()  # .last: the pool vote_pool last returned in this thread
+_thread = threading.local()  # .last: the pool vote_pool last returned in this thread; .version: its shared version
 _recent: dict = {}  # key -> (time.monotonic() when read, value): `recent`
 
 
@@ -196,21 +196,27 @@ def _pool_run(run: Run) -> PoolRun:
 def vote_pool(*, fresh: bool = False) -> VotePool:
     """The current pool: this process's copy while the shared version is unchanged, else the shared copy,
     else worked out and shared. `fresh` works it out again and retires every copy."""
-    pool = _vote_pool(fresh=fresh)
-    _thread.last = pool
+    pool, version = _vote_pool(fresh=fresh)
+    _thread.last, _thread.version = pool, version
     return pool
 
 
-def _vote_pool(*, fresh: bool) -> VotePool:
+def vote_pool_version() -> str | None:
+    """The shared version of the pool `vote_pool` last returned in this thread: what a page drawn from it was
+    drawn from (`voting.screen_cache`). None when the pool was worked out without the cache."""
+    return getattr(_thread, "version", None)
+
+
+def _vote_pool(*, fresh: bool) -> tuple[VotePool, str | None]:
     if fresh:
         vote_pool_retire()
     with _local_lock:
         # This process's copy, checked against the shared version within the last POOL_RECHECK_SECONDS: no
         # cache round trip at all (a retirement by this process clears the copy at once).
         if _local and time.monotonic() - _local_checked[0] < POOL_RECHECK_SECONDS:
-            [(_, generation)] = _local
+            [((version, generation), pool)] = _local.items()
             if generation == draws_generation():
-                return next(iter(_local.values()))
+                return pool, version
     try:
         version = cache.get(POOL_VERSION_KEY)
         if version is None:
@@ -219,14 +225,14 @@ def _vote_pool(*, fresh: bool) -> VotePool:
                 version = cache.get(POOL_VERSION_KEY) or version
     except Exception:  # noqa: BLE001 - cache down: work it out every time
         log.warning("vote pool: cache unreachable, working the pool out per request")
-        return pool_build()
+        return pool_build(), None
     generation = draws_generation()
     with _local_lock:
         local = _local.get((version, generation))
         if local is not None:
             _local_checked[0] = time.monotonic()
     if local is not None:
-        return local
+        return local, version
     pool_key = f"vote-pool:{POOL_FORMAT}:{version}"
     try:
         pool = cache.get(pool_key)
@@ -242,7 +248,7 @@ def _vote_pool(*, fresh: bool) -> VotePool:
         _local.clear()
         _local[(version, generation)] = pool
         _local_checked[0] = time.monotonic()
-    return pool
+    return pool, version
 
 
 def vote_pool_last(default: VotePool) -> VotePool:

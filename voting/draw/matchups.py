@@ -25,6 +25,7 @@ from leaderboard.roles import user_organization_id
 from .. import queries
 from ..models import Matchup
 from ..pool import VotePool, recent, vote_pool
+from ..screen_cache import voter_screens_retire
 from ..selectors import pool_runs, scope_tasks
 from .rules import drawable_run_ids
 
@@ -144,6 +145,7 @@ def _matchup_store(voter, scope: str, now: datetime, task_id: int, run_a_id: int
         expires_at=now + timedelta(seconds=settings.VOTE_ALIAS_TTL_SECONDS),
     )
     Matchup.objects.bulk_create([matchup])
+    voter_screens_retire([voter.pk])  # a new open pair: the voter's kept screens are of the old ones
     return matchup
 
 

@@ -41,6 +41,7 @@ from ..cells import cells_apply, votes_lock
 from ..draw.matchups import MatchupRefused, matchup_check, refuse_forged
 from ..models import Held, Vote, VoterFlag, Winner
 from ..pool import VotePool, vote_pool
+from ..screen_cache import voter_screens_retire
 from ..selectors import VoterStatus, account_counts_from, is_token, reveal_from_pool
 from ..standing import NOT_IN_THE_DAY, StandingRow, standing_give_back, standing_read, standing_take, standing_taken
 
@@ -103,6 +104,7 @@ def vote_cast(*, key: str, voter, winner: str, now: datetime | None = None, pool
         # other (two cannot both pass the daily cap at cap - 1, and a replayed key waits for the first vote and
         # then sees used_at set); a refusal below rolls the addition back.
         taken = standing_take(voter_id=voter.pk, now=now)
+        voter_screens_retire([voter.pk])  # once the vote commits: the kept screen shows a used pair
         claim = queries.claim_target(key=key)
         matchup = matchup_check(claim.matchup if claim else None, voter_id=voter.pk, now=now, for_vote=True)
         assert claim is not None

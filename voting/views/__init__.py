@@ -29,6 +29,7 @@ from ..draw.rules import app_build_of, live_kind, preview_shots, with_previews
 from ..models import Vote, Winner
 from ..pictures import MAX_PICTURE_BYTES, UnreadablePicture, picture_for_voter, serving_key
 from ..pool import VotePool, vote_pool, vote_pool_last
+from ..screen_cache import screen_cached, screen_keep
 from ..selectors import (
     matchup_for_alias,
     matchup_open,
@@ -128,6 +129,10 @@ def vote(request: HttpRequest) -> HttpResponse:
     pool = vote_pool()
     if not scope_is_valid(scope):
         return _stage(request, {"scope": "", "state": "empty"}, pool=pool)
+    # A reload of the page just shown: the kept page while nothing it shows has changed (voting/screen_cache.py).
+    kept, ticket = screen_cached(request, scope)
+    if kept is not None:
+        return kept
     matchup = matchup_open(voter=request.user, scope=scope)
     # Where the voter stands, and the organization a draw leaves out: read with the open pair when there is one.
     voter = voter_status(voter=request.user, read_with=matchup)
@@ -140,7 +145,9 @@ def vote(request: HttpRequest) -> HttpResponse:
         return _stage(request, {"scope": scope, "state": "empty", "voter": voter}, pool=pool)
     sides = matchup_sides(matchup, pool=pool)
     context = {"scope": scope, "state": "matchup", "matchup": matchup, "sides": sides, "voter": voter}
-    return _stage(request, context, pool=pool)
+    response = _stage(request, context, pool=pool)
+    screen_keep(request, ticket, response, matchup=matchup)
+    return response
 
 
 @login_required
