@@ -60,6 +60,12 @@ def test_money_time_and_vote_ratings_round_a_half_up_too():
     from runs.services.search import _at
 
     assert (_at(90.5), fmt_seconds(90.5)) == ("1m 31s", "1m 31s")
+    # The ratings' chart writes its rows as the board does: 1000.5 in 980.5-1010.5 reads 1001, 981-1011.
+    from pages.intervals import _chart
+
+    row = {"agent": "a", "name": "A", "value": 1000.5, "low": 980.5, "high": 1010.5, "rank_ub": 1}
+    (drawn,) = _chart("rating-chart", "Vote rating", [row], None, {}, None)["rows"]
+    assert (drawn["value_text"], drawn["low_text"], drawn["high_text"]) == ("1001", "981", "1011")
 
 
 def test_a_runs_tokens_time_and_cost_read_the_same_on_its_run_page_and_its_agents_round_page(demo, client):

@@ -124,3 +124,24 @@ def test_what_cannot_be_read_is_refused_with_its_reason_and_nothing_stored(tau2,
     html = response.content.decode()
     assert "Not accepted" in html and "Nothing was stored" in html and problem in html
     assert not Submission.objects.exists()
+
+
+def test_toolorchestra_through_the_upload_api_is_checked_as_through_the_form(tau2_releases):
+    # The third door: the upload API takes the same folder (as a zip) and answers with the same checks.
+    from django.test import Client
+
+    from leaderboard.api_keys import api_key_create
+
+    nvidia = Organization.objects.get(slug="nvidia")
+    _, key = api_key_create(name="NVIDIA", benchmark=tau2_releases, organization=nvidia)
+    upload = SimpleUploadedFile("toolorchestra.zip", _zip(TOOLORCHESTRA), content_type="application/zip")
+    answer = Client().post(
+        "/api/benchmarks/tau2/submissions",
+        {"archive": upload, "agent_name": "ToolOrchestra"},
+        HTTP_AUTHORIZATION=f"Bearer {key}",
+    )
+    assert answer.status_code == 201, answer.content
+    checks = {c["name"]: c for c in answer.json()["checks"]}
+    graded = checks["graded_as_filed"]
+    assert graded["passed"] is False and graded["detail"].startswith("airline: 43 of 50 runs were graded as another")
+    assert answer.json()["tier"] == "flagged"
