@@ -77,8 +77,10 @@ class MatchupAdmin(admin.ModelAdmin):
         super().delete_model(request, obj)
 
     def delete_queryset(self, request, queryset):
-        voter_screens_retire(queryset.values_list("voter_id", flat=True))
-        super().delete_queryset(request, queryset)
+        # One transaction (the admin's bulk action has none of its own): the retirement runs once the rows are gone.
+        with transaction.atomic():
+            voter_screens_retire(queryset.values_list("voter_id", flat=True))
+            super().delete_queryset(request, queryset)
 
 
 FLAG_FIELDS = ["voter", "benchmark", "decided_votes", "agreed", "p_value", "flagged_at", "cleared_at", "cleared_by"]

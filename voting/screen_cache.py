@@ -22,8 +22,9 @@ after the sign-in check, and only while each of these still holds:
   account's votes start counting, and at most VOTE_SCREEN_CACHE_SECONDS, which also bounds what a write from
   outside the site's services (a queryset update in a shell) can leave on a voter's screen.
 
-Only the whole page of an open pair is kept: not an htmx answer, not a page with a message to show (the message
-is shown once), not an empty screen (each reload of one may draw a pair). With the cache unreachable nothing is
+Only the whole page of an open pair read again is kept: not an htmx answer, not a page with a message to show (the
+message is shown once), not an empty screen (each reload of one may draw a pair), not the page of a pair drawn by
+the same request (its draw retired the generation it would be kept under). With the cache unreachable nothing is
 kept or served: every reload reads the database, as without this module. A retirement that cannot reach the
 cache is logged as an error; the page it should have retired lives at most VOTE_SCREEN_CACHE_SECONDS.
 """
@@ -51,11 +52,15 @@ from .pool import vote_pool_version
 
 log = logging.getLogger(__name__)
 
-# The page's CSRF token is kept as this mark and masked afresh for each answer (64 characters, as a masked
-# token: never a run of characters a page would hold otherwise).
-_TOKEN_MARK = "csrf-" + "0" * 59
+# The page's CSRF token is kept as this mark and masked afresh for each answer: a page's text cannot hold it (its
+# "<" would have been escaped).
+_TOKEN_MARK = "<csrf-token-kept-out>"
 # The shape of a kept entry: bump it when `_Kept` changes, so a process of new code never serves an old entry.
 _FORMAT = 1
+
+
+def _now() -> datetime:
+    return timezone.now()
 
 
 def _generation_key(voter_id: int) -> str:
@@ -113,7 +118,7 @@ def screen_cached(request: HttpRequest, scope: str) -> tuple[HttpResponse | None
             and kept.generation == generation
             and kept.pool_version == vote_pool_version()
             and kept.account == _account(request.user)
-            and timezone.now().timestamp() < kept.until
+            and _now().timestamp() < kept.until
         ):
             return HttpResponse(kept.body.replace(_TOKEN_MARK, masked_token(request))), None
         if generation is None:
@@ -134,7 +139,7 @@ def screen_keep(request: HttpRequest, ticket: Ticket | None, response: HttpRespo
     pool_version = vote_pool_version()
     if ticket is None or pool_version is None or response.status_code != 200:
         return
-    now = timezone.now()
+    now = _now()
     limits = [now + timedelta(seconds=settings.VOTE_SCREEN_CACHE_SECONDS), matchup.expires_at]
     limits.append(datetime.combine(now.date() + timedelta(days=1), datetime.min.time(), tzinfo=UTC))
     counts_from = request.user.date_joined + timedelta(hours=settings.VOTE_NEW_ACCOUNT_DELAY_HOURS)

@@ -159,6 +159,57 @@ def test_an_editor_deleting_the_pair_in_the_admin_retires_the_kept_page(voter_cl
     assert after.queries > 2 and after.key != first.key
 
 
+def test_an_editor_marking_the_pair_used_in_the_admin_retires_the_kept_page(
+    voter_client, world, load, step, admin_client
+):
+    first = _kept(voter_client, load)
+    m = first.key
+
+    def split(name, value):
+        value = timezone.localtime(value)
+        return {f"{name}_0": value.strftime("%Y-%m-%d"), f"{name}_1": value.strftime("%H:%M:%S")}
+
+    data = {"voter": m.voter_id, "task": m.task_id, "run_a": m.run_a_id, "run_b": m.run_b_id, "scope": m.scope}
+    data |= split("created_at", m.created_at) | split("expires_at", m.expires_at) | split("used_at", timezone.now())
+    response = step(admin_client.post, reverse("admin:voting_matchup_change", args=[m.pk]), data)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    m.refresh_from_db()
+    assert m.used_at is not None
+    after = load(voter_client)
+    assert after.queries > 2 and after.key != m
+
+
+def test_a_write_during_a_reload_s_reads_leaves_its_page_unserved(voter_client, voter, world, load, step, monkeypatch):
+    # The reload takes its ticket before it reads: a write that commits between its read of the pair and its
+    # keeping of the page (another server's) retires that ticket, so the page, which shows the state before the
+    # write, is never served; the next reload shows the write.
+    from voting import views
+
+    first = _kept(voter_client, load)
+    step(screen_cache.voter_screens_retire, [voter.pk])  # the kept page retired: the next reload reads and keeps
+    read = views.matchup_open
+
+    def read_then_write(**kwargs):
+        found = read(**kwargs)
+        # Another server's transaction, committed now: its commit callbacks run once, here, not again when the
+        # reload's own (the test's capture around the request) end.
+        hooks = connection.run_on_commit
+        start = len(hooks)
+        account_address_save(user=voter, confirmed=False)  # the voter's address now unconfirmed
+        theirs = hooks[start:]
+        del hooks[start:]
+        for _, callback, _ in theirs:
+            callback()
+        return found
+
+    monkeypatch.setattr(views, "matchup_open", read_then_write)
+    during = load(voter_client)
+    assert during.key == first.key and "confirm your email address" not in during.page
+    monkeypatch.setattr(views, "matchup_open", read)
+    after = load(voter_client)
+    assert after.queries >= 2 and "confirm your email address" in after.page
+
+
 def test_a_new_vote_pool_retires_the_kept_page(voter_client, world, load):
     # Every service that changes runs, tasks or benchmarks retires the pool (`leaderboard.stale`); what the page
     # shows of the runs and the task comes from it.
@@ -168,22 +219,29 @@ def test_a_new_vote_pool_retires_the_kept_page(voter_client, world, load):
     assert load(voter_client).queries == 2  # the account and the pair: the page drawn again from the new pool
 
 
-def test_the_kept_page_goes_with_its_pair_s_expiry(voter_client, world, load, monkeypatch):
-    first = _kept(voter_client, load)
-    later = first.key.expires_at + timedelta(seconds=1)
-    monkeypatch.setattr(screen_cache.timezone, "now", lambda: later)
-    assert load(voter_client).queries >= 2
+def _clock(monkeypatch, at):
+    monkeypatch.setattr(screen_cache, "_now", lambda: at)
 
 
-def test_a_new_account_s_page_goes_when_its_votes_start_counting(world, load, monkeypatch):
-    newcomer = make_user("new@example.com", age_hours=23.99)  # counts from in 36 seconds
+@pytest.mark.parametrize("limit", ["the pair's expiry", "the end of the UTC day", "a new account's first counted vote"])
+def test_the_kept_page_goes_at_the_first_of_its_limits(world, load, monkeypatch, limit):
+    # Each limit comes 10 s after the page is kept, before the 30 s every kept page has: 5 s later the kept page
+    # is served (the account only), 11 s later the screen is read again.
+    now = timezone.now()
+    voter = make_user("new@example.com", age_hours=24 - 10 / 3600 if limit.startswith("a new") else 72)
     client = Client()
-    client.force_login(newcomer)
-    first = _kept(client, load)
-    assert "start counting" in first.page
+    client.force_login(voter)
+    load(client)  # the draw
+    expiry = now + (timedelta(seconds=10) if limit == "the pair's expiry" else timedelta(days=2))
+    Matchup.objects.filter(voter=voter).update(expires_at=expiry)
+    if limit == "the end of the UTC day":
+        now = now.replace(hour=23, minute=59, second=50, microsecond=0)
+    _clock(monkeypatch, now)
+    kept = load(client)
+    assert kept.queries == 2 and ("start counting" in kept.page) is limit.startswith("a new")
+    _clock(monkeypatch, now + timedelta(seconds=5))
     assert load(client).queries == 1
-    later = timezone.now() + timedelta(minutes=1)
-    monkeypatch.setattr(screen_cache.timezone, "now", lambda: later)
+    _clock(monkeypatch, now + timedelta(seconds=11))
     assert load(client).queries >= 2
 
 

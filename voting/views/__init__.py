@@ -136,6 +136,7 @@ def vote(request: HttpRequest) -> HttpResponse:
     matchup = matchup_open(voter=request.user, scope=scope)
     # Where the voter stands, and the organization a draw leaves out: read with the open pair when there is one.
     voter = voter_status(voter=request.user, read_with=matchup)
+    drawn = matchup is None
     if matchup is None:
         if limited := _too_many(request, "draw", settings.VOTE_DRAW_RATE_LIMIT):
             return limited
@@ -146,7 +147,8 @@ def vote(request: HttpRequest) -> HttpResponse:
     sides = matchup_sides(matchup, pool=pool)
     context = {"scope": scope, "state": "matchup", "matchup": matchup, "sides": sides, "voter": voter}
     response = _stage(request, context, pool=pool)
-    screen_keep(request, ticket, response, matchup=matchup)
+    if not drawn:  # a pair drawn here retired the ticket's generation: its page could never be served
+        screen_keep(request, ticket, response, matchup=matchup)
     return response
 
 
