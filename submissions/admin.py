@@ -1,7 +1,8 @@
 """Submissions in the admin: editors open and edit a benchmark's track, read each submission as it was checked
 (never changing what it claimed or what the checks found) and act on it: verify (a note and a link), flag (a
 reason and a link), unflag, withdraw. Verifying one whose disclosure check failed asks for a note acknowledging
-it. Each action goes through `submissions.actions`, one event each."""
+it. Each action goes through `submissions.actions`, one event each. "Check again" reads a submission's kept upload
+by today's checks (`submissions.recheck`): only a check that changed is written, with its event."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from leaderboard.caching import content_version_bump
 from . import actions
 from .forms import ACTIONS, VerifyForm
 from .models import Submission, SubmissionEvent, SubmissionTrack
+from .recheck import submission_recheck
 from .views import refusal
 
 
@@ -78,7 +80,7 @@ class SubmissionAdmin(admin.ModelAdmin):
     ]
     exclude = ["contact"]
     inlines = [SubmissionEventInline]
-    actions = list(ACTIONS)
+    actions = [*ACTIONS, "recheck"]
 
     def has_add_permission(self, request):
         return False  # submitted through the site, the API or import_submission
@@ -136,3 +138,12 @@ class SubmissionAdmin(admin.ModelAdmin):
     @admin.action(description=ACTIONS["withdraw"].description, permissions=["change"])
     def withdraw(self, request, queryset):
         return self._act(request, queryset, "withdraw", ACTIONS["withdraw"].form)
+
+    @admin.action(description="Check again by today's checks", permissions=["change"])
+    def recheck(self, request, queryset):
+        """Each selected submission read again from its kept upload by the checks the site runs today
+        (`submissions.recheck`): the checks that changed, and the tier, are stored; what changed is said."""
+        for sub in queryset.select_related("benchmark", "round", "agent", "organization"):
+            result = submission_recheck(sub, by=request.user)
+            level = messages.WARNING if result.problem else messages.SUCCESS if result.changes else messages.INFO
+            self.message_user(request, str(result), level)

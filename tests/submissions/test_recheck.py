@@ -91,3 +91,36 @@ def test_unknown_benchmark_or_submission_is_a_clear_error(tau2_releases):
         _recheck("--benchmark", "nope")
     with pytest.raises(CommandError, match="no submission 999"):
         _recheck("--submission", "999")
+
+
+def test_an_editor_checks_again_from_the_admin(tau2_releases, client):
+    from django.contrib.auth import get_user_model
+
+    orchestra = _stored_before_the_check(_import(TOOLORCHESTRA, "nvidia"))
+    editor = get_user_model().objects.create_superuser("editor", password="x")
+    client.force_login(editor)
+    response = client.post(
+        "/admin/submissions/submission/",
+        {"action": "recheck", "_selected_action": [orchestra.pk]},
+        follow=True,
+    )
+    assert response.status_code == 200
+    assert "graded_as_filed (new): fails: airline: 43 of 50" in response.content.decode()
+    orchestra.refresh_from_db()
+    assert orchestra.tier == "flagged"
+    assert SubmissionEvent.objects.filter(submission=orchestra).latest("id").by == editor
+
+
+def test_only_an_editor_who_may_change_submissions_checks_again(tau2_releases, client):
+    from django.contrib.auth import get_user_model
+
+    orchestra = _stored_before_the_check(_import(TOOLORCHESTRA, "nvidia"))
+    staff = get_user_model().objects.create_user("staff", password="x", is_staff=True)  # in no group
+    client.force_login(staff)
+    response = client.post("/admin/submissions/submission/", {"action": "recheck", "_selected_action": [orchestra.pk]})
+    assert response.status_code == 403
+    client.logout()
+    response = client.post("/admin/submissions/submission/", {"action": "recheck", "_selected_action": [orchestra.pk]})
+    assert response.status_code == 302 and "/login/" in response["Location"]
+    orchestra.refresh_from_db()
+    assert orchestra.tier == "verified"
