@@ -22,6 +22,9 @@ after the sign-in check, and only while each of these still holds:
   account's votes start counting, and at most VOTE_SCREEN_CACHE_SECONDS, which also bounds what a write from
   outside the site's services (a queryset update in a shell) can leave on a voter's screen.
 
+A page is kept under a key that carries a digest of the vote screen's templates: during a deploy that changes them,
+a server of either code answers only with pages it drew itself.
+
 Only the whole page of an open pair read again is kept: not an htmx answer, not a page with a message to show (the
 message is shown once), not an empty screen (each reload of one may draw a pair), not the page of a pair drawn by
 the same request (its draw retired the generation it would be kept under). With the cache unreachable nothing is
@@ -37,6 +40,7 @@ import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 from django.conf import settings
 from django.contrib.messages import get_messages
@@ -59,6 +63,18 @@ _TOKEN_MARK = "<csrf-token-kept-out>"
 _FORMAT = 1
 
 
+def _templates_digest() -> str:
+    """The vote screen's templates as this process has them: a deploy that changes them keeps its pages under other
+    keys, so a server of the new code never answers with a page drawn by the old one (nor the reverse)."""
+    digest = hashlib.sha256()
+    for path in sorted((Path(__file__).parent / "jinja2" / "voting").glob("*.html")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+_VERSION = f"{_FORMAT}-{_templates_digest()}"
+
+
 def _now() -> datetime:
     return timezone.now()
 
@@ -68,7 +84,7 @@ def _generation_key(voter_id: int) -> str:
 
 
 def _page_key(voter_id: int, scope: str) -> str:
-    return f"vote-screen:{_FORMAT}:{voter_id}:{hashlib.sha256(scope.encode()).hexdigest()[:24]}"
+    return f"vote-screen:{_VERSION}:{voter_id}:{hashlib.sha256(scope.encode()).hexdigest()[:24]}"
 
 
 def _account(user) -> tuple:
