@@ -128,12 +128,37 @@ def read_tau2(files: dict[str, bytes], ctx: ReadContext) -> Read:
     if any(s.get("trial") is None for f in sub.files for s in f.simulations):
         notes.append("some simulations carry no trial: numbered in file order per task")
     model = str(sub.declared.get("model_name") or "")
+    placeholders = _placeholder_times(sub.files)
+    notes += placeholders.values()
     runs = [
-        (f.domain, run_doc(sim, domain=f.domain, trial=seen.trial or 1))
+        (f.domain, _measured(run_doc(sim, domain=f.domain, trial=seen.trial or 1), f.name not in placeholders))
         for f, checked_file in zip(sub.files, checked, strict=True)
         for sim, seen in zip(f.simulations, checked_file.sims, strict=True)
     ]
     return Read("tau2", declared, sub.contact, sub.claims, checked, info, notes, model, {"model": model}, runs, sub)
+
+
+def _placeholder_times(files) -> dict[str, str]:
+    """Per results file whose simulations all carry one start time and one duration (two or more of them: real runs
+    never start at the same microsecond and last the same to the float), the note that says so. Such times were
+    written in place of measurements: its runs are stored with no time rather than shown as measured."""
+    found = {}
+    for f in files:
+        times = {(s.get("start_time"), s.get("duration")) for s in f.simulations}
+        if len(f.simulations) >= 2 and len(times) == 1 and times != {(None, None)}:
+            ((start, duration),) = times
+            found[f.name] = (
+                f"{f.domain}: every one of its {len(f.simulations)} simulations carries start {start} and duration "
+                f"{duration}: placeholders, not measurements; its runs are stored without a time"
+            )
+    return found
+
+
+def _measured(doc: dict, measured: bool) -> dict:
+    if not measured:
+        doc["wall_seconds"] = None
+        doc.pop("started_at", None)
+    return doc
 
 
 def read_bundle(files: dict[str, bytes], ctx: ReadContext) -> Read:

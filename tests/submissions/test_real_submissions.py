@@ -220,3 +220,20 @@ def test_import_submission_prints_figures_as_the_page_gives_them_and_the_platfor
         "pass attempts_declared: airline: 50 attempts, none past the 1 declared trial per task (num_trials), "
         "none left out" in said
     )
+
+
+def test_toolorchestra_s_placeholder_times_are_not_shown_as_measured(tau2_releases, client):
+    # Every one of its 164 simulations says it started at 2025-01-01T00:00:00.000000 and lasted 60.0 s: written in
+    # place of measurements. Its runs carry no time; Button's, measured (14.374... s for its first), keep theirs.
+    orchestra = _import(TOOLORCHESTRA, "nvidia")
+    assert (
+        "airline: every one of its 50 simulations carries start 2025-01-01T00:00:00.000000 and duration 60.0: "
+        "placeholders, not measurements; its runs are stored without a time" in orchestra.notes
+    )
+    assert any(n.startswith("retail: every one of its 114 simulations") for n in orchestra.notes)
+    runs = Run.objects.filter(entry__agent=orchestra.agent)
+    assert runs.count() == 164 and not runs.filter(wall_seconds__isnull=False).exists()
+    button = _import(BUTTON, "distyl-ai")
+    assert not any("placeholders" in n for n in button.notes)
+    timed = Run.objects.filter(entry__agent=button.agent, wall_seconds__isnull=False)
+    assert timed.count() == Run.objects.filter(entry__agent=button.agent).count() == 50
