@@ -15,8 +15,6 @@ from django.conf import settings
 from django.contrib.messages import get_messages
 from django.core.signals import setting_changed
 from django.dispatch import receiver
-from django.http import HttpRequest
-from django.middleware.csrf import get_token
 from django.template.defaultfilters import date as date_filter
 from django.template.defaultfilters import linebreaks_filter
 from django.templatetags.static import static
@@ -27,10 +25,9 @@ from django.utils.timezone import template_localtime
 from jinja2 import Environment, pass_context
 from jinja2.runtime import Context
 
-from .context_processors import nav_urls
+from voting.views.csrf import masked_token
 
-# Where a request keeps the CSRF token masked for its answer (`csrf_token`).
-_MASKED = "_jinja_csrf_token"
+from .context_processors import nav_urls
 
 
 def _date(value: datetime | None, format_string: str) -> str:
@@ -58,22 +55,6 @@ def _static_url(path: str) -> str:
 def _static_forget(*, setting: str, **kwargs: object) -> None:
     if setting in ("STATIC_URL", "STATIC_ROOT", "STORAGES", "FORCE_SCRIPT_NAME"):
         _static.cache_clear()
-
-
-def masked_token(request: HttpRequest) -> str:
-    """The CSRF token masked once for the request's answer: Django masks it afresh each time it is asked for
-    (about 0.1 ms), and a vote screen's answer asks for it in its frame and in its forms."""
-    token = getattr(request, _MASKED, None)
-    if token is None:
-        token = get_token(request)
-        setattr(request, _MASKED, token)
-    return token
-
-
-def masked_token_given(request: HttpRequest) -> str | None:
-    """The masked token this request's answer holds, if it holds one (`voting.screen_cache` keeps the page
-    without it)."""
-    return getattr(request, _MASKED, None)
 
 
 @pass_context

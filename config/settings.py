@@ -297,7 +297,7 @@ MAILERS = mailers(
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "leaderboard@localhost")
 VOTE_DAILY_CAP = env_int("VOTE_DAILY_CAP", 200)
 VOTE_ALIAS_TTL_SECONDS = env_int("VOTE_ALIAS_TTL_SECONDS", 1800)
-# How long a voter's vote screen is kept for a reload (voting/screen_cache.py); 0 keeps none. A kept screen is
+# How long a voter's vote screen is kept for a reload (voting/views/screen_cache.py); 0 keeps none. A kept screen is
 # retired when the write that changes it commits, which never happens inside a test's transaction: the tests keep
 # none unless they ask for it (tests/voting/test_vote_screen_cache.py, with the commit callbacks run).
 VOTE_SCREEN_CACHE_SECONDS = env_int("VOTE_SCREEN_CACHE_SECONDS", 0 if TESTING else 30)

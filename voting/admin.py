@@ -7,7 +7,7 @@ from runs.admin import DeletesThroughService
 
 from .forms import AccountChangeForm, AccountCreationForm, AdminSignInForm
 from .models import Matchup, Vote, VoterFlag
-from .screen_cache import voter_screens_retire
+from .screens import voter_screens_retire
 from .services.addresses import account_address_save
 from .services.editing import vote_change
 from .services.flagging import voter_flag_clear
@@ -67,7 +67,7 @@ class MatchupAdmin(admin.ModelAdmin):
     raw_id_fields = ["voter", "run_a", "run_b", "task"]
     readonly_fields = ["key", "alias_a", "alias_b"]
 
-    # A matchup changed or deleted here may be one a voter's kept vote screen shows (voting/screen_cache.py).
+    # A matchup changed or deleted here may be one a voter's kept vote screen shows (voting/views/screen_cache.py).
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)
         voter_screens_retire([obj.voter_id, form.initial.get("voter")])

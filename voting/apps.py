@@ -15,7 +15,7 @@ class VotingConfig(AppConfig):
 
         from leaderboard.models import Membership
 
-        from .screen_cache import membership_changed
+        from .screens import membership_changed
 
         # A voter's organization is on the vote screen (the navigation's "Preview", the pairs left out).
         post_save.connect(membership_changed, sender=Membership, dispatch_uid="voting.screens.membership_saved")

@@ -203,7 +203,7 @@ def vote_pool(*, fresh: bool = False) -> VotePool:
 
 def vote_pool_version() -> str | None:
     """The shared version of the pool `vote_pool` last returned in this thread: what a page drawn from it was
-    drawn from (`voting.screen_cache`). None when the pool was worked out without the cache."""
+    drawn from (`voting.views.screen_cache`). None when the pool was worked out without the cache."""
     return getattr(_thread, "version", None)
 
 

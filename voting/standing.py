@@ -35,7 +35,7 @@ from django.db.models import Count, F
 from django.db.models.functions import TruncDate
 
 from .models import AccountAddress, Held, Vote, VoterFlag, VoterStanding
-from .screen_cache import voter_screens_retire
+from .screens import voter_screens_retire
 
 # What a voter's day leaves out: votes held for the cap or for the address never count, so they do not fill it.
 NOT_IN_THE_DAY = (Held.DAILY_CAP, Held.UNCONFIRMED)

@@ -1,4 +1,4 @@
-"""A voter's vote screen kept for a reload (voting/screen_cache.py): a reload shows the same page reading only the
+"""A voter's vote screen kept for a reload (voting/views/screen_cache.py): a reload shows the same page reading only the
 account, with a CSRF token of its own; every write of the site that changes what the screen shows makes the next
 reload read it again; nothing of it reaches another voter, an htmx answer or a page with a message.
 
@@ -22,12 +22,13 @@ from django.utils import timezone
 
 from leaderboard.models import Membership
 from tests.builders.voting import make_user
-from voting import screen_cache
+from voting import screens
 from voting.models import Matchup, VoterFlag
 from voting.pool import vote_pool, vote_pool_retire
 from voting.services.addresses import account_address_save
 from voting.services.flagging import voter_flag_clear
 from voting.standing import standings_retire
+from voting.views import screen_cache
 
 pytestmark = pytest.mark.django_db
 
@@ -186,7 +187,7 @@ def test_a_write_during_a_reload_s_reads_leaves_its_page_unserved(voter_client, 
     from voting import views
 
     first = _kept(voter_client, load)
-    step(screen_cache.voter_screens_retire, [voter.pk])  # the kept page retired: the next reload reads and keeps
+    step(screens.voter_screens_retire, [voter.pk])  # the kept page retired: the next reload reads and keeps
     read = views.matchup_open
 
     def read_then_write(**kwargs):

@@ -25,7 +25,7 @@ from leaderboard.roles import user_organization_id
 from .. import queries
 from ..models import Matchup
 from ..pool import VotePool, recent, vote_pool
-from ..screen_cache import voter_screens_retire
+from ..screens import voter_screens_retire
 from ..selectors import pool_runs, scope_tasks
 from .rules import drawable_run_ids
 

@@ -41,7 +41,7 @@ from ..cells import cells_apply, votes_lock
 from ..draw.matchups import MatchupRefused, matchup_check, refuse_forged
 from ..models import Held, Vote, VoterFlag, Winner
 from ..pool import VotePool, vote_pool
-from ..screen_cache import voter_screens_retire
+from ..screens import voter_screens_retire
 from ..selectors import VoterStatus, account_counts_from, is_token, reveal_from_pool
 from ..standing import NOT_IN_THE_DAY, StandingRow, standing_give_back, standing_read, standing_take, standing_taken
 

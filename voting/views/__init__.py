@@ -29,7 +29,6 @@ from ..draw.rules import app_build_of, live_kind, preview_shots, with_previews
 from ..models import Vote, Winner
 from ..pictures import MAX_PICTURE_BYTES, UnreadablePicture, picture_for_voter, serving_key
 from ..pool import VotePool, vote_pool, vote_pool_last
-from ..screen_cache import screen_cached, screen_keep
 from ..selectors import (
     matchup_for_alias,
     matchup_open,
@@ -43,6 +42,7 @@ from ..selectors import (
 from ..services.counting import Cast, vote_cast
 from ..services.limits import rate_limits_hit
 from ..too_many import too_many_page
+from .screen_cache import screen_cached, screen_keep
 
 # The vote screen frames the two sandboxed apps (through this site's aliases, from PREVIEW_ORIGIN when set, or
 # a live app over https); naming no preview host keeps a preview's address out of the headers.
@@ -129,7 +129,7 @@ def vote(request: HttpRequest) -> HttpResponse:
     pool = vote_pool()
     if not scope_is_valid(scope):
         return _stage(request, {"scope": "", "state": "empty"}, pool=pool)
-    # A reload of the page just shown: the kept page while nothing it shows has changed (voting/screen_cache.py).
+    # A reload of the page just shown: the kept page while nothing it shows has changed (voting/views/screen_cache.py).
     kept, ticket = screen_cached(request, scope)
     if kept is not None:
         return kept

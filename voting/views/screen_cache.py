@@ -9,8 +9,8 @@ after the sign-in check, and only while each of these still holds:
 
 - **the voter's screens generation**: a random token per voter in the cache, read before the page's own reads
   and kept with the page. Every write of the site that changes what a voter's screen shows retires it once its
-  transaction commits (`voter_screens_retire`): a vote cast, a pair drawn, a standing retired (a flag raised or
-  cleared, an address confirmed or changed, an editor's change to a vote, votes stored in bulk:
+  transaction commits (`voting.screens.voter_screens_retire`): a vote cast, a pair drawn, a standing retired (a
+  flag raised or cleared, an address confirmed or changed, an editor's change to a vote, votes stored in bulk:
   `standing.standings_retire`), a membership made or ended, a matchup saved or deleted in the admin. A page
   drawn from reads made before such a write carries the old token and is never served again, whatever the
   order in which the write and the page reach the cache;
@@ -37,7 +37,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import secrets
-from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -45,14 +44,13 @@ from pathlib import Path
 from django.conf import settings
 from django.contrib.messages import get_messages
 from django.core.cache import cache
-from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 
-from config.jinja2 import masked_token, masked_token_given
-
-from .models import Matchup
-from .pool import vote_pool_version
+from ..models import Matchup
+from ..pool import vote_pool_version
+from ..screens import generation_key, generation_timeout
+from .csrf import masked_token, masked_token_given
 
 log = logging.getLogger(__name__)
 
@@ -77,10 +75,6 @@ _VERSION = f"{_FORMAT}-{_templates_digest()}"
 
 def _now() -> datetime:
     return timezone.now()
-
-
-def _generation_key(voter_id: int) -> str:
-    return f"vote-screen:gen:{voter_id}"
 
 
 def _page_key(voter_id: int, scope: str) -> str:
@@ -123,10 +117,10 @@ def screen_cached(request: HttpRequest, scope: str) -> tuple[HttpResponse | None
     if not _enabled(request):
         return None, None
     voter_id = request.user.pk
-    generation_key, page_key = _generation_key(voter_id), _page_key(voter_id, scope)
+    gen_key, page_key = generation_key(voter_id), _page_key(voter_id, scope)
     try:
-        found = cache.get_many([generation_key, page_key])
-        generation = found.get(generation_key)
+        found = cache.get_many([gen_key, page_key])
+        generation = found.get(gen_key)
         kept = found.get(page_key)
         if (
             generation is not None
@@ -139,8 +133,8 @@ def screen_cached(request: HttpRequest, scope: str) -> tuple[HttpResponse | None
             return HttpResponse(kept.body.replace(_TOKEN_MARK, masked_token(request))), None
         if generation is None:
             generation = secrets.token_hex(8)
-            if not cache.add(generation_key, generation, timeout=_generation_timeout()):
-                generation = cache.get(generation_key)
+            if not cache.add(gen_key, generation, timeout=generation_timeout()):
+                generation = cache.get(gen_key)
                 if generation is None:
                     return None, None
     except Exception:  # noqa: BLE001 - the cache unreachable: the database answers, nothing is kept
@@ -174,31 +168,3 @@ def screen_keep(request: HttpRequest, ticket: Ticket | None, response: HttpRespo
         cache.set(_page_key(ticket.voter_id, ticket.scope), kept, timeout=seconds)
     except Exception:  # noqa: BLE001
         log.warning("vote screen: cache unreachable, the page is not kept", exc_info=True)
-
-
-def _generation_timeout() -> int:
-    # Longer than any page it can validate: a generation that expired only makes its pages unserved.
-    return max(60, 2 * settings.VOTE_SCREEN_CACHE_SECONDS)
-
-
-def voter_screens_retire(voter_ids: Iterable[int | None]) -> None:
-    """Retire every kept vote screen of these voters (None is skipped) once the current transaction commits (at
-    once outside one): call it from every write that changes what a voter's screen shows."""
-    if settings.VOTE_SCREEN_CACHE_SECONDS <= 0:  # no screen is kept (a server with another setting keeps its
-        return  # screens at most its own VOTE_SCREEN_CACHE_SECONDS)
-    keys = [_generation_key(i) for i in sorted({i for i in voter_ids if i is not None})]
-    if not keys:
-        return
-
-    def retire() -> None:
-        try:
-            cache.delete_many(keys)
-        except Exception:  # noqa: BLE001
-            log.error("vote screen: cache unreachable, could not retire the kept screens of %d voters", len(keys))
-
-    transaction.on_commit(retire)
-
-
-def membership_changed(sender, instance, **kwargs) -> None:
-    """A membership made, changed or ended (a `post_save` / `post_delete` receiver): its voter's screens go."""
-    voter_screens_retire([instance.user_id])
