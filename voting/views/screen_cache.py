@@ -65,7 +65,10 @@ def _templates_digest() -> str:
     """The vote screen's templates as this process has them: a deploy that changes them keeps its pages under other
     keys, so a server of the new code never answers with a page drawn by the old one (nor the reverse)."""
     digest = hashlib.sha256()
-    for path in sorted((Path(__file__).parent / "jinja2" / "voting").glob("*.html")):
+    templates = sorted((Path(__file__).resolve().parent.parent / "jinja2" / "voting").glob("*.html"))
+    if not templates:
+        raise RuntimeError("the vote screen's templates (voting/jinja2/voting/*.html) are not where they were")
+    for path in templates:
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:12]
 
