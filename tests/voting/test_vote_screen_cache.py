@@ -124,6 +124,18 @@ def test_a_pair_drawn_elsewhere_retires_the_kept_page(voter_client, world, load,
     assert load(voter_client).key == following
 
 
+def test_a_new_open_pair_retires_the_kept_page(voter_client, voter, world, load, step):
+    # Whatever draws it (here the draw itself, beside the pair on screen), a reload shows the voter's latest pair.
+    from voting.draw.matchups import matchup_draw
+    from voting.pool import vote_pool
+
+    first = _kept(voter_client, load)
+    drawn = step(matchup_draw, voter=voter, scope="", pool=vote_pool())
+    assert drawn is not None and drawn.pk != first.key.pk
+    after = load(voter_client)
+    assert after.queries == 2 and after.key == drawn
+
+
 @pytest.mark.parametrize("change", ["address unconfirmed", "flag cleared", "membership", "account"])
 def test_a_write_that_changes_the_screen_retires_the_kept_page(voter_client, voter, world, load, step, change):
     if change == "flag cleared":  # flagged before the page is kept: its notice is on it
