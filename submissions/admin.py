@@ -14,6 +14,7 @@ from django.template.response import TemplateResponse
 from django.utils.html import format_html
 
 from leaderboard.caching import content_version_bump
+from leaderboard.roles import user_is_editor
 
 from . import actions
 from .forms import ACTIONS, VerifyForm
@@ -142,7 +143,10 @@ class SubmissionAdmin(admin.ModelAdmin):
     @admin.action(description="Check again by today's checks", permissions=["change"])
     def recheck(self, request, queryset):
         """Each selected submission read again from its kept upload by the checks the site runs today
-        (`submissions.recheck`): the checks that changed, and the tier, are stored; what changed is said."""
+        (`submissions.recheck`): the checks that changed, and the tier, are stored; what changed is said. Editors
+        only, as the other verdicts."""
+        if not user_is_editor(request.user):
+            raise PermissionDenied("Only an editor checks submissions again.")
         for sub in queryset.select_related("benchmark", "round", "agent", "organization"):
             result = submission_recheck(sub, by=request.user)
             level = messages.WARNING if result.problem else messages.SUCCESS if result.changes else messages.INFO

@@ -147,9 +147,12 @@ def _placeholder_times(files) -> dict[str, str]:
         times = {(s.get("start_time"), s.get("duration")) for s in f.simulations}
         if len(f.simulations) >= 2 and len(times) == 1 and times != {(None, None)}:
             ((start, duration),) = times
+            same = " and ".join(
+                f"{what} {value}" for what, value in (("start", start), ("duration", duration)) if value is not None
+            )
             found[f.name] = (
-                f"{f.domain}: every one of its {len(f.simulations)} simulations carries start {start} and duration "
-                f"{duration}: placeholders, not measurements; its runs are stored without a time"
+                f"{f.domain}: every one of its {len(f.simulations)} simulations carries {same}: placeholders, not "
+                "measurements; its runs are stored without a time"
             )
     return found
 

@@ -233,7 +233,35 @@ def test_toolorchestra_s_placeholder_times_are_not_shown_as_measured(tau2_releas
     assert any(n.startswith("retail: every one of its 114 simulations") for n in orchestra.notes)
     runs = Run.objects.filter(entry__agent=orchestra.agent)
     assert runs.count() == 164 and not runs.filter(wall_seconds__isnull=False).exists()
+    assert not runs.filter(started_at__isnull=False).exists()
     button = _import(BUTTON, "distyl-ai")
     assert not any("placeholders" in n for n in button.notes)
-    timed = Run.objects.filter(entry__agent=button.agent, wall_seconds__isnull=False)
+    timed = Run.objects.filter(entry__agent=button.agent, wall_seconds__isnull=False, started_at__isnull=False)
     assert timed.count() == Run.objects.filter(entry__agent=button.agent).count() == 50
+
+
+def test_placeholder_times_are_told_only_when_every_simulation_of_a_file_shares_them():
+    from types import SimpleNamespace
+
+    from submissions.reading import _placeholder_times
+
+    def file(name, *times):
+        sims = [{"start_time": start, "duration": duration} for start, duration in times]
+        return SimpleNamespace(name=name, domain=name, simulations=sims)
+
+    same = ("2025-01-01T00:00:00", 60.0)
+    found = _placeholder_times(
+        [
+            file("one", same),  # a single simulation: nothing to compare
+            file("measured", ("2026-03-03T19:20:24", 14.37), ("2026-03-03T19:21:02", 31.9)),
+            file("none", (None, None), (None, None)),  # no times at all: nothing is shown anyway
+            file("placeholders", same, same, same),
+            file("durations", (None, 60.0), (None, 60.0)),
+        ]
+    )
+    assert found == {
+        "placeholders": "placeholders: every one of its 3 simulations carries start 2025-01-01T00:00:00 and duration "
+        "60.0: placeholders, not measurements; its runs are stored without a time",
+        "durations": "durations: every one of its 2 simulations carries duration 60.0: placeholders, not "
+        "measurements; its runs are stored without a time",
+    }

@@ -18,8 +18,8 @@ from tests.builders.tau2 import BUTTON, TOOLORCHESTRA
 pytestmark = pytest.mark.django_db
 
 
-def _import(path, org) -> Submission:
-    call_command("import_submission", str(path), benchmark="tau2", organization=org, stdout=StringIO())
+def _import(path, org, **agent) -> Submission:
+    call_command("import_submission", str(path), benchmark="tau2", organization=org, stdout=StringIO(), **agent)
     return Submission.objects.latest("id")
 
 
@@ -111,12 +111,17 @@ def test_an_editor_checks_again_from_the_admin(tau2_releases, client):
     assert SubmissionEvent.objects.filter(submission=orchestra).latest("id").by == editor
 
 
-def test_only_an_editor_who_may_change_submissions_checks_again(tau2_releases, client):
+def test_only_an_editor_checks_again(tau2_releases, client):
     from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Permission
 
     orchestra = _stored_before_the_check(_import(TOOLORCHESTRA, "nvidia"))
     staff = get_user_model().objects.create_user("staff", password="x", is_staff=True)  # in no group
     client.force_login(staff)
+    response = client.post("/admin/submissions/submission/", {"action": "recheck", "_selected_action": [orchestra.pk]})
+    assert response.status_code == 403
+    # Given the permission to change submissions by hand, still not an editor: refused as the other verdicts are.
+    staff.user_permissions.add(*Permission.objects.filter(codename__in=["view_submission", "change_submission"]))
     response = client.post("/admin/submissions/submission/", {"action": "recheck", "_selected_action": [orchestra.pk]})
     assert response.status_code == 403
     client.logout()
@@ -124,3 +129,36 @@ def test_only_an_editor_who_may_change_submissions_checks_again(tau2_releases, c
     assert response.status_code == 302 and "/login/" in response["Location"]
     orchestra.refresh_from_db()
     assert orchestra.tier == "verified"
+
+
+def test_a_superseded_submission_takes_its_checks_and_leaves_the_live_one_s_entry_alone(tau2_releases):
+    old = _stored_before_the_check(_import(TOOLORCHESTRA, "nvidia"))
+    new = _import(BUTTON, "nvidia", agent=old.agent.slug)  # the same agent again: the first one is superseded
+    old.refresh_from_db()
+    assert old.status == "superseded" and new.status == "live" and new.round_id == old.round_id
+    entry = Entry.objects.get(round=new.round, agent=new.agent)
+    shown = (entry.model, entry.tier)
+    changelog = ChangelogEntry.objects.filter(round=old.round).count()
+    said = _recheck("--submission", str(old.pk))
+    assert "graded_as_filed (new): fails: airline: 43 of 50" in said
+    old.refresh_from_db()
+    assert next(c for c in old.checks if c["name"] == "graded_as_filed")["passed"] is False
+    assert old.status == "superseded" and old.tier == "verified"  # its tier as it left the boards
+    assert SubmissionEvent.objects.filter(submission=old).latest("id").note.startswith("Checked again: graded_as")
+    # The boards' entry is the live submission's: its model (the one Button ran) and tier are untouched, and the
+    # round's changelog says nothing of a submission no longer on it.
+    entry.refresh_from_db()
+    assert (entry.model, entry.tier) == shown and entry.model != "gpt-4.1-mini-2025-04-14"
+    assert ChangelogEntry.objects.filter(round=old.round).count() == changelog
+
+
+def test_an_organization_named_with_a_colon_reads_whole_in_the_history(tau2_releases):
+    from leaderboard.models import Organization
+
+    Organization.objects.filter(slug="nvidia").update(name="NVIDIA: Research")
+    orchestra = _stored_before_the_check(_import(TOOLORCHESTRA, "nvidia"))
+    _recheck()
+    event = SubmissionEvent.objects.filter(submission=orchestra).latest("id")
+    assert event.note.startswith("Checked again: graded_as_filed (new): fails: airline: 43 of 50")
+    change = ChangelogEntry.objects.filter(round=orchestra.round).latest("id")
+    assert change.what.startswith(f"Submission {orchestra.pk} by NVIDIA: Research checked again: graded_as_filed")
