@@ -97,16 +97,14 @@ def _tier_with(sub: Submission, checks: list[dict]) -> str:
     return tier(checks, sub.figures, flagged=bool(sub.flag_reason), **verdicts)
 
 
-def submission_recheck(sub: Submission, *, apply: bool = True, by=None) -> Rechecked:
-    """Check `sub` again from its kept upload; with `apply`, store the checks that changed and say so in its
-    history; a live one also takes its tier (and its boards' entry the tier and the model as ran) and a line in its
-    round's changelog."""
-    result = Rechecked(sub, tier_before=sub.tier, tier_after=sub.tier)
+def _checks_now(sub: Submission, result: Rechecked) -> tuple[list[dict], dict] | None:
+    """The submission's checks read again from its kept upload, with its entry as the files say it ran; None (and
+    `result.problem` said) when it cannot be."""
     try:
         fmt = formats.get(sub.format)
     except SubmissionRefused:
         result.problem = f"its format {sub.format!r} is no longer read by the site"
-        return result
+        return None
     track = track_of(sub)
     if not fmt.folder:
         result.problem = f"{fmt.label} is not read from a folder: its checks stand as taken"
@@ -114,45 +112,60 @@ def submission_recheck(sub: Submission, *, apply: bool = True, by=None) -> Reche
         result.problem = "no upload was kept (sent as loose files)"
     elif track is None:
         result.problem = "the track it was taken on is gone"
-    if result.problem:
-        return result
-    assert track is not None
+    if result.problem or track is None:
+        return None
     try:
         with sub.archive.open("rb") as kept:
             data = kept.read()
     except Exception as exc:  # noqa: BLE001 - a storage's own errors (S3's included): this one is reported
         log.warning("recheck: submission %s: its upload cannot be read", sub.pk, exc_info=True)
         result.problem = f"its kept upload cannot be read from the storage ({type(exc).__name__})"
-        return result
+        return None
     try:
         read = fmt.read(sent_as(fmt, sub.archive.name, data), read_context(track, counted=True))
         checks = [c.as_dict() for c in fmt.checks(track_input(track, by_definition=fmt.by_definition), read)]
     except SubmissionRefused as refused:
         result.problem = "its upload is refused today: " + "; ".join(refused.problems)
-        return result
+        return None
     except Exception as exc:  # noqa: BLE001 - a reader's failure on one upload never stops a run over many
         log.exception("recheck: submission %s: its upload could not be read", sub.pk)
         result.problem = f"its upload could not be read ({type(exc).__name__}; logged)"
+        return None
+    return checks, entry_as_ran(read.entry, checks)
+
+
+def submission_recheck(sub: Submission, *, apply: bool = True, by=None) -> Rechecked:
+    """Check `sub` again from its kept upload; with `apply`, store the checks that changed and say so in its
+    history; a live one also takes its tier (and its boards' entry the tier and the model as ran) and a line in its
+    round's changelog."""
+    result = Rechecked(sub, tier_before=sub.tier, tier_after=sub.tier)
+    now = _checks_now(sub, result)
+    if now is None:
         return result
+    checks, entry = now
     result.changes = _changes(sub.checks, checks)
     result.tier_after = _tier_with(sub, checks)
-    if not result.changes or not apply:
-        return result
+    if result.changes and apply:
+        _store(result, checks, entry, by)
+    return result
+
+
+def _store(result: Rechecked, checks: list[dict], entry: dict, by) -> None:
     with transaction.atomic():
         # Read again, locked: an editor's verdict or a withdrawal made while the upload was read stands.
-        sub = Submission.objects.select_for_update().select_related("round", "agent", "organization").get(pk=sub.pk)
+        sub = Submission.objects.select_for_update().select_related("round", "agent", "organization")
+        sub = sub.get(pk=result.submission.pk)
         result.submission, result.tier_before = sub, sub.tier
         result.changes = _changes(sub.checks, checks)
         if not result.changes:
             result.tier_after = sub.tier
-            return result
+            return
         sub.checks = checks
         live = sub.status == SubmissionStatus.LIVE
         if live:
-            model = entry_as_ran(read.entry, checks).get("model")
-            if model:
-                entry = Entry.objects.filter(round=sub.round, agent=sub.agent)
-                entry.exclude(model=str(model)[:200]).update(model=str(model)[:200])
+            if model := entry.get("model"):
+                entries = Entry.objects.filter(round=sub.round, agent=sub.agent)
+                entries.exclude(model=str(model)[:200]).update(model=str(model)[:200])
             tier_set(sub)  # saves it, copies the tier to its entry, marks the round's boards stale
         else:
             sub.save(update_fields=["checks"])
@@ -171,4 +184,3 @@ def submission_recheck(sub: Submission, *, apply: bool = True, by=None) -> Reche
                 why="Its upload, kept as sent, read by the checks the site runs today.",
                 who_role="submission",
             )
-    return result
