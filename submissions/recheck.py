@@ -18,16 +18,14 @@ import logging
 from dataclasses import dataclass, field
 
 from django.db import transaction
-from django.utils.text import slugify
 
 from leaderboard.models import ChangelogEntry, Entry, Tier
-from scoring.tiers import tier
 
 from . import formats
 from .files import sent_as
 from .models import EventKind, Submission, SubmissionEvent, SubmissionStatus, SubmissionTrack
 from .reading import SubmissionRefused, read_context, track_input
-from .services import entry_as_ran, tier_set
+from .services import entry_as_ran, tier_of, tier_set, version_round_key
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +74,7 @@ def track_of(sub: Submission) -> SubmissionTrack | None:
     tracks = list(SubmissionTrack.objects.filter(round__benchmark=sub.benchmark).select_related("round__benchmark"))
     version = sub.round.task_set_version
     return next((t for t in tracks if t.round_id == sub.round_id), None) or next(
-        (t for t in tracks if sub.round.key == slugify(f"{t.round.key}-{version}")[:100]), None
+        (t for t in tracks if sub.round.key == version_round_key(t.round.key, version)), None
     )
 
 
@@ -91,10 +89,7 @@ def _changes(stored: list[dict], now: list[dict]) -> list[tuple[str, dict | None
 
 
 def _tier_with(sub: Submission, checks: list[dict]) -> str:
-    if sub.status != SubmissionStatus.LIVE:
-        return sub.tier
-    verdicts = {"verified": bool(sub.verified_note), "acknowledged": bool(sub.disclosure_note)}
-    return tier(checks, sub.figures, flagged=bool(sub.flag_reason), **verdicts)
+    return tier_of(sub, checks) if sub.status == SubmissionStatus.LIVE else sub.tier
 
 
 def _checks_now(sub: Submission, result: Rechecked) -> tuple[list[dict], dict] | None:

@@ -164,6 +164,11 @@ def submit(
     return sub
 
 
+def version_round_key(track_round_key: str, version: str) -> str:
+    """The key of the round beside a track's round that holds its runs of task set `version`."""
+    return slugify(f"{track_round_key}-{version}")[:100]
+
+
 def version_round(track: SubmissionTrack, version: str) -> Round:
     """The round that holds the track's runs of task set `version`: the track's own round for its version, else
     one beside it made the first time (published, keyed `{round}-{version}`, its task set the version's tasks
@@ -171,7 +176,7 @@ def version_round(track: SubmissionTrack, version: str) -> Round:
     rnd = track.round
     if version == (rnd.task_set_version or "1.0"):
         return rnd
-    key = slugify(f"{rnd.key}-{version}")[:100]
+    key = version_round_key(rnd.key, version)
     found = Round.objects.filter(benchmark=rnd.benchmark, key=key).first()
     if found is not None:
         return found
@@ -333,19 +338,19 @@ def _figures_and_tier(sub: Submission, fmt: Format, read: Read) -> None:
     tier_set(sub)
 
 
+def tier_of(sub: Submission, checks: list[dict]) -> str:
+    """The tier `sub` has with these checks, its figures and the editors' verdicts on it."""
+    verdicts = {"verified": bool(sub.verified_note), "acknowledged": bool(sub.disclosure_note)}
+    return tier(checks, sub.figures, flagged=bool(sub.flag_reason), **verdicts)
+
+
 def tier_set(sub: Submission) -> None:
     """The submission's tier from its checks, figures and the editor's verdict, copied to its entry; the round's
     boards turn stale."""
     if sub.status != SubmissionStatus.LIVE:
         sub.save()
         return
-    sub.tier = tier(
-        sub.checks,
-        sub.figures,
-        flagged=bool(sub.flag_reason),
-        verified=bool(sub.verified_note),
-        acknowledged=bool(sub.disclosure_note),
-    )
+    sub.tier = tier_of(sub, sub.checks)
     sub.save()
     Entry.objects.filter(round=sub.round, agent=sub.agent).update(tier=sub.tier)
     snapshots_mark_stale(round_ids=[sub.round_id])

@@ -50,6 +50,7 @@ from django.utils import timezone
 from ..models import Matchup
 from ..pool import vote_pool_version
 from ..screens import generation_key, generation_timeout
+from ..selectors import account_counts_from
 from .csrf import masked_token, masked_token_given
 
 log = logging.getLogger(__name__)
@@ -155,7 +156,7 @@ def screen_keep(request: HttpRequest, ticket: Ticket | None, response: HttpRespo
     now = _now()
     limits = [now + timedelta(seconds=settings.VOTE_SCREEN_CACHE_SECONDS), matchup.expires_at]
     limits.append(datetime.combine(now.date() + timedelta(days=1), datetime.min.time(), tzinfo=UTC))
-    counts_from = request.user.date_joined + timedelta(hours=settings.VOTE_NEW_ACCOUNT_DELAY_HOURS)
+    counts_from = account_counts_from(request.user)
     if counts_from > now:
         limits.append(counts_from)
     until = min(limits)
